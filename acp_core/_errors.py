@@ -1,0 +1,85 @@
+"""Every exception acp-core raises, and the Diagnostic value for problems that are not fatal.
+
+Owns: the error hierarchy (`AcpError` at the root; nothing else ever escapes a public entry
+point) and `Diagnostic`, the record of something the codec or a reducer tolerated.
+Must not know: the protocol's types or rules beyond their ids (rule ids are plain strings here).
+
+Who is at fault decides the class, as in h11: `LocalProtocolError` when *our* side asked for
+something the protocol forbids (an engine intent), `RemoteProtocolError` when the peer sent it,
+`DecodeError` when a wire value does not have the shape the schema requires.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+__all__ = [
+    "AcpError",
+    "DecodeError",
+    "Diagnostic",
+    "LocalProtocolError",
+    "ProtocolError",
+    "RemoteProtocolError",
+]
+
+
+class AcpError(Exception):
+    """Root of every error acp-core raises on purpose."""
+
+
+class DecodeError(AcpError):
+    """A wire value does not match the ACP v2 schema.
+
+    Attributes:
+        path: JSON path of the offending value, for example ``$.update.content.text``.
+        expected: what the schema wanted there, for example ``string``.
+        code: the JSON-RPC error code a receiver should answer with (-32602 or -32600).
+    """
+
+    def __init__(self, path: str, expected: str, code: int = -32602) -> None:
+        super().__init__(path, expected, code)
+        self.path = path
+        self.expected = expected
+        self.code = code
+
+    def __str__(self) -> str:
+        return f"expected {self.expected} @ {self.path}"
+
+
+class ProtocolError(AcpError):
+    """A protocol rule was broken. `rule` is the stable id from the rule catalogue."""
+
+    def __init__(self, rule: str, detail: str, code: int = -32600) -> None:
+        if type(self) is ProtocolError:
+            msg = "raise LocalProtocolError or RemoteProtocolError, not ProtocolError"
+            raise TypeError(msg)
+        super().__init__(rule, detail, code)
+        self.rule = rule
+        self.detail = detail
+        self.code = code
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] {self.detail}"
+
+
+class LocalProtocolError(ProtocolError):
+    """Our own side asked for something the protocol forbids; nothing was changed."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer sent something the protocol forbids."""
+
+
+@attrs.frozen
+class Diagnostic:
+    """Something tolerated instead of rejected: a field dropped, an anomaly in a reducer.
+
+    Attributes:
+        rule: stable id of what happened (see docs/semantics.md and docs/rules.md).
+        path: where: a JSON path for codec findings, an entity reference for reducers.
+        message: a readable explanation.
+    """
+
+    rule: str
+    path: str
+    message: str

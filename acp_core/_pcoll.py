@@ -1,0 +1,254 @@
+"""The persistent collections acp-core is built on, behind one seam.
+
+Owns: which persistent map we use (`immutables.Map`, a C HAMT) and `PVec`, our own
+append-friendly persistent sequence. Every other module imports collections from here, so
+swapping an implementation is a one-file change.
+Must not know: anything about ACP.
+
+Why our own sequence: streams append one item at a time to sequences that can reach 10^5
+items (message chunks, terminal bytes). `t + (x,)` copies the whole tuple (quadratic), a
+nested-tuple cons list breaks `==`/`repr` with RecursionError, and pyrsistent's C vector is
+not available on every Python we support. `PVec` appends in O(1) (one small node per append,
+amortised O(log32 n) when a 32-item block is sealed) and keeps `==`, `hash`, `repr` and
+iteration iterative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Generic, TypeVar, overload
+
+import immutables
+
+__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "pmap"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
+PMap = immutables.Map
+EMPTY_MAP: immutables.Map[str, object] = immutables.Map()
+
+
+def pmap(items: Iterable[tuple[K, V]] = ()) -> immutables.Map[K, V]:
+    """Build a persistent map from key/value pairs."""
+    return immutables.Map(items)
+
+
+_BLOCK = 32  # items per sealed block, and children per trie node
+
+_setattr = object.__setattr__
+
+
+class PVec(Generic[T]):
+    """An immutable sequence with cheap `append` that shares structure with its ancestors.
+
+    Layout: sealed items live in `_body`, a tuple of levels (a base-32 counter of full
+    nodes: level k holds nodes of 32**k blocks, most recent level last); the unsealed
+    tail (at most 32 items) is a chain of nodes, each `PVec` holding its last item and a
+    link to the vector it was appended to. When the tail is full it is sealed into one
+    tuple block and pushed into the body.
+    """
+
+    __slots__ = ("_base", "_len", "_prev", "_item")
+
+    # _base = (levels, number of sealed items); shared by every node of one tail.
+    _base: tuple[tuple[tuple[object, ...], ...], int]
+    _len: int
+    _prev: PVec[T] | None
+    _item: object
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        built: PVec[T] = _EMPTY if _EMPTY_READY else _raw((((),), 0), 0, None, None)  # type: ignore[assignment]
+        for item in items:
+            built = built.append(item)
+        _setattr(self, "_base", built._base)
+        _setattr(self, "_len", built._len)
+        _setattr(self, "_prev", built._prev)
+        _setattr(self, "_item", built._item)
+
+    # -- construction -------------------------------------------------------------------
+
+    def append(self, item: T) -> PVec[T]:
+        """Return a new vector with `item` at the end (this one is unchanged)."""
+        n = self._len
+        base = self._base
+        tail_len = n - base[1]
+        if tail_len < _BLOCK:
+            return _raw(base, n + 1, self if tail_len else None, item)
+        return _raw((_push_block(base[0], self._tail()), n), n + 1, None, item)
+
+    def extend(self, items: Iterable[T]) -> PVec[T]:
+        """Return a new vector with every item of `items` appended in order."""
+        out = self
+        for item in items:
+            out = out.append(item)
+        return out
+
+    # -- reading ------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len != 0
+
+    def _tail(self) -> tuple[T, ...]:
+        items: list[T] = []
+        node: PVec[T] | None = self
+        for _ in range(self._len - self._base[1]):
+            items.append(node._item)  # type: ignore[union-attr,arg-type]
+            node = node._prev  # type: ignore[union-attr]
+        items.reverse()
+        return tuple(items)
+
+    def __iter__(self) -> Iterator[T]:
+        levels = self._base[0]
+        count = len(levels)
+        for i, level in enumerate(levels):
+            for node in level:
+                yield from _iter_node(node, count - 1 - i)
+        yield from self._tail()
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        n = self._len
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            msg = "PVec index out of range"
+            raise IndexError(msg)
+        if index >= self._base[1]:
+            node: PVec[T] | None = self
+            for _ in range(n - 1 - index):
+                node = node._prev  # type: ignore[union-attr]
+            return node._item  # type: ignore[union-attr,return-value]
+        return _body_get(self._base[0], index)  # type: ignore[return-value]
+
+    @property
+    def last(self) -> T:
+        """The last item (IndexError when empty)."""
+        if self._len == 0:
+            msg = "last of an empty PVec"
+            raise IndexError(msg)
+        if self._len != self._base[1]:
+            return self._item  # type: ignore[return-value]
+        return self[self._len - 1]
+
+    def to_tuple(self) -> tuple[T, ...]:
+        """All items as a tuple (O(n))."""
+        return tuple(self)
+
+    # -- value semantics ----------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, PVec):
+            return NotImplemented
+        if self._len != other._len:
+            return False
+        return all(a is b or a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((PVec, tuple(self)))
+
+    def __repr__(self) -> str:
+        return f"PVec({list(self)!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "PVec is immutable"
+        raise AttributeError(msg)
+
+    def __delattr__(self, name: str) -> None:
+        msg = "PVec is immutable"
+        raise AttributeError(msg)
+
+    def __reduce__(self) -> tuple[type[PVec[T]], tuple[tuple[T, ...]]]:
+        return (PVec, (tuple(self),))
+
+
+# Slot descriptors set fields directly: about twice as fast as object.__setattr__, and the
+# public __setattr__ still refuses every assignment.
+_new = object.__new__
+_slots: Any = PVec.__dict__
+_set_base = _slots["_base"].__set__
+_set_len = _slots["_len"].__set__
+_set_prev = _slots["_prev"].__set__
+_set_item = _slots["_item"].__set__
+
+
+def _raw(
+    base: tuple[tuple[tuple[object, ...], ...], int],
+    n: int,
+    prev: PVec[T] | None,
+    item: object,
+) -> PVec[T]:
+    vec: PVec[T] = _new(PVec)
+    _set_base(vec, base)
+    _set_len(vec, n)
+    _set_prev(vec, prev)
+    _set_item(vec, item)
+    return vec
+
+
+def _push_block(
+    body: tuple[tuple[object, ...], ...], block: tuple[object, ...]
+) -> tuple[tuple[object, ...], ...]:
+    # body[-1] is level 0 (blocks); body[-2] level 1 (nodes of 32 blocks) and so on.
+    # Adding a block is incrementing a base-32 counter: a full level carries into the next.
+    levels = list(body)
+    carry: tuple[object, ...] = block
+    depth = len(levels) - 1
+    while True:
+        grown = (*levels[depth], carry)
+        if len(grown) < _BLOCK:
+            levels[depth] = grown
+            break
+        levels[depth] = ()
+        carry = grown
+        if depth == 0:
+            levels.insert(0, (carry,))
+            break
+        depth -= 1
+    return tuple(levels)
+
+
+def _iter_node(node: object, height: int) -> Iterator[T]:
+    # An element at height 0 is a block of items; at height h a tuple of height h-1 elements.
+    if height == 0:
+        yield from node  # type: ignore[misc]
+        return
+    for child in node:  # type: ignore[attr-defined]
+        yield from _iter_node(child, height - 1)
+
+
+def _body_get(body: tuple[tuple[object, ...], ...], index: int) -> object:
+    count = len(body)
+    for i, level in enumerate(body):
+        height = count - 1 - i
+        span = _BLOCK ** (height + 1)  # items under one node of this level
+        covered = len(level) * span
+        if index < covered:
+            node: object = level[index // span]
+            index %= span
+            while height > 0:
+                span //= _BLOCK
+                node = node[index // span]  # type: ignore[index]
+                index %= span
+                height -= 1
+            return node[index]  # type: ignore[index]
+        index -= covered
+    msg = "PVec index out of range"
+    raise IndexError(msg)
+
+
+_EMPTY_READY = False
+_EMPTY: PVec[object] = _raw((((),), 0), 0, None, None)
+_EMPTY_READY = True
+EMPTY_VEC: PVec[object] = _EMPTY
