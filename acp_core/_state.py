@@ -1,0 +1,332 @@
+"""Session state as frozen values, and the queries users need on it.
+
+Owns: `SessionState` and its parts (`Foreground`, `EntityRef`, `MessageState`,
+`ToolCallState`, `TerminalState`, `PlanState`, `Usage`, `SessionInfo`), `new_session`, and
+read-only helpers (a message's text, a terminal's bytes, the tool calls of a turn).
+Must not know: JSON, the codec, how updates change state (`_reduce.py`).
+
+Shape for speed: the per-event path rebuilds `SessionState` and one entity, so
+`SessionState` keeps its fields few; data that changes rarely (commands, config options,
+info, usage, unknown updates, diagnostics) sits in `SessionAux` and is passed through by
+reference. Hot records are rebuilt with `_new_*` helpers that set slots directly, skipping
+the attrs `__init__` (about twice as fast; see anchors-style-study section 4.2).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from ._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocation
+from ._errors import Diagnostic
+from ._json import JsonObject, JsonValue
+from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._updates import (
+    AvailableCommand,
+    Cost,
+    OtherPlan,
+    OtherUpdate,
+    PlanItems,
+    SessionConfigOption,
+    TerminalExitStatus,
+    ToolCallStatus,
+)
+
+__all__ = [
+    "EntityRef",
+    "Foreground",
+    "MessageState",
+    "PlanState",
+    "SessionAux",
+    "SessionInfo",
+    "SessionState",
+    "TerminalState",
+    "ToolCallState",
+    "Usage",
+    "is_active",
+    "message_text",
+    "new_session",
+    "terminal_bytes",
+    "turn_tool_calls",
+]
+
+#: Message roles (from the update tag: user_*, agent_message*, agent_thought*).
+USER: Final = "user"
+AGENT: Final = "agent"
+THOUGHT: Final = "thought"
+
+#: Timeline entity kinds (the snapshot format's names).
+MESSAGE: Final = "message"
+TOOL_CALL: Final = "toolCall"
+PLAN: Final = "plan"
+
+
+@attrs.frozen
+class Foreground:
+    """The agent's reported foreground state.
+
+    Attributes:
+        state: `idle`, `running`, `requires_action`, or an unknown value kept as sent.
+        stop_reason: from the most recent idle update (None: not reported).
+        meta: `_meta` of the most recent state update (replaced with it, Q14).
+        raw: the whole update for an unknown state (None for known states).
+    """
+
+    state: str = "idle"
+    stop_reason: str | None = None
+    meta: JsonObject | None = None
+    raw: JsonObject | None = None
+
+
+@attrs.frozen
+class EntityRef:
+    """A timeline entry: `kind` is `message`, `toolCall` or `plan`."""
+
+    kind: str
+    id: str
+
+
+@attrs.frozen
+class MessageState:
+    """A user message, agent message or thought.
+
+    Attributes:
+        role: `user`, `agent` or `thought`.
+        content: blocks in order (chunks append; a full update replaces).
+        meta: the message's own `_meta` (patched by upserts only).
+        chunk_meta: chunk-scoped `_meta`, keyed by the index of the block the chunk added.
+    """
+
+    role: str
+    content: PVec[ContentBlock]
+    meta: JsonObject | None = None
+    chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
+
+
+@attrs.frozen
+class ToolCallState:
+    """A tool call as the client should show it (fields unset are None)."""
+
+    title: str | None = None
+    kind: str = "other"
+    status: str = ToolCallStatus.PENDING
+    content: PVec[ToolCallContent] = attrs.field(default=EMPTY_VEC)
+    locations: tuple[ToolCallLocation, ...] = ()
+    raw_input: JsonValue = None
+    raw_output: JsonValue = None
+    meta: JsonObject | None = None
+    chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
+
+    @property
+    def finished(self) -> bool:
+        """True for completed, failed and cancelled (unknown statuses are not finished)."""
+        return self.status in ToolCallStatus.TERMINAL
+
+
+@attrs.frozen
+class TerminalState:
+    """A display-only terminal: raw bytes (kept as decoded chunks), command, cwd, exit."""
+
+    command: str | None = None
+    cwd: str | None = None
+    output: PVec[bytes] = attrs.field(default=EMPTY_VEC)
+    snapshot_meta: JsonObject | None = None
+    exit_status: TerminalExitStatus | None = None
+    meta: JsonObject | None = None
+
+    @property
+    def exited(self) -> bool:
+        """Whether an exit status was reported (and not cleared)."""
+        return self.exit_status is not None
+
+
+@attrs.frozen
+class PlanState:
+    """The current content of one plan and the `_meta` of the update that set it."""
+
+    plan: PlanItems | OtherPlan
+    meta: JsonObject | None = None
+
+
+@attrs.frozen
+class SessionInfo:
+    """Session metadata patched by `session_info_update`."""
+
+    title: str | None = None
+    updated_at: str | None = None
+    meta: JsonObject | None = None
+
+
+@attrs.frozen
+class Usage:
+    """Context window use and cumulative cost from the latest `usage_update`."""
+
+    used: int
+    size: int
+    cost: Cost | None = None
+    meta: JsonObject | None = None
+
+
+@attrs.frozen
+class SessionAux:
+    """The parts of a session that change rarely (kept apart so hot updates skip them)."""
+
+    available_commands: tuple[AvailableCommand, ...] | None = None
+    config_options: tuple[SessionConfigOption, ...] | None = None
+    info: SessionInfo = SessionInfo()
+    usage: Usage | None = None
+    unknown: PVec[OtherUpdate] = attrs.field(default=EMPTY_VEC)
+    diagnostics: PVec[Diagnostic] = attrs.field(default=EMPTY_VEC)
+
+
+@attrs.frozen
+class SessionState:
+    """Everything a client knows about one session, as an immutable value.
+
+    Attributes:
+        session_id: the session.
+        foreground: the reported foreground state.
+        timeline: messages, tool calls and plans in the order they were first seen.
+        messages, tool_calls, terminals, plans: entities keyed by their id.
+        aux: rarely-changing parts; read them through the properties below.
+    """
+
+    session_id: str
+    foreground: Foreground
+    timeline: PVec[EntityRef]
+    messages: PMap[str, MessageState]
+    tool_calls: PMap[str, ToolCallState]
+    terminals: PMap[str, TerminalState]
+    plans: PMap[str, PlanState]
+    aux: SessionAux
+
+    @property
+    def available_commands(self) -> tuple[AvailableCommand, ...] | None:
+        """The latest command list (None until one is reported)."""
+        return self.aux.available_commands
+
+    @property
+    def config_options(self) -> tuple[SessionConfigOption, ...] | None:
+        """The latest complete config option set (None until one is reported)."""
+        return self.aux.config_options
+
+    @property
+    def info(self) -> SessionInfo:
+        """Title, updatedAt and `_meta` of the session."""
+        return self.aux.info
+
+    @property
+    def usage(self) -> Usage | None:
+        """The latest usage report (None until one arrives)."""
+        return self.aux.usage
+
+    @property
+    def unknown(self) -> PVec[OtherUpdate]:
+        """Updates of unknown kinds, verbatim, in arrival order."""
+        return self.aux.unknown
+
+    @property
+    def diagnostics(self) -> PVec[Diagnostic]:
+        """Anomalies the reducers tolerated, in order."""
+        return self.aux.diagnostics
+
+
+_EMPTY_AUX: Final = SessionAux()
+_IDLE: Final = Foreground()
+_EMPTY_MAP: Final[PMap[Any, Any]] = PMap()
+
+
+def new_session(session_id: str) -> SessionState:
+    """The state of a session nothing has been reported for yet (idle, Q2)."""
+    return SessionState(
+        session_id, _IDLE, EMPTY_VEC, _EMPTY_MAP, _EMPTY_MAP, _EMPTY_MAP, _EMPTY_MAP, _EMPTY_AUX
+    )
+
+
+# -- fast constructors for the hot path ----------------------------------------------------
+# attrs' frozen __init__ calls object.__setattr__ per field; setting the slot descriptors
+# directly gives the same object at about half the cost. Used only inside the reducers.
+
+_new = object.__new__
+
+
+def _slot_setters(cls: type[Any]) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[a.name].__set__ for a in attrs.fields(cls))
+
+
+_SS = _slot_setters(SessionState)
+_MS = _slot_setters(MessageState)
+
+
+def new_session_state(
+    session_id: str,
+    foreground: Foreground,
+    timeline: PVec[EntityRef],
+    messages: PMap[str, MessageState],
+    tool_calls: PMap[str, ToolCallState],
+    terminals: PMap[str, TerminalState],
+    plans: PMap[str, PlanState],
+    aux: SessionAux,
+) -> SessionState:
+    """Positional `SessionState` constructor for hot paths."""
+    s: SessionState = _new(SessionState)
+    a, b, c, d, e, f, g, h = _SS
+    a(s, session_id)
+    b(s, foreground)
+    c(s, timeline)
+    d(s, messages)
+    e(s, tool_calls)
+    f(s, terminals)
+    g(s, plans)
+    h(s, aux)
+    return s
+
+
+def new_message_state(
+    role: str,
+    content: PVec[ContentBlock],
+    meta: JsonObject | None,
+    chunk_meta: PMap[int, JsonObject],
+) -> MessageState:
+    """Positional `MessageState` constructor for hot paths."""
+    m: MessageState = _new(MessageState)
+    a, b, c, d = _MS
+    a(m, role)
+    b(m, content)
+    c(m, meta)
+    d(m, chunk_meta)
+    return m
+
+
+# -- queries --------------------------------------------------------------------------
+
+
+def message_text(message: MessageState, separator: str = "") -> str:
+    """The message's text blocks joined (other block types are skipped)."""
+    return separator.join(b.text for b in message.content if type(b) is TextContent)
+
+
+def terminal_bytes(terminal: TerminalState) -> bytes:
+    """All bytes of a display terminal, in order."""
+    return b"".join(terminal.output)
+
+
+def is_active(state: SessionState) -> bool:
+    """Whether foreground work is active: anything but idle (unknown states count, Q3)."""
+    return state.foreground.state != "idle"
+
+
+def turn_tool_calls(state: SessionState, user_message_id: str) -> tuple[str, ...]:
+    """Ids of the tool calls first seen after the user message `user_message_id`, up to the
+    next user message: the tool calls of that turn, in timeline order."""
+    out: list[str] = []
+    inside = False
+    for ref in state.timeline:
+        if ref.kind == MESSAGE and state.messages[ref.id].role == USER:
+            if inside:
+                break
+            inside = ref.id == user_message_id
+        elif inside and ref.kind == TOOL_CALL:
+            out.append(ref.id)
+    return tuple(out)
