@@ -251,4 +251,4 @@ def _body_get(body: tuple[tuple[object, ...], ...], index: int) -> object:
 _EMPTY_READY = False
 _EMPTY: PVec[object] = _raw((((),), 0), 0, None, None)
 _EMPTY_READY = True
-EMPTY_VEC: PVec[object] = _EMPTY
+EMPTY_VEC: PVec[Any] = _EMPTY
