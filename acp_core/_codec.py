@@ -1285,3 +1285,36 @@ def encode_result(result: j.PromptResult | j.RequestPermissionResult) -> dict[st
         msg = f"cannot encode {type(result).__name__} as a result"
         raise TypeError(msg)
     return record.encode_into(result, {})
+
+
+# -- parts, for other layers that store values as JSON (snapshots) ---------------------
+
+_PARTS: Final[dict[str, _Codec]] = {
+    "ContentBlock": CONTENT_BLOCK,
+    "ToolCallContent": TOOL_CALL_CONTENT,
+    "ToolCallLocation": _LOCATION,
+    "PlanUpdateContent": _PLAN_CONTENT,
+    "AvailableCommand": _COMMAND,
+    "SessionConfigOption": _CONFIG_OPTION,
+    "Cost": _COST,
+    "TerminalExitStatus": _EXIT_STATUS,
+    "SessionUpdate": SESSION_UPDATE,
+    "ToolCallUpdate": _TOOL_CALL_PATCH,
+    "JsonObject": _OBJECT,
+    "PermissionOption": _PERMISSION_OPTION,
+    "RequestPermissionSubject": _PERMISSION_SUBJECT,
+}
+
+
+def decode_part(name: str, obj: object, path: Path = None) -> Any:
+    """Decode one schema part (strict), e.g. `decode_part("ContentBlock", {...})`.
+
+    Raises:
+        DecodeError: the object does not match the part.
+    """
+    return _PARTS[name].decode(obj, path, _Ctx(strict=True))
+
+
+def encode_part(name: str, value: Any) -> Any:
+    """Encode one schema part to JSON."""
+    return _PARTS[name].encode(value)

@@ -124,13 +124,18 @@ class ToolCallState:
         return self.status in ToolCallStatus.TERMINAL
 
 
+def _joined(chunks: PVec[bytes]) -> bytes:
+    return b"".join(chunks)
+
+
 @attrs.frozen
 class TerminalState:
     """A display-only terminal: raw bytes (kept as decoded chunks), command, cwd, exit."""
 
     command: str | None = None
     cwd: str | None = None
-    output: PVec[bytes] = attrs.field(default=EMPTY_VEC)
+    # Compared by content: how the bytes were chunked on the wire carries no meaning (X6).
+    output: PVec[bytes] = attrs.field(default=EMPTY_VEC, eq=_joined)
     snapshot_meta: JsonObject | None = None
     exit_status: TerminalExitStatus | None = None
     meta: JsonObject | None = None
