@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 import attrs
+import immutables
 
 from . import _content as c
 from . import _jsonrpc as j
@@ -1151,6 +1152,15 @@ def _safe_freeze(obj: object) -> JsonValue:
 # -- public API ------------------------------------------------------------------------
 
 
+def _plain(obj: object) -> object:
+    # Frozen JSON (e.g. `Response.result`, `OtherUpdate.raw`) decodes like the dicts it froze.
+    if type(obj) is dict or type(obj) is list:
+        return obj
+    if isinstance(obj, (immutables.Map, tuple)):
+        return thaw_json(obj)
+    return obj
+
+
 def decode_update_diagnosed(obj: object, *, strict: bool = False) -> Decoded[u.SessionUpdate]:
     """Decode a `sessionUpdate` object and report what lenient decoding tolerated.
 
@@ -1161,7 +1171,7 @@ def decode_update_diagnosed(obj: object, *, strict: bool = False) -> Decoded[u.S
             lenient mode would have tolerated).
     """
     ctx = _Ctx(strict=strict)
-    value = SESSION_UPDATE.decode(obj, None, ctx)
+    value = SESSION_UPDATE.decode(_plain(obj), None, ctx)
     return Decoded(value, tuple(ctx.diagnostics))
 
 
@@ -1171,7 +1181,7 @@ def decode_update(obj: object, *, strict: bool = False) -> u.SessionUpdate:
     Raises:
         DecodeError: the object is not a valid update; `path` names where.
     """
-    value: u.SessionUpdate = SESSION_UPDATE.decode(obj, None, _Ctx(strict=strict))
+    value: u.SessionUpdate = SESSION_UPDATE.decode(_plain(obj), None, _Ctx(strict=strict))
     return value
 
 
@@ -1264,7 +1274,7 @@ def decode_prompt_result(obj: object, *, strict: bool = False) -> j.PromptResult
     Raises:
         DecodeError: the result is not an object of that shape.
     """
-    value: j.PromptResult = _PROMPT_RESULT.decode(obj, None, _Ctx(strict=strict))
+    value: j.PromptResult = _PROMPT_RESULT.decode(_plain(obj), None, _Ctx(strict=strict))
     return value
 
 
@@ -1274,7 +1284,9 @@ def decode_permission_result(obj: object, *, strict: bool = False) -> j.RequestP
     Raises:
         DecodeError: the result is not an object of that shape.
     """
-    value: j.RequestPermissionResult = _PERMISSION_RESULT.decode(obj, None, _Ctx(strict=strict))
+    value: j.RequestPermissionResult = _PERMISSION_RESULT.decode(
+        _plain(obj), None, _Ctx(strict=strict)
+    )
     return value
 
 
@@ -1312,7 +1324,7 @@ def decode_part(name: str, obj: object, path: Path = None) -> Any:
     Raises:
         DecodeError: the object does not match the part.
     """
-    return _PARTS[name].decode(obj, path, _Ctx(strict=True))
+    return _PARTS[name].decode(_plain(obj), path, _Ctx(strict=True))
 
 
 def encode_part(name: str, value: Any) -> Any:

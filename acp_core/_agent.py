@@ -1,0 +1,752 @@
+"""The agent engine: an agent states its intent, the engine returns the protocol messages.
+
+Owns: `AgentEngine` (the agent side of one session, as a value), `new_agent`, and the
+agent half of `step`. Enforces the agent rules of the catalogue (R1-R46 in docs/rules.md)
+by construction or by refusing the intent with `LocalProtocolError(rule)`.
+Must not know: I/O, clocks, randomness; the wire format beyond `encode_update`.
+
+Theory of operation.
+- The engine keeps the `SessionState` of everything it sent, by folding its own updates
+  through the same reducers a client uses, so agent and client cannot disagree. The foreground
+  state (`idle` / `running` / `requires_action`) is read from that state.
+- A turn is foreground work: prompt-driven (from `AcceptPrompt`) or agent-initiated
+  (`StartWork`). Accepting a prompt answers it (`{}`; `{"messageId"}` in the 2026-11
+  revision), reports the user message under an agent-owned id, and reports `running`, in that
+  order (R1-R3, R6). One turn runs at a time; other prompts wait until the agent accepts or
+  rejects them (Q4).
+- A permission request blocks a running turn: `requires_action` follows the request (R11);
+  the answer resumes it with `running` (R12) and, when granted, marks the tool `in_progress`
+  (R15). A `cancelled` outcome, an unknown outcome or an error (`-32800` included) is never
+  approval (R25, Q17).
+- After `session/cancel` the agent may still report (R23); the turn then ends with idle +
+  `cancelled` whatever stop reason the agent asks for, and an abort becomes `cancelled` too
+  (R21, R22).
+- Every message update carries a message id (R4); ids are the caller's or come from a
+  deterministic counter (R5). Custom enum values must be `_`-prefixed (R18, R19).
+- Updates outside a turn are background activity (R40): allowed, foreground unchanged.
+- `step` is pure: an illegal intent raises before anything is built, so the caller's old
+  state stays valid.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import Any, Final
+
+import attrs
+
+from ._codec import decode_permission_result, encode_message, encode_result, encode_update
+from ._content import (
+    ContentBlock,
+    OtherContent,
+    OtherToolCallContent,
+    TextContent,
+    ToolCallContent,
+    ToolContent,
+)
+from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
+from ._intents import (
+    AcceptPrompt,
+    CancelPermission,
+    EndTurn,
+    FinishToolCall,
+    Received,
+    RejectPrompt,
+    ReportAbort,
+    ReportUsage,
+    ReportUserMessage,
+    RequestPermission,
+    SendAgentMessage,
+    SendAgentText,
+    SendTerminalOutput,
+    SendThought,
+    SendToolContent,
+    StartToolCall,
+    StartWork,
+    Step,
+    UpdatePlan,
+    UpdateSessionInfo,
+    UpdateTerminal,
+    UpdateToolCall,
+)
+from ._json import UNSET, JsonObject, Meta
+from ._jsonrpc import (
+    CancelledOutcome,
+    CancelRequestNotification,
+    CancelSessionNotification,
+    ErrorCode,
+    ErrorResponse,
+    Message,
+    Notification,
+    PermissionOption,
+    PromptRequest,
+    PromptResult,
+    Request,
+    RequestPermissionRequest,
+    Response,
+    RpcError,
+    SelectedOutcome,
+    ToolCallPermissionSubject,
+)
+from ._pcoll import PMap
+from ._reduce import reduce
+from ._revision import DEFAULT_REVISION, Revision
+from ._state import SessionState, new_session
+from ._updates import (
+    AgentMessage,
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    Cost,
+    IdleStateUpdate,
+    OtherPlan,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    PlanItems,
+    PlanUpdate,
+    RequiresActionStateUpdate,
+    RunningStateUpdate,
+    SessionInfoUpdate,
+    SessionUpdate,
+    TerminalOutput,
+    TerminalOutputChunk,
+    TerminalUpdate,
+    ToolCallContentChunk,
+    ToolCallUpdate,
+    ToolKind,
+    UsageUpdate,
+    UserMessage,
+    UserMessageChunk,
+)
+
+__all__ = [
+    "AgentEngine",
+    "PendingPermission",
+    "PermissionDecision",
+    "Turn",
+    "agent_step",
+    "new_agent",
+    "permission_decision",
+]
+
+_PERMISSION_KINDS: Final = frozenset({"allow_once", "allow_always", "reject_once", "reject_always"})
+_CURRENCY: Final = re.compile(r"[A-Z]{3}")
+_ABSOLUTE: Final = re.compile(r"(/|[A-Za-z]:[\\/]|\\\\)")
+
+
+@attrs.frozen
+class Turn:
+    """The foreground work in progress.
+
+    Attributes:
+        prompt_id: id of the prompt that started it; None for agent-initiated work.
+        user_message_id: id under which the user message was reported.
+        cancel_requested: the client sent `session/cancel` during this turn.
+    """
+
+    prompt_id: int | str | None
+    prompt_driven: bool
+    user_message_id: str | None
+    cancel_requested: bool = False
+
+
+@attrs.frozen
+class PendingPermission:
+    """A permission request the client has not answered yet."""
+
+    request_id: int | str | None
+    tool_call_id: str | None
+    options: tuple[PermissionOption, ...]
+    foreground: bool  # asked during a turn (blocks it) or as background activity
+
+
+@attrs.frozen
+class PermissionDecision:
+    """How a permission request was answered.
+
+    Attributes:
+        approved: True only for a selected option whose kind is `allow_*`.
+        outcome: `selected`, `cancelled`, `error` or the unknown outcome's tag.
+        option_id: the selected option, if any.
+    """
+
+    approved: bool
+    outcome: str
+    option_id: str | None = None
+
+
+@attrs.frozen
+class AgentEngine:
+    """The agent side of one session (a value: keep the old one to go back in time).
+
+    Attributes:
+        session: the `SessionState` of every update this engine sent.
+        revision: the protocol revision spoken.
+        turn: the foreground work in progress, if any.
+        prompts: received prompts not yet accepted or rejected, oldest first.
+        pending: permission requests awaiting an answer, by request id.
+        decisions: answered permission requests, by request id.
+        open_message: (role, id) of the message that text chunks currently continue.
+        counter: next number of the deterministic id counter.
+        next_request_id: next JSON-RPC id for requests this engine sends.
+        id_prefix: prefix of generated ids (keeps ids unique across engines).
+    """
+
+    session: SessionState
+    revision: Revision = DEFAULT_REVISION
+    turn: Turn | None = None
+    prompts: tuple[PromptRequest, ...] = ()
+    pending: PMap[int | str | None, PendingPermission] = attrs.field(factory=PMap)
+    decisions: PMap[int | str | None, PermissionDecision] = attrs.field(factory=PMap)
+    open_message: tuple[str, str] | None = None
+    counter: int = 1
+    next_request_id: int = 0
+    id_prefix: str = ""
+
+    @property
+    def session_id(self) -> str:
+        """The session this engine speaks for."""
+        return self.session.session_id
+
+    @property
+    def phase(self) -> str:
+        """The foreground state last reported: `idle`, `running` or `requires_action`."""
+        return self.session.foreground.state
+
+
+def new_agent(
+    session_id: str, *, revision: Revision = DEFAULT_REVISION, id_prefix: str = ""
+) -> AgentEngine:
+    """A fresh agent engine for a session that is idle (Q2)."""
+    return AgentEngine(new_session(session_id), revision, id_prefix=id_prefix)
+
+
+def permission_decision(
+    engine: AgentEngine, request_id: int | str | None
+) -> PermissionDecision | None:
+    """How the permission request `request_id` was answered (None while pending/unknown)."""
+    return engine.decisions.get(request_id)
+
+
+class _Build:
+    """Collects one step's changes. Local to a single step call, never shared."""
+
+    def __init__(self, engine: AgentEngine) -> None:
+        self.engine = engine
+        self.session = engine.session
+        self.wire: list[dict[str, Any]] = []
+        self.changes: dict[str, Any] = {}
+
+    def update(self, update: SessionUpdate) -> None:
+        self.session = reduce(self.session, update)
+        self.wire.append(
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {"sessionId": self.session.session_id, "update": encode_update(update)},
+            }
+        )
+
+    def send(self, message: Message) -> None:
+        self.wire.append(encode_message(message))
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def get(self, name: str) -> Any:
+        return self.changes[name] if name in self.changes else getattr(self.engine, name)
+
+    def new_id(self, kind: str, taken: PMap[str, Any]) -> str:
+        n = self.get("counter")
+        while True:
+            candidate = f"{self.engine.id_prefix}{kind}-{n}"
+            n += 1
+            if candidate not in taken:
+                self.set(counter=n)
+                return candidate
+
+    def done(self) -> Step:
+        engine = attrs.evolve(self.engine, session=self.session, **self.changes)
+        return Step(engine, tuple(self.wire))
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+def _refuse(rule: str, detail: str) -> LocalProtocolError:
+    return LocalProtocolError(rule, detail)
+
+
+def _custom(value: str, known: frozenset[str], what: str) -> None:
+    # R18/R19: custom values are `_`-prefixed; unknown non-`_` values belong to future ACP.
+    if value not in known and not value.startswith("_"):
+        raise _refuse(
+            "R19",
+            f"{what} {value!r} is neither a known ACP value nor an `_`-prefixed extension",
+        )
+
+
+def _check_block(block: ContentBlock) -> None:
+    if type(block) is OtherContent:
+        _custom(block.type, frozenset(), "content block type")
+
+
+def _check_tool_content(item: ToolCallContent) -> None:
+    if type(item) is OtherToolCallContent:
+        _custom(item.type, frozenset(), "tool call content type")
+    elif type(item) is ToolContent:
+        _check_block(item.content)
+
+
+def _block(content: str | ContentBlock) -> ContentBlock:
+    return TextContent(content) if isinstance(content, str) else content
+
+
+def _message_id(b: _Build, given: str | None, role: str) -> str:
+    messages = b.session.messages
+    if given is None:
+        return b.new_id(role, messages)
+    if not given:
+        raise _refuse("R4", "message ids are non-empty strings")
+    old = messages.get(given)
+    if old is not None and old.role != role:
+        raise _refuse("R5", f"message id {given!r} already names a {old.role} message")
+    return given
+
+
+def _known_tool_call(b: _Build, tool_call_id: str) -> None:
+    if tool_call_id not in b.session.tool_calls:
+        raise _refuse(
+            "R13", f"tool call {tool_call_id!r} was never reported: start it with StartToolCall"
+        )
+
+
+def _absolute(path: str, rule: str, what: str) -> None:
+    if not _ABSOLUTE.match(path):
+        raise _refuse(rule, f"{what} must be an absolute path, got {path!r}")
+
+
+# -- agent intents -------------------------------------------------------------------------
+
+
+def _report_user_message(
+    b: _Build, content: tuple[ContentBlock, ...], message_id: str, *, chunked: bool
+) -> None:
+    for block in content:
+        _check_block(block)
+    if chunked and content:
+        for block in content:
+            b.update(UserMessageChunk(message_id, block))
+    else:
+        b.update(UserMessage(message_id, content))
+
+
+def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
+    engine = b.engine
+    prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
+    if prompt is None:
+        raise _refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
+    if engine.turn is not None:
+        raise _refuse(
+            "E1",
+            "foreground work is active: end it before accepting another prompt (Q4), "
+            "or reject the prompt",
+        )
+    content = prompt.prompt if intent.content is None else intent.content
+    message_id = _message_id(b, intent.user_message_id, "user")
+    result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
+    b.send(Response(prompt.id, encode_result(result)))  # type: ignore[arg-type]
+    _report_user_message(b, content, message_id, chunked=intent.chunked)
+    b.update(RunningStateUpdate())
+    b.set(
+        turn=Turn(prompt.id, True, message_id),
+        prompts=tuple(p for p in engine.prompts if p is not prompt),
+        open_message=None,
+    )
+
+
+def _reject_prompt(b: _Build, intent: RejectPrompt) -> None:
+    engine = b.engine
+    prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
+    if prompt is None:
+        raise _refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
+    b.send(ErrorResponse(prompt.id, RpcError(intent.code, intent.message, intent.data)))
+    b.set(prompts=tuple(p for p in engine.prompts if p is not prompt))
+
+
+def _report_user(b: _Build, intent: ReportUserMessage) -> None:
+    message_id = _message_id(b, intent.message_id, "user")
+    _report_user_message(b, intent.content, message_id, chunked=intent.chunked)
+    turn = b.engine.turn
+    if turn is not None and turn.user_message_id is None:
+        b.set(turn=attrs.evolve(turn, user_message_id=message_id))
+    b.set(open_message=None)
+
+
+def _start_work(b: _Build, intent: StartWork) -> None:
+    if b.engine.turn is not None:
+        raise _refuse("E1", "foreground work is already active")
+    b.update(RunningStateUpdate())
+    b.set(turn=Turn(None, False, None), open_message=None)
+
+
+def _stream(
+    b: _Build, role: str, content: str | ContentBlock, given: str | None, new: bool, meta: Meta
+) -> None:
+    block = _block(content)
+    _check_block(block)
+    open_message = b.engine.open_message
+    if given is None and not new and open_message is not None and open_message[0] == role:
+        message_id = open_message[1]
+    else:
+        message_id = _message_id(b, given, role)
+    if role == "agent":
+        b.update(AgentMessageChunk(message_id, block, meta))
+    else:
+        b.update(AgentThoughtChunk(message_id, block, meta))
+    b.set(open_message=(role, message_id))
+
+
+def _send_text(b: _Build, intent: SendAgentText) -> None:
+    _stream(b, "agent", intent.content, intent.message_id, intent.new_message, intent.meta)
+
+
+def _send_thought(b: _Build, intent: SendThought) -> None:
+    _stream(b, "thought", intent.content, intent.message_id, intent.new_message, intent.meta)
+
+
+def _send_message(b: _Build, intent: SendAgentMessage) -> None:
+    for block in intent.content:
+        _check_block(block)
+    message_id = _message_id(b, intent.message_id, "agent")
+    b.update(AgentMessage(message_id, intent.content, intent.meta))
+    b.set(open_message=("agent", message_id))
+
+
+def _update_plan(b: _Build, intent: UpdatePlan) -> None:
+    plan: PlanItems | OtherPlan
+    plan = PlanItems(intent.plan_id, intent.entries) if intent.plan is None else intent.plan
+    if not plan.plan_id:
+        raise _refuse("R29", "every plan carries a non-empty planId")
+    if isinstance(plan, PlanItems):
+        for entry in plan.entries:
+            _custom(entry.priority, PlanEntryPriority.KNOWN, "plan entry priority")
+            _custom(entry.status, PlanEntryStatus.KNOWN, "plan entry status")
+    else:
+        _custom(plan.type, frozenset(), "plan type")
+    b.update(PlanUpdate(plan))
+    b.set(open_message=None)
+
+
+def _start_tool_call(b: _Build, intent: StartToolCall) -> None:
+    tool_call_id = intent.tool_call_id
+    if tool_call_id is None:
+        tool_call_id = b.new_id("call", b.session.tool_calls)
+    elif tool_call_id in b.session.tool_calls or not tool_call_id:
+        raise _refuse("R13", f"tool call id {tool_call_id!r} is empty or already used")
+    if not intent.title:
+        raise _refuse("R14", "give a tool call a title the first time it is reported")
+    _custom(intent.kind, ToolKind.KNOWN, "tool kind")
+    _custom(intent.status, b.engine.revision.tool_statuses, "tool call status")
+    for item in intent.content:
+        _check_tool_content(item)
+    b.update(
+        ToolCallUpdate(
+            tool_call_id,
+            intent.title,
+            intent.kind,
+            intent.status,
+            intent.content or UNSET,
+            intent.locations or UNSET,
+            intent.raw_input,
+            UNSET,
+            intent.meta,
+        )
+    )
+    b.set(open_message=None)
+
+
+def _update_tool_call(b: _Build, intent: UpdateToolCall) -> None:
+    _known_tool_call(b, intent.tool_call_id)
+    if isinstance(intent.kind, str):
+        _custom(intent.kind, ToolKind.KNOWN, "tool kind")
+    if isinstance(intent.status, str):
+        _custom(intent.status, b.engine.revision.tool_statuses, "tool call status")
+    for item in intent.content if isinstance(intent.content, tuple) else ():
+        _check_tool_content(item)
+    b.update(
+        ToolCallUpdate(
+            intent.tool_call_id,
+            intent.title,
+            intent.kind,
+            intent.status,
+            intent.content,
+            intent.locations,
+            intent.raw_input,
+            intent.raw_output,
+            intent.meta,
+        )
+    )
+    b.set(open_message=None)
+
+
+def _send_tool_content(b: _Build, intent: SendToolContent) -> None:
+    _known_tool_call(b, intent.tool_call_id)
+    _check_tool_content(intent.content)
+    b.update(ToolCallContentChunk(intent.tool_call_id, intent.content, intent.meta))
+    b.set(open_message=None)
+
+
+def _finish_tool_call(b: _Build, intent: FinishToolCall) -> None:
+    _known_tool_call(b, intent.tool_call_id)
+    _custom(intent.status, b.engine.revision.tool_statuses, "tool call status")
+    for item in intent.content if isinstance(intent.content, tuple) else ():
+        _check_tool_content(item)
+    b.update(
+        ToolCallUpdate(
+            intent.tool_call_id,
+            status=intent.status,
+            content=intent.content,
+            raw_output=intent.raw_output,
+        )
+    )
+    b.set(open_message=None)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _update_terminal(b: _Build, intent: UpdateTerminal) -> None:
+    if not intent.terminal_id:
+        raise _refuse("R31", "terminal ids are non-empty strings")
+    if isinstance(intent.cwd, str):
+        _absolute(intent.cwd, "R33", "a terminal cwd")
+    output = intent.output
+    b.update(
+        TerminalUpdate(
+            intent.terminal_id,
+            intent.command,
+            intent.cwd,
+            TerminalOutput(_b64(output)) if isinstance(output, bytes) else output,
+            intent.exit_status,
+            intent.meta,
+        )
+    )
+
+
+def _send_terminal_output(b: _Build, intent: SendTerminalOutput) -> None:
+    if not intent.terminal_id:
+        raise _refuse("R31", "terminal ids are non-empty strings")
+    # R34: each chunk is base64 of just its own bytes.
+    b.update(TerminalOutputChunk(intent.terminal_id, _b64(intent.data)))
+
+
+def _report_usage(b: _Build, intent: ReportUsage) -> None:
+    for name, value in (("used", intent.used), ("size", intent.size)):
+        if type(value) is not int or not 0 <= value < 2**64:
+            raise _refuse("R37", f"usage `{name}` is a non-negative token count, got {value!r}")
+    cost = intent.cost
+    if isinstance(cost, Cost) and not _CURRENCY.fullmatch(cost.currency):
+        raise _refuse("R37", f"cost currency is an ISO 4217 code, got {cost.currency!r}")
+    b.update(UsageUpdate(intent.used, intent.size, cost))
+
+
+def _update_info(b: _Build, intent: UpdateSessionInfo) -> None:
+    b.update(SessionInfoUpdate(intent.title, intent.updated_at, intent.meta))
+
+
+def _request_permission(b: _Build, intent: RequestPermission) -> None:
+    if not intent.title:
+        raise _refuse("R26", "a permission request carries a non-empty title")
+    if not intent.options:
+        raise _refuse("R26", "a permission request offers at least one option")
+    for option in intent.options:
+        _custom(option.kind, _PERMISSION_KINDS, "permission option kind")
+    engine = b.engine
+    request_id = intent.request_id
+    if request_id is None:
+        request_id = b.get("next_request_id")
+        while request_id in engine.pending or request_id in engine.decisions:
+            request_id += 1
+        b.set(next_request_id=request_id + 1)
+    elif request_id in engine.pending:
+        raise _refuse("E2", f"request id {request_id!r} is already pending")
+    subject: Any = UNSET
+    if intent.tool_call_id is not None:
+        _known_tool_call(b, intent.tool_call_id)
+        call = b.session.tool_calls[intent.tool_call_id]
+        # The subject is the same upsert shape as tool_call_update; current values only, so
+        # applying it changes nothing on the client (T10).
+        subject = ToolCallPermissionSubject(
+            ToolCallUpdate(intent.tool_call_id, call.title, call.kind, call.status)
+        )
+    b.send(
+        RequestPermissionRequest(
+            request_id,
+            engine.session_id,
+            intent.title,
+            intent.options,
+            intent.description,
+            subject,
+        )
+    )
+    foreground = engine.turn is not None
+    if foreground and b.session.foreground.state == "running":
+        b.update(RequiresActionStateUpdate())  # R11; background requests do not flip it (Q33)
+    b.set(
+        pending=engine.pending.set(
+            request_id,
+            PendingPermission(request_id, intent.tool_call_id, intent.options, foreground),
+        ),
+        open_message=None,
+    )
+
+
+def _cancel_permission(b: _Build, intent: CancelPermission) -> None:
+    if intent.request_id not in b.engine.pending:
+        raise _refuse("E2", f"no pending permission request has id {intent.request_id!r}")
+    b.send(CancelRequestNotification(intent.request_id))
+
+
+def _end(b: _Build, stop_reason: str, meta: JsonObject | None = None) -> None:
+    turn = b.engine.turn
+    if turn is None:
+        raise _refuse("R7", "there is no foreground work to end")
+    if turn.prompt_driven and turn.user_message_id is None:
+        raise _refuse("R2", "report the user message before ending the turn")
+    if turn.cancel_requested:
+        stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
+    _custom(stop_reason, b.engine.revision.stop_reasons, "stop reason")
+    b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
+    b.set(turn=None, open_message=None)
+
+
+def _end_turn(b: _Build, intent: EndTurn) -> None:
+    _end(b, intent.stop_reason, None if intent.meta is UNSET else intent.meta)
+
+
+def _report_abort(b: _Build, intent: ReportAbort) -> None:
+    # R22: an abort caused by the cancel is reported as `cancelled`, never as an error.
+    stop = intent.stop_reason
+    if stop is None:
+        stop = "error" if "error" in b.engine.revision.stop_reasons else "_error"
+    _end(b, stop)
+
+
+# -- received messages ---------------------------------------------------------------------
+
+
+def _remote(rule: str, detail: str, code: int = ErrorCode.INVALID_REQUEST) -> RemoteProtocolError:
+    return RemoteProtocolError(rule, detail, code)
+
+
+def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> PermissionDecision:
+    if isinstance(message, ErrorResponse):
+        return PermissionDecision(False, "error")  # -32800 included (Q17)
+    try:
+        outcome = decode_permission_result(message.result).outcome
+    except AcpError:  # a malformed answer is never approval (R25)
+        return PermissionDecision(False, "invalid")
+    if isinstance(outcome, SelectedOutcome):
+        kind = next((o.kind for o in pending.options if o.option_id == outcome.option_id), None)
+        approved = kind in ("allow_once", "allow_always")
+        return PermissionDecision(approved, "selected", outcome.option_id)
+    if isinstance(outcome, CancelledOutcome):
+        return PermissionDecision(False, "cancelled")
+    return PermissionDecision(False, str(outcome.raw.get("outcome")))
+
+
+def _answered(b: _Build, message: Response | ErrorResponse) -> None:
+    engine = b.engine
+    pending = engine.pending.get(message.id)
+    if pending is None:
+        raise _remote("C25", f"response {message.id!r} answers no pending request")
+    decision = _decide(pending, message)
+    remaining = engine.pending.delete(message.id)
+    b.set(pending=remaining, decisions=engine.decisions.set(message.id, decision))
+    turn = engine.turn
+    blocked = any(p.foreground for p in remaining.values())
+    if (
+        turn is not None
+        and not turn.cancel_requested
+        and not blocked
+        and b.session.foreground.state == "requires_action"
+    ):
+        b.update(RunningStateUpdate())  # R12
+    if decision.approved and pending.tool_call_id is not None:
+        call = b.session.tool_calls.get(pending.tool_call_id)
+        if call is not None and call.status == "pending":
+            b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15
+
+
+def _received(b: _Build, intent: Received) -> None:
+    message = intent.message
+    engine = b.engine
+    if type(message) is PromptRequest:
+        if message.session_id != engine.session_id:
+            raise _remote("E3", f"prompt for session {message.session_id!r}")
+        if any(p.id == message.id for p in engine.prompts):
+            raise _remote("E3", f"prompt id {message.id!r} is already waiting")
+        b.set(prompts=(*engine.prompts, message))
+    elif type(message) is CancelSessionNotification:
+        if message.session_id != engine.session_id:
+            raise _remote("E3", f"cancel for session {message.session_id!r}")
+        if engine.turn is not None:
+            b.set(turn=attrs.evolve(engine.turn, cancel_requested=True))
+        # A cancel while idle cancels nothing and expects no reply (Q20).
+    elif type(message) is Response or type(message) is ErrorResponse:
+        _answered(b, message)
+    elif type(message) is Request:
+        # Unknown requests get "method not found" (the protocol's automatic reply).
+        b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
+    elif type(message) is Notification or type(message) is CancelRequestNotification:
+        pass  # unknown notifications are ignored; the client cannot cancel our requests
+    else:
+        raise _remote("E3", f"an agent does not receive {type(message).__name__}")
+
+
+_AGENT_STEPS: Final[dict[type[Any], Any]] = {
+    AcceptPrompt: _accept_prompt,
+    RejectPrompt: _reject_prompt,
+    ReportUserMessage: _report_user,
+    StartWork: _start_work,
+    SendAgentText: _send_text,
+    SendThought: _send_thought,
+    SendAgentMessage: _send_message,
+    UpdatePlan: _update_plan,
+    StartToolCall: _start_tool_call,
+    UpdateToolCall: _update_tool_call,
+    SendToolContent: _send_tool_content,
+    FinishToolCall: _finish_tool_call,
+    UpdateTerminal: _update_terminal,
+    SendTerminalOutput: _send_terminal_output,
+    ReportUsage: _report_usage,
+    UpdateSessionInfo: _update_info,
+    RequestPermission: _request_permission,
+    CancelPermission: _cancel_permission,
+    EndTurn: _end_turn,
+    ReportAbort: _report_abort,
+    Received: _received,
+}
+
+#: The agent engine's input alphabet (used by the totality tests).
+AGENT_INPUTS: Final = tuple(_AGENT_STEPS)
+
+
+def agent_step(engine: AgentEngine, intent: object) -> Step:
+    """Apply one intent (or received message) to the agent engine.
+
+    Returns:
+        `Step(engine, outbound)`: the new engine and the wire dicts to send, in order.
+
+    Raises:
+        LocalProtocolError: the intent is illegal here (`rule` names the rule).
+        RemoteProtocolError: a received message breaks the protocol.
+    """
+    handler = _AGENT_STEPS.get(type(intent))
+    if handler is None:
+        raise LocalProtocolError("E0", f"not an agent intent: {type(intent).__name__}")
+    b = _Build(engine)
+    handler(b, intent)
+    return b.done()
