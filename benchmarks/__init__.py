@@ -1,0 +1,1 @@
+"""Benchmarks of acp-core's reducers (not tests: run `python benchmarks/run.py`)."""

@@ -1,0 +1,129 @@
+"""Smoke tests of the benchmark harness: workloads are deterministic and well-formed, and the
+implementations it compares compute the same session. No timing here (see benchmarks/)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import acp_core
+from benchmarks import sdk_adapter, workloads
+from benchmarks.floor import (
+    floor_message_text,
+    floor_terminal_bytes,
+    fold_floor,
+    new_floor_state,
+)
+from benchmarks.run import cross_check
+
+SID = workloads.SESSION_ID
+
+
+def tiny() -> list[workloads.Workload]:
+    return [
+        workloads.stream("stream_tiny", 50),
+        workloads.mixed(600),
+        workloads.many_tools(20),
+        workloads.terminal(120),
+    ]
+
+
+def test_workloads_are_deterministic() -> None:
+    for a, b in zip(tiny(), tiny(), strict=True):
+        assert a.v2 == b.v2
+        assert a.v1 == b.v1
+
+
+def test_workloads_have_the_documented_sizes() -> None:
+    assert len(workloads.stream_small().v2) == 1_000
+    assert len(workloads.mixed(3_000).v2) == 3_000
+    assert len(workloads.many_tools(25).v2) == 100
+    assert workloads.terminal(200).kinds["terminal_output_chunk"] == 200
+
+
+def test_mixed_has_about_a_fifth_tool_traffic_and_every_kind() -> None:
+    wl = workloads.mixed(5_000)
+    tool = wl.kinds["tool_call_update"] + wl.kinds["tool_call_content_chunk"]
+    assert 0.15 <= tool / 5_000 <= 0.25
+    for kind in (
+        "user_message",
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "plan_update",
+        "usage_update",
+        "state_update",
+        "session_info_update",
+        "available_commands_update",
+    ):
+        assert wl.kinds.get(kind, 0) > 0, kind
+
+
+def test_every_v2_event_decodes_strictly() -> None:
+    for wl in tiny():
+        for event in wl.v2:
+            acp_core.decode_update(event, strict=True)
+
+
+def test_events_do_not_share_objects() -> None:
+    # Each event is fresh (as json.loads gives it), so no implementation gets shared inputs.
+    wl = workloads.stream("s", 20)
+    contents = [e["content"] for e in wl.v2]
+    assert len({id(c) for c in contents}) == len(contents)
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_acp_core_and_the_floor_agree(index: int) -> None:
+    wl = tiny()[index]
+    decoded = [acp_core.decode_update(e) for e in wl.v2]
+    assert cross_check(wl, decoded) == "agree"
+
+
+def test_agreement_check_sees_a_difference() -> None:
+    wl = workloads.stream("s", 10)
+    decoded = [acp_core.decode_update(e) for e in wl.v2[:-1]]  # acp_core misses one chunk
+    assert cross_check(wl, decoded) == "DISAGREE on message msg_1"
+
+
+def test_final_text_matches_the_chunks() -> None:
+    wl = workloads.stream("s", 30)
+    expected = "".join(e["content"]["text"] for e in wl.v2)
+    state = acp_core.fold(acp_core.new_session(SID), map(acp_core.decode_update, wl.v2))
+    view = fold_floor(new_floor_state(SID), wl.v2)
+    assert acp_core.message_text(state.messages["msg_1"]) == expected
+    assert floor_message_text(view, "msg_1") == expected
+
+
+def test_floor_does_not_mutate_its_input() -> None:
+    wl = workloads.many_tools(8)
+    before = repr(wl.v2)
+    fold_floor(new_floor_state(SID), wl.v2)
+    assert repr(wl.v2) == before
+
+
+def test_terminal_bytes_agree() -> None:
+    wl = workloads.terminal(50)
+    state = acp_core.fold(acp_core.new_session(SID), map(acp_core.decode_update, wl.v2))
+    view = fold_floor(new_floor_state(SID), wl.v2)
+    data = acp_core.terminal_bytes(state.terminals["term_1"])
+    assert data == floor_terminal_bytes(view, "term_1")
+    assert data.startswith(b"running tests\r\n")
+    assert state.terminals["term_1"].exited
+
+
+def test_sdk_sees_the_same_agent_text_when_installed() -> None:
+    loaded = sdk_adapter.load()
+    if loaded is None:
+        pytest.skip("agent-client-protocol (the optional `bench` extra) is not installed")
+    notification_cls, accumulator_cls, _ = loaded
+    wl = workloads.stream("s", 25)
+    assert wl.v1 is not None
+    acc = sdk_adapter.decode_apply_public(
+        notification_cls, accumulator_cls, sdk_adapter.to_wire(SID, wl.v1)
+    )
+    text = "".join(c.content.text for c in acc.snapshot().agent_messages)
+    assert text == "".join(e["content"]["text"] for e in wl.v2)
