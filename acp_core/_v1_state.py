@@ -1,0 +1,226 @@
+"""The v1 normalizer's values: its output, its state, and their small helpers.
+
+Owns: `NormalizedUpdate`, `NormalizedEvent`, `PromptError`, `V1Output`, `V1Result` (what the
+normalizer produces) and `V1State`/`V1Session` with their parts (what it remembers), plus
+the names shared by the normalizer's modules (roles, boundary categories, the reserved id
+prefix, update kinds that tell v1 from v2).
+Must not know: how a message is normalized (`_v1.py`, `_v1_messages.py`, `_v1_turn.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from ._content import ContentBlock
+from ._errors import Diagnostic
+from ._jsonrpc import CancelSessionNotification, RequestId, RequestPermissionRequest, RpcError
+from ._pcoll import PMap, PVec
+from ._updates import SessionUpdate
+from ._v1_policy import V1Policy
+
+__all__ = [
+    "AGENT",
+    "NEW_SESSION",
+    "OTHER",
+    "PLAN",
+    "RESERVED",
+    "ROLES",
+    "THOUGHT",
+    "TOOL",
+    "TURN",
+    "USER",
+    "V1_ONLY",
+    "V2_ONLY",
+    "Echo",
+    "NormalizedEvent",
+    "NormalizedUpdate",
+    "Pending",
+    "PromptError",
+    "Run",
+    "ToolSeen",
+    "V1Output",
+    "V1Result",
+    "V1Session",
+    "V1State",
+    "id_key",
+    "id_text",
+    "new_v1_state",
+]
+
+USER: Final = "user"
+AGENT: Final = "agent"
+THOUGHT: Final = "thought"
+#: Message role of each v1 chunk kind.
+ROLES: Final = {
+    "user_message_chunk": USER,
+    "agent_message_chunk": AGENT,
+    "agent_thought_chunk": THOUGHT,
+}
+#: Prefix of every synthetic id; real ids starting with it are escaped to `v1:id:<id>`.
+RESERVED: Final = "v1:"
+# Boundary categories of non-chunk updates (see BoundaryPolicy).
+TOOL: Final = "tool"
+PLAN: Final = "plan"
+OTHER: Final = "other"
+TURN: Final = "turn"
+#: Update kinds only v1 has, and kinds only v2 has (for detection and diagnostics).
+V1_ONLY: Final = frozenset({"tool_call", "plan", "current_mode_update"})
+V2_ONLY: Final = frozenset(
+    {
+        "state_update",
+        "plan_update",
+        "user_message",
+        "agent_message",
+        "agent_thought",
+        "tool_call_content_chunk",
+        "terminal_update",
+        "terminal_output_chunk",
+    }
+)
+
+
+# -- output values ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class NormalizedUpdate:
+    """A v2 update for `session_id`, from the trace entry `index`."""
+
+    session_id: str
+    update: SessionUpdate
+    index: int
+
+
+@attrs.frozen
+class PromptError:
+    """The agent answered the prompt `request_id` with a JSON-RPC error (digest 6.2 r3)."""
+
+    request_id: RequestId
+    error: RpcError
+
+
+@attrs.frozen
+class NormalizedEvent:
+    """A lifecycle event that is not a session update: a prompt error, the client's
+    `session/cancel`, or a v1 permission request in its v2 shape (digest 6.2 r18)."""
+
+    session_id: str
+    event: PromptError | CancelSessionNotification | RequestPermissionRequest
+    index: int
+
+
+@attrs.frozen
+class V1Output:
+    """What one step produced, in order within each kind."""
+
+    updates: tuple[NormalizedUpdate, ...] = ()
+    events: tuple[NormalizedEvent, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+# -- state -----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Run:
+    """An id-less message of one role: its synthetic id and the texts its chunks carried."""
+
+    message_id: str
+    texts: PVec[str]
+    length: int
+    text_only: bool
+    open: bool
+
+
+@attrs.frozen
+class ToolSeen:
+    """A tool call seen so far: created by `tool_call`, or a placeholder with the fields
+    its updates set (a late `tool_call` must not overwrite them)."""
+
+    created: bool
+    set_by_updates: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Echo:
+    """The live prompt, for recognising an agent's echo of it (until the reply starts)."""
+
+    request_key: str
+    message_id: str
+    text: str
+    blocks: tuple[ContentBlock, ...]  # the prompt's non-text blocks
+    cursor: int = 0
+    replacing: bool = False
+
+
+@attrs.frozen
+class V1Session:
+    """Normalizer state of one session (all private detail; compare, do not inspect)."""
+
+    seq: int = 0
+    runs: PMap[str, Run] = attrs.field(factory=PMap)
+    aliases: PMap[str, str] = attrs.field(factory=PMap)
+    tools: PMap[str, ToolSeen] = attrs.field(factory=PMap)
+    prompts: tuple[str, ...] = ()  # outstanding prompt request keys, oldest first
+    permissions: tuple[str, ...] = ()  # outstanding permission request keys
+    echo: Echo | None = None
+    prompt_ids: PMap[str, int] = attrs.field(factory=PMap)
+
+
+@attrs.frozen
+class Pending:
+    kind: str  # "prompt" | "permission"
+    session_id: str
+    request_id: RequestId
+
+
+@attrs.frozen
+class V1State:
+    """The normalizer's state: the policy, per-session state, outstanding requests."""
+
+    policy: V1Policy
+    sessions: PMap[str, V1Session] = attrs.field(factory=PMap)
+    requests: PMap[str, Pending] = attrs.field(factory=PMap)
+
+
+@attrs.frozen
+class V1Result:
+    """A whole trace normalized: the final state and everything the steps produced."""
+
+    state: V1State
+    updates: tuple[NormalizedUpdate, ...]
+    events: tuple[NormalizedEvent, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def session_ids(self) -> tuple[str, ...]:
+        """Sessions that received updates, in first-seen order."""
+        return tuple(dict.fromkeys(u.session_id for u in self.updates))
+
+    def updates_for(self, session_id: str) -> tuple[SessionUpdate, ...]:
+        """The v2 updates of one session, ready for `acp_core.fold`."""
+        return tuple(u.update for u in self.updates if u.session_id == session_id)
+
+
+def new_v1_state(policy: V1Policy | None = None) -> V1State:
+    """A normalizer that has seen nothing yet."""
+    return V1State(V1Policy() if policy is None else policy)
+
+
+NEW_SESSION: Final = V1Session()
+
+
+def id_key(value: object) -> str | None:
+    if value is None:
+        return "null"
+    if type(value) is int:
+        return f"i{value}"
+    if type(value) is str:
+        return f"s{value}"
+    return None
+
+
+def id_text(value: RequestId) -> str:
+    return "null" if value is None else str(value)
