@@ -1,0 +1,96 @@
+"""Validate what an engine sends against the official stable v2 schema (test helper).
+
+`OutboundValidator(spec_schema)` checks one outbound wire message of a given side twice:
+- the whole message against that side's branch of the schema root (`Agent` / `Client`:
+  JSON-RPC envelope, request / response / notification shapes), and
+- its payload against the precise definition of its method, because the root's `anyOf`
+  admits extension methods (`ExtRequest`, `ExtNotification`) that would accept almost
+  anything:
+  requests: `session/request_permission` params against `RequestPermissionRequest`,
+  `session/prompt` params against `PromptRequest`; notifications: `session/update` params
+  against `UpdateSessionNotification`, `session/cancel` against `CancelSessionNotification`,
+  `$/cancel_request` against `CancelRequestNotification`; responses: an agent's result against
+  `PromptResponse` (the only request an agent answers with a result), a client's result
+  against `RequestPermissionResponse`, any error against `Error`; ids against `RequestId`.
+
+A method the engines never send is a failure: the engines speak only the prompt lifecycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from jsonschema import Draft202012Validator
+
+__all__ = ["OutboundValidator"]
+
+_REQUEST_PARAMS: Final = {
+    "agent": {"session/request_permission": "RequestPermissionRequest"},
+    "client": {"session/prompt": "PromptRequest"},
+}
+_NOTIFICATION_PARAMS: Final = {
+    "agent": {
+        "session/update": "UpdateSessionNotification",
+        "$/cancel_request": "CancelRequestNotification",
+    },
+    "client": {
+        "session/cancel": "CancelSessionNotification",
+        "$/cancel_request": "CancelRequestNotification",
+    },
+}
+_RESULT: Final = {"agent": "PromptResponse", "client": "RequestPermissionResponse"}
+_ENVELOPE_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params", "result", "error"})
+
+
+class OutboundValidator:
+    """`validator(side, wire)`: raise `jsonschema.ValidationError` (or AssertionError for
+    envelope problems the schema leaves open) unless `wire` is a valid message from `side`."""
+
+    def __init__(self, spec_schema: dict[str, Any]) -> None:
+        self._defs = spec_schema["$defs"]
+        self._cache: dict[str, Draft202012Validator] = {}
+        # The root is anyOf [Agent, Client, batches..., ProtocolLevel]; pick by title.
+        branches = {b.get("title"): b for b in spec_schema["anyOf"]}
+        self._roots = {
+            side: Draft202012Validator({"$defs": self._defs, **branches[title]})
+            for side, title in (("agent", "Agent"), ("client", "Client"))
+        }
+        self._protocol_level = Draft202012Validator(
+            {"$defs": self._defs, **branches["ProtocolLevel"]}
+        )
+
+    def definition(self, name: str, instance: Any) -> None:
+        """Validate `instance` against `$defs/<name>`."""
+        validator = self._cache.get(name)
+        if validator is None:
+            assert name in self._defs, f"no definition {name} in the schema"
+            validator = Draft202012Validator({"$defs": self._defs, "$ref": f"#/$defs/{name}"})
+            self._cache[name] = validator
+        validator.validate(instance)
+
+    def __call__(self, side: str, wire: dict[str, Any]) -> None:
+        assert side in ("agent", "client"), side
+        assert isinstance(wire, dict), f"one message per send, never a batch: {wire!r}"
+        assert wire.get("jsonrpc") == "2.0", wire
+        assert set(wire) <= _ENVELOPE_KEYS, f"unexpected envelope keys in {wire!r}"
+        method = wire.get("method")
+        if method == "$/cancel_request":
+            self._protocol_level.validate(wire)
+        else:
+            self._roots[side].validate(wire)
+        if "id" in wire:
+            self.definition("RequestId", wire["id"])
+        if method is not None and "id" in wire:
+            name = _REQUEST_PARAMS[side].get(method)
+            assert name is not None, f"the {side} engine sent an unexpected request {method!r}"
+            self.definition(name, wire["params"])
+        elif method is not None:
+            name = _NOTIFICATION_PARAMS[side].get(method)
+            assert name is not None, f"the {side} engine sent an unexpected notification {method!r}"
+            self.definition(name, wire["params"])
+        elif "result" in wire:
+            assert "error" not in wire, wire
+            self.definition(_RESULT[side], wire["result"])
+        else:
+            assert "error" in wire, f"neither request, notification nor response: {wire!r}"
+            self.definition("Error", wire["error"])
