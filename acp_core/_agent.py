@@ -157,7 +157,7 @@ class PendingPermission:
     request_id: int | str | None
     tool_call_id: str | None
     options: tuple[PermissionOption, ...]
-    foreground: bool  # asked during a turn (blocks it) or as background activity
+    foreground: bool  # blocks the current turn (False: background, or its turn has ended)
 
 
 @attrs.frozen
@@ -623,7 +623,12 @@ def _end(b: _Build, stop_reason: str, meta: JsonObject | None = None) -> None:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
     _custom(stop_reason, b.engine.revision.stop_reasons, "stop reason")
     b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
-    b.set(turn=None, open_message=None)
+    pending = b.get("pending")
+    for request_id, request in pending.items():
+        if request.foreground:
+            # The work it blocked is over: a late answer must not hold up the next turn.
+            pending = pending.set(request_id, attrs.evolve(request, foreground=False))
+    b.set(turn=None, open_message=None, pending=pending)
 
 
 def _end_turn(b: _Build, intent: EndTurn) -> None:
