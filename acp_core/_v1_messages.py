@@ -33,6 +33,7 @@ from ._v1_policy import (
     ECHO_SUPPRESSED,
     ESCAPED_ID,
     INVALID_UPDATE,
+    ROLE_SPLIT,
     SYNTHETIC_MESSAGE_ID,
     EchoPolicy,
 )
@@ -130,7 +131,22 @@ def chunk_with_id(
     path: str,
 ) -> None:
     own_id = _escape(step, real_id, path)
-    message_id = session.aliases.get(own_id, own_id)
+    # One v1 id may name a thought and a reply (both halves of one model message); v2 ids
+    # name one message of one role, so the later role gets its own id.
+    first_role = session.id_roles.get(own_id)
+    if first_role is None:
+        session = attrs.evolve(session, id_roles=session.id_roles.set(own_id, role))
+    elif first_role != role:
+        split = f"{RESERVED}id:{role}:{own_id}"
+        if split not in session.id_roles:
+            step.diag(
+                ROLE_SPLIT,
+                f"{path}.messageId",
+                f"{real_id!r} already names a {first_role} message: this {role} one is {split!r}",
+            )
+            session = attrs.evolve(session, id_roles=session.id_roles.set(split, role))
+        own_id = split
+    message_id = session.aliases.get(f"{role}:{own_id}", own_id)
     runs = _close_others(step, session.runs, role)
     run = runs.get(role)
     if (
@@ -154,7 +170,7 @@ def chunk_with_id(
         else:  # keep the chunk's own _meta and extra keys with its block
             step.emit(sid, _UPSERT[role](target, ()))
             step.emit(sid, _CHUNK[role](target, block, meta, extra))
-        aliases = session.aliases.set(own_id, target)
+        aliases = session.aliases.set(f"{role}:{own_id}", target)
         step.put(sid, attrs.evolve(session, runs=runs.delete(role), aliases=aliases))
         return
     if run is not None and run.open:
@@ -189,7 +205,7 @@ def echo_chunk(
             step.emit(sid, UserMessage(echo.message_id, ()))
         aliases = session.aliases
         if real_id is not None:
-            aliases = aliases.set(_escape(step, real_id, path), echo.message_id)
+            aliases = aliases.set(f"{USER}:{_escape(step, real_id, path)}", echo.message_id)
         step.put(
             sid, attrs.evolve(session, echo=attrs.evolve(echo, replacing=True), aliases=aliases)
         )

@@ -24,6 +24,7 @@ __all__ = [
     "NULL_IGNORED",
     "PLACEHOLDER_TOOL_CALL",
     "RESULT_FIELD_DROPPED",
+    "ROLE_SPLIT",
     "SYNTHETIC_MESSAGE_ID",
     "TERMINAL_REFERENCE",
     "TOOL_CALL_RESENT",
@@ -63,6 +64,8 @@ V2_KIND: Final = "v1.v2-kind"
 INVALID_UPDATE: Final = "v1.invalid-update"
 #: A trace entry or JSON-RPC message that could not be read at all; skipped.
 INVALID_MESSAGE: Final = "v1.invalid-message"
+#: A real message id reused by another role got its own id `v1:id:<role>:<id>`.
+ROLE_SPLIT: Final = "v1.role-split"
 #: A real message id starting with the reserved `v1:` prefix was escaped to `v1:id:<id>`.
 ESCAPED_ID: Final = "v1.escaped-id"
 #: A prompt result without a usable `stopReason`: idle without a stop reason.

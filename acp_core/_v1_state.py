@@ -167,6 +167,7 @@ class V1Session:
     permissions: tuple[str, ...] = ()  # outstanding permission request keys
     echo: Echo | None = None
     prompt_ids: PMap[str, int] = attrs.field(factory=PMap)
+    id_roles: PMap[str, str] = attrs.field(factory=PMap)  # real message id -> first role
 
 
 @attrs.frozen
