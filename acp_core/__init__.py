@@ -185,6 +185,17 @@ from ._updates import (
     UserMessage,
     UserMessageChunk,
 )
+from ._v1 import looks_like_v1, normalize_v1, normalize_v1_step
+from ._v1_policy import BoundaryPolicy, EchoPolicy, V1Policy
+from ._v1_state import (
+    NormalizedEvent,
+    NormalizedUpdate,
+    PromptError,
+    V1Output,
+    V1Result,
+    V1State,
+    new_v1_state,
+)
 
 __version__ = "0.1.0"
 
@@ -208,6 +219,7 @@ __all__ = [
     "AvailableCommandsUpdate",
     "Batch",
     "BlobResourceContents",
+    "BoundaryPolicy",
     "CancelPermission",
     "CancelRequestNotification",
     "CancelSessionNotification",
@@ -225,6 +237,7 @@ __all__ = [
     "DiffFileType",
     "DiffOperation",
     "DiffPatch",
+    "EchoPolicy",
     "EmbeddedResource",
     "EndTurn",
     "EntityRef",
@@ -243,6 +256,8 @@ __all__ = [
     "Message",
     "MessageState",
     "Method",
+    "NormalizedEvent",
+    "NormalizedUpdate",
     "Notification",
     "OtherCommandInput",
     "OtherContent",
@@ -268,6 +283,7 @@ __all__ = [
     "PlanItems",
     "PlanState",
     "PlanUpdate",
+    "PromptError",
     "PromptRequest",
     "PromptResult",
     "ProtocolError",
@@ -342,6 +358,10 @@ __all__ = [
     "UsageUpdate",
     "UserMessage",
     "UserMessageChunk",
+    "V1Output",
+    "V1Policy",
+    "V1Result",
+    "V1State",
     "decode_message",
     "decode_message_diagnosed",
     "decode_permission_result",
@@ -354,10 +374,14 @@ __all__ = [
     "fold",
     "freeze_json",
     "is_active",
+    "looks_like_v1",
     "message_text",
     "new_agent",
     "new_client",
     "new_session",
+    "new_v1_state",
+    "normalize_v1",
+    "normalize_v1_step",
     "permission_decision",
     "prompt_message_id",
     "reduce",
