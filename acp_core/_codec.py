@@ -188,12 +188,16 @@ class _List(_Codec):
             raise self.fail(path)
         item = self.item
         out = []
+        diagnostics = ctx.diagnostics
         for i, x in enumerate(obj):
+            mark = len(diagnostics)
             try:
                 out.append(item.decode(x, (path, i), ctx))
             except DecodeError as e:
                 if not self.skip_invalid:
                     raise
+                # The whole item is gone, so what was tolerated inside it is moot.
+                del diagnostics[mark:]
                 ctx.tolerate(SKIP_INVALID_ITEM, e, "invalid item dropped")
         return tuple(out)
 
@@ -236,6 +240,7 @@ def _f(
     *,
     required: bool = False,
     lenient: bool | None = None,
+    nullable: bool | None = None,
     on_error: object = UNSET,
 ) -> _Field:
     return _Field(
@@ -243,7 +248,7 @@ def _f(
         key,
         codec,
         required,
-        not required,
+        (not required) if nullable is None else nullable,
         (not required) if lenient is None else lenient,
         on_error,
     )
@@ -999,7 +1004,8 @@ _PROMPT_RESULT = _Record(
     j.PromptResult,
     "PromptResponse",
     # messageId: required by the 2026-11 draft, unknown to 2026-08; tolerated either way.
-    (_f("message_id", "messageId", _STR, lenient=False), _meta()),
+    # Never null: the draft types it as a string and the value as `str | Unset`.
+    (_f("message_id", "messageId", _STR, lenient=False, nullable=False), _meta()),
 )
 _RESULTS: Final[dict[type[Any], _Record]] = {
     j.PromptResult: _PROMPT_RESULT,
