@@ -683,7 +683,10 @@ def _answered(b: _Build, message: Response | ErrorResponse) -> None:
         and b.session.foreground.state == "requires_action"
     ):
         b.update(RunningStateUpdate())  # R12
-    if decision.approved and pending.tool_call_id is not None:
+    # R20: after a cancel the blocked work winds down, so a late grant starts no tool (an
+    # `in_progress` would also override the client's local `cancelled` mark, Q19).
+    winding_down = turn is not None and turn.cancel_requested and pending.foreground
+    if decision.approved and pending.tool_call_id is not None and not winding_down:
         call = b.session.tool_calls.get(pending.tool_call_id)
         if call is not None and call.status == "pending":
             b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15

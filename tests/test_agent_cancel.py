@@ -1,0 +1,163 @@
+"""Agent engine, cancellation (digest 4.1 R20-R23, 5.3 "Cancellation"; Q17, Q20): pending
+updates still go out, the work ends idle + `cancelled` whatever the agent asks for, an abort
+after a cancel is `cancelled` (never an error), and a cancel while idle changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from pair import (
+    cancel_wire,
+    cancelled_wire,
+    error_wire,
+    prompt_wire,
+    receive,
+    selected_wire,
+    updates_of,
+)
+
+import acp_core as acp
+from acp_core import (
+    AcceptPrompt,
+    EndTurn,
+    FinishToolCall,
+    PermissionOption,
+    RemoteProtocolError,
+    ReportAbort,
+    RequestPermission,
+    SendAgentText,
+    StartToolCall,
+    StartWork,
+    new_agent,
+    permission_decision,
+    step,
+)
+
+SID = "sess_1"
+CANCELLED_IDLE = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+OPTIONS = (PermissionOption("y", "Yes", "allow_once"), PermissionOption("n", "No", "reject_once"))
+
+
+def _running(revision: acp.Revision = acp.V2_2026_08) -> acp.AgentEngine:
+    engine = receive(new_agent(SID, revision=revision), prompt_wire(1))[0]
+    engine = step(engine, AcceptPrompt(1)).state
+    return step(engine, StartToolCall("Run", tool_call_id="t1", status="in_progress")).state
+
+
+def _cancelled(revision: acp.Revision = acp.V2_2026_08) -> acp.AgentEngine:
+    engine, out = receive(_running(revision), cancel_wire())
+    assert out == ()  # a notification is never answered
+    return engine
+
+
+def test_cancel_then_end_turn_reports_cancelled() -> None:
+    engine, out = step(_cancelled(), EndTurn())
+    assert updates_of(out) == [CANCELLED_IDLE]
+    assert engine.turn is None
+    assert engine.session.foreground.stop_reason == "cancelled"
+
+
+@pytest.mark.parametrize("stop", ["end_turn", "max_tokens", "refusal", "_custom", "cancelled"])
+def test_cancel_then_any_stop_reason_reports_cancelled(stop: str) -> None:
+    _, out = step(_cancelled(), EndTurn(stop))
+    assert updates_of(out) == [CANCELLED_IDLE]
+
+
+@pytest.mark.parametrize("revision", [acp.V2_2026_08, acp.V2_2026_11])
+@pytest.mark.parametrize("stop", [None, "error", "_error", "end_turn"])
+def test_abort_after_cancel_reports_cancelled_never_an_error(
+    revision: acp.Revision, stop: str | None
+) -> None:
+    _, out = step(_cancelled(revision), ReportAbort("KeyboardInterrupt", stop_reason=stop))
+    assert updates_of(out) == [CANCELLED_IDLE]
+
+
+def test_updates_after_cancel_go_out_before_the_cancelled_idle() -> None:
+    # R23: pending updates may still flow; the idle comes last.
+    engine = _cancelled()
+    sent: list[dict[str, object]] = []
+    for intent in (
+        SendAgentText("partial answer"),
+        FinishToolCall("t1", status="cancelled"),
+        EndTurn(),
+    ):
+        engine, out = step(engine, intent)
+        sent.extend(updates_of(out))
+    assert [u["sessionUpdate"] for u in sent] == [
+        "agent_message_chunk",
+        "tool_call_update",
+        "state_update",
+    ]
+    assert sent[1]["status"] == "cancelled"
+    assert sent[-1] == CANCELLED_IDLE
+
+
+def test_updates_after_cancel_do_not_change_the_foreground_state() -> None:
+    engine = _cancelled()
+    engine = step(engine, SendAgentText("more")).state
+    assert engine.phase == "running"
+    assert engine.turn is not None
+    assert engine.turn.cancel_requested
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [cancelled_wire(0), error_wire(0, -32800)],
+    ids=["cancelled-outcome", "error-32800"],
+)
+def test_cancel_while_blocked_does_not_resume_and_ends_cancelled(answer: dict[str, object]) -> None:
+    engine = step(_running(), StartToolCall("Edit", tool_call_id="t2")).state
+    engine = step(engine, RequestPermission("Edit?", OPTIONS, "t2")).state
+    engine = receive(engine, cancel_wire())[0]
+    engine, out = receive(engine, answer)
+    assert updates_of(out) == []  # neither `running` (the work is being cancelled) nor in_progress
+    decision = permission_decision(engine, 0)
+    assert decision is not None
+    assert not decision.approved
+    assert engine.session.tool_calls["t2"].status == "pending"
+    _, out = step(engine, EndTurn())
+    assert updates_of(out) == [CANCELLED_IDLE]
+
+
+def test_a_grant_arriving_after_cancel_neither_resumes_nor_starts_the_tool() -> None:
+    # The client chose before it cancelled. R20: stop tool invocations, so the tool is not
+    # marked in_progress (that status would also override the client's local `cancelled`).
+    engine = step(_running(), StartToolCall("Edit", tool_call_id="t2")).state
+    engine = step(engine, RequestPermission("Edit?", OPTIONS, "t2")).state
+    engine = receive(engine, cancel_wire())[0]
+    engine, out = receive(engine, selected_wire(0, "y"))
+    assert out == ()
+    assert engine.phase == "requires_action"
+    assert engine.session.tool_calls["t2"].status == "pending"
+    decision = permission_decision(engine, 0)
+    assert decision is not None
+    assert decision.approved  # recorded as answered; the agent decides what to do with it
+    _, out = step(engine, EndTurn())
+    assert updates_of(out) == [CANCELLED_IDLE]
+
+
+def test_cancel_while_idle_changes_nothing() -> None:
+    # Q20: nothing is running, nothing is expected in reply.
+    engine = new_agent(SID)
+    after, out = receive(engine, cancel_wire())
+    assert out == ()
+    assert after == engine
+
+
+def test_cancel_affects_only_the_turn_it_arrived_in() -> None:
+    engine = step(_cancelled(), EndTurn()).state
+    engine = step(engine, StartWork()).state
+    _, out = step(engine, EndTurn())
+    assert updates_of(out)[0]["stopReason"] == "end_turn"
+
+
+def test_cancel_for_another_session_is_a_remote_error() -> None:
+    with pytest.raises(RemoteProtocolError) as info:
+        receive(_running(), cancel_wire("other"))
+    assert info.value.rule == "E3"
+
+
+def test_agent_initiated_work_can_be_cancelled_too() -> None:
+    engine = step(new_agent(SID), StartWork()).state
+    engine = receive(engine, cancel_wire())[0]
+    _, out = step(engine, ReportAbort("stopped"))
+    assert updates_of(out) == [CANCELLED_IDLE]
