@@ -14,6 +14,7 @@ from ._agent import (
     new_agent,
     permission_decision,
 )
+from ._check import Violation, check_trace
 from ._client import ClientEngine, SentPrompt, new_client, prompt_message_id
 from ._codec import (
     Decoded,
@@ -120,6 +121,7 @@ from ._jsonrpc import (
 from ._pcoll import PVec
 from ._reduce import fold, reduce
 from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
+from ._rules import RULES, Rule, rules_markdown
 from ._snapshot import restore, snapshot
 from ._state import (
     EntityRef,
@@ -202,6 +204,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_REVISION",
     "EMPTY_OBJECT",
+    "RULES",
     "UNSET",
     "V2_2026_08",
     "V2_2026_11",
@@ -303,6 +306,7 @@ __all__ = [
     "Response",
     "Revision",
     "RpcError",
+    "Rule",
     "RunningStateUpdate",
     "SelectedOutcome",
     "SendAgentMessage",
@@ -362,6 +366,8 @@ __all__ = [
     "V1Policy",
     "V1Result",
     "V1State",
+    "Violation",
+    "check_trace",
     "decode_message",
     "decode_message_diagnosed",
     "decode_permission_result",
@@ -386,6 +392,7 @@ __all__ = [
     "prompt_message_id",
     "reduce",
     "restore",
+    "rules_markdown",
     "snapshot",
     "step",
     "terminal_bytes",

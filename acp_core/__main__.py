@@ -1,0 +1,157 @@
+"""Command line: `python -m acp_core <command>`. The only module of acp_core that does I/O.
+
+Owns: argument parsing, reading files, printing, exit codes.
+Must not know: protocol rules (they live in the pure modules this calls).
+
+Commands register in `COMMANDS` (name, help, a function adding its arguments, a function
+running it and returning the exit status), so another command is one `Command(...)` entry.
+Bad input ends with one line on stderr naming the file and line, and exit status 2; never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import NamedTuple, TextIO
+
+from ._check import check_trace
+from ._revision import V2_2026_08, V2_2026_11, Revision
+from ._rules import rules_markdown
+
+#: Exit statuses of `check`.
+EXIT_OK = 0
+EXIT_VIOLATION = 1
+EXIT_BAD_INPUT = 2
+
+_REVISIONS: dict[str, Revision] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
+
+
+class Command(NamedTuple):
+    """A subcommand: `configure` adds its arguments, `run` does the work and returns a status."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+class BadInputError(Exception):
+    """Input that cannot be read; the message is the one line printed to stderr."""
+
+
+# -- check ---------------------------------------------------------------------------------
+
+
+def read_trace(path: str) -> tuple[list[object], list[int]]:
+    """Read a JSON-lines trace: the entries and, for each, its 0-based line index.
+
+    Blank lines are skipped (they still count for line indices).
+
+    Raises:
+        BadInputError: the file cannot be read or a line is not JSON.
+    """
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise BadInputError(f"{path}: cannot read: {reason}") from None
+    entries: list[object] = []
+    lines: list[int] = []
+    for index, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise BadInputError(
+                f"{path}: line index {index}: invalid JSON: {e.msg} (column {e.colno})"
+            ) from None
+        except RecursionError:
+            raise BadInputError(f"{path}: line index {index}: JSON nested too deeply") from None
+        lines.append(index)
+    return entries, lines
+
+
+def _configure_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="trace in JSON lines ('-' reads stdin)")
+    p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
+    p.add_argument(
+        "--revision",
+        choices=sorted(_REVISIONS),
+        default=V2_2026_08.name,
+        help="protocol revision to judge by (default: %(default)s)",
+    )
+
+
+def _run_check(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    entries, lines = read_trace(args.file)
+    violations = [
+        v.to_json() | {"index": lines[v.index]}
+        for v in check_trace(entries, revision=_REVISIONS[args.revision])
+    ]
+    mandatory = sum(v["level"] in ("MUST", "MUST NOT") for v in violations)
+    if args.json:
+        out.write(json.dumps(violations, ensure_ascii=False) + "\n")
+    else:
+        for v in violations:
+            out.write(f"{args.file}:{v['index']}: {v['rule']} ({v['level']}) {v['message']}\n")
+        out.write(
+            f"{len(violations)} violation(s), {mandatory} of MUST level\n"
+            if violations
+            else "no violations\n"
+        )
+    return EXIT_VIOLATION if mandatory else EXIT_OK
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
+def _run_rules(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    out.write(rules_markdown())
+    return EXIT_OK
+
+
+COMMANDS: list[Command] = [
+    Command(
+        "check",
+        "check a recorded conversation (JSON lines) against the rule catalogue; "
+        "exit 0: no MUST broken, 1: a MUST broken, 2: unreadable input",
+        _configure_check,
+        _run_check,
+    ),
+    Command(
+        "rules", "print the rule catalogue as Markdown (docs/rules.md)", lambda p: None, _run_rules
+    ),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m acp_core", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        p = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(p)
+        p.set_defaults(run=command.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except BadInputError as e:
+        sys.stderr.write(f"acp_core {args.command}: {e}\n")
+        return EXIT_BAD_INPUT
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
