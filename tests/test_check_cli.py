@@ -1,0 +1,133 @@
+"""`python -m acp_core check` and `rules`, run as a user would (subprocess): output, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TRACES = Path(__file__).resolve().parent / "traces"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "acp_core", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_good_trace_exits_0() -> None:
+    r = run("check", str(TRACES / "good_permission_turn.jsonl"))
+    assert (r.returncode, r.stdout, r.stderr) == (0, "no violations\n", "")
+
+
+def test_a_broken_must_exits_1_and_names_rule_line_and_reason() -> None:
+    path = TRACES / "bad_R8_5_idle_without_stop_reason.jsonl"
+    r = run("check", str(path))
+    assert r.returncode == 1
+    first = r.stdout.splitlines()[0]
+    assert first.startswith(f"{path}:5: R8 (MUST) ")
+    assert "stopReason" in first
+    assert r.stdout.splitlines()[-1] == "1 violation(s), 1 of MUST level"
+
+
+def test_only_should_violations_exit_0() -> None:
+    r = run("check", "--json", str(TRACES / "bad_R14_4_tool_call_without_title.jsonl"))
+    assert r.returncode == 0
+    assert [(v["rule"], v["level"]) for v in json.loads(r.stdout)] == [("R14", "SHOULD")]
+
+
+def test_json_output_is_a_list_of_rule_level_index_message() -> None:
+    r = run("check", "--json", str(TRACES / "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl"))
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert len(out) == 1
+    assert set(out[0]) >= {"rule", "level", "index", "message"}
+    assert (out[0]["rule"], out[0]["level"], out[0]["index"]) == ("R21", "MUST", 7)
+    assert json.loads(run("check", "--json", str(TRACES / "good_cancel_turn.jsonl")).stdout) == []
+
+
+def test_revision_option_changes_the_verdict() -> None:
+    path = str(TRACES / "good_v2026-11_prompt_turn.jsonl")
+    assert run("check", "--revision", "2026-11", path).returncode == 0
+    r = run("check", "--json", path)
+    assert r.returncode == 1
+    assert [v["rule"] for v in json.loads(r.stdout)] == ["R1", "R18", "R18"]
+
+
+def test_indices_are_line_indices_even_with_blank_lines(tmp_path: Path) -> None:
+    lines = (TRACES / "bad_R2_4_turn_ends_before_user_message.jsonl").read_text().splitlines()
+    trace = tmp_path / "spaced.jsonl"
+    trace.write_text("\n\n".join(lines) + "\n")  # line i moves to line 2i
+    out = json.loads(run("check", "--json", str(trace)).stdout)
+    assert [(v["rule"], v["index"]) for v in out] == [("R2", 8)]
+
+
+def test_stdin_is_read_for_dash() -> None:
+    text = (TRACES / "bad_R6_4_turn_ends_without_running.jsonl").read_text()
+    r = run("check", "--json", "-", stdin=text)
+    assert r.returncode == 1
+    assert [v["rule"] for v in json.loads(r.stdout)] == ["R6"]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            '{"from": "client", "message": {}}\n{"from": "agent", nope}\n',
+            "line index 1: invalid JSON",
+        ),
+        ("[" * 100_000 + "\n", "line index 0: "),
+        (b"\xff\xfe\n", "cannot read"),
+    ],
+)
+def test_unreadable_input_exits_2_with_one_line(
+    tmp_path: Path, content: str | bytes, expected: str
+) -> None:
+    trace = tmp_path / "broken.jsonl"
+    if isinstance(content, bytes):
+        trace.write_bytes(content)
+    else:
+        trace.write_text(content)
+    r = run("check", str(trace))
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr.count("\n") == 1
+    assert str(trace) in r.stderr
+    assert expected in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_missing_file_exits_2_with_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.jsonl"
+    r = run("check", str(missing))
+    assert r.returncode == 2
+    assert r.stderr == f"acp_core check: {missing}: cannot read: No such file or directory\n"
+
+
+def test_malformed_entries_in_valid_json_are_violations_not_errors(tmp_path: Path) -> None:
+    trace = tmp_path / "odd.jsonl"
+    trace.write_text('42\n{"from": "agent", "message": {"jsonrpc": "2.0"}}\n')
+    r = run("check", "--json", str(trace))
+    assert r.returncode == 1
+    assert [(v["rule"], v["index"]) for v in json.loads(r.stdout)] == [("D1", 0), ("D1", 1)]
+
+
+def test_rules_prints_the_generated_catalogue() -> None:
+    r = run("rules")
+    assert r.returncode == 0
+    assert r.stdout == (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run().returncode == 2
+    assert run("check").returncode == 2
