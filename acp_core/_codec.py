@@ -32,6 +32,7 @@ from . import _content as c
 from . import _jsonrpc as j
 from . import _updates as u
 from ._errors import DecodeError, Diagnostic
+from ._fastnew import fast_constructor
 from ._json import (
     EMPTY_OBJECT,
     UNSET,
@@ -271,31 +272,41 @@ class _Record(_Codec):
         self.check = check
         self.expected = f"object ({name})"
         self.known = frozenset([f.key for f in fields] + [k for k, _ in tags])
+        # Plain tuples unpack faster than NamedTuple attribute access in the decode loop.
+        self.plan = tuple(
+            (f.key, f.codec, f.codec is _STR, f.required, f.nullable, f.lenient, f.on_error)
+            for f in fields
+        )
         if cls is not None:
             names = [a.name for a in attrs.fields(cls)]
             assert names == [f.attr for f in fields] + ["extra"], (cls, names)
+            self.make = fast_constructor(cls)
 
     def decode_args(self, obj: dict[str, object], path: Path, ctx: _Ctx) -> list[Any]:
         args: list[Any] = []
+        append = args.append
         found = len(self.tags)
-        for f in self.fields:
-            v = obj.get(f.key, _MISSING)
+        for key, codec, is_str, required, nullable, lenient, on_error in self.plan:
+            v = obj.get(key, _MISSING)
             if v is _MISSING:
-                if f.required:
-                    raise DecodeError(render_path((path, f.key)), f"{f.codec.expected} (required)")
-                args.append(UNSET)
+                if required:
+                    raise DecodeError(render_path((path, key)), f"{codec.expected} (required)")
+                append(UNSET)
                 continue
             found += 1
-            if v is None and f.nullable:
-                args.append(None)
+            if is_str and type(v) is str:
+                append(v)
+                continue
+            if v is None and nullable:
+                append(None)
                 continue
             try:
-                args.append(f.codec.decode(v, (path, f.key), ctx))
+                append(codec.decode(v, (path, key), ctx))
             except DecodeError as e:
-                if not f.lenient:
+                if not lenient:
                     raise
-                ctx.tolerate(DEFAULT_ON_ERROR, e, f"malformed `{f.key}` ignored")
-                args.append(f.on_error)
+                ctx.tolerate(DEFAULT_ON_ERROR, e, f"malformed `{key}` ignored")
+                append(on_error)
         if found != len(obj):
             known = self.known
             extra = {k: v for k, v in obj.items() if k not in known}
@@ -307,8 +318,7 @@ class _Record(_Codec):
     def decode(self, obj: object, path: Path, ctx: _Ctx) -> Any:
         if type(obj) is not dict:
             raise self.fail(path)
-        assert self.cls is not None
-        value = self.cls(*self.decode_args(obj, path, ctx))
+        value = self.make(*self.decode_args(obj, path, ctx))
         if self.check is not None:
             self.check(value, path)
         return value
@@ -1167,6 +1177,61 @@ def _plain(obj: object) -> object:
     return obj
 
 
+_MAKE_TEXT: Final = fast_constructor(c.TextContent)
+_MAKE_TOOL_CONTENT: Final = fast_constructor(c.ToolContent)
+_FAST_CHUNKS: Final[dict[object, Callable[..., u.SessionUpdate]]] = {
+    "agent_message_chunk": fast_constructor(u.AgentMessageChunk),
+    "agent_thought_chunk": fast_constructor(u.AgentThoughtChunk),
+    "user_message_chunk": fast_constructor(u.UserMessageChunk),
+}
+_MAKE_TOOL_CHUNK: Final = fast_constructor(u.ToolCallContentChunk)
+_MAKE_TERMINAL_CHUNK: Final = fast_constructor(u.TerminalOutputChunk)
+
+
+def _text_block(content: object) -> c.TextContent | None:
+    # Exactly {"type": "text", "text": str}: two keys, both right.
+    if type(content) is dict and len(content) == 2 and content.get("type") == "text":
+        text = content.get("text")
+        if type(text) is str:
+            return _MAKE_TEXT(text, UNSET, UNSET, EMPTY_OBJECT)
+    return None
+
+
+def _fast_update(obj: object) -> u.SessionUpdate | None:
+    """Decode the hottest wire shapes (streamed text and terminal bytes) without the generic
+    walk. Returns exactly what the generic decoder would, or None to let it decide."""
+    if type(obj) is not dict or len(obj) != 3:
+        return None
+    tag = obj.get("sessionUpdate")
+    make = _FAST_CHUNKS.get(tag)
+    if make is not None:
+        message_id = obj.get("messageId")
+        block = _text_block(obj.get("content"))
+        if type(message_id) is str and block is not None:
+            return make(message_id, block, UNSET, EMPTY_OBJECT)
+        return None
+    if tag == "tool_call_content_chunk":
+        tool_call_id = obj.get("toolCallId")
+        item = obj.get("content")
+        if (
+            type(tool_call_id) is str
+            and type(item) is dict
+            and len(item) == 2
+            and item.get("type") == "content"
+        ):
+            block = _text_block(item.get("content"))
+            if block is not None:
+                tool_content = _MAKE_TOOL_CONTENT(block, UNSET, EMPTY_OBJECT)
+                return _MAKE_TOOL_CHUNK(tool_call_id, tool_content, UNSET, EMPTY_OBJECT)
+        return None
+    if tag == "terminal_output_chunk":
+        terminal_id = obj.get("terminalId")
+        data = obj.get("data")
+        if type(terminal_id) is str and type(data) is str:
+            return _MAKE_TERMINAL_CHUNK(terminal_id, data, UNSET, EMPTY_OBJECT)
+    return None
+
+
 def decode_update_diagnosed(obj: object, *, strict: bool = False) -> Decoded[u.SessionUpdate]:
     """Decode a `sessionUpdate` object and report what lenient decoding tolerated.
 
@@ -1176,6 +1241,9 @@ def decode_update_diagnosed(obj: object, *, strict: bool = False) -> Decoded[u.S
         DecodeError: the object is not a valid update (in strict mode also for anything
             lenient mode would have tolerated).
     """
+    fast = _fast_update(obj)
+    if fast is not None:
+        return Decoded(fast, ())
     ctx = _Ctx(strict=strict)
     value = SESSION_UPDATE.decode(_plain(obj), None, ctx)
     return Decoded(value, tuple(ctx.diagnostics))
@@ -1187,6 +1255,9 @@ def decode_update(obj: object, *, strict: bool = False) -> u.SessionUpdate:
     Raises:
         DecodeError: the object is not a valid update; `path` names where.
     """
+    fast = _fast_update(obj)
+    if fast is not None:
+        return fast
     value: u.SessionUpdate = SESSION_UPDATE.decode(_plain(obj), None, _Ctx(strict=strict))
     return value
 

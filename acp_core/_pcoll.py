@@ -59,9 +59,8 @@ class PVec(Generic[T]):
     _item: object
 
     def __init__(self, items: Iterable[T] = ()) -> None:
-        built: PVec[T] = _EMPTY if _EMPTY_READY else _raw((((),), 0), 0, None, None)  # type: ignore[assignment]
-        for item in items:
-            built = built.append(item)
+        empty: PVec[T] = _EMPTY if _EMPTY_READY else _raw((((),), 0), 0, None, None)  # type: ignore[assignment]
+        built = empty.extend(items)
         _setattr(self, "_base", built._base)
         _setattr(self, "_len", built._len)
         _setattr(self, "_prev", built._prev)
@@ -79,11 +78,36 @@ class PVec(Generic[T]):
         return _raw((_push_block(base[0], self._tail()), n), n + 1, None, item)
 
     def extend(self, items: Iterable[T]) -> PVec[T]:
-        """Return a new vector with every item of `items` appended in order."""
-        out = self
-        for item in items:
-            out = out.append(item)
-        return out
+        """Return a new vector with every item of `items` appended in order.
+
+        Bulk: full blocks are sealed straight from the input, so extending by k items costs
+        O(k) tuple work plus at most 32 tail nodes, not k appends.
+        """
+        new = tuple(items)
+        if not new:
+            return self
+        levels, sealed = self._base
+        buffer = self._tail() + new
+        start = 0
+        while len(buffer) - start > _BLOCK:
+            levels = _push_block(levels, buffer[start : start + _BLOCK])
+            start += _BLOCK
+            sealed += _BLOCK
+        if start:
+            base = (levels, sealed)
+            prev: PVec[T] | None = None
+            n = sealed
+        else:
+            # No block sealed: keep sharing this vector's tail chain and base.
+            base = self._base
+            prev = self if self._len != sealed else None
+            n = self._len
+            buffer = new
+        for item in buffer[start:] if start else buffer:
+            prev = _raw(base, n + 1, prev, item)
+            n += 1
+        assert prev is not None
+        return prev
 
     # -- reading ------------------------------------------------------------------------
 

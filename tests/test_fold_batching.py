@@ -1,0 +1,67 @@
+"""`fold` applies runs of chunks in bulk; it must give exactly what one-by-one `reduce` gives.
+
+The sequences here are built to hit every batching edge: long and short runs, runs that
+switch entity or kind, chunk `_meta`, role mismatches, unknown tool calls, terminal chunks
+with bad or empty base64, and chunks interleaved with other updates.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import acp_core as acp
+
+IDS = st.sampled_from(["m1", "m2", "m3"])
+META = st.sampled_from([acp.UNSET, None, acp.freeze_json({"k": 1}), acp.freeze_json({"k": 2})])
+TEXT = st.text(max_size=3).map(acp.TextContent)
+
+CHUNKS = st.one_of(
+    st.builds(acp.AgentMessageChunk, IDS, TEXT, META),
+    st.builds(acp.AgentThoughtChunk, IDS, TEXT, META),
+    st.builds(acp.UserMessageChunk, IDS, TEXT, META),
+    st.builds(
+        acp.ToolCallContentChunk,
+        st.sampled_from(["c1", "c2"]),
+        st.one_of(TEXT.map(acp.ToolContent), st.just(acp.TerminalRef("t9"))),
+        META,
+    ),
+    st.builds(
+        acp.TerminalOutputChunk,
+        st.sampled_from(["t1", "t2", "t9"]),
+        st.sampled_from(["", "YQ==", "YmM", "!!", "ZGVm"]),
+    ),
+)
+OTHERS = st.one_of(
+    st.builds(acp.AgentMessage, IDS, st.lists(TEXT, max_size=2).map(tuple)),
+    st.builds(acp.ToolCallUpdate, st.sampled_from(["c1", "c2"]), st.just("t")),
+    st.just(acp.RunningStateUpdate()),
+    st.builds(acp.TerminalUpdate, st.sampled_from(["t1", "t2"]), st.just("ls")),
+)
+SEQUENCES = st.lists(st.one_of(CHUNKS, CHUNKS, CHUNKS, OTHERS), max_size=60)
+
+
+def reduce_loop(state: acp.SessionState, updates: list[acp.SessionUpdate]) -> acp.SessionState:
+    for update in updates:
+        state = acp.reduce(state, update)
+    return state
+
+
+@given(SEQUENCES)
+def test_fold_equals_reducing_one_update_at_a_time(updates: list[acp.SessionUpdate]) -> None:
+    start = acp.new_session("s")
+    folded = acp.fold(start, updates)
+    looped = reduce_loop(start, updates)
+    assert folded == looped
+    # Equal includes the diagnostics, in order, and the chunk-scoped _meta by block index.
+    assert list(folded.diagnostics) == list(looped.diagnostics)
+    assert acp.snapshot(folded) == acp.snapshot(looped)
+
+
+def test_a_long_stream_folds_to_every_block_in_order() -> None:
+    updates = [acp.AgentMessageChunk("m", acp.TextContent(str(i))) for i in range(2000)]
+    state = acp.fold(acp.new_session("s"), updates)
+    message = state.messages["m"]
+    assert len(message.content) == 2000
+    assert acp.message_text(message) == "".join(str(i) for i in range(2000))
+    assert [ref.id for ref in state.timeline] == ["m"]
