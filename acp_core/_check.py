@@ -40,7 +40,7 @@ from ._codec import decode_message, decode_message_diagnosed, decode_permission_
 from ._errors import DecodeError
 from ._json import UNSET, JsonValue, Unset
 from ._revision import DEFAULT_REVISION, Revision
-from ._rules import RULES
+from ._rules import RULES, Level
 
 __all__ = ["Violation", "check_trace"]
 
@@ -65,7 +65,7 @@ class Violation:
     """
 
     rule: str
-    level: str
+    level: Level
     index: int
     message: str
 

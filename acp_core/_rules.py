@@ -28,7 +28,7 @@ from typing import Final, Literal
 
 import attrs
 
-__all__ = ["LEVELS", "RULES", "SIDES", "Rule", "rules_markdown"]
+__all__ = ["LEVELS", "RULES", "SIDES", "Level", "Rule", "Side", "rules_markdown"]
 
 Level = Literal["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]
 Side = Literal["agent", "client", "both"]

@@ -185,6 +185,34 @@ def test_2026_08_binds_user_messages_first_in_first_out() -> None:
     assert found(entries[:7] + entries[8:]) == [("R2", 8)]
 
 
+def test_a_rejected_prompt_starts_no_turn() -> None:
+    error = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Invalid params"}}
+    rejected = [_prompt(2), {"from": "agent", "message": error}]
+    assert found(rejected) == []
+    # the next prompt is an ordinary turn
+    assert found([*rejected, _prompt(3), _result(3, {}), _user("u3"), RUNNING, END]) == []
+    # and had the rejected one been bound, this turn would have no user message: it is R2
+    assert found([*rejected, _prompt(3), _result(3, {}), RUNNING, END]) == [("R2", 5)]
+
+
+def test_a_prompt_queued_during_a_turn_belongs_to_the_next_turn() -> None:
+    entries = [
+        _prompt(2),
+        _result(2, {}),
+        _user("u1"),
+        RUNNING,
+        _prompt(3),
+        _result(3, {}),  # accepted while running: inserted later (Q4)
+        END,
+        RUNNING,
+        _user("u2"),
+        END,
+    ]
+    assert found(entries) == []
+    # if the agent never inserts it, the turn it starts is the one that breaks R2
+    assert found(entries[:8] + entries[9:]) == [("R2", 8)]
+
+
 # -- decoding and specific explanations ------------------------------------------------------
 
 
