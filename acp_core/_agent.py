@@ -430,6 +430,13 @@ def _send_message(b: _Build, intent: SendAgentMessage) -> None:
 def _update_plan(b: _Build, intent: UpdatePlan) -> None:
     plan: PlanItems | OtherPlan
     plan = PlanItems(intent.plan_id, intent.entries) if intent.plan is None else intent.plan
+    if isinstance(plan, OtherPlan):
+        # `raw` is the caller's JSON: check the two members every plan variant needs before
+        # the properties read them.
+        if not isinstance(plan.raw.get("type"), str):
+            raise _refuse("D1", "a plan object carries a string `type`")
+        if not isinstance(plan.raw.get("planId"), str):
+            raise _refuse("R29", "every plan carries a non-empty planId")
     if not plan.plan_id:
         raise _refuse("R29", "every plan carries a non-empty planId")
     if isinstance(plan, PlanItems):
