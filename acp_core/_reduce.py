@@ -29,10 +29,13 @@ import binascii
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+import attrs
+
 from ._content import ContentBlock, TerminalRef, ToolCallContent
 from ._errors import Diagnostic
 from ._json import UNSET, JsonObject, Meta
 from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._revision import DEFAULT_REVISION, Revision
 from ._state import (
     AGENT,
     MESSAGE,
@@ -99,8 +102,8 @@ _NEW_TERMINAL: Final = TerminalState()
 
 
 def _patch_meta(old: JsonObject | None, patch: Meta) -> JsonObject | None:
-    # Q15: the 2026-08 revision replaces `_meta` wholesale (the 2026-11 draft merges by
-    # top-level key); this is the one place that decides.
+    # Q15: the 2026-08 revision replaces `_meta` wholesale; the 2026-11 draft merges by
+    # top-level key, which `reduce` does up front in `_merge_meta` when asked to.
     if patch is UNSET:
         return old
     return patch
@@ -663,11 +666,40 @@ _REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] =
 }
 
 
-def reduce(state: SessionState, update: SessionUpdate) -> SessionState:
+def _merge_meta(state: SessionState, update: Any) -> Any:
+    """Q15, 2026-11 revision: a `_meta` patch object merges into the stored one by top-level
+    key instead of replacing it. Done by rewriting the update, so the reducers stay one."""
+    patch = update.meta
+    if not isinstance(patch, PMap):
+        return update
+    kind = type(update)
+    old: JsonObject | None
+    if kind is ToolCallUpdate:
+        entity = state.tool_calls.get(update.tool_call_id)
+        old = None if entity is None else entity.meta
+    elif kind is TerminalUpdate:
+        terminal = state.terminals.get(update.terminal_id)
+        old = None if terminal is None else terminal.meta
+    elif kind is SessionInfoUpdate:
+        old = state.info.meta
+    elif kind in (UserMessage, AgentMessage, AgentThought):
+        message = state.messages.get(update.message_id)
+        old = None if message is None else message.meta
+    else:
+        return update  # chunk and snapshot `_meta` are not patches
+    if not old:
+        return update
+    return attrs.evolve(update, meta=old.update(patch))
+
+
+def reduce(
+    state: SessionState, update: SessionUpdate, *, revision: Revision = DEFAULT_REVISION
+) -> SessionState:
     """Apply one session update to a state and return the new state (pure).
 
     The input state is never changed. An update that changes nothing returns `state`
     itself. Never raises for a decoded update; anomalies become `state.diagnostics`.
+    `revision` only matters for `_meta` patches (replace in 2026-08, merge in 2026-11).
 
     Raises:
         TypeError: `update` is not a session update value (a programming error).
@@ -676,6 +708,8 @@ def reduce(state: SessionState, update: SessionUpdate) -> SessionState:
     if reducer is None:
         msg = f"not a session update: {type(update).__name__}"
         raise TypeError(msg)
+    if revision.meta_patch_merges:
+        update = _merge_meta(state, update)
     return reducer(state, update)
 
 
@@ -809,7 +843,12 @@ _RUN_KEYS: Final[dict[type[Any], str]] = {
 }
 
 
-def fold(state: SessionState, updates: Iterable[SessionUpdate]) -> SessionState:
+def fold(
+    state: SessionState,
+    updates: Iterable[SessionUpdate],
+    *,
+    revision: Revision = DEFAULT_REVISION,
+) -> SessionState:
     """Apply updates in order: `fold(s, a + b) == fold(fold(s, a), b)`.
 
     Equal to `reduce` applied one update at a time, only faster on streams.
@@ -817,6 +856,10 @@ def fold(state: SessionState, updates: Iterable[SessionUpdate]) -> SessionState:
     Raises:
         TypeError: an item is not a session update value (a programming error).
     """
+    if revision.meta_patch_merges:
+        for update in updates:
+            state = reduce(state, update, revision=revision)
+        return state
     table = _REDUCERS
     run_keys = _RUN_KEYS
     run: list[Any] = []

@@ -65,3 +65,29 @@ def test_a_long_stream_folds_to_every_block_in_order() -> None:
     assert len(message.content) == 2000
     assert acp.message_text(message) == "".join(str(i) for i in range(2000))
     assert [ref.id for ref in state.timeline] == ["m"]
+
+
+def test_meta_patches_replace_in_2026_08_and_merge_by_key_in_2026_11() -> None:
+    first = acp.freeze_json({"a": 1, "b": 1})
+    patch = acp.freeze_json({"b": 2})
+    updates: list[acp.SessionUpdate] = [
+        acp.ToolCallUpdate("c", meta=first),
+        acp.ToolCallUpdate("c", meta=patch),
+        acp.AgentMessage("m", meta=first),
+        acp.AgentMessage("m", meta=patch),
+        acp.TerminalUpdate("t", meta=first),
+        acp.TerminalUpdate("t", meta=patch),
+        acp.SessionInfoUpdate(meta=first),
+        acp.SessionInfoUpdate(meta=patch),
+    ]
+    old = acp.fold(acp.new_session("s"), updates)
+    new = acp.fold(acp.new_session("s"), updates, revision=acp.V2_2026_11)
+    merged = acp.freeze_json({"a": 1, "b": 2})
+    for state, expected in ((old, patch), (new, merged)):
+        assert state.tool_calls["c"].meta == expected
+        assert state.messages["m"].meta == expected
+        assert state.terminals["t"].meta == expected
+        assert state.info.meta == expected
+    # null still clears in both revisions
+    cleared = acp.reduce(new, acp.ToolCallUpdate("c", meta=None), revision=acp.V2_2026_11)
+    assert cleared.tool_calls["c"].meta is None
