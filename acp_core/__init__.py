@@ -120,6 +120,7 @@ from ._jsonrpc import (
 )
 from ._pcoll import PVec
 from ._reduce import fold, reduce
+from ._render import render_session
 from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
 from ._rules import RULES, Rule, rules_markdown
 from ._snapshot import restore, snapshot
@@ -391,6 +392,7 @@ __all__ = [
     "permission_decision",
     "prompt_message_id",
     "reduce",
+    "render_session",
     "restore",
     "rules_markdown",
     "snapshot",
