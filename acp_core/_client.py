@@ -12,7 +12,8 @@ Theory of operation.
   still apply to both (C16); any status the agent sends wins (Q19).
 - Prompts are bound to the user message the agent reports (Q7): the first *new* message id of
   a user-message update binds to the oldest unbound prompt, first in first out; a result that
-  carries a `messageId` (2026-11 revision) binds directly.
+  carries a `messageId` (2026-11 revision) binds directly, and then FIFO binding is not used
+  (the user message may arrive before the result that names it).
 - On cancel the client answers every pending permission request with the `cancelled` outcome
   (C15), and any that arrives before the work goes idle too; a `$/cancel_request` for an open
   request is answered the same way (Q17).
@@ -159,7 +160,10 @@ def _apply(b: _Build, update: SessionUpdate) -> None:
         b.set(cancel_requested=False)  # any idle ends the wait for cancellation (Q20)
     if not now_idle and isinstance(update, (ToolCallUpdate, ToolCallContentChunk)):
         b.set(work_tool_calls=b.get("work_tool_calls").set(update.tool_call_id, True))
-    if isinstance(update, (UserMessage, UserMessageChunk)):
+    if isinstance(update, (UserMessage, UserMessageChunk)) and not (
+        b.engine.revision.prompt_result_has_message_id
+    ):
+        # FIFO only where results carry no id; otherwise the result binds, instead (Q7).
         message_id = update.message_id
         if message_id not in before.messages:
             _bind(b, message_id)
