@@ -238,7 +238,7 @@ class _Build:
         self.changes: dict[str, Any] = {}
 
     def update(self, update: SessionUpdate) -> None:
-        self.session = reduce(self.session, update)
+        self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(
             {
                 "jsonrpc": "2.0",

@@ -150,8 +150,9 @@ class _Build:
 def _apply(b: _Build, update: SessionUpdate) -> None:
     """Fold one agent update into both the session and the view, with the bookkeeping."""
     before: SessionState = b.get("session")
-    session = reduce(before, update)
-    b.set(session=session, view=reduce(b.get("view"), update))
+    revision = b.engine.revision
+    session = reduce(before, update, revision=revision)
+    b.set(session=session, view=reduce(b.get("view"), update, revision=revision))
     was_idle = before.foreground.state == "idle"
     now_idle = session.foreground.state == "idle"
     if was_idle and not now_idle:
@@ -216,7 +217,8 @@ def _send_cancel(b: _Build, intent: SendCancel) -> None:
         call = view.tool_calls.get(tool_call_id)
         if call is not None and call.status not in ToolCallStatus.TERMINAL:
             # C14: shown cancelled at once; a later status from the agent wins (Q19).
-            view = reduce(view, ToolCallUpdate(tool_call_id, status="cancelled"))
+            mark = ToolCallUpdate(tool_call_id, status="cancelled")
+            view = reduce(view, mark, revision=engine.revision)
     b.set(view=view)
 
 

@@ -312,3 +312,18 @@ def test_engine_session_is_the_fold_of_its_own_updates() -> None:
     engine, sent = _run(_with_prompt(1))
     updates = [acp.decode_update(u, strict=True) for u in updates_of(tuple(sent))]
     assert engine.session == acp.fold(acp.new_session(SID), updates)
+
+
+@pytest.mark.parametrize(
+    ("revision", "expected"),
+    [(acp.V2_2026_08, {"b": 2}), (acp.V2_2026_11, {"a": 1, "b": 2})],
+)
+def test_engine_folds_meta_patches_the_way_its_revision_says(
+    revision: acp.Revision, expected: dict[str, int]
+) -> None:
+    # Q15: `_meta` patches replace (2026-08) or merge by top-level key (2026-11).
+    engine = step(_with_prompt(1, revision), AcceptPrompt(1)).state
+    for meta in ({"a": 1}, {"b": 2}):
+        intent = SendAgentMessage((TextContent("x"),), "m1", acp.freeze_json(meta))  # type: ignore[arg-type]
+        engine = step(engine, intent).state
+    assert engine.session.messages["m1"].meta == expected
