@@ -326,4 +326,4 @@ def test_engine_folds_meta_patches_the_way_its_revision_says(
     for meta in ({"a": 1}, {"b": 2}):
         intent = SendAgentMessage((TextContent("x"),), "m1", acp.freeze_json(meta))  # type: ignore[arg-type]
         engine = step(engine, intent).state
-    assert engine.session.messages["m1"].meta == expected
+    assert engine.session.messages["m1"].meta == acp.freeze_json(expected)
