@@ -386,3 +386,27 @@ def test_policy_values_are_checked_and_frozen() -> None:
     with pytest.raises(AttributeError):
         policy.echo = "keep"  # type: ignore[misc]
     assert {"drop", "replace", "keep"} == acp.EchoPolicy.KNOWN
+
+
+def test_docs_name_every_policy_and_diagnostic() -> None:
+    from pathlib import Path
+
+    import attrs
+
+    from acp_core import _v1_policy
+
+    doc = (Path(__file__).parents[1] / "docs" / "v1.md").read_text()
+    rule_ids = [
+        getattr(_v1_policy, name)
+        for name in _v1_policy.__all__
+        if isinstance(getattr(_v1_policy, name), str)
+    ]
+    assert len(rule_ids) >= 18
+    for rule in rule_ids:
+        assert f"`{rule}`" in doc, rule
+    for field in attrs.fields(acp.BoundaryPolicy):
+        assert f"`{field.name}`" in doc, field.name
+    for field in attrs.fields(acp.V1Policy):
+        assert f"`{field.name}`" in doc or field.name == "boundary", field.name
+    for value in acp.EchoPolicy.KNOWN:
+        assert f"EchoPolicy.{value.upper()}" in doc, value
