@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import NamedTuple, TextIO
 
+from . import _cli_demo, _cli_replay
 from ._check import check_trace
 from ._revision import V2_2026_08, V2_2026_11, Revision
 from ._rules import rules_markdown
@@ -129,6 +130,8 @@ COMMANDS: list[Command] = [
     Command(
         "rules", "print the rule catalogue as Markdown (docs/rules.md)", lambda p: None, _run_rules
     ),
+    Command("demo", _cli_demo.HELP, _cli_demo.configure, _cli_demo.run),
+    Command("replay", _cli_replay.HELP, _cli_replay.configure, _cli_replay.run),
 ]
 
 

@@ -140,7 +140,8 @@ def _tool_call(tool_call_id: str, call: ToolCallState) -> list[str]:
         line = f":{location.line}" if isinstance(location.line, int) and location.line else ""
         lines.append(f"{_INDENT}at {location.path}{line}")
     for item in call.content:
-        lines.extend(_indent(render_tool_content(item), _INDENT))
+        # Each item is complete (streamed items are not fragments): one item, one paragraph.
+        lines.extend(_indent(render_tool_content(item).rstrip("\n"), _INDENT))
     return lines
 
 
