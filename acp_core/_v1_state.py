@@ -172,6 +172,9 @@ class V1Session:
 
 @attrs.frozen
 class Pending:
+    """A request awaiting its response: a prompt (client's) or a permission request
+    (agent's), keyed in `V1State.requests` by `<requester>:<id>`."""
+
     kind: str  # "prompt" | "permission"
     session_id: str
     request_id: RequestId
@@ -214,6 +217,7 @@ NEW_SESSION: Final = V1Session()
 
 
 def id_key(value: object) -> str | None:
+    """A request id as a map key that keeps `1` and `"1"` apart (None: not a valid id)."""
     if value is None:
         return "null"
     if type(value) is int:
@@ -224,4 +228,5 @@ def id_key(value: object) -> str | None:
 
 
 def id_text(value: RequestId) -> str:
+    """A request id as it appears in a synthetic message id."""
     return "null" if value is None else str(value)

@@ -12,7 +12,7 @@ so the step stays pure to its callers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -35,6 +35,8 @@ from ._v1_state import (
 )
 
 __all__ = ["Step"]
+
+_NO_RUNS: Final[PMap[str, Any]] = PMap()
 
 
 class Step:
@@ -99,7 +101,7 @@ class Step:
         echo = session.echo
         if category != OTHER:
             echo = None  # the reply has started: user chunks from now on are not an echo
-        runs = PMap() if ends else session.runs
+        runs = _NO_RUNS if ends and session.runs else session.runs
         if runs is not session.runs or echo is not session.echo:
             self.put(sid, attrs.evolve(session, runs=runs, echo=echo))
 
