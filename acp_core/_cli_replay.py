@@ -182,8 +182,7 @@ class _Fold:
             key = _id_key(message.id)
             answered = self.asked.pop(key, None)
             if answered is not None:
-                self.pending[answered].pop(key, None)
-                touched[answered] = None
+                self.pending[answered].pop(key, None)  # the session state itself is unchanged
 
     def line(self, line: Line) -> tuple[str, ...]:
         try:
