@@ -153,27 +153,28 @@ def _plan(plan_id: str, state: PlanState) -> list[str]:
     if not plan.entries:
         lines.append(f"{_INDENT}(no entries)")
     for entry in plan.entries:
-        mark = _PLAN_MARK.get(entry.status, "[?]")
-        lines.append(f"{_INDENT}{mark} {entry.content} ({entry.priority})")
+        mark = _PLAN_MARK.get(entry.status)
+        detail = entry.priority if mark else f"{entry.priority}, {entry.status}"
+        lines.append(f"{_INDENT}{mark or '[?]'} {entry.content} ({detail})")
     return lines
 
 
 def _terminal(terminal_id: str, terminal: TerminalState) -> list[str]:
-    head = f"  {terminal_id}:"
+    details = []
     if terminal.command is not None:
-        head += f" $ {terminal.command}"
+        details.append(f"$ {terminal.command}")
     if terminal.cwd is not None:
-        head += f"  (cwd {terminal.cwd})"
+        details.append(f"(cwd {terminal.cwd})")
     status = terminal.exit_status
     if status is None:
-        head += "  running"
+        details.append("running")
     elif isinstance(status.exit_code, int):
-        head += f"  exited {status.exit_code}"
+        details.append(f"exited {status.exit_code}")
     elif isinstance(status.signal, str):
-        head += f"  killed by {status.signal}"
+        details.append(f"killed by {status.signal}")
     else:
-        head += "  exited"
-    lines = [head]
+        details.append("exited")
+    lines = [f"  {terminal_id}: " + "  ".join(details)]
     text = terminal_bytes(terminal).decode("utf-8", errors="replace")
     for line in text.rstrip("\n").split("\n") if text else ():
         lines.append(f"{_INDENT}| {line}")
