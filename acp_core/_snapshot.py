@@ -105,7 +105,9 @@ def snapshot(state: SessionState) -> dict[str, Any]:
             plan_id: encode_part("PlanUpdateContent", p.plan) for plan_id, p in state.plans.items()
         },
     }
-    plan_meta = {plan_id: thaw_json(p.meta) for plan_id, p in state.plans.items() if p.meta}
+    plan_meta = {
+        plan_id: thaw_json(p.meta) for plan_id, p in state.plans.items() if p.meta is not None
+    }
     if plan_meta:
         out["planMeta"] = plan_meta
     if state.available_commands is not None:
