@@ -91,7 +91,8 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _run_check(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # looked up at call time, so redirection works
     entries, lines = read_trace(args.file)
     violations = [
         v.to_json() | {"index": lines[v.index]}
@@ -114,8 +115,8 @@ def _run_check(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 # -- rules ---------------------------------------------------------------------------------
 
 
-def _run_rules(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    out.write(rules_markdown())
+def _run_rules(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    (out or sys.stdout).write(rules_markdown())
     return EXIT_OK
 
 

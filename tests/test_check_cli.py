@@ -1,4 +1,8 @@
-"""`python -m acp_core check` and `rules`, run as a user would (subprocess): output, exit codes."""
+"""`python -m acp_core check` and `rules`: output and exit codes.
+
+The main paths run as a user would (a subprocess); the finer cases call `main(argv)` in
+process, which is the same code without the interpreter start-up (the suite stays fast).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from acp_core.__main__ import main
 
 TRACES = Path(__file__).resolve().parent / "traces"
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +31,17 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
     )
 
 
+class Ran:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> Ran:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return Ran(code, out, err)
+
+
 def test_a_good_trace_exits_0() -> None:
     r = run("check", str(TRACES / "good_permission_turn.jsonl"))
     assert (r.returncode, r.stdout, r.stderr) == (0, "no violations\n", "")
@@ -40,8 +57,10 @@ def test_a_broken_must_exits_1_and_names_rule_line_and_reason() -> None:
     assert r.stdout.splitlines()[-1] == "1 violation(s), 1 of MUST level"
 
 
-def test_only_should_violations_exit_0() -> None:
-    r = run("check", "--json", str(TRACES / "bad_R14_4_tool_call_without_title.jsonl"))
+def test_only_should_violations_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run_in_process(
+        capsys, "check", "--json", str(TRACES / "bad_R14_4_tool_call_without_title.jsonl")
+    )
     assert r.returncode == 0
     assert [(v["rule"], v["level"]) for v in json.loads(r.stdout)] == [("R14", "SHOULD")]
 
@@ -56,19 +75,21 @@ def test_json_output_is_a_list_of_rule_level_index_message() -> None:
     assert json.loads(run("check", "--json", str(TRACES / "good_cancel_turn.jsonl")).stdout) == []
 
 
-def test_revision_option_changes_the_verdict() -> None:
+def test_revision_option_changes_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(TRACES / "good_v2026-11_prompt_turn.jsonl")
-    assert run("check", "--revision", "2026-11", path).returncode == 0
-    r = run("check", "--json", path)
+    assert run_in_process(capsys, "check", "--revision", "2026-11", path).returncode == 0
+    r = run_in_process(capsys, "check", "--json", path)
     assert r.returncode == 1
     assert [v["rule"] for v in json.loads(r.stdout)] == ["R1", "R18", "R18"]
 
 
-def test_indices_are_line_indices_even_with_blank_lines(tmp_path: Path) -> None:
+def test_indices_are_line_indices_even_with_blank_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = (TRACES / "bad_R2_4_turn_ends_before_user_message.jsonl").read_text().splitlines()
     trace = tmp_path / "spaced.jsonl"
     trace.write_text("\n\n".join(lines) + "\n")  # line i moves to line 2i
-    out = json.loads(run("check", "--json", str(trace)).stdout)
+    out = json.loads(run_in_process(capsys, "check", "--json", str(trace)).stdout)
     assert [(v["rule"], v["index"]) for v in out] == [("R2", 8)]
 
 
@@ -107,17 +128,21 @@ def test_unreadable_input_exits_2_with_one_line(
     assert "Traceback" not in r.stderr
 
 
-def test_a_missing_file_exits_2_with_one_line(tmp_path: Path) -> None:
+def test_a_missing_file_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "absent.jsonl"
-    r = run("check", str(missing))
+    r = run_in_process(capsys, "check", str(missing))
     assert r.returncode == 2
     assert r.stderr == f"acp_core check: {missing}: cannot read: No such file or directory\n"
 
 
-def test_malformed_entries_in_valid_json_are_violations_not_errors(tmp_path: Path) -> None:
+def test_malformed_entries_in_valid_json_are_violations_not_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     trace = tmp_path / "odd.jsonl"
     trace.write_text('42\n{"from": "agent", "message": {"jsonrpc": "2.0"}}\n')
-    r = run("check", "--json", str(trace))
+    r = run_in_process(capsys, "check", "--json", str(trace))
     assert r.returncode == 1
     assert [(v["rule"], v["index"]) for v in json.loads(r.stdout)] == [("D1", 0), ("D1", 1)]
 
@@ -128,6 +153,9 @@ def test_rules_prints_the_generated_catalogue() -> None:
     assert r.stdout == (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 
 
-def test_usage_errors_exit_2() -> None:
-    assert run().returncode == 2
-    assert run("check").returncode == 2
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in ([], ["check"], ["check", "--revision", "2027-01", "x"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        assert "usage:" in capsys.readouterr().err
