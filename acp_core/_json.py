@@ -91,9 +91,9 @@ def freeze_json(value: object, path: Path = None, depth: int = 0) -> JsonValue:
     Raises:
         DecodeError: the value is not JSON (or nests deeper than `MAX_DEPTH`).
     """
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or type(value) is str or type(value) is int or type(value) is bool:
         return value
-    if isinstance(value, float):
+    if type(value) is float:
         if math.isfinite(value):
             return value
         raise DecodeError(render_path(path), "a finite JSON number")
@@ -103,6 +103,14 @@ def freeze_json(value: object, path: Path = None, depth: int = 0) -> JsonValue:
         return freeze_object(value, path, depth)
     if isinstance(value, (list, tuple)):
         return tuple([freeze_json(item, (path, i), depth + 1) for i, item in enumerate(value)])
+    # A subclass of a JSON scalar (an IntEnum member, a str subclass) is copied to the plain
+    # type: the instance itself could carry mutable attributes of the caller's.
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return freeze_json(float.__float__(value), path, depth)
     raise DecodeError(render_path(path), "a JSON value")
 
 
@@ -114,9 +122,12 @@ def freeze_object(
         return _EMPTY
     out = _EMPTY.mutate()
     for key, item in value.items():
-        if not isinstance(key, str):
-            raise DecodeError(render_path(path), "an object with string keys")
-        out[key] = freeze_json(item, (path, key), depth + 1)
+        name = key
+        if type(name) is not str:
+            if not isinstance(name, str):
+                raise DecodeError(render_path(path), "an object with string keys")
+            name = str.__str__(name)  # a str subclass: keep a plain copy (see freeze_json)
+        out[name] = freeze_json(item, (path, name), depth + 1)
     return out.finish()
 
 
