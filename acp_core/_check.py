@@ -2,7 +2,8 @@
 
 Owns: `Violation` and `check_trace`, and the bookkeeping a recorded conversation needs
 (outstanding JSON-RPC requests, per-session foreground work, prompts, permission requests).
-Must not know: files, JSON text or exit codes (`__main__.py`), how engines enforce rules.
+Must not know: files, JSON text or exit codes (`__main__.py`), how engines enforce rules,
+what a single message breaks on its own (`_check_message.py`).
 
 Theory of operation. Entries are `{"from": "client" | "agent", "message": <JSON-RPC>}` dicts,
 one per recorded line (a batch is one line). Each message is decoded with the library's codec
@@ -20,23 +21,22 @@ follows, per session:
   2026-11 draft), permission requests waiting for an answer (R11, R12, C15),
 - `session/resume` replay windows (updates inside are history: no turn rules, R39).
 An idle that repeats while already idle, or arrives before a prompt was accepted, ends
-nothing. Values of open enums are checked against the revision's known values (R18, R19).
-Violations come back sorted by line index, stable within a line.
+nothing. What one message breaks by itself (open-enum values against the revision, paths,
+base64, batch contents) comes from `_check_message.py`. Violations come back sorted by line
+index, stable within a line.
 """
 
 from __future__ import annotations
 
-import binascii
-import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias
 
 import attrs
 
-from . import _content as c
 from . import _jsonrpc as j
 from . import _updates as u
-from ._codec import decode_message, decode_message_diagnosed, decode_permission_result
+from ._check_message import Finding, MessageRules, Seen, explain_undecodable
+from ._codec import decode_message_diagnosed, decode_permission_result
 from ._errors import DecodeError
 from ._json import UNSET, JsonValue, Unset
 from ._revision import DEFAULT_REVISION, Revision
@@ -84,42 +84,8 @@ class Violation:
         }
 
 
-# -- known values --------------------------------------------------------------------------
+# -- what kind of update --------------------------------------------------------------------
 
-# sessionUpdate tags that are stable in a later revision (the 2026-11 draft promoted these).
-_LATER_UPDATE_TAGS: Final = {
-    "2026-11": frozenset({"notice", "compaction_update", "compaction_summary_chunk"}),
-}
-_OPTION_KINDS: Final = frozenset(
-    {
-        j.PermissionOptionKind.ALLOW_ONCE,
-        j.PermissionOptionKind.ALLOW_ALWAYS,
-        j.PermissionOptionKind.REJECT_ONCE,
-        j.PermissionOptionKind.REJECT_ALWAYS,
-    }
-)
-# Request methods that should not travel in a batch (transports: lifecycle-sensitive).
-_NO_BATCH: Final = frozenset(
-    {"initialize", "auth/login", "session/new", "session/resume", j.Method.SESSION_PROMPT}
-)
-_MESSAGE_TAGS: Final = frozenset(
-    {
-        "user_message_chunk",
-        "user_message",
-        "agent_message_chunk",
-        "agent_message",
-        "agent_thought_chunk",
-        "agent_thought",
-    }
-)
-_ROLE: Final[Mapping[type, str]] = {
-    u.UserMessageChunk: "user",
-    u.UserMessage: "user",
-    u.AgentMessageChunk: "agent",
-    u.AgentMessage: "agent",
-    u.AgentThoughtChunk: "thought",
-    u.AgentThought: "thought",
-}
 # Updates that are conversation history (what a replay would send) and foreground work.
 _HISTORY: Final = (
     u.UserMessageChunk,
@@ -135,25 +101,6 @@ _HISTORY: Final = (
     u.PlanUpdate,
 )
 _WORK: Final = _HISTORY[2:]  # the agent's own output: everything but the user message
-_WINDOWS_ABS: Final = re.compile(r"[A-Za-z]:[\\/]|\\\\")
-
-
-def _is_abs(path: str) -> bool:
-    return path.startswith("/") or _WINDOWS_ABS.match(path) is not None
-
-
-def _custom(value: str) -> bool:
-    return value.startswith("_")
-
-
-def _b64_ok(data: str) -> bool:
-    try:
-        binascii.a2b_base64(data.encode("ascii"), strict_mode=True)
-    except (binascii.Error, UnicodeEncodeError, ValueError):
-        return False
-    return True
-
-
 # -- bookkeeping (local to one check_trace call, never escapes it) --------------------------
 
 # A JSON-RPC id as a dict key: compared by type and value, so 1 and "1" stay apart.
@@ -190,9 +137,8 @@ class _Session:
         "prompts",
         "replaying",
         "resume_no_replay",
-        "roles",
+        "seen",
         "silent_perms",
-        "tools",
         "turn",
         "user_ids",
     )
@@ -207,8 +153,7 @@ class _Session:
         self.awaiting_resume: int | None = None  # index of the answer that unblocked the work
         self.replaying = False
         self.resume_no_replay = False
-        self.roles: dict[str, str] = {}
-        self.tools: set[str] = set()
+        self.seen = Seen()
         self.user_ids: set[str] = set()
 
     def working(self) -> bool:
@@ -227,7 +172,7 @@ class _Pending:
 class _Checker:
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
-        self.update_tags = _LATER_UPDATE_TAGS.get(revision.name, frozenset())
+        self.single = MessageRules(revision)
         self.out: list[Violation] = []
         self.sessions: dict[str, _Session] = {}
         # (requesting side, id) -> request; answered ones are remembered for messages.
@@ -240,6 +185,10 @@ class _Checker:
 
     def report(self, rule: str, index: int, message: str) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, message))
+
+    def report_all(self, index: int, findings: list[Finding]) -> None:
+        for rule, message in findings:
+            self.report(rule, index, message)
 
     def session(self, session_id: str) -> _Session:
         s = self.sessions.get(session_id)
@@ -286,7 +235,7 @@ class _Checker:
             self.report("D1", i, f"{side} message does not match the schema: {d.message}")
         msg = decoded.value
         if isinstance(msg, j.Batch):
-            self.batch(i, side, msg)
+            self.report_all(i, self.single.batch(side, msg))
             for item in msg.items:
                 if isinstance(item, j.InvalidEntry):
                     self.report(
@@ -300,37 +249,13 @@ class _Checker:
             self.message(i, side, msg)
 
     def undecodable(self, i: int, side: str, raw: object, e: DecodeError) -> None:
-        rule, why = _explain(raw, e)
+        rule, why = explain_undecodable(raw)
         self.report(rule, i, f"{side} message does not decode ({e}){why}")
         # Keep the request id known, so the peer's (error) answer is not reported as well.
         if isinstance(raw, Mapping) and "id" in raw and isinstance(raw.get("method"), str):
             params = raw.get("params")
             sid = params.get("sessionId") if isinstance(params, Mapping) else None
             self.request(side, raw["id"], raw["method"], sid if isinstance(sid, str) else None, i)
-
-    def batch(self, i: int, side: str, batch: j.Batch) -> None:
-        seen: dict[tuple[str, str], int] = {}
-        for item in batch.items:
-            if isinstance(item, j.PromptRequest):
-                method: str | None = j.Method.SESSION_PROMPT
-            elif isinstance(item, j.Request):
-                method = item.method
-            else:
-                method = None
-            if method in _NO_BATCH:
-                self.report("R44", i, f"{side} batches `{method}`, a lifecycle-sensitive request")
-            if isinstance(item, j.UpdateSessionNotification) and isinstance(
-                item.update, (u.TerminalUpdate, u.TerminalOutputChunk)
-            ):
-                key = (item.session_id, item.update.terminal_id)
-                seen[key] = seen.get(key, 0) + 1
-                if seen[key] == 2:
-                    self.report(
-                        "R35",
-                        i,
-                        f"one batch carries several order-dependent updates of "
-                        f"terminal {key[1]!r}; batch entries may be processed in any order",
-                    )
 
     def message(self, i: int, side: str, msg: j.Message) -> None:
         if isinstance(msg, j.UpdateSessionNotification):
@@ -539,26 +464,14 @@ class _Checker:
         s.perms[key] = i
         if s.fg == RUNNING and not s.replaying:
             s.silent_perms[key] = i
-        if not msg.title.strip():
-            self.report("R26", i, "permission request with an empty `title`")
-        for option in msg.options:
-            self.enum_value(i, "R18", "permission option kind", option.kind, _OPTION_KINDS)
-        subject = msg.subject
-        if isinstance(subject, j.CommandPermissionSubject) and not _is_abs(subject.cwd):
-            self.report("R26", i, f"`command` permission subject with relative cwd {subject.cwd!r}")
-        elif isinstance(subject, j.ToolCallPermissionSubject):
-            self.tool_call(i, s, subject.tool_call)
-        elif isinstance(subject, j.OtherPermissionSubject):
-            tag = subject.raw.get("type")
-            if isinstance(tag, str):
-                self.enum_value(i, "R19", "permission subject type", tag, frozenset())
+        self.report_all(i, self.single.permission(s.seen, msg))
 
     # -- session updates -----------------------------------------------------------------
 
     def update(self, i: int, msg: j.UpdateSessionNotification) -> None:
         s = self.session(msg.session_id)
         upd = msg.update
-        self.values(i, s, upd)
+        self.report_all(i, self.single.update(s.seen, upd))
         if s.resume_no_replay and isinstance(upd, _HISTORY):
             s.resume_no_replay = False
             self.report(
@@ -676,124 +589,6 @@ class _Checker:
             match.user_reported = True
             match.bound_id = message_id
 
-    # -- values of a single update ---------------------------------------------------------
-
-    def values(self, i: int, s: _Session, upd: u.SessionUpdate) -> None:
-        if isinstance(upd, (u.UserMessageChunk, u.AgentMessageChunk, u.AgentThoughtChunk)):
-            self.message_id(i, s, upd, upd.message_id)
-            self.content_block(i, upd.content)
-        elif isinstance(upd, (u.UserMessage, u.AgentMessage, u.AgentThought)):
-            self.message_id(i, s, upd, upd.message_id)
-            if isinstance(upd.content, tuple):
-                for block in upd.content:
-                    self.content_block(i, block)
-        elif isinstance(upd, u.IdleStateUpdate):
-            if isinstance(upd.stop_reason, str):
-                self.enum_value(
-                    i, "R18", "stop reason", upd.stop_reason, self.revision.stop_reasons
-                )
-        elif isinstance(upd, u.OtherStateUpdate):
-            self.enum_value(i, "R19", "state", upd.state, frozenset())
-        elif isinstance(upd, u.ToolCallUpdate):
-            self.tool_call(i, s, upd)
-        elif isinstance(upd, u.ToolCallContentChunk):
-            if upd.tool_call_id not in s.tools:
-                s.tools.add(upd.tool_call_id)
-                self.report(
-                    "R14",
-                    i,
-                    f"tool call {upd.tool_call_id!r} is first reported by a "
-                    "content chunk, without a title",
-                )
-            self.tool_content(i, upd.content)
-        elif isinstance(upd, u.TerminalUpdate):
-            if isinstance(upd.cwd, str) and not _is_abs(upd.cwd):
-                self.report("R33", i, f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
-            if isinstance(upd.output, u.TerminalOutput) and not _b64_ok(upd.output.data):
-                self.report(
-                    "R34", i, f"terminal {upd.terminal_id!r} output snapshot is not valid base64"
-                )
-        elif isinstance(upd, u.TerminalOutputChunk):
-            if not _b64_ok(upd.data):
-                self.report(
-                    "R34",
-                    i,
-                    f"output chunk of terminal {upd.terminal_id!r} is not valid base64 on its own",
-                )
-        elif isinstance(upd, u.PlanUpdate):
-            self.plan(i, upd.plan)
-        elif isinstance(upd, u.AvailableCommandsUpdate):
-            for command in upd.available_commands:
-                if isinstance(command.input, u.OtherCommandInput):
-                    self.raw_tag(i, "R18", "command input type", command.input.raw)
-        elif isinstance(upd, u.ConfigOptionUpdate):
-            for option in upd.config_options:
-                if isinstance(option, u.OtherSessionConfigOption):
-                    self.raw_tag(i, "R18", "config option type", option.raw)
-        elif isinstance(upd, u.OtherUpdate):
-            self.enum_value(i, "R19", "sessionUpdate", upd.session_update, self.update_tags)
-
-    def message_id(self, i: int, s: _Session, upd: u.SessionUpdate, mid: str) -> None:
-        role = _ROLE[type(upd)]
-        known = s.roles.setdefault(mid, role)
-        if known != role:
-            self.report(
-                "R5",
-                i,
-                f"message id {mid!r} names a {known} message and is reused for a {role} message",
-            )
-
-    def tool_call(self, i: int, s: _Session, upd: u.ToolCallUpdate) -> None:
-        if upd.tool_call_id not in s.tools:
-            s.tools.add(upd.tool_call_id)
-            if not isinstance(upd.title, str):
-                self.report(
-                    "R14", i, f"tool call {upd.tool_call_id!r} is first reported without a title"
-                )
-        if isinstance(upd.kind, str):
-            self.enum_value(i, "R18", "tool kind", upd.kind, u.ToolKind.KNOWN)
-        if isinstance(upd.status, str):
-            self.enum_value(i, "R18", "tool call status", upd.status, self.revision.tool_statuses)
-        if isinstance(upd.content, tuple):
-            for item in upd.content:
-                self.tool_content(i, item)
-
-    def tool_content(self, i: int, item: c.ToolCallContent) -> None:
-        if isinstance(item, c.ToolContent):
-            self.content_block(i, item.content)
-        elif isinstance(item, c.OtherToolCallContent):
-            self.enum_value(i, "R19", "tool call content type", item.type, frozenset())
-
-    def content_block(self, i: int, block: c.ContentBlock) -> None:
-        if isinstance(block, c.OtherContent):
-            self.enum_value(i, "R18", "content block type", block.type, frozenset())
-
-    def plan(self, i: int, plan: u.PlanItems | u.OtherPlan) -> None:
-        if isinstance(plan, u.OtherPlan):
-            self.raw_tag(i, "R18", "plan type", plan.raw)
-            return
-        for entry in plan.entries:
-            self.enum_value(
-                i, "R18", "plan entry priority", entry.priority, u.PlanEntryPriority.KNOWN
-            )
-            self.enum_value(i, "R18", "plan entry status", entry.status, u.PlanEntryStatus.KNOWN)
-
-    def raw_tag(self, i: int, rule: str, what: str, raw: Mapping[str, Any]) -> None:
-        tag = raw.get("type")
-        if isinstance(tag, str):
-            self.enum_value(i, rule, what, tag, frozenset())
-
-    def enum_value(self, i: int, rule: str, what: str, value: str, known: frozenset[str]) -> None:
-        if value in known or _custom(value):
-            return
-        self.report(
-            rule,
-            i,
-            f"unknown {what} {value!r}: custom values must start with `_`; "
-            f"unknown non-`_` values are reserved for future ACP revisions "
-            f"(checked against {self.revision.name})",
-        )
-
     # -- end of trace ----------------------------------------------------------------------
 
     def finish(self) -> tuple[Violation, ...]:
@@ -831,50 +626,6 @@ def _kind(value: object) -> str:
     if isinstance(value, (int, float)):
         return "a number"
     return f"a {type(value).__name__}"
-
-
-# What a failed decode is really about, when one field explains it: (message method, path
-# inside params, rule, placeholder that would make it decode, explanation).
-_PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"}
-
-
-def _explain(raw: object, e: DecodeError) -> tuple[str, str]:
-    """Name the rule a decode failure breaks: a specific one if patching one field fixes it."""
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
-        return "D1", ""
-    params: Mapping[str, Any] = raw["params"]
-    method = raw.get("method")
-    if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
-        update: Mapping[str, Any] = params["update"]
-        tag = update.get("sessionUpdate")
-        if tag in _MESSAGE_TAGS and update.get("messageId") is None:
-            patched = {**update, "messageId": "placeholder"}
-            if _decodes({**raw, "params": {**params, "update": patched}}):
-                return "R4", f": `{tag}` without a messageId"
-        plan = update.get("plan")
-        if tag == "plan_update" and isinstance(plan, Mapping) and "planId" not in plan:
-            patched = {**update, "plan": {**plan, "planId": "placeholder"}}
-            if _decodes({**raw, "params": {**params, "update": patched}}):
-                return "R29", ": plan without a planId"
-    if method == j.Method.REQUEST_PERMISSION and (
-        not isinstance(params.get("title"), str) or not params.get("options")
-    ):
-        fixed = dict(params)
-        if not isinstance(fixed.get("title"), str):
-            fixed["title"] = "placeholder"
-        if not fixed.get("options"):
-            fixed["options"] = [_PLACEHOLDER_OPTION]
-        if _decodes({**raw, "params": fixed}):
-            return "R26", ": a permission request needs a title and at least one option"
-    return "D1", ""
-
-
-def _decodes(raw: object) -> bool:
-    try:
-        decode_message(raw)
-    except DecodeError:
-        return False
-    return True
 
 
 def check_trace(

@@ -1,0 +1,305 @@
+"""Rules one message breaks on its own: values, paths, encodings, shapes.
+
+Owns: the checks of a single decoded update, permission request or batch (open-enum values
+against a revision, absolute paths, base64, first-sight titles, message id roles, batch
+contents) and the naming of decode failures (`explain_undecodable`).
+Must not know: the conversation (turns, prompts, answers: `_check.py`), files.
+
+Each check returns `Finding`s, `(rule id, explanation)`; the caller adds the line index.
+`Seen` is the little per-session memory these checks need (which message ids and tool calls
+were already reported); it lives only as long as one `check_trace` call.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Mapping
+from typing import Any, Final, TypeAlias
+
+from . import _content as c
+from . import _jsonrpc as j
+from . import _updates as u
+from ._codec import decode_message
+from ._errors import DecodeError
+from ._revision import Revision
+
+__all__ = ["Finding", "MessageRules", "Seen", "explain_undecodable"]
+
+#: A broken rule without its place: (rule id, readable explanation).
+Finding: TypeAlias = tuple[str, str]
+
+# sessionUpdate tags that are stable in a later revision (the 2026-11 draft promoted these).
+_LATER_UPDATE_TAGS: Final[Mapping[str, frozenset[str]]] = {
+    "2026-11": frozenset({"notice", "compaction_update", "compaction_summary_chunk"}),
+}
+_OPTION_KINDS: Final = frozenset(
+    {
+        j.PermissionOptionKind.ALLOW_ONCE,
+        j.PermissionOptionKind.ALLOW_ALWAYS,
+        j.PermissionOptionKind.REJECT_ONCE,
+        j.PermissionOptionKind.REJECT_ALWAYS,
+    }
+)
+# Request methods that should not travel in a batch (transports: lifecycle-sensitive).
+_NO_BATCH: Final = frozenset(
+    {"initialize", "auth/login", "session/new", "session/resume", j.Method.SESSION_PROMPT}
+)
+_MESSAGE_TAGS: Final = frozenset(
+    {
+        "user_message_chunk",
+        "user_message",
+        "agent_message_chunk",
+        "agent_message",
+        "agent_thought_chunk",
+        "agent_thought",
+    }
+)
+_ROLE: Final[Mapping[type, str]] = {
+    u.UserMessageChunk: "user",
+    u.UserMessage: "user",
+    u.AgentMessageChunk: "agent",
+    u.AgentMessage: "agent",
+    u.AgentThoughtChunk: "thought",
+    u.AgentThought: "thought",
+}
+
+_WINDOWS_ABS: Final = re.compile(r"[A-Za-z]:[\\/]|\\\\")
+
+
+def _is_abs(path: str) -> bool:
+    return path.startswith("/") or _WINDOWS_ABS.match(path) is not None
+
+
+def _custom(value: str) -> bool:
+    return value.startswith("_")
+
+
+def _b64_ok(data: str) -> bool:
+    try:
+        binascii.a2b_base64(data.encode("ascii"), strict_mode=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        return False
+    return True
+
+
+class Seen:
+    """What one session already reported: message id -> role, tool call ids."""
+
+    __slots__ = ("roles", "tools")
+
+    def __init__(self) -> None:
+        self.roles: dict[str, str] = {}
+        self.tools: set[str] = set()
+
+
+class MessageRules:
+    """The single-message checks for one revision."""
+
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
+        self.update_tags = _LATER_UPDATE_TAGS.get(revision.name, frozenset())
+        self._found: list[Finding] = []
+
+    def found(self, rule: str, message: str) -> None:
+        self._found.append((rule, message))
+
+    def _take(self) -> list[Finding]:
+        out, self._found = self._found, []
+        return out
+
+    def update(self, seen: Seen, upd: u.SessionUpdate) -> list[Finding]:
+        """What a `session/update`'s update breaks on its own."""
+        self._update(seen, upd)
+        return self._take()
+
+    def permission(self, seen: Seen, msg: j.RequestPermissionRequest) -> list[Finding]:
+        """What a `session/request_permission` breaks on its own."""
+        if not msg.title.strip():
+            self.found("R26", "permission request with an empty `title`")
+        for option in msg.options:
+            self.enum_value("R18", "permission option kind", option.kind, _OPTION_KINDS)
+        subject = msg.subject
+        if isinstance(subject, j.CommandPermissionSubject) and not _is_abs(subject.cwd):
+            self.found("R26", f"`command` permission subject with relative cwd {subject.cwd!r}")
+        elif isinstance(subject, j.ToolCallPermissionSubject):
+            self.tool_call(seen, subject.tool_call)
+        elif isinstance(subject, j.OtherPermissionSubject):
+            self.raw_tag("R19", "permission subject type", subject.raw)
+        return self._take()
+
+    def batch(self, side: str, batch: j.Batch) -> list[Finding]:
+        """What a batch breaks by what it puts together."""
+        seen: dict[tuple[str, str], int] = {}
+        for item in batch.items:
+            if isinstance(item, j.PromptRequest):
+                method: str | None = j.Method.SESSION_PROMPT
+            elif isinstance(item, j.Request):
+                method = item.method
+            else:
+                method = None
+            if method in _NO_BATCH:
+                self.found("R44", f"{side} batches `{method}`, a lifecycle-sensitive request")
+            if isinstance(item, j.UpdateSessionNotification) and isinstance(
+                item.update, (u.TerminalUpdate, u.TerminalOutputChunk)
+            ):
+                key = (item.session_id, item.update.terminal_id)
+                seen[key] = seen.get(key, 0) + 1
+                if seen[key] == 2:
+                    self.found(
+                        "R35",
+                        f"one batch carries several order-dependent updates of terminal "
+                        f"{key[1]!r}; batch entries may be processed in any order",
+                    )
+        return self._take()
+
+    def _update(self, seen: Seen, upd: u.SessionUpdate) -> None:
+        if isinstance(upd, (u.UserMessageChunk, u.AgentMessageChunk, u.AgentThoughtChunk)):
+            self.message_id(seen, upd, upd.message_id)
+            self.content_block(upd.content)
+        elif isinstance(upd, (u.UserMessage, u.AgentMessage, u.AgentThought)):
+            self.message_id(seen, upd, upd.message_id)
+            if isinstance(upd.content, tuple):
+                for block in upd.content:
+                    self.content_block(block)
+        elif isinstance(upd, u.IdleStateUpdate):
+            if isinstance(upd.stop_reason, str):
+                self.enum_value("R18", "stop reason", upd.stop_reason, self.revision.stop_reasons)
+        elif isinstance(upd, u.OtherStateUpdate):
+            self.enum_value("R19", "state", upd.state, frozenset())
+        elif isinstance(upd, u.ToolCallUpdate):
+            self.tool_call(seen, upd)
+        elif isinstance(upd, u.ToolCallContentChunk):
+            if upd.tool_call_id not in seen.tools:
+                seen.tools.add(upd.tool_call_id)
+                self.found(
+                    "R14",
+                    f"tool call {upd.tool_call_id!r} is first reported by a "
+                    "content chunk, without a title",
+                )
+            self.tool_content(upd.content)
+        elif isinstance(upd, u.TerminalUpdate):
+            if isinstance(upd.cwd, str) and not _is_abs(upd.cwd):
+                self.found("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
+            if isinstance(upd.output, u.TerminalOutput) and not _b64_ok(upd.output.data):
+                self.found(
+                    "R34", f"terminal {upd.terminal_id!r} output snapshot is not valid base64"
+                )
+        elif isinstance(upd, u.TerminalOutputChunk):
+            if not _b64_ok(upd.data):
+                self.found(
+                    "R34",
+                    f"output chunk of terminal {upd.terminal_id!r} is not valid base64 on its own",
+                )
+        elif isinstance(upd, u.PlanUpdate):
+            self.plan(upd.plan)
+        elif isinstance(upd, u.AvailableCommandsUpdate):
+            for command in upd.available_commands:
+                if isinstance(command.input, u.OtherCommandInput):
+                    self.raw_tag("R18", "command input type", command.input.raw)
+        elif isinstance(upd, u.ConfigOptionUpdate):
+            for option in upd.config_options:
+                if isinstance(option, u.OtherSessionConfigOption):
+                    self.raw_tag("R18", "config option type", option.raw)
+        elif isinstance(upd, u.OtherUpdate):
+            self.enum_value("R19", "sessionUpdate", upd.session_update, self.update_tags)
+
+    def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
+        role = _ROLE[type(upd)]
+        known = seen.roles.setdefault(mid, role)
+        if known != role:
+            self.found(
+                "R5",
+                f"message id {mid!r} names a {known} message and is reused for a {role} message",
+            )
+
+    def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:
+        if upd.tool_call_id not in seen.tools:
+            seen.tools.add(upd.tool_call_id)
+            if not isinstance(upd.title, str):
+                self.found(
+                    "R14", f"tool call {upd.tool_call_id!r} is first reported without a title"
+                )
+        if isinstance(upd.kind, str):
+            self.enum_value("R18", "tool kind", upd.kind, u.ToolKind.KNOWN)
+        if isinstance(upd.status, str):
+            self.enum_value("R18", "tool call status", upd.status, self.revision.tool_statuses)
+        if isinstance(upd.content, tuple):
+            for item in upd.content:
+                self.tool_content(item)
+
+    def tool_content(self, item: c.ToolCallContent) -> None:
+        if isinstance(item, c.ToolContent):
+            self.content_block(item.content)
+        elif isinstance(item, c.OtherToolCallContent):
+            self.enum_value("R19", "tool call content type", item.type, frozenset())
+
+    def content_block(self, block: c.ContentBlock) -> None:
+        if isinstance(block, c.OtherContent):
+            self.enum_value("R18", "content block type", block.type, frozenset())
+
+    def plan(self, plan: u.PlanItems | u.OtherPlan) -> None:
+        if isinstance(plan, u.OtherPlan):
+            self.raw_tag("R18", "plan type", plan.raw)
+            return
+        for entry in plan.entries:
+            self.enum_value("R18", "plan entry priority", entry.priority, u.PlanEntryPriority.KNOWN)
+            self.enum_value("R18", "plan entry status", entry.status, u.PlanEntryStatus.KNOWN)
+
+    def raw_tag(self, rule: str, what: str, raw: Mapping[str, Any]) -> None:
+        tag = raw.get("type")
+        if isinstance(tag, str):
+            self.enum_value(rule, what, tag, frozenset())
+
+    def enum_value(self, rule: str, what: str, value: str, known: frozenset[str]) -> None:
+        if value in known or _custom(value):
+            return
+        self.found(
+            rule,
+            f"unknown {what} {value!r}: custom values must start with `_`; "
+            f"unknown non-`_` values are reserved for future ACP revisions "
+            f"(checked against {self.revision.name})",
+        )
+
+
+# A permission option that decodes, to test whether the options were the only problem.
+_PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"}
+
+
+def explain_undecodable(raw: object) -> Finding:
+    """Name the rule a decode failure breaks: a specific one if patching one field fixes it."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
+        return "D1", ""
+    params: Mapping[str, Any] = raw["params"]
+    method = raw.get("method")
+    if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
+        update: Mapping[str, Any] = params["update"]
+        tag = update.get("sessionUpdate")
+        if tag in _MESSAGE_TAGS and update.get("messageId") is None:
+            patched = {**update, "messageId": "placeholder"}
+            if _decodes({**raw, "params": {**params, "update": patched}}):
+                return "R4", f": `{tag}` without a messageId"
+        plan = update.get("plan")
+        if tag == "plan_update" and isinstance(plan, Mapping) and "planId" not in plan:
+            patched = {**update, "plan": {**plan, "planId": "placeholder"}}
+            if _decodes({**raw, "params": {**params, "update": patched}}):
+                return "R29", ": plan without a planId"
+    if method == j.Method.REQUEST_PERMISSION and (
+        not isinstance(params.get("title"), str) or not params.get("options")
+    ):
+        fixed = dict(params)
+        if not isinstance(fixed.get("title"), str):
+            fixed["title"] = "placeholder"
+        if not fixed.get("options"):
+            fixed["options"] = [_PLACEHOLDER_OPTION]
+        if _decodes({**raw, "params": fixed}):
+            return "R26", ": a permission request needs a title and at least one option"
+    return "D1", ""
+
+
+def _decodes(raw: object) -> bool:
+    try:
+        decode_message(raw)
+    except DecodeError:
+        return False
+    return True
