@@ -36,6 +36,7 @@ from ._jsonrpc import (
 )
 from ._reduce import reduce
 from ._render import render_session
+from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
 from ._snapshot import snapshot
 from ._state import SessionState, new_session
 
@@ -55,6 +56,8 @@ __all__ = [
 EXAMPLE_TRACE: Final = "example-trace.jsonl"
 
 BAD_INPUT: Final = 2
+
+_REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
 
 
 class TraceError(Exception):
@@ -150,7 +153,8 @@ def _id_key(request_id: object) -> str:
 class _Fold:
     """Sessions under construction (local to one `replay_trace` call)."""
 
-    def __init__(self) -> None:
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
         self.sessions: dict[str, SessionState] = {}
         self.pending: dict[str, dict[str, str]] = {}
         self.asked: dict[str, str] = {}  # agent request id -> session
@@ -164,7 +168,7 @@ class _Fold:
         return state
 
     def apply(self, session_id: str, update: Any) -> None:
-        self.sessions[session_id] = reduce(self.session(session_id), update)
+        self.sessions[session_id] = reduce(self.session(session_id), update, revision=self.revision)
 
     def message(self, line: Line, message: Message, touched: dict[str, None]) -> None:
         if type(message) is UpdateSessionNotification:
@@ -212,13 +216,16 @@ def _v1_normalizer() -> tuple[Any, Any]:
     return normalize, looks
 
 
-def replay_trace(lines: Sequence[Line], *, protocol: int | None = None) -> Replay:
+def replay_trace(
+    lines: Sequence[Line], *, protocol: int | None = None, revision: Revision = DEFAULT_REVISION
+) -> Replay:
     """Fold parsed trace lines into sessions (pure).
 
     Args:
         lines: from `parse_trace`.
         protocol: 2 (v2 traffic), 1 (v1 traffic, through the v1 normalizer), or None to
             detect v1 traffic when the normalizer can tell.
+        revision: the v2 revision the reducers follow (`_meta` patches merge in 2026-11).
 
     Raises:
         TraceError: a message does not decode (v2), or v1 was asked for and the
@@ -228,7 +235,7 @@ def replay_trace(lines: Sequence[Line], *, protocol: int | None = None) -> Repla
     entries = [{"from": line.sender, "message": line.message} for line in lines]
     if protocol is None:
         protocol = 1 if looks is not None and looks(entries) else 2
-    fold = _Fold()
+    fold = _Fold(revision)
     steps: list[tuple[LineEffect, tuple[SessionState, ...]]] = []
     if protocol == 1:
         if normalize is None:
@@ -372,6 +379,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: detect v1 traffic)",
     )
     parser.add_argument(
+        "--revision",
+        choices=sorted(_REVISIONS),
+        default=DEFAULT_REVISION.name,
+        help="protocol revision the reducers follow (default: %(default)s)",
+    )
+    parser.add_argument(
         "--steps",
         action="store_true",
         help="after every line, show the sessions it changed",
@@ -397,7 +410,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             err.write(f"acp_core replay: {name}: cannot read: {reason}\n")
             return BAD_INPUT
     try:
-        replay = replay_trace(parse_trace(text), protocol=args.protocol)
+        revision = _REVISIONS[getattr(args, "revision", DEFAULT_REVISION.name)]
+        replay = replay_trace(parse_trace(text), protocol=args.protocol, revision=revision)
     except TraceError as e:
         err.write(f"acp_core replay: {name}: line index {e.index}: {e.reason}\n")
         return BAD_INPUT

@@ -182,8 +182,8 @@ def _terminal(terminal_id: str, terminal: TerminalState) -> list[str]:
 
 
 def _usage(usage: Usage) -> str:
-    # Q28: no validation beyond the codec's; avoid dividing by zero.
-    share = f" ({100 * usage.used / usage.size:.1f}%)" if usage.size else ""
+    # Q28: no validation beyond the codec's; avoid dividing by zero, clamp the share.
+    share = f" ({min(100.0, 100 * usage.used / usage.size):.1f}%)" if usage.size else ""
     line = f"{usage.used:,} of {usage.size:,} tokens{share}"
     if usage.cost is not None:
         line += f", cost {usage.cost.amount:g} {usage.cost.currency}"
