@@ -32,6 +32,7 @@ from ._state import (
     Usage,
     terminal_bytes,
 )
+from ._updates import OtherUpdate
 
 __all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
 
@@ -291,7 +292,13 @@ def restore(doc: object) -> SessionState:
             None if cost_doc is None else decode_part("Cost", cost_doc, (usage_path, "cost")),
             _obj(usage_doc, "_meta", usage_path),
         )
-    unknown = PVec(_items(doc, "unknown", "SessionUpdate", root)) if "unknown" in doc else EMPTY_VEC
+    unknown = EMPTY_VEC
+    for i, raw_update in enumerate(_opt(doc, "unknown", list, root) or ()):
+        # Kept as written, whatever the tag: an unknown update stays unknown on restore.
+        path = ((root, "unknown"), i)
+        if not isinstance(raw_update, dict) or type(raw_update.get("sessionUpdate")) is not str:
+            raise DecodeError(render_path(path), "object with a string sessionUpdate")
+        unknown = unknown.append(OtherUpdate(decode_part("JsonObject", raw_update, path)))
     diagnostics = EMPTY_VEC
     for i, d in enumerate(_opt(doc, "diagnostics", list, root) or ()):
         path = ((root, "diagnostics"), i)
@@ -304,6 +311,15 @@ def restore(doc: object) -> SessionState:
                 _need(d, "message", str, path),
             )
         )
+    # Every timeline entry names an entity of the document (queries index by these ids).
+    entities: dict[str, Mapping[str, object]] = {
+        "message": messages,
+        "toolCall": tool_calls,
+        "plan": plans,
+    }
+    for i, ref in enumerate(timeline):
+        if ref.id not in entities[ref.kind]:
+            raise DecodeError(render_path((((root, "timeline"), i), "id")), f"id of a {ref.kind}")
     return SessionState(
         session_id,
         foreground,
