@@ -18,6 +18,7 @@ A method the engines never send is a failure: the engines speak only the prompt 
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from jsonschema import Draft202012Validator
@@ -58,6 +59,9 @@ class OutboundValidator:
         self._protocol_level = Draft202012Validator(
             {"$defs": self._defs, **branches["ProtocolLevel"]}
         )
+        # Generated scenarios repeat messages (`running`, `{}` results) a lot, and validating
+        # against the large unions is slow: remember what already passed.
+        self._valid: set[tuple[str, str]] = set()
 
     def definition(self, name: str, instance: Any) -> None:
         """Validate `instance` against `$defs/<name>`."""
@@ -71,6 +75,13 @@ class OutboundValidator:
     def __call__(self, side: str, wire: dict[str, Any]) -> None:
         assert side in ("agent", "client"), side
         assert isinstance(wire, dict), f"one message per send, never a batch: {wire!r}"
+        key = (side, json.dumps(wire, sort_keys=True))
+        if key in self._valid:
+            return
+        self._check(side, wire)
+        self._valid.add(key)
+
+    def _check(self, side: str, wire: dict[str, Any]) -> None:
         assert wire.get("jsonrpc") == "2.0", wire
         assert set(wire) <= _ENVELOPE_KEYS, f"unexpected envelope keys in {wire!r}"
         method = wire.get("method")
