@@ -13,6 +13,7 @@ Ids are stable and never reused:
   the requirements digest (docs/acp-v2-digest.md in the shared folder).
 - `D1`, `J1`, `J2`, `S1`, `S2`: rules the checker needs that the digest states elsewhere
   (decoding, JSON-RPC framing, the unusual transitions of its section 5.2).
+- `E0`..`E4`: policies of the engines (what they refuse beyond the R and C rules).
 Levels are RFC 2119 words. Where the digest gives no keyword ("—", "normative", a checklist
 item) the level chosen here is said in `note`. Where the docs say MUST and the schema's
 description says SHOULD (the stop reason on a turn-ending idle), the docs win (digest Q1).
@@ -160,11 +161,21 @@ _CHECKER: Final[tuple[Rule, ...]] = (
     Rule("S1", "SHOULD NOT", "agent", "Go from `idle` straight to `requires_action`: foreground work should start with `running`.", "§5.2", checked=True, note="The mirror does not describe this transition; reducers accept it, the checker flags it as unusual."),  # noqa: E501
     Rule("S2", "SHOULD NOT", "agent", "Repeat `idle` with a `stopReason` while already idle: it reads as a second completion.", "§5.2, Q21", checked=True, note="Reducers treat repeats as idempotent (digest Q21); the checker flags them as unusual."),  # noqa: E501
 )
+
+# The engines' own policies: what they refuse beyond the R/C rules, so that every
+# LocalProtocolError/RemoteProtocolError they raise names a catalogued rule.
+_ENGINE: Final[tuple[Rule, ...]] = (
+    Rule("E0", "MUST", "both", "An engine is stepped only with an intent of its own input alphabet or a `Received` message.", "acp-core engines", note="Engine policy: a foreign object is refused, never guessed at."),  # noqa: E501
+    Rule("E1", "MUST", "agent", "Run one foreground turn at a time: accept a prompt or start work only when no turn is active; other prompts wait until accepted or rejected.", "§7 Q4", note="Engine policy taking Q4's option to hold prompts; the spec itself allows inserting later."),  # noqa: E501
+    Rule("E2", "MUST", "both", "JSON-RPC request ids are not reused while pending, and an answer or withdrawal names a pending request.", "§1.1, JSON-RPC 2.0", note="Engine policy for the side's own requests."),  # noqa: E501
+    Rule("E3", "MUST", "both", "A received message belongs to this session, travels in its method's direction, and a response answers a request of the receiver.", "§1.1-§1.5, §3.11", note="Raised as RemoteProtocolError by the engines; the checker reports the same faults as J1, J2 and C25."),  # noqa: E501
+    Rule("E4", "MUST", "client", "Answer a permission request with one of the options it offered.", "§1.5, TC", note="Engine policy; an unknown option id could never be read by the agent."),  # noqa: E501
+)
 # fmt: on
 
-#: Every rule by id, in catalogue order (R, C, then the checker's own); read-only.
+#: Every rule by id, in catalogue order (R, C, the checker's own, the engines'); read-only.
 RULES: Final[Mapping[str, Rule]] = MappingProxyType(
-    {r.id: r for r in (*_AGENT, *_CLIENT, *_CHECKER)}
+    {r.id: r for r in (*_AGENT, *_CLIENT, *_CHECKER, *_ENGINE)}
 )
 
 _SOURCES: Final = (
@@ -236,6 +247,13 @@ def rules_markdown() -> str:
         "## Rules of the checker",
         "",
         *_table(_CHECKER),
+        "",
+        "## Rules of the engines",
+        "",
+        "The agent and client engines refuse these with `LocalProtocolError` (our side) or",
+        "`RemoteProtocolError` (the peer), besides the R and C rules above.",
+        "",
+        *_table(_ENGINE),
         "",
         "## Spec sources",
         "",

@@ -28,7 +28,7 @@ def _digest_rows() -> dict[str, str]:
 def test_ids_are_unique_well_formed_and_keyed_by_their_own_id() -> None:
     for key, rule in RULES.items():
         assert key == rule.id
-        assert re.fullmatch(r"[RCDJS][1-9]\d*", rule.id), rule.id
+        assert re.fullmatch(r"[RCDJS][1-9]\d*|E\d", rule.id), rule.id
     # RULES is a read-only view built from tuples, so a duplicate id would shrink it.
     ids = [r.id for r in RULES.values()]
     assert len(ids) == len(set(ids))
@@ -99,3 +99,17 @@ def test_markdown_has_one_row_per_rule_with_its_level() -> None:
         assert rows[0].startswith(f"| {rule.id} | {rule.level} | {rule.side} |")
         # 7 cells: an unescaped `|` inside a summary would split one
         assert len(re.split(r"(?<!\\)\|", rows[0])) == 9, rows[0]
+
+
+def test_every_rule_id_the_package_raises_is_catalogued() -> None:
+    """Engines name rules by id; each id they can raise must be in RULES."""
+    import acp_core
+
+    package = Path(acp_core.__file__).parent
+    pattern = re.compile(
+        r"(?:_refuse|_remote|LocalProtocolError|RemoteProtocolError)\(\s*\"([A-Z]\d+)\"", re.S
+    )
+    raised = {m.group(1) for f in package.glob("*.py") for m in pattern.finditer(f.read_text())}
+    assert raised, "the pattern must find the engines' rule ids"
+    assert {"E0", "E1", "E2", "E3", "E4", "R1", "R19"} <= raised
+    assert raised <= set(RULES), sorted(raised - set(RULES))
