@@ -199,3 +199,33 @@ def test_a_cancel_while_permission_is_asked_answers_it_cancelled(
     agent_side = _read(agent_trace)
     start = next(i for i, e in enumerate(agent_side) if e["message"].get("method") == "initialize")
     assert acp.check_trace(agent_side[start:]) == ()
+
+
+# -- the same agent hosted on the official SDK's connection ---------------------------------
+
+
+def test_the_agent_runs_on_the_official_sdk_connection(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "acp.connection", reason="the SDK is optional (`pip install -e '.[bench]'`)"
+    )
+    client_trace, agent_trace = tmp_path / "client.jsonl", tmp_path / "agent.jsonl"
+    client = [sys.executable, str(CLIENT), "--trace", str(client_trace), "--timeout", str(TIMEOUT)]
+    agent = [sys.executable, str(EXAMPLES / "sdk_agent.py"), "--trace", str(agent_trace)]
+    r = subprocess.run(
+        [*client, "--", *agent],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    trace = _read(client_trace)
+    assert _client_side(acp.check_trace(trace)) == []
+    # the SDK writes a prompt's response itself, after the engine's first updates: still fine
+    assert acp.check_trace(_read(agent_trace)) == ()
+    idles = [
+        u.get("stopReason")
+        for u in _updates(trace)
+        if u["sessionUpdate"] == "state_update" and u["state"] == "idle"
+    ]
+    assert idles == ["end_turn", "cancelled"]
