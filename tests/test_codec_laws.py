@@ -1,7 +1,8 @@
 """The codec is lossless in both directions.
 
 Laws, over everything `acp_core.strategies` draws (unknown variants, unknown enum values,
-`extra` keys, `_meta`, explicit nulls and the tolerated plan types included):
+`extra` keys, `_meta`, explicit nulls and the tolerated plan types included), both checked on
+each drawn value `v` and its wire dict `d = encode(v)`:
 - `decode(encode(v)) == v` for values;
 - `encode(decode(d)) == d` for wire dicts, compared as JSON text so `True` never passes for
   `1` nor `1.0` for `1`.
@@ -33,25 +34,22 @@ def same_json(a: object, b: object) -> bool:
 
 
 @given(acps.session_updates(tolerated=True))
-def test_an_update_survives_encode_then_decode(update: acp.SessionUpdate) -> None:
+def test_an_update_survives_both_directions(update: acp.SessionUpdate) -> None:
+    # value -> wire -> value
     wire = acp.encode_update(update)
-    decoded = acp.decode_update(wire, strict=True)
-    assert decoded == update
-    assert type(decoded) is type(update)
-    again = acp.encode_update(update)  # a fresh dict each time, equal as JSON
-    assert again is not wire
-    assert same_json(again, wire)
-
-
-@given(acps.wire_updates(tolerated=True))
-def test_a_wire_update_survives_decode_then_encode(wire: dict[str, Any]) -> None:
     before = copy.deepcopy(wire)
     strict = acp.decode_update_diagnosed(wire, strict=True)
-    lenient = acp.decode_update_diagnosed(wire)
-    assert strict.diagnostics == lenient.diagnostics == ()
-    assert strict.value == lenient.value
+    assert strict.value == update
+    assert type(strict.value) is type(update)
+    # wire -> value -> wire, compared as JSON text
     assert same_json(acp.encode_update(strict.value), before)
     assert same_json(wire, before)  # decoding did not touch its input
+    # valid input: lenient decoding agrees and tolerates nothing
+    lenient = acp.decode_update_diagnosed(wire)
+    assert strict.diagnostics == lenient.diagnostics == ()
+    assert lenient.value == update
+    # a fresh dict on every call
+    assert acp.encode_update(update) is not wire
 
 
 # -- results ---------------------------------------------------------------------------
@@ -75,20 +73,18 @@ def test_a_prompt_result_survives_both_directions(result: acp.PromptResult) -> N
 
 
 @given(acps.messages(tolerated=True))
-def test_a_message_survives_encode_then_decode(message: acp.Message) -> None:
+def test_a_message_survives_both_directions(message: acp.Message) -> None:
     wire = acp.encode_message(message)
-    decoded = acp.decode_message(wire, strict=True)
-    assert decoded == message
-    assert type(decoded) is type(message)
+    before = copy.deepcopy(wire)
+    decoded = acp.decode_message_diagnosed(wire, strict=True)
+    assert decoded.value == message
+    assert type(decoded.value) is type(message)
+    assert decoded.diagnostics == ()
+    assert same_json(acp.encode_message(decoded.value), before)
+    assert acp.decode_message(wire) == message  # lenient agrees on valid input
     if isinstance(message, acp.UpdateSessionNotification):
         # the envelope adds nothing to the update: decode_update reads the same value
         assert acp.decode_update(wire["params"]["update"], strict=True) == message.update
-
-
-@given(acps.wire_messages(tolerated=True))
-def test_a_wire_message_survives_decode_then_encode(wire: dict[str, Any]) -> None:
-    before = copy.deepcopy(wire)
-    assert same_json(acp.encode_message(acp.decode_message(wire, strict=True)), before)
 
 
 # Batch entries that do not decode, with the code a receiver answers them with.
