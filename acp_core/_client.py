@@ -29,7 +29,7 @@ import attrs
 from ._codec import decode_prompt_result, encode_message, encode_result
 from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
-from ._json import freeze_json
+from ._json import UNSET, freeze_json
 from ._jsonrpc import (
     CancelledOutcome,
     CancelRequestNotification,
@@ -147,12 +147,24 @@ class _Build:
         return Step(attrs.evolve(self.engine, **self.changes), tuple(self.wire))
 
 
-def _apply(b: _Build, update: SessionUpdate) -> None:
-    """Fold one agent update into both the session and the view, with the bookkeeping."""
+def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
+    """Fold one agent update into both the session and the view, with the bookkeeping.
+
+    `subject`: the update is the `tool_call` subject of a permission request (T10). It
+    restates the tool call rather than reporting a new status, so it leaves a local cancel
+    mark in the view alone (only a status the agent *reports* wins over it, Q19).
+    """
     before: SessionState = b.get("session")
+    view: SessionState = b.get("view")
     revision = b.engine.revision
     session = reduce(before, update, revision=revision)
-    b.set(session=session, view=reduce(b.get("view"), update, revision=revision))
+    view_update = update
+    if subject and isinstance(update, ToolCallUpdate):
+        shown = view.tool_calls.get(update.tool_call_id)
+        known = before.tool_calls.get(update.tool_call_id)
+        if shown is not None and known is not None and shown.status != known.status:
+            view_update = attrs.evolve(update, status=UNSET)
+    b.set(session=session, view=reduce(view, view_update, revision=revision))
     was_idle = before.foreground.state == "idle"
     now_idle = session.foreground.state == "idle"
     if was_idle and not now_idle:
@@ -280,7 +292,7 @@ def _received(b: _Build, intent: Received) -> None:
         if message.id in engine.pending:
             raise _remote("E3", f"permission request id {message.id!r} is already pending")
         if isinstance(message.subject, ToolCallPermissionSubject):
-            _apply(b, message.subject.tool_call)  # T10
+            _apply(b, message.subject.tool_call, subject=True)  # T10
         b.set(pending=engine.pending.set(message.id, message))
         if engine.cancel_requested:
             _answer_cancelled(b, message.id)  # C15: everything pending after a cancel

@@ -352,3 +352,16 @@ def test_2026_11_binds_by_the_result_even_when_the_user_message_arrives_first() 
     assert prompt_message_id(client, 0) is None
     client = _feed(client, _user("u10"), _result(0, {"messageId": "u10"}))
     assert prompt_message_id(client, 0) == "u10"
+
+
+def test_a_permission_subject_after_cancel_does_not_undo_the_local_mark() -> None:
+    # The subject restates the tool call (T10); it is no new status report (Q19).
+    client = step(_working(), SendCancel()).state
+    subject = _permission(7, "t1")
+    subject["params"]["subject"]["toolCall"]["status"] = "pending"
+    client, out = receive(client, subject)
+    assert out == (cancelled_wire(7),)
+    assert client.view.tool_calls["t1"].status == "cancelled"
+    assert client.session.tool_calls["t1"].status == "pending"
+    client = _feed(client, _tool("t1", status="in_progress"))  # a reported status wins
+    assert client.view.tool_calls["t1"].status == "in_progress"
