@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     global CLOCK  # noqa: PLW0603 -- one setting read by every Case
     CLOCK = args.clock
     repeats = args.repeats or (5 if args.quick else 7)
-    prefix = args.sdk_prefix or (200 if args.quick else 500)
+    prefix = args.sdk_prefix or (200 if args.quick else 300)
     started = time.perf_counter()
 
     sdk = sdk_adapter.load()
@@ -560,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.hotspots import profile_report
 
         print()
-        print(profile_report(decoded_by_name["mixed"], large.v2))
+        print(profile_report(decoded_by_name["mixed"], large.v2, mixed.v2))
 
     gc.unfreeze()
     out["elapsed_s"] = time.perf_counter() - started
