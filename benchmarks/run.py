@@ -76,19 +76,26 @@ class Case:
         self.fn = fn
         self.events = events
         self.gc_off = gc_off  # disable the cyclic GC around the timed loop (diagnostic only)
-        self.loops = 1
+        self.loops = 0  # runs per sample; 0 until the first sample has calibrated it
         self.samples: list[float] = []  # seconds per run, on the headline clock
         self.cpu_samples: list[float] = []  # process CPU seconds per run (noise cross-check)
 
-    def calibrate(self) -> None:
-        gc.collect()
-        t0 = time.perf_counter()
-        result = self.fn()
-        elapsed = time.perf_counter() - t0
-        del result
-        self.loops = max(1, math.ceil(MIN_SAMPLE_S / max(elapsed, 1e-9)))
-
     def sample(self) -> None:
+        if not self.loops:
+            # The first sample calibrates: one run; if it lasted long enough it counts,
+            # otherwise it only sets how many runs each sample needs.
+            self.loops = 1
+            self._measure()
+            first = self.samples[0]
+            if first < MIN_SAMPLE_S:
+                self.loops = max(1, math.ceil(MIN_SAMPLE_S / max(first, 1e-9)))
+                self.samples.clear()
+                self.cpu_samples.clear()
+                self._measure()
+            return
+        self._measure()
+
+    def _measure(self) -> None:
         gc.collect()
         results = []
         if self.gc_off:
@@ -114,9 +121,7 @@ class Case:
 
 
 def run_alternating(cases: list[Case], repeats: int) -> None:
-    """Calibrate every case, then `repeats` rounds, each running all cases in rotated order."""
-    for case in cases:
-        case.calibrate()
+    """`repeats` rounds, each running every case once, starting at a rotating case."""
     step = max(1, len(cases) // repeats)
     for r in range(repeats):
         k = (r * step) % len(cases)
@@ -364,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=None, help="alternating rounds")
     parser.add_argument("--sdk-prefix", type=int, default=None, help="SDK events per workload")
     parser.add_argument("--profile", action="store_true", help="print cProfile hot spots")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
     parser.add_argument(
         "--clock",
         choices=("wall", "cpu"),
@@ -565,6 +571,9 @@ def main(argv: list[str] | None = None) -> int:
     gc.unfreeze()
     out["elapsed_s"] = time.perf_counter() - started
     print(f"\nelapsed {out['elapsed_s']:.0f} s")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(out))
+        print(f"wrote {args.markdown}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {args.json}")
@@ -652,6 +661,64 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
             "x",
         )
     return ts  # fmt: skip
+
+
+def markdown(out: dict[str, Any]) -> str:
+    """The results, memory, snapshot and target tables as Markdown (for docs/performance.md)."""
+
+    def md(rows: list[list[str]]) -> str:
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return "\n".join(lines)
+
+    r = out["results"]
+    rows = [["workload", "impl", "apply ev/s", "decode+apply ev/s", "other", "floor/apply",
+             "floor/d+a"]]  # fmt: skip
+    for name, res in r.items():
+        floor = res[FLOOR][APPLY]
+        for impl, e in res.items():
+            a, d = e[APPLY], e[DECODE_APPLY]
+            if impl == ACP:
+                other = (
+                    f"reduce_loop {fmt_rate(e[REDUCE_LOOP])}, GC off {fmt_rate(e[APPLY_GC_OFF])}"
+                )
+            elif impl == SDK:
+                other = f"first {e['prefix_events']} events; at end {fmt_rate(e[SDK_AT_END])}"
+            else:
+                other = ""
+            rows.append([name, impl, fmt_rate(a), fmt_rate(d), other, f"{floor / a:.2f}x",
+                         f"{floor / d:.2f}x"])  # fmt: skip
+    flat = out["flatness"]
+    mem = [["workload", "final state", "final beyond text", "every state", "every - final",
+            "floor final"]]  # fmt: skip
+    for name, m in out["memory"].items():
+        mem.append([name] + [f"{m[k]:.0f}" for k in (
+            "final_state_structure_bytes_per_event", "final_state_bytes_per_chunk_beyond_text",
+            "every_state_bytes_per_event", "retain_every_state_over_final_bytes_per_event",
+            "floor_final_state_bytes_per_event")])  # fmt: skip
+    snap = [["workload", "snapshot ms", "us/event", "restore ms", "JSON bytes"]]
+    for name, x in out["snapshot"].items():
+        snap.append([name, f"{x['snapshot_ms']:.1f}", f"{x['snapshot_us_per_event']:.2f}",
+                     f"{x['restore_ms']:.1f}", f"{x['json_bytes']:,}"])  # fmt: skip
+    tg = [["target", "measured", "limit", "met"]]
+    for t in out["targets"]:
+        tg.append([t["name"], t["measured"], t["limit"], "yes" if t["met"] else "**no**"])
+    return (
+        "\n\n".join(
+            (
+                md(rows),
+                "Per-event cost growth, `stream_small` ev/s / `stream_large` ev/s (1.00 = flat): "
+                + ", ".join(f"{k} {v:.2f}" for k, v in flat.items() if k != "definition")
+                + ". Cyclic GC share of acp_core `apply`: "
+                + ", ".join(f"{k} {v:.0%}" for k, v in out["gc_share"].items() if k != "definition")
+                + ".",
+                "Memory, bytes per event (tracemalloc):\n\n" + md(mem),
+                "Snapshot of the final state:\n\n" + md(snap),
+                "Targets:\n\n" + md(tg),
+            )
+        )
+        + "\n"
+    )
 
 
 def _cpus() -> int | None:
