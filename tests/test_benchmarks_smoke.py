@@ -3,6 +3,7 @@ implementations it compares compute the same session. No timing here (see benchm
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -127,3 +128,50 @@ def test_sdk_sees_the_same_agent_text_when_installed() -> None:
     )
     text = "".join(c.content.text for c in acc.snapshot().agent_messages)
     assert text == "".join(e["content"]["text"] for e in wl.v2)
+
+
+def test_harness_runs_end_to_end_without_the_sdk(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Tiny workloads under the real names; the SDK reported absent. Checks the shape of the
+    # report and the JSON, never a timing.
+    from benchmarks import run
+
+    def tiny_all(*, quick: bool) -> list[workloads.Workload]:
+        return [
+            workloads.stream("stream_small", 40),
+            workloads.stream("stream_large", 120),
+            workloads.mixed(300),
+            workloads.many_tools(10),
+            workloads.terminal(50),
+        ]
+
+    monkeypatch.setattr(run, "build_all", tiny_all)
+    monkeypatch.setattr(run.sdk_adapter, "load", lambda: None)
+    monkeypatch.setattr(run, "MIN_SAMPLE_S", 0.001)
+    out_file = tmp_path / "bench.json"
+    md_file = tmp_path / "bench.md"
+    assert run.main(["--quick", "--repeats", "1", "--json", str(out_file),
+                     "--markdown", str(md_file)]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "python_sdk: not installed" in printed
+    assert "DISAGREE" not in printed
+    doc = json.loads(out_file.read_text())
+    assert doc["python_sdk"] is None
+    assert set(doc["results"]) == {
+        "stream_small",
+        "stream_large",
+        "mixed",
+        "many_tools",
+        "terminal",
+    }
+    for res in doc["results"].values():
+        assert set(res) == {"acp_core", "mutable_floor"}
+        for key in ("apply", "decode+apply", "reduce_loop"):
+            assert res["acp_core"][key] > 0
+    assert {t["name"] for t in doc["targets"]} >= {
+        "mixed apply vs mutable floor",
+        "stream_large: every state over final (B/event)",
+    }
+    assert all(s["round_trip_equal"] for s in doc["snapshot"].values())
+    assert "| stream_large | acp_core |" in md_file.read_text()
