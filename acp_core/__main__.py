@@ -1,5 +1,6 @@
-"""Command line: `python -m acp_core <command>`. The only module of acp_core that does I/O.
+"""Command line: `python -m acp_core <command>` (demo, replay, check, rules).
 
+With the `_cli_*` modules it calls (demo, replay), the only code of acp_core that does I/O.
 Owns: argument parsing, reading files, printing, exit codes.
 Must not know: protocol rules (they live in the pure modules this calls).
 
