@@ -37,7 +37,7 @@ from ._v1_policy import (
     SYNTHETIC_MESSAGE_ID,
     EchoPolicy,
 )
-from ._v1_state import AGENT, OTHER, RESERVED, THOUGHT, USER, Run, V1Session
+from ._v1_state import AGENT, OTHER, RESERVED, THOUGHT, USER, Run, V1Session, with_runs
 from ._v1_step import Step
 
 __all__ = ["chunk"]
@@ -97,7 +97,7 @@ def chunk(step: Step, sid: str, role: str, update: dict[str, Any], path: str) ->
         )
     else:
         run = Run(run.message_id, run.texts, run.length, False, True)
-    step.put(sid, attrs.evolve(session, seq=seq, runs=runs.set(role, run)))
+    step.put(sid, with_runs(session, seq, runs.set(role, run)))
     step.emit(sid, _CHUNK[role](run.message_id, block, meta, extra))
 
 
@@ -130,6 +130,7 @@ def chunk_with_id(
     extra: JsonObject,
     path: str,
 ) -> None:
+    original = session
     own_id = _escape(step, real_id, path)
     # One v1 id may name a thought and a reply (both halves of one model message); v2 ids
     # name one message of one role, so the later role gets its own id.
@@ -175,7 +176,8 @@ def chunk_with_id(
         return
     if run is not None and run.open:
         runs = runs.set(role, attrs.evolve(run, open=False))
-    step.put(sid, attrs.evolve(session, runs=runs))
+    if runs is not session.runs or session is not original:
+        step.put(sid, with_runs(session, session.seq, runs))
     step.emit(sid, _CHUNK[role](message_id, block, meta, extra))
 
 

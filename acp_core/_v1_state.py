@@ -47,6 +47,8 @@ __all__ = [
     "id_key",
     "id_text",
     "new_v1_state",
+    "with_runs",
+    "with_tools",
 ]
 
 USER: Final = "user"
@@ -214,6 +216,22 @@ def new_v1_state(policy: V1Policy | None = None) -> V1State:
 
 
 NEW_SESSION: Final = V1Session()
+
+
+# Per-chunk and per-tool-update paths rebuild a session positionally: attrs.evolve costs
+# several times a constructor call (anchors-style-study 4.2).
+def with_runs(s: V1Session, seq: int, runs: PMap[str, Run]) -> V1Session:
+    """`s` with a new synthetic-id counter and new runs."""
+    return V1Session(
+        seq, runs, s.aliases, s.tools, s.prompts, s.permissions, s.echo, s.prompt_ids, s.id_roles
+    )
+
+
+def with_tools(s: V1Session, tools: PMap[str, ToolSeen]) -> V1Session:
+    """`s` with new tool call records."""
+    return V1Session(
+        s.seq, s.runs, s.aliases, tools, s.prompts, s.permissions, s.echo, s.prompt_ids, s.id_roles
+    )
 
 
 def id_key(value: object) -> str | None:

@@ -42,6 +42,7 @@ from ._v1_state import (
     ToolSeen,
     id_key,
     id_text,
+    with_tools,
 )
 from ._v1_step import Step
 from ._v1_wire import tool_call_fields
@@ -112,7 +113,8 @@ def tool(step: Step, sid: str, update: Mapping[str, Any], path: str, *, create: 
         known = ToolSeen(False, fields)
     elif not known.created:
         known = ToolSeen(False, tuple(dict.fromkeys(known.set_by_updates + fields)))
-    step.put(sid, attrs.evolve(session, tools=session.tools.set(tool_call_id, known)))
+    if known != session.tools.get(tool_call_id):
+        step.put(sid, with_tools(session, session.tools.set(tool_call_id, known)))
     step.emit_decoded(sid, wire, update, path)
 
 
