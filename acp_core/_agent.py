@@ -390,6 +390,10 @@ def _report_user(b: _Build, intent: ReportUserMessage) -> None:
 def _start_work(b: _Build, intent: StartWork) -> None:
     if b.engine.turn is not None:
         raise _refuse("E1", "foreground work is already active")
+    if b.engine.prompts:
+        # A client that sees `running` after its prompt takes it for that prompt's turn;
+        # waiting prompts come first: accept or reject them before starting own work (Q4).
+        raise _refuse("E1", "a received prompt is waiting: accept or reject it first")
     b.update(RunningStateUpdate())
     b.set(turn=Turn(None, False, None), open_message=None)
 

@@ -327,3 +327,13 @@ def test_engine_folds_meta_patches_the_way_its_revision_says(
         intent = SendAgentMessage((TextContent("x"),), "m1", acp.freeze_json(meta))  # type: ignore[arg-type]
         engine = step(engine, intent).state
     assert engine.session.messages["m1"].meta == acp.freeze_json(expected)
+
+
+def test_agent_initiated_work_waits_for_received_prompts() -> None:
+    # A client seeing `running` after its prompt takes it for that prompt's turn (Q4).
+    engine = _with_prompt(1)
+    assert _refused(engine, StartWork()) == "E1"
+    engine = step(engine, RejectPrompt(1, "busy")).state
+    assert updates_of(step(engine, StartWork()).outbound) == [
+        {"sessionUpdate": "state_update", "state": "running"}
+    ]

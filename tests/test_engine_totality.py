@@ -4,9 +4,10 @@ either steps or raises `LocalProtocolError` (a received message may also raise
 against the stable v2 schema, the new session is the fold of the engine's own updates, and
 the old engine is untouched; when it is refused, the caller's engine is unchanged.
 
-Phases (agent): idle without a turn, running, requires_action, cancel requested; (client):
-idle, running, waiting on a permission answer, cancel sent. Each phase carries a waiting
-prompt, known tool calls and a pending request, so the id pools reach the legal paths.
+Phases (agent): idle without a turn (with and without a waiting prompt), running,
+requires_action, cancel requested; (client): idle, running, waiting on a permission answer,
+cancel sent. Phases carry known tool calls, messages and requests, so the id pools reach the
+legal paths.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def _agent_phase(phase: str, revision: acp.Revision) -> acp.AgentEngine:
             engine = step(engine, intent_or_wire).state
     if phase == "idle":
         return engine
+    if phase == "idle_no_prompt":
+        return step(engine, acp.RejectPrompt(1, "busy")).state
     engine = step(engine, AcceptPrompt(1)).state
     engine = receive(engine, prompt_wire(2)).state
     engine = step(engine, StartToolCall("Edit", tool_call_id="t1")).state
@@ -79,7 +82,7 @@ def _agent_phase(phase: str, revision: acp.Revision) -> acp.AgentEngine:
     return receive(engine, cancel_wire()).state
 
 
-AGENT_PHASES = ("idle", "running", "requires_action", "cancel_requested")
+AGENT_PHASES = ("idle", "idle_no_prompt", "running", "requires_action", "cancel_requested")
 REVISIONS = {"2026-08": acp.V2_2026_08, "2026-11": acp.V2_2026_11}
 
 
@@ -92,6 +95,9 @@ def test_phases_are_what_they_say() -> None:
     phases = {p: _agent_phase(p, acp.V2_2026_08) for p in AGENT_PHASES}
     assert phases["idle"].turn is None
     assert phases["idle"].phase == "idle"
+    assert phases["idle"].prompts
+    assert phases["idle_no_prompt"].turn is None
+    assert not phases["idle_no_prompt"].prompts
     assert phases["running"].phase == "running"
     assert phases["requires_action"].phase == "requires_action"
     cancelled = phases["cancel_requested"]
@@ -208,6 +214,9 @@ def _update(update: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+CLIENT_PHASES = ("idle", "running", "requires_action", "cancel_requested")
+
+
 def test_client_phases_are_what_they_say() -> None:
     assert _client_phase("idle").session.foreground.state == "idle"
     assert _client_phase("running").session.foreground.state == "running"
@@ -217,7 +226,7 @@ def test_client_phases_are_what_they_say() -> None:
     assert not cancelled.pending
 
 
-@pytest.mark.parametrize("phase", AGENT_PHASES)
+@pytest.mark.parametrize("phase", CLIENT_PHASES)
 @pytest.mark.parametrize("kind", CLIENT_INPUTS, ids=lambda k: k.__name__)
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(data=st.data())
