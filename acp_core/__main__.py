@@ -1,7 +1,8 @@
 """Command line: `python -m acp_core <command>` (demo, replay, check, rules).
 
-With the `_cli_*` modules it calls (demo, replay), the only code of acp_core that does I/O.
-Owns: argument parsing, reading files, printing, exit codes.
+The only module of acp_core that does I/O: the `_cli_*` modules it calls (demo, replay) get
+their output streams and a reader from here.
+Owns: argument parsing, reading files and stdin, the packaged example, printing, exit codes.
 Must not know: protocol rules (they live in the pure modules this calls).
 
 Commands register in `COMMANDS` (name, help, a function adding its arguments, a function
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
+from importlib.resources import files
 from typing import NamedTuple, TextIO
 
 from . import _cli_demo, _cli_replay
@@ -81,6 +84,26 @@ def read_trace(path: str) -> tuple[list[object], list[int]]:
     return entries, lines
 
 
+def read_input(path: str | None) -> tuple[str, str]:
+    """Name and text of a command's input: a file, `-` for stdin, None for the packaged
+    example trace.
+
+    Raises:
+        _cli_replay.ReadError: the input cannot be read (the message is one line).
+    """
+    if path is None:
+        example = files("acp_core") / "data" / _cli_replay.EXAMPLE_TRACE
+        return f"{_cli_replay.EXAMPLE_TRACE} (packaged example)", example.read_text("utf-8")
+    if path == "-":
+        return "<stdin>", sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return path, f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise _cli_replay.ReadError(f"{path}: cannot read: {reason}") from None
+
+
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="trace in JSON lines ('-' reads stdin)")
     p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
@@ -132,8 +155,18 @@ COMMANDS: list[Command] = [
     Command(
         "rules", "print the rule catalogue as Markdown (docs/rules.md)", lambda p: None, _run_rules
     ),
-    Command("demo", _cli_demo.HELP, _cli_demo.configure, _cli_demo.run),
-    Command("replay", _cli_replay.HELP, _cli_replay.configure, _cli_replay.run),
+    Command(
+        "demo",
+        _cli_demo.HELP,
+        _cli_demo.configure,
+        lambda args: _cli_demo.run(args, sys.stdout, sys.stderr),
+    ),
+    Command(
+        "replay",
+        _cli_replay.HELP,
+        _cli_replay.configure,
+        lambda args: _cli_replay.run(args, sys.stdout, sys.stderr, read_input),
+    ),
 ]
 
 
@@ -155,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     except BadInputError as e:
         sys.stderr.write(f"acp_core {args.command}: {e}\n")
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader went away (`... | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     return status
 
 

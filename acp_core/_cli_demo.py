@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import deque
 from typing import Any, Final, TextIO
 
@@ -245,12 +244,10 @@ def trace_lines(entries: tuple[dict[str, Any], ...]) -> str:
     return "".join(json.dumps(entry, separators=(",", ":")) + "\n" for entry in entries)
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run `demo`: 0 when the checker finds nothing, 1 otherwise."""
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run `demo`: 0 when the checker finds nothing, 1 otherwise (writes to the given streams;
+    the command line passes stdout and stderr)."""
     from ._check import check_trace
-
-    out = sys.stdout if out is None else out
-    err = sys.stderr if err is None else err
 
     demo = demo_conversation()
     violations = check_trace(demo.entries)

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TextIO
 
 import attrs
@@ -43,10 +42,10 @@ from ._state import SessionState, new_session
 __all__ = [
     "EXAMPLE_TRACE",
     "HELP",
+    "ReadError",
     "Replay",
     "TraceError",
     "configure",
-    "load_example",
     "parse_trace",
     "replay_trace",
     "run",
@@ -58,6 +57,10 @@ EXAMPLE_TRACE: Final = "example-trace.jsonl"
 BAD_INPUT: Final = 2
 
 _REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
+
+
+class ReadError(Exception):
+    """The input could not be read; the message is the one line to print."""
 
 
 class TraceError(Exception):
@@ -134,13 +137,6 @@ def parse_trace(text: str) -> tuple[Line, ...]:
             raise TraceError(number, f'"from" must be "client" or "agent", got {sender!r}')
         lines.append(Line(number, sender, entry["message"]))
     return tuple(lines)
-
-
-def load_example() -> str:
-    """The text of the packaged example trace."""
-    from importlib.resources import files
-
-    return (files("acp_core") / "data" / EXAMPLE_TRACE).read_text(encoding="utf-8")
 
 
 # -- folding -------------------------------------------------------------------------------
@@ -391,24 +387,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run `replay`: 0 on success, 2 on bad input (one line on `err`, no traceback)."""
-    out = sys.stdout if out is None else out
-    err = sys.stderr if err is None else err
-    path = args.file
-    if path is None:
-        name, text = f"{EXAMPLE_TRACE} (packaged example)", load_example()
-    elif path == "-":
-        name, text = "<stdin>", sys.stdin.read()
-    else:
-        name = path
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            err.write(f"acp_core replay: {name}: cannot read: {reason}\n")
-            return BAD_INPUT
+def run(
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
+    read: Callable[[str | None], tuple[str, str]],
+) -> int:
+    """Run `replay`: 0 on success, 2 on bad input (one line on `err`, no traceback).
+
+    `read(path)` is the command line's reader (this module does no I/O): it returns the
+    input's display name and text (`None`: the packaged example, `-`: stdin) and raises
+    `ReadError` with a one-line reason when it cannot.
+    """
+    try:
+        name, text = read(args.file)
+    except ReadError as e:
+        err.write(f"acp_core replay: {e}\n")
+        return BAD_INPUT
     try:
         revision = _REVISIONS[getattr(args, "revision", DEFAULT_REVISION.name)]
         replay = replay_trace(parse_trace(text), protocol=args.protocol, revision=revision)

@@ -1,0 +1,68 @@
+"""The core does no I/O: only `acp_core/__main__.py` (the command line) may.
+
+Checked on the source, so a new module cannot slip an import of a clock, a socket, a file
+system or a random source past review: every module but `__main__` is parsed and its
+imports and calls are compared against the forbidden lists below.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import acp_core
+
+PACKAGE = Path(acp_core.__file__).parent
+FORBIDDEN_MODULES = {
+    "asyncio", "datetime", "importlib", "io", "logging", "multiprocessing", "os", "pathlib",
+    "random", "secrets", "select", "selectors", "shutil", "signal", "socket", "subprocess",
+    "sys", "tempfile", "threading", "time", "urllib", "uuid",
+}  # fmt: skip
+FORBIDDEN_CALLS = {"open", "print", "input", "breakpoint", "exit", "quit"}
+CORE = sorted(p for p in PACKAGE.glob("*.py") if p.name != "__main__.py")
+
+
+def _violations(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        found += [
+            f"{path.name}:{node.lineno} imports {n}"
+            for n in names
+            if n.split(".")[0] in FORBIDDEN_MODULES
+        ]
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in FORBIDDEN_CALLS
+        ):
+            found.append(f"{path.name}:{node.lineno} calls {node.func.id}()")
+    return found
+
+
+def test_the_package_has_the_modules_this_test_reads() -> None:
+    assert len(CORE) > 20
+    assert (PACKAGE / "__main__.py").exists()
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
+def test_core_module_does_no_io(path: Path) -> None:
+    assert _violations(path) == []
+
+
+def test_the_checker_of_this_test_sees_io(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import time\nfrom os import path\nprint(open('x'))\n")
+    assert _violations(sample) == [
+        "sample.py:1 imports time",
+        "sample.py:2 imports os",
+        "sample.py:3 calls print()",
+        "sample.py:3 calls open()",
+    ]
