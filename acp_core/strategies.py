@@ -286,23 +286,22 @@ def open_enum_values(known: Iterable[str]) -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(known_sorted), unknown_tags(known_sorted))
 
 
-@st.composite
 def _raw_objects(
-    draw: st.DrawFn,
     tag_key: str,
     tags: st.SearchStrategy[str],
     fields: Mapping[str, st.SearchStrategy[Any]] | None = None,
-) -> JsonObject:
+) -> st.SearchStrategy[JsonObject]:
     """The raw object of an `Other*` variant: unknown tag, required fields, free extras."""
-    out: dict[str, JsonValue] = dict(
-        draw(st.dictionaries(_extra_keys, json_values(max_leaves=3), max_size=2))
-    )
-    meta = draw(metas())
+    free = st.dictionaries(_extra_keys, json_values(max_leaves=3), max_size=2)
+    required = st.fixed_dictionaries({**(fields or {}), tag_key: tags})
+    return st.builds(_merge_raw, free, metas(), required)
+
+
+def _merge_raw(free: dict[str, JsonValue], meta: Meta, required: dict[str, Any]) -> JsonObject:
+    out = dict(free)
     if meta is not UNSET:
         out["_meta"] = meta
-    for key, strategy in (fields or {}).items():
-        out[key] = draw(strategy)
-    out[tag_key] = draw(tags)
+    out.update(required)
     return immutables.Map(out)
 
 
@@ -462,21 +461,22 @@ def content_blocks() -> st.SearchStrategy[c.ContentBlock]:
 # -- tool call content -------------------------------------------------------------------
 
 
-@st.composite
-def diff_changes(draw: st.DrawFn) -> c.DiffChange:
+def diff_changes() -> st.SearchStrategy[c.DiffChange]:
     """`DiffChange`s of the known operations (`move`/`copy` always name their `oldPath`)."""
-    operation = draw(st.sampled_from(_DIFF_OPERATIONS))
-    old_path: Patch[str] = (
-        draw(_paths) if operation in (c.DiffOperation.MOVE, c.DiffOperation.COPY) else UNSET
-    )
-    return c.DiffChange(
-        operation,
-        draw(_paths),
-        old_path,
-        draw(patches(open_enum_values(_FILE_TYPES))),
-        draw(patches(_mime_types)),
-        draw(metas()),
-        draw(extras()),
+    single = (c.DiffOperation.ADD, c.DiffOperation.DELETE, c.DiffOperation.MODIFY)
+    pair = (c.DiffOperation.MOVE, c.DiffOperation.COPY)
+    common: dict[str, st.SearchStrategy[Any]] = {
+        "path": _paths,
+        "file_type": patches(open_enum_values(_FILE_TYPES)),
+        "mime_type": patches(_mime_types),
+        "meta": metas(),
+        "extra": extras(),
+    }
+    return st.one_of(
+        st.builds(
+            c.DiffChange, operation=st.sampled_from(single), old_path=st.just(UNSET), **common
+        ),
+        st.builds(c.DiffChange, operation=st.sampled_from(pair), old_path=_paths, **common),
     )
 
 
