@@ -633,8 +633,8 @@ def _other(state: SessionState, u: OtherUpdate) -> SessionState:
             out,
             V1_KIND_ON_V2,
             f"update {u.session_update}",
-            f"v1 update kind {u.session_update!r} on a v2 session: kept raw, not interpreted "
-            "(route v1 traffic through normalize_v1)",
+            f"v1 update kind {u.session_update!r} on the v2 surface: kept raw as an unknown "
+            "update, not interpreted (Q32)",
         )
     return out
 
