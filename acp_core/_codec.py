@@ -1203,6 +1203,8 @@ def _fast_update(obj: object) -> u.SessionUpdate | None:
     if type(obj) is not dict or len(obj) != 3:
         return None
     tag = obj.get("sessionUpdate")
+    if type(tag) is not str:  # an unhashable tag (a list) must not reach the dict lookup
+        return None
     make = _FAST_CHUNKS.get(tag)
     if make is not None:
         message_id = obj.get("messageId")
