@@ -344,6 +344,8 @@ def fmt_rate(x: float | None) -> str:
         return f"{x / 1e6:.2f}M"
     if x >= 1e3:
         return f"{x / 1e3:.1f}k"
+    if x < 10:
+        return f"{x:.2g}"
     return f"{x:.0f}"
 
 
