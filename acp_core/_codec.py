@@ -75,7 +75,12 @@ class Decoded(NamedTuple, Generic[T]):
 
 
 class _Ctx:
-    """Per-call decoding context (local to one decode call, never shared)."""
+    """Per-call decoding context: strictness, and the diagnostics of a lenient decode.
+
+    A collecting context is local to one decode call. The two shared ones hold no state:
+    `_STRICT` raises instead of tolerating (its list stays empty), `_DISCARD` tolerates
+    without recording, for callers that do not ask for diagnostics.
+    """
 
     __slots__ = ("diagnostics", "strict")
 
@@ -87,6 +92,21 @@ class _Ctx:
         if self.strict:
             raise error
         self.diagnostics.append(Diagnostic(rule, error.path, f"{what}: {error}"))
+
+
+class _Discard(_Ctx):
+    __slots__ = ()
+
+    def tolerate(self, rule: str, error: DecodeError, what: str) -> None:
+        del self.diagnostics[:]  # nothing is kept, nothing accumulates
+
+
+_STRICT: Final = _Ctx(strict=True)
+_DISCARD: Final = _Discard(strict=False)
+
+
+def _shared(strict: bool) -> _Ctx:
+    return _STRICT if strict else _DISCARD
 
 
 # -- value codecs ----------------------------------------------------------------------
@@ -224,6 +244,10 @@ class _NonEmpty(_Codec):
         return self.inner.encode(value)
 
 
+def _as_tuple(*args: Any) -> tuple[Any, ...]:
+    return args
+
+
 class _Field(NamedTuple):
     attr: str
     key: str
@@ -281,44 +305,70 @@ class _Record(_Codec):
             names = [a.name for a in attrs.fields(cls)]
             assert names == [f.attr for f in fields] + ["extra"], (cls, names)
             self.make = fast_constructor(cls)
+        self.build = self._compile()
 
-    def decode_args(self, obj: dict[str, object], path: Path, ctx: _Ctx) -> list[Any]:
-        args: list[Any] = []
-        append = args.append
-        found = len(self.tags)
-        for key, codec, is_str, required, nullable, lenient, on_error in self.plan:
-            v = obj.get(key, _MISSING)
-            if v is _MISSING:
-                if required:
-                    raise DecodeError(render_path((path, key)), f"{codec.expected} (required)")
-                append(UNSET)
-                continue
-            found += 1
-            if is_str and type(v) is str:
-                append(v)
-                continue
-            if v is None and nullable:
-                append(None)
-                continue
-            try:
-                append(codec.decode(v, (path, key), ctx))
-            except DecodeError as e:
-                if not lenient:
-                    raise
-                ctx.tolerate(DEFAULT_ON_ERROR, e, f"malformed `{key}` ignored")
-                append(on_error)
-        if found != len(obj):
-            known = self.known
-            extra = {k: v for k, v in obj.items() if k not in known}
-            args.append(freeze_object(extra, path, 1))
-        else:
-            args.append(EMPTY_OBJECT)
+    def _compile(self) -> Callable[..., Any]:
+        """Generate this spec's decoder, unrolled (as attrs generates `__init__`).
+
+        `build(obj, path, ctx, make)` reads every field with one dict lookup; strings of
+        string fields are taken inline, anything else (null, nested values, errors, lenient
+        fallbacks) goes through `_field`. It returns `make(*fields, extra)`.
+        """
+        lines = ["def build(obj, path, ctx, make):", f"    found = {len(self.tags)}"]
+        names = []
+        for i, (key, _codec, is_str, required, *_) in enumerate(self.plan):
+            a = f"a{i}"
+            names.append(a)
+            lines += [f"    v = obj.get({key!r}, MISSING)", "    if v is MISSING:"]
+            lines.append(f"        missing(path, {i})" if required else f"        {a} = UNSET")
+            lines += ["    else:", "        found += 1"]
+            if is_str:
+                lines.append(f"        {a} = v if type(v) is str else field({i}, v, path, ctx)")
+            else:
+                lines.append(f"        {a} = field({i}, v, path, ctx)")
+        lines.append("    extra = EMPTY if found == len(obj) else extras(obj, path)")
+        lines.append(f"    return make({', '.join([*names, 'extra'])})")
+        namespace: dict[str, Any] = {
+            "MISSING": _MISSING,
+            "UNSET": UNSET,
+            "EMPTY": EMPTY_OBJECT,
+            "missing": self._missing,
+            "field": self._field,
+            "extras": self._extras,
+        }
+        exec("\n".join(lines), namespace)  # generated from this spec's own keys only
+        build: Callable[..., Any] = namespace["build"]
+        return build
+
+    def _missing(self, path: Path, i: int) -> None:
+        key, codec = self.plan[i][:2]
+        raise DecodeError(render_path((path, key)), f"{codec.expected} (required)")
+
+    def _field(self, i: int, v: object, path: Path, ctx: _Ctx) -> Any:
+        key, codec, _, _, nullable, lenient, on_error = self.plan[i]
+        if v is None and nullable:
+            return None
+        try:
+            return codec.decode(v, (path, key), ctx)
+        except DecodeError as e:
+            if not lenient:
+                raise
+            ctx.tolerate(DEFAULT_ON_ERROR, e, f"malformed `{key}` ignored")
+            return on_error
+
+    def _extras(self, obj: dict[str, object], path: Path) -> JsonObject:
+        known = self.known
+        return freeze_object({k: v for k, v in obj.items() if k not in known}, path, 1)
+
+    def decode_args(self, obj: dict[str, object], path: Path, ctx: _Ctx) -> tuple[Any, ...]:
+        """The field values (then `extra`) of `obj`, in class order."""
+        args: tuple[Any, ...] = self.build(obj, path, ctx, _as_tuple)
         return args
 
     def decode(self, obj: object, path: Path, ctx: _Ctx) -> Any:
         if type(obj) is not dict:
             raise self.fail(path)
-        value = self.make(*self.decode_args(obj, path, ctx))
+        value = self.build(obj, path, ctx, self.make)
         if self.check is not None:
             self.check(value, path)
         return value
@@ -1031,6 +1081,19 @@ _RPC_ERROR = _Record(
     ),
 )
 
+class _UpdateCodec(_Codec):
+    """`SESSION_UPDATE`, trying the fast path for streamed chunks first."""
+
+    expected = SESSION_UPDATE.expected
+
+    def decode(self, obj: object, path: Path, ctx: _Ctx) -> Any:
+        fast = _fast_update(obj)
+        return SESSION_UPDATE.decode(obj, path, ctx) if fast is None else fast
+
+    def encode(self, value: Any) -> object:
+        return SESSION_UPDATE.encode(value)
+
+
 # -- typed messages --------------------------------------------------------------------
 # Params specs have no class of their own: the message class is (id?, *params, extra,
 # envelope_extra).
@@ -1057,7 +1120,7 @@ _MESSAGES: Final = (
         has_id=False,
         fields=(
             _f("session_id", "sessionId", _STR, required=True),
-            _f("update", "update", SESSION_UPDATE, required=True),
+            _f("update", "update", _UpdateCodec(), required=True),
             _meta(),
         ),
     ),
@@ -1260,7 +1323,7 @@ def decode_update(obj: object, *, strict: bool = False) -> u.SessionUpdate:
     fast = _fast_update(obj)
     if fast is not None:
         return fast
-    value: u.SessionUpdate = SESSION_UPDATE.decode(_plain(obj), None, _Ctx(strict=strict))
+    value: u.SessionUpdate = SESSION_UPDATE.decode(_plain(obj), None, _shared(strict))
     return value
 
 
@@ -1280,6 +1343,10 @@ def decode_message_diagnosed(obj: object, *, strict: bool = False) -> Decoded[j.
         DecodeError: not a message (code -32600), or bad params of a known method (-32602).
     """
     ctx = _Ctx(strict=strict)
+    return Decoded(_decode_message(obj, ctx), tuple(ctx.diagnostics))
+
+
+def _decode_message(obj: object, ctx: _Ctx) -> j.Message | j.Batch:
     value: j.Message | j.Batch
     if type(obj) is list:
         if not obj:
@@ -1293,7 +1360,7 @@ def decode_message_diagnosed(obj: object, *, strict: bool = False) -> Decoded[j.
         value = j.Batch(tuple(items))
     else:
         value = _decode_one(obj, None, ctx)
-    return Decoded(value, tuple(ctx.diagnostics))
+    return value
 
 
 def decode_message(obj: object, *, strict: bool = False) -> j.Message | j.Batch:
@@ -1307,7 +1374,7 @@ def decode_message(obj: object, *, strict: bool = False) -> j.Message | j.Batch:
     Raises:
         DecodeError: see `decode_message_diagnosed`.
     """
-    return decode_message_diagnosed(obj, strict=strict).value
+    return _decode_message(obj, _shared(strict))
 
 
 def encode_message(message: j.Message | j.Batch) -> Any:
@@ -1353,7 +1420,7 @@ def decode_prompt_result(obj: object, *, strict: bool = False) -> j.PromptResult
     Raises:
         DecodeError: the result is not an object of that shape.
     """
-    value: j.PromptResult = _PROMPT_RESULT.decode(_plain(obj), None, _Ctx(strict=strict))
+    value: j.PromptResult = _PROMPT_RESULT.decode(_plain(obj), None, _shared(strict))
     return value
 
 
@@ -1364,7 +1431,7 @@ def decode_permission_result(obj: object, *, strict: bool = False) -> j.RequestP
         DecodeError: the result is not an object of that shape.
     """
     value: j.RequestPermissionResult = _PERMISSION_RESULT.decode(
-        _plain(obj), None, _Ctx(strict=strict)
+        _plain(obj), None, _shared(strict)
     )
     return value
 
@@ -1403,7 +1470,7 @@ def decode_part(name: str, obj: object, path: Path = None) -> Any:
     Raises:
         DecodeError: the object does not match the part.
     """
-    return _PARTS[name].decode(_plain(obj), path, _Ctx(strict=True))
+    return _PARTS[name].decode(_plain(obj), path, _STRICT)
 
 
 def encode_part(name: str, value: Any) -> Any:
