@@ -20,7 +20,7 @@ Theory of operation.
   approval (R25, Q17).
 - After `session/cancel` the agent may still report (R23); the turn then ends with idle +
   `cancelled` whatever stop reason the agent asks for, and an abort becomes `cancelled` too
-  (R21, R22).
+  (R21, R22). Prompts received but not accepted yet are answered -32800 at once.
 - Every message update carries a message id (R4); ids are the caller's or come from a
   deterministic counter (R5). Custom enum values must be `_`-prefixed (R18, R19).
 - Updates outside a turn are background activity (R40): allowed, foreground unchanged.
@@ -717,7 +717,13 @@ def _received(b: _Build, intent: Received) -> None:
             raise _remote("E3", f"cancel for session {message.session_id!r}")
         if engine.turn is not None:
             b.set(turn=attrs.evolve(engine.turn, cancel_requested=True))
-        # A cancel while idle cancels nothing and expects no reply (Q20).
+        # Prompts not accepted yet are cancelled with the work ("its prompts not yet
+        # inserted", 2026-11 draft), each answered -32800 so none is dropped silently (Q4).
+        for prompt in engine.prompts:
+            cancelled = RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled")
+            b.send(ErrorResponse(prompt.id, cancelled))
+        b.set(prompts=())
+        # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
     elif type(message) is Response or type(message) is ErrorResponse:
         _answered(b, message)
     elif type(message) is Request:

@@ -344,7 +344,10 @@ class _Checker:
         if isinstance(msg, j.ErrorResponse):
             s.prompts.remove(p)
             if s.turn is not None and s.turn.prompt is p:
-                if s.cancel_index is not None:
+                # A prompt the cancel caught before any work started is answered -32800
+                # (2026-11 draft: the cancel covers "prompts not yet inserted").
+                held = not s.turn.started and msg.error.code == j.ErrorCode.REQUEST_CANCELLED
+                if s.cancel_index is not None and not held:
                     self.report(
                         "R22",
                         i,
@@ -356,8 +359,20 @@ class _Checker:
                     s.turn.prompt = None
                 else:
                     s.turn = None
+                    s.cancel_index = None  # it cancelled this turn, not work that comes later
             return
         p.accepted = True
+        turn = s.turn
+        if (
+            turn is not None
+            and turn.prompt is not None
+            and turn.prompt is not p
+            and not turn.prompt.accepted
+            and not turn.prompt.user_reported
+        ):
+            # The agent took another waiting prompt (an older queued one, Q4): the work
+            # belongs to the prompt it answered.
+            turn.prompt = p
         self.prompt_result(i, s, p, msg.result)
 
     def prompt_result(self, i: int, s: _Session, p: _Prompt, result: JsonValue) -> None:

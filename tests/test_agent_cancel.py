@@ -161,3 +161,24 @@ def test_agent_initiated_work_can_be_cancelled_too() -> None:
     engine = receive(engine, cancel_wire())[0]
     _, out = step(engine, ReportAbort("stopped"))
     assert updates_of(out) == [CANCELLED_IDLE]
+
+
+def test_cancel_answers_prompts_not_yet_accepted_with_request_cancelled() -> None:
+    # 2026-11 draft: session/cancel cancels "its prompts not yet inserted"; never dropped (Q4).
+    engine = receive(_running(), prompt_wire(2))[0]  # queued behind the running turn
+    engine, out = receive(engine, cancel_wire())
+    assert out == (
+        {"jsonrpc": "2.0", "id": 2, "error": {"code": -32800, "message": "Request cancelled"}},
+    )
+    assert engine.prompts == ()
+    assert engine.turn is not None
+    assert engine.turn.cancel_requested
+
+
+def test_cancel_of_a_prompt_that_was_never_accepted_needs_no_idle() -> None:
+    engine = receive(new_agent(SID), prompt_wire(1))[0]
+    engine, out = receive(engine, cancel_wire())
+    assert [w["error"]["code"] for w in out] == [-32800]
+    assert engine.turn is None
+    assert engine.phase == "idle"
+    assert not updates_of(out)  # no foreground work was active: no completion update

@@ -258,3 +258,37 @@ def test_queued_prompts_bind_to_their_user_messages_in_order(validate: OutboundV
     assert [p.state for p in pair.client.prompts] == ["accepted", "rejected", "accepted"]
     pair.assert_in_sync()
     _clean(pair)
+
+
+def test_cancel_before_the_prompt_was_accepted_cancels_the_prompt(
+    validate: OutboundValidator,
+) -> None:
+    pair = _pair(validate, auto_deliver=False)
+    pair.client_does(SendPrompt(HELLO))
+    pair.client_does(SendCancel())  # the user changed their mind at once
+    pair.flush()
+    assert pair.agent.prompts == ()
+    assert pair.client.prompts[0].state == "rejected"
+    assert pair.client.session.foreground == acp.Foreground()  # nothing ran
+    pair.agent_does(StartWork())
+    pair.agent_does(EndTurn())
+    pair.flush()
+    pair.assert_in_sync()
+    _clean(pair)
+
+
+def test_fifo_acceptance_of_a_queued_prompt_while_a_newer_one_waits(
+    validate: OutboundValidator,
+) -> None:
+    pair = _pair(validate)
+    pair.client_does(SendPrompt(HELLO))
+    pair.agent_does(AcceptPrompt(0))
+    pair.client_does(SendPrompt((TextContent("queued"),)))  # arrives during the turn
+    pair.agent_does(EndTurn())
+    pair.client_does(SendPrompt((TextContent("later"),)))  # arrives while idle
+    for prompt_id in (1, 2):  # oldest first
+        pair.agent_does(AcceptPrompt(prompt_id))
+        pair.agent_does(EndTurn())
+    pair.assert_in_sync()
+    assert [p.message_id for p in pair.client.prompts] == ["user-1", "user-2", "user-3"]
+    _clean(pair)
