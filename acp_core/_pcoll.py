@@ -50,11 +50,13 @@ class PVec(Generic[T]):
     tuple block and pushed into the body.
     """
 
-    __slots__ = ("_base", "_len", "_prev", "_item")
+    __slots__ = ("_base", "_tail_len", "_prev", "_item")
 
     # _base = (levels, number of sealed items); shared by every node of one tail.
     _base: tuple[tuple[tuple[object, ...], ...], int]
-    _len: int
+    # Items in the tail (0..32). Stored instead of the total length: small ints are shared
+    # objects in CPython, a total above 256 would cost a 32-byte int per append.
+    _tail_len: int
     _prev: PVec[T] | None
     _item: object
 
@@ -62,7 +64,7 @@ class PVec(Generic[T]):
         empty: PVec[T] = _EMPTY if _EMPTY_READY else _raw((((),), 0), 0, None, None)  # type: ignore[assignment]
         built = empty.extend(items)
         _setattr(self, "_base", built._base)
-        _setattr(self, "_len", built._len)
+        _setattr(self, "_tail_len", built._tail_len)
         _setattr(self, "_prev", built._prev)
         _setattr(self, "_item", built._item)
 
@@ -70,12 +72,11 @@ class PVec(Generic[T]):
 
     def append(self, item: T) -> PVec[T]:
         """Return a new vector with `item` at the end (this one is unchanged)."""
-        n = self._len
-        base = self._base
-        tail_len = n - base[1]
+        tail_len = self._tail_len
         if tail_len < _BLOCK:
-            return _raw(base, n + 1, self if tail_len else None, item)
-        return _raw((_push_block(base[0], self._tail()), n), n + 1, None, item)
+            return _raw(self._base, tail_len + 1, self if tail_len else None, item)
+        levels, sealed = self._base
+        return _raw((_push_block(levels, self._tail()), sealed + tail_len), 1, None, item)
 
     def extend(self, items: Iterable[T]) -> PVec[T]:
         """Return a new vector with every item of `items` appended in order.
@@ -96,12 +97,12 @@ class PVec(Generic[T]):
         if start:
             base = (levels, sealed)
             prev: PVec[T] | None = None
-            n = sealed
+            n = 0
         else:
             # No block sealed: keep sharing this vector's tail chain and base.
             base = self._base
-            prev = self if self._len != sealed else None
-            n = self._len
+            prev = self if self._tail_len else None
+            n = self._tail_len
             buffer = new
         for item in buffer[start:] if start else buffer:
             prev = _raw(base, n + 1, prev, item)
@@ -111,16 +112,20 @@ class PVec(Generic[T]):
 
     # -- reading ------------------------------------------------------------------------
 
+    @property
+    def _len(self) -> int:
+        return self._base[1] + self._tail_len
+
     def __len__(self) -> int:
-        return self._len
+        return self._base[1] + self._tail_len
 
     def __bool__(self) -> bool:
-        return self._len != 0
+        return self._base[1] + self._tail_len != 0
 
     def _tail(self) -> tuple[T, ...]:
         items: list[T] = []
         node: PVec[T] | None = self
-        for _ in range(self._len - self._base[1]):
+        for _ in range(self._tail_len):
             items.append(node._item)  # type: ignore[union-attr,arg-type]
             node = node._prev  # type: ignore[union-attr]
         items.reverse()
@@ -160,7 +165,7 @@ class PVec(Generic[T]):
         if self._len == 0:
             msg = "last of an empty PVec"
             raise IndexError(msg)
-        if self._len != self._base[1]:
+        if self._tail_len:
             return self._item  # type: ignore[return-value]
         return self[self._len - 1]
 
@@ -202,20 +207,20 @@ class PVec(Generic[T]):
 _new = object.__new__
 _slots: Any = PVec.__dict__
 _set_base = _slots["_base"].__set__
-_set_len = _slots["_len"].__set__
+_set_tail_len = _slots["_tail_len"].__set__
 _set_prev = _slots["_prev"].__set__
 _set_item = _slots["_item"].__set__
 
 
 def _raw(
     base: tuple[tuple[tuple[object, ...], ...], int],
-    n: int,
+    tail_len: int,
     prev: PVec[T] | None,
     item: object,
 ) -> PVec[T]:
     vec: PVec[T] = _new(PVec)
     _set_base(vec, base)
-    _set_len(vec, n)
+    _set_tail_len(vec, tail_len)
     _set_prev(vec, prev)
     _set_item(vec, item)
     return vec

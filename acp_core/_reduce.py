@@ -117,11 +117,13 @@ def _with_aux(state: SessionState, aux: SessionAux) -> SessionState:
         state.session_id,
         state.foreground,
         state.timeline,
-        state.messages,
+        state._messages,
         state.tool_calls,
         state.terminals,
         state.plans,
         aux,
+        state._hot_id,
+        state._hot_content,
     )
 
 
@@ -146,29 +148,59 @@ def _diagnose(state: SessionState, rule: str, path: str, message: str) -> Sessio
 def _chunk(
     state: SessionState, message_id: str, block: ContentBlock, meta: Meta, role: str
 ) -> SessionState:
-    messages = state.messages
+    chunk_scoped = meta is not UNSET and meta is not None
+    hot_id = state._hot_id
+    if message_id == hot_id and not chunk_scoped and state._messages[hot_id].role == role:
+        # The hot path: the message being streamed grows by one node; nothing else is built.
+        return new_session_state(
+            state.session_id,
+            state.foreground,
+            state.timeline,
+            state._messages,
+            state.tool_calls,
+            state.terminals,
+            state.plans,
+            state.aux,
+            hot_id,
+            state._hot_content.append(block),  # type: ignore[union-attr]
+        )
+    messages = state.messages  # the hot message (if any) written back
     old = messages.get(message_id)
     timeline = state.timeline
+    new_hot_id: str | None = None
+    new_hot: PVec[ContentBlock] | None = None
     if old is None:
-        chunk_meta: PMap[int, JsonObject] = (
-            _EMPTY if meta is UNSET or meta is None else _EMPTY.set(0, meta)
-        )
-        new = new_message_state(role, EMPTY_VEC.append(block), None, chunk_meta)
         timeline = timeline.append(EntityRef(MESSAGE, message_id))
-    else:
+        if chunk_scoped:
+            messages = messages.set(
+                message_id,
+                new_message_state(role, EMPTY_VEC.append(block), None, _EMPTY.set(0, meta)),
+            )
+        else:
+            # Becomes the hot message: the map keeps its role and _meta, the root its content.
+            messages = messages.set(message_id, new_message_state(role, EMPTY_VEC, None, _EMPTY))
+            new_hot_id, new_hot = message_id, EMPTY_VEC.append(block)
+    elif chunk_scoped or old.role != role:
         chunk_meta = old.chunk_meta
         if meta is not UNSET and meta is not None:
             chunk_meta = chunk_meta.set(len(old.content), meta)
-        new = new_message_state(old.role, old.content.append(block), old.meta, chunk_meta)
+        messages = messages.set(
+            message_id,
+            new_message_state(old.role, old.content.append(block), old.meta, chunk_meta),
+        )
+    else:
+        new_hot_id, new_hot = message_id, old.content.append(block)
     out = new_session_state(
         state.session_id,
         state.foreground,
         timeline,
-        messages.set(message_id, new),
+        messages,
         state.tool_calls,
         state.terminals,
         state.plans,
         state.aux,
+        new_hot_id,
+        new_hot,
     )
     if old is not None and old.role != role:
         out = _role_mismatch(out, message_id, role, old.role)
@@ -232,6 +264,8 @@ def _upsert(
         state.terminals,
         state.plans,
         state.aux,
+        None,  # `messages` wrote the hot message back
+        None,
     )
     if old.role != role:
         out = _diagnose(
@@ -266,11 +300,13 @@ def _set_foreground(state: SessionState, foreground: Foreground) -> SessionState
         state.session_id,
         foreground,
         state.timeline,
-        state.messages,
+        state._messages,
         state.tool_calls,
         state.terminals,
         state.plans,
         state.aux,
+        state._hot_id,
+        state._hot_content,
     )
 
 
@@ -365,11 +401,13 @@ def _tool_call_update(state: SessionState, u: ToolCallUpdate) -> SessionState:
         state.session_id,
         state.foreground,
         timeline,
-        state.messages,
+        state._messages,
         tool_calls.set(tool_call_id, new),
         terminals,
         state.plans,
         state.aux,
+        state._hot_id,
+        state._hot_content,
     )
 
 
@@ -399,11 +437,13 @@ def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> Se
         state.session_id,
         state.foreground,
         timeline,
-        state.messages,
+        state._messages,
         state.tool_calls.set(tool_call_id, new),
         _terminal_refs(state.terminals, (u.content,)),
         state.plans,
         state.aux,
+        state._hot_id,
+        state._hot_content,
     )
     if unknown:
         out = _unknown_tool_call(out, tool_call_id)
@@ -435,11 +475,13 @@ def _with_terminals(state: SessionState, terminals: PMap[str, TerminalState]) ->
         state.session_id,
         state.foreground,
         state.timeline,
-        state.messages,
+        state._messages,
         state.tool_calls,
         terminals,
         state.plans,
         state.aux,
+        state._hot_id,
+        state._hot_content,
     )
 
 
@@ -529,11 +571,13 @@ def _plan_update(state: SessionState, u: PlanUpdate) -> SessionState:
         state.session_id,
         state.foreground,
         timeline,
-        state.messages,
+        state._messages,
         state.tool_calls,
         state.terminals,
         plans.set(plan_id, new),
         state.aux,
+        state._hot_id,
+        state._hot_content,
     )
 
 
@@ -745,6 +789,8 @@ def _message_run(state: SessionState, run: list[Any], role: str) -> SessionState
         state.terminals,
         state.plans,
         state.aux,
+        None,  # `messages` wrote the hot message back
+        None,
     )
     if old is not None and old.role != role:
         for _ in run:
@@ -781,11 +827,13 @@ def _tool_content_run(state: SessionState, run: list[ToolCallContentChunk]) -> S
         state.session_id,
         state.foreground,
         timeline,
-        state.messages,
+        state._messages,
         state.tool_calls.set(tool_call_id, new),
         _terminal_refs(state.terminals, items),
         state.plans,
         state.aux,
+        state._hot_id,
+        state._hot_content,
     )
     return _unknown_tool_call(out, tool_call_id) if unknown else out
 

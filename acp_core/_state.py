@@ -14,6 +14,7 @@ the attrs `__init__` (about twice as fast; see anchors-style-study section 4.2).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
 import attrs
@@ -185,7 +186,7 @@ class SessionAux:
     diagnostics: PVec[Diagnostic] = attrs.field(default=EMPTY_VEC)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False, repr=False, weakref_slot=False)
 class SessionState:
     """Everything a client knows about one session, as an immutable value.
 
@@ -195,16 +196,63 @@ class SessionState:
         timeline: messages, tool calls and plans in the order they were first seen.
         messages, tool_calls, terminals, plans: entities keyed by their id.
         aux: rarely-changing parts; read them through the properties below.
+
+    Layout for speed (invisible through the public attributes): the message being streamed
+    lives in the root as `_hot_id`/`_hot_content`, so a chunk for it builds only a new root
+    and one sequence node; `_messages` holds every other message (and the hot one's role and
+    `_meta`). `messages` is the merged view, computed once per state; equality, hashing and
+    `repr` use that view, so where a message is kept never shows.
     """
 
     session_id: str
     foreground: Foreground
     timeline: PVec[EntityRef]
-    messages: PMap[str, MessageState]
+    _messages: PMap[str, MessageState]
     tool_calls: PMap[str, ToolCallState]
     terminals: PMap[str, TerminalState]
     plans: PMap[str, PlanState]
     aux: SessionAux
+    _hot_id: str | None = None
+    _hot_content: PVec[ContentBlock] | None = None
+
+    @functools.cached_property
+    def messages(self) -> PMap[str, MessageState]:
+        """Every message by id (user, agent and thought)."""
+        if self._hot_id is None:
+            return self._messages
+        base = self._messages[self._hot_id]
+        hot = MessageState(base.role, self._hot_content, base.meta, base.chunk_meta)  # type: ignore[arg-type]
+        return self._messages.set(self._hot_id, hot)
+
+    def _view(self) -> tuple[Any, ...]:
+        return (
+            self.session_id,
+            self.foreground,
+            self.timeline,
+            self.messages,
+            self.tool_calls,
+            self.terminals,
+            self.plans,
+            self.aux,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not SessionState:
+            return NotImplemented
+        return self._view() == other._view()
+
+    def __hash__(self) -> int:
+        return hash(self._view())
+
+    def __repr__(self) -> str:
+        return (
+            f"SessionState(session_id={self.session_id!r}, foreground={self.foreground!r}, "
+            f"timeline={self.timeline!r}, messages={self.messages!r}, "
+            f"tool_calls={self.tool_calls!r}, terminals={self.terminals!r}, "
+            f"plans={self.plans!r}, aux={self.aux!r})"
+        )
 
     @property
     def available_commands(self) -> tuple[AvailableCommand, ...] | None:
@@ -273,10 +321,12 @@ def new_session_state(
     terminals: PMap[str, TerminalState],
     plans: PMap[str, PlanState],
     aux: SessionAux,
+    hot_id: str | None,
+    hot_content: PVec[ContentBlock] | None,
 ) -> SessionState:
-    """Positional `SessionState` constructor for hot paths."""
+    """Positional `SessionState` constructor for hot paths (every field, hot slot included)."""
     s: SessionState = _new(SessionState)
-    a, b, c, d, e, f, g, h = _SS
+    a, b, c, d, e, f, g, h, i, j = _SS
     a(s, session_id)
     b(s, foreground)
     c(s, timeline)
@@ -285,6 +335,8 @@ def new_session_state(
     f(s, terminals)
     g(s, plans)
     h(s, aux)
+    i(s, hot_id)
+    j(s, hot_content)
     return s
 
 
