@@ -353,7 +353,7 @@ def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
             "or reject the prompt",
         )
     content = prompt.prompt if intent.content is None else intent.content
-    if intent.user_message_id is not None and intent.user_message_id in b.session.messages:
+    if intent.user_message_id is not None and b.session.message(intent.user_message_id):
         # R5: the prompt lands as a new message; reusing an id would overwrite an old one and
         # leave the client nothing new to bind the prompt to (Q7).
         raise _refuse("R5", f"message id {intent.user_message_id!r} is already used")

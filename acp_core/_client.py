@@ -178,7 +178,7 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
     ):
         # FIFO only where results carry no id; otherwise the result binds, instead (Q7).
         message_id = update.message_id
-        if message_id not in before.messages:
+        if before.message(message_id) is None:
             _bind(b, message_id)
 
 

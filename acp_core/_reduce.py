@@ -730,7 +730,7 @@ def _merge_meta(state: SessionState, update: Any) -> Any:
     elif kind is SessionInfoUpdate:
         old = state.info.meta
     elif kind in (UserMessage, AgentMessage, AgentThought):
-        message = state.messages.get(update.message_id)
+        message = state.message(update.message_id)
         old = None if message is None else message.meta
     else:
         return update  # chunk and snapshot `_meta` are not patches
@@ -768,7 +768,8 @@ def reduce(
 
 def _message_run(state: SessionState, run: list[Any], role: str) -> SessionState:
     message_id = run[0].message_id
-    old = state.messages.get(message_id)
+    messages = state.messages  # the hot message (if any) written back
+    old = messages.get(message_id)
     timeline = state.timeline
     if old is None:
         content, meta, chunk_meta, kept_role = EMPTY_VEC, None, _EMPTY, role
@@ -784,7 +785,7 @@ def _message_run(state: SessionState, run: list[Any], role: str) -> SessionState
         state.session_id,
         state.foreground,
         timeline,
-        state.messages.set(message_id, new),
+        messages.set(message_id, new),
         state.tool_calls,
         state.terminals,
         state.plans,

@@ -242,9 +242,10 @@ def render_session(state: SessionState, *, pending: Sequence[str] = ()) -> str:
     lines += ["", "Transcript"]
     if not len(state.timeline):
         lines.append("  (nothing reported yet)")
+    messages = state.messages
     for ref in state.timeline:
         if ref.kind == MESSAGE:
-            lines.extend(_message(ref.id, state.messages[ref.id]))
+            lines.extend(_message(ref.id, messages[ref.id]))
         elif ref.kind == TOOL_CALL:
             lines.extend(_tool_call(ref.id, state.tool_calls[ref.id]))
         elif ref.kind == PLAN:

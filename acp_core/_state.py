@@ -14,7 +14,6 @@ the attrs `__init__` (about twice as fast; see anchors-style-study section 4.2).
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Final
 
 import attrs
@@ -200,8 +199,8 @@ class SessionState:
     Layout for speed (invisible through the public attributes): the message being streamed
     lives in the root as `_hot_id`/`_hot_content`, so a chunk for it builds only a new root
     and one sequence node; `_messages` holds every other message (and the hot one's role and
-    `_meta`). `messages` is the merged view, computed once per state; equality, hashing and
-    `repr` use that view, so where a message is kept never shows.
+    `_meta`). `messages` is the merged view; equality, hashing and `repr` use that view, so
+    where a message is kept never shows.
     """
 
     session_id: str
@@ -215,14 +214,27 @@ class SessionState:
     _hot_id: str | None = None
     _hot_content: PVec[ContentBlock] | None = None
 
-    @functools.cached_property
+    @property
     def messages(self) -> PMap[str, MessageState]:
-        """Every message by id (user, agent and thought)."""
-        if self._hot_id is None:
+        """Every message by id (user, agent and thought).
+
+        Free while no message is being streamed; otherwise built on each access (one map
+        update), so keep the map in a local when reading it many times, or use `message`.
+        """
+        hot_id = self._hot_id
+        if hot_id is None:
             return self._messages
-        base = self._messages[self._hot_id]
-        hot = MessageState(base.role, self._hot_content, base.meta, base.chunk_meta)  # type: ignore[arg-type]
-        return self._messages.set(self._hot_id, hot)
+        return self._messages.set(hot_id, self._hot_message(hot_id))
+
+    def message(self, message_id: str) -> MessageState | None:
+        """The message `message_id`, or None (a single lookup, never builds the map)."""
+        if message_id == self._hot_id:
+            return self._hot_message(message_id)
+        return self._messages.get(message_id)
+
+    def _hot_message(self, hot_id: str) -> MessageState:
+        base = self._messages[hot_id]
+        return new_message_state(base.role, self._hot_content, base.meta, base.chunk_meta)  # type: ignore[arg-type]
 
     def _view(self) -> tuple[Any, ...]:
         return (
@@ -379,8 +391,9 @@ def turn_tool_calls(state: SessionState, user_message_id: str) -> tuple[str, ...
     next user message: the tool calls of that turn, in timeline order."""
     out: list[str] = []
     inside = False
+    messages = state.messages
     for ref in state.timeline:
-        if ref.kind == MESSAGE and state.messages[ref.id].role == USER:
+        if ref.kind == MESSAGE and messages[ref.id].role == USER:
             if inside:
                 break
             inside = ref.id == user_message_id
