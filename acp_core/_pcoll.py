@@ -95,20 +95,11 @@ class PVec(Generic[T]):
             start += _BLOCK
             sealed += _BLOCK
         if start:
-            base = (levels, sealed)
-            prev: PVec[T] | None = None
-            n = 0
-        else:
-            # No block sealed: keep sharing this vector's tail chain and base.
-            base = self._base
-            prev = self if self._tail_len else None
-            n = self._tail_len
-            buffer = new
-        for item in buffer[start:] if start else buffer:
-            prev = _raw(base, n + 1, prev, item)
-            n += 1
-        assert prev is not None
-        return prev
+            rest = buffer[start:]
+            return _raw((levels, sealed), len(rest), None, _bundle(rest))
+        # No block sealed: one node continues this vector's tail chain and shares its base.
+        tail_len = self._tail_len
+        return _raw(self._base, tail_len + len(new), self if tail_len else None, _bundle(new))
 
     # -- reading ------------------------------------------------------------------------
 
@@ -123,13 +114,18 @@ class PVec(Generic[T]):
         return self._base[1] + self._tail_len != 0
 
     def _tail(self) -> tuple[T, ...]:
-        items: list[T] = []
+        if not self._tail_len:
+            return ()
+        parts: list[tuple[object, ...]] = []
         node: PVec[T] | None = self
-        for _ in range(self._tail_len):
-            items.append(node._item)  # type: ignore[union-attr,arg-type]
-            node = node._prev  # type: ignore[union-attr]
-        items.reverse()
-        return tuple(items)
+        while node is not None:
+            item = node._item
+            parts.append(item if type(item) is _Bundle else (item,))
+            node = node._prev
+        if len(parts) == 1:
+            return tuple(parts[0])  # type: ignore[arg-type]
+        parts.reverse()
+        return tuple(x for part in parts for x in part)  # type: ignore[misc]
 
     def __iter__(self) -> Iterator[T]:
         levels = self._base[0]
@@ -153,10 +149,7 @@ class PVec(Generic[T]):
             msg = "PVec index out of range"
             raise IndexError(msg)
         if index >= self._base[1]:
-            node: PVec[T] | None = self
-            for _ in range(n - 1 - index):
-                node = node._prev  # type: ignore[union-attr]
-            return node._item  # type: ignore[union-attr,return-value]
+            return self._tail()[index - self._base[1]]
         return _body_get(self._base[0], index)  # type: ignore[return-value]
 
     @property
@@ -166,7 +159,8 @@ class PVec(Generic[T]):
             msg = "last of an empty PVec"
             raise IndexError(msg)
         if self._tail_len:
-            return self._item  # type: ignore[return-value]
+            item = self._item
+            return item[-1] if type(item) is _Bundle else item  # type: ignore[return-value]
         return self[self._len - 1]
 
     def to_tuple(self) -> tuple[T, ...]:
@@ -200,6 +194,16 @@ class PVec(Generic[T]):
 
     def __reduce__(self) -> tuple[type[PVec[T]], tuple[tuple[T, ...]]]:
         return (PVec, (tuple(self),))
+
+
+class _Bundle(tuple):  # type: ignore[type-arg]
+    """Several tail items held by one node (what `extend` builds); never a user's item."""
+
+    __slots__ = ()
+
+
+def _bundle(items: tuple[object, ...]) -> object:
+    return items[0] if len(items) == 1 else _Bundle(items)
 
 
 # Slot descriptors set fields directly: about twice as fast as object.__setattr__, and the

@@ -870,11 +870,13 @@ def _terminal_run(state: SessionState, run: list[TerminalOutputChunk]) -> Sessio
 
 
 def _flush(state: SessionState, kind: type[Any], run: list[Any]) -> SessionState:
-    if len(run) == 1:
-        return _REDUCERS[kind](state, run[0])
     role = _CHUNK_ROLES.get(kind)
     if role is not None:
+        # Even a run of one: `fold` keeps messages in the map (the hot slot pays off only
+        # when every intermediate state is kept, i.e. in `reduce`).
         return _message_run(state, run, role)
+    if len(run) == 1:
+        return _REDUCERS[kind](state, run[0])
     if kind is ToolCallContentChunk:
         return _tool_content_run(state, run)
     return _terminal_run(state, run)
