@@ -177,8 +177,22 @@ def test_patch_semantics_on_an_existing_call(
 
 
 # First sight: T1 defaults, then the patch (nulls mean the defaults too).
+# T1 defaults, spelled out: untitled, kind other, status pending, no content, no locations,
+# no raw input/output, no meta.
+T1 = {
+    "title": None,
+    "kind": "other",
+    "status": "pending",
+    "content": [],
+    "locations": (),
+    "raw_input": None,
+    "raw_output": None,
+    "meta": None,
+}
+
+# First sight: T1 defaults, then the patch (nulls mean the defaults too).
 CREATE_TABLE = [
-    pytest.param({}, acp.ToolCallState(), id="bare-id-gets-defaults"),
+    pytest.param({}, {}, id="bare-id-gets-defaults"),
     pytest.param(
         {
             "title": None,
@@ -190,29 +204,26 @@ CREATE_TABLE = [
             "rawOutput": None,
             "_meta": None,
         },
-        acp.ToolCallState(),
+        {},
         id="all-null-gets-defaults",
     ),
-    pytest.param({"kind": "execute"}, acp.ToolCallState(kind="execute"), id="kind-given"),
+    pytest.param({"kind": "execute"}, {"kind": "execute"}, id="kind-given"),
     pytest.param(
         {"title": "t", "status": "in_progress"},
-        acp.ToolCallState(title="t", status="in_progress"),
+        {"title": "t", "status": "in_progress"},
         id="title-status-given",
     ),
 ]
 
 
-@pytest.mark.parametrize(("patch", "expected"), CREATE_TABLE)
-def test_first_sight_creates_with_defaults(patch: dict[str, Any], expected: Any) -> None:
+@pytest.mark.parametrize(("patch", "changed"), CREATE_TABLE)
+def test_first_sight_creates_with_defaults(patch: dict[str, Any], changed: dict[str, Any]) -> None:
     state = fold_wire(_tcu(**patch))
     call = state.tool_calls["call_001"]
-    assert call == expected
-    assert (call.kind, call.status, call.title, len(call.content)) == (
-        expected.kind,
-        expected.status,
-        expected.title,
-        0,
-    )
+    seen = {name: getattr(call, name) for name in T1}
+    seen["content"] = list(call.content)
+    assert seen == {**T1, **changed}
+    assert not call.chunk_meta
     assert [(r.kind, r.id) for r in state.timeline] == [("toolCall", "call_001")]
     assert not state.diagnostics
 
@@ -272,7 +283,7 @@ def test_terminal_reference_in_tool_content_creates_the_terminal(wire: dict[str,
     # X1: a reference may be the first sight of a terminal.
     state = fold_wire(_tcu(), wire)
     terminal = state.terminals["term_9"]
-    assert terminal == acp.TerminalState()
+    assert (terminal.command, terminal.cwd, terminal.meta, terminal.snapshot_meta) == (None,) * 4
     assert acp.terminal_bytes(terminal) == b""
     assert not terminal.exited
     # terminals are not timeline entities
