@@ -760,43 +760,10 @@ def reduce(
     return reducer(state, update)
 
 
-# -- fold: runs of chunks are applied in one go ----------------------------------------
-# A stream is mostly consecutive chunks for one entity. `fold` applies such a run as one bulk
-# append, building the entity and the session once instead of once per chunk; the result is
-# exactly the state the one-by-one `reduce` loop gives (tested as a law).
-
-
-def _message_run(state: SessionState, run: list[Any], role: str) -> SessionState:
-    message_id = run[0].message_id
-    messages = state.messages  # the hot message (if any) written back
-    old = messages.get(message_id)
-    timeline = state.timeline
-    if old is None:
-        content, meta, chunk_meta, kept_role = EMPTY_VEC, None, _EMPTY, role
-        timeline = timeline.append(EntityRef(MESSAGE, message_id))
-    else:
-        content, meta, chunk_meta, kept_role = old.content, old.meta, old.chunk_meta, old.role
-    first = len(content)
-    for i, u in enumerate(run):
-        if u.meta is not UNSET and u.meta is not None:
-            chunk_meta = chunk_meta.set(first + i, u.meta)
-    new = new_message_state(kept_role, content.extend([u.content for u in run]), meta, chunk_meta)
-    out = new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        messages.set(message_id, new),
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        None,  # `messages` wrote the hot message back
-        None,
-    )
-    if old is not None and old.role != role:
-        for _ in run:
-            out = _role_mismatch(out, message_id, role, old.role)
-    return out
+# -- fold: chunks are applied in bulk ------------------------------------------------------
+# A stream is mostly chunks. `fold` appends them in bulk, building each entity and the
+# session once per batch instead of once per chunk; the result is exactly the state the
+# one-by-one `reduce` loop gives (tested as a law in tests/test_fold_batching.py).
 
 
 def _tool_content_run(state: SessionState, run: list[ToolCallContentChunk]) -> SessionState:
@@ -870,11 +837,6 @@ def _terminal_run(state: SessionState, run: list[TerminalOutputChunk]) -> Sessio
 
 
 def _flush(state: SessionState, kind: type[Any], run: list[Any]) -> SessionState:
-    role = _CHUNK_ROLES.get(kind)
-    if role is not None:
-        # Even a run of one: `fold` keeps messages in the map (the hot slot pays off only
-        # when every intermediate state is kept, i.e. in `reduce`).
-        return _message_run(state, run, role)
     if len(run) == 1:
         return _REDUCERS[kind](state, run[0])
     if kind is ToolCallContentChunk:
@@ -892,12 +854,58 @@ _CHUNK_ROLES: Final[dict[type[Any], str]] = {
 _RUN_CAP: Final = 4096
 #: The chunk kinds `fold` batches, with the attribute naming the entity they append to.
 _RUN_KEYS: Final[dict[type[Any], str]] = {
-    AgentMessageChunk: "message_id",
-    AgentThoughtChunk: "message_id",
-    UserMessageChunk: "message_id",
     ToolCallContentChunk: "tool_call_id",
     TerminalOutputChunk: "terminal_id",
 }
+_UPSERTS: Final = (UserMessage, AgentMessage, AgentThought)
+
+
+def _add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
+    return new_session_state(
+        state.session_id,
+        state.foreground,
+        state.timeline.append(ref),
+        state._messages,
+        state.tool_calls,
+        state.terminals,
+        state.plans,
+        state.aux,
+        state._hot_id,
+        state._hot_content,
+    )
+
+
+# A pending message: [role kept, message when buffering began (None: new), blocks, chunk
+# _meta by block index (None: none)]. Local to one `fold` call.
+_Buffer = list[Any]
+
+
+def _write_pending(state: SessionState, pending: dict[str, _Buffer]) -> SessionState:
+    """Write buffered message chunks into the state: one map update per message."""
+    if not pending:
+        return state
+    messages = state.messages  # the hot message (if any) written back
+    for message_id, (role, base, blocks, metas) in pending.items():
+        if base is None:
+            content, meta, chunk_meta = EMPTY_VEC.extend(blocks), None, _EMPTY
+        else:
+            content, meta, chunk_meta = base.content.extend(blocks), base.meta, base.chunk_meta
+        if metas:
+            for index, chunk_scoped in metas.items():
+                chunk_meta = chunk_meta.set(index, chunk_scoped)
+        messages = messages.set(message_id, new_message_state(role, content, meta, chunk_meta))
+    return new_session_state(
+        state.session_id,
+        state.foreground,
+        state.timeline,
+        messages,
+        state.tool_calls,
+        state.terminals,
+        state.plans,
+        state.aux,
+        None,
+        None,
+    )
 
 
 def fold(
@@ -917,22 +925,55 @@ def fold(
         for update in updates:
             state = reduce(state, update, revision=revision)
         return state
+    # A transient builder, invisible to callers: message chunks are buffered per message id
+    # and written once at the end (or before an upsert of that message reads it). What
+    # depends on event order happens at the event: the timeline entry of a new message and
+    # role-mismatch diagnostics. Runs of tool-content and terminal chunks are applied in bulk.
     table = _REDUCERS
+    roles = _CHUNK_ROLES
     run_keys = _RUN_KEYS
+    pending: dict[str, _Buffer] = {}
     run: list[Any] = []
     run_kind: type[Any] | None = None
     run_key: object = None
-    for update in updates:
-        kind = type(update)
+    item: Any  # one update; typed loosely, as the table dispatch checks it
+    for item in updates:
+        kind = type(item)
+        role = roles.get(kind)
+        if role is not None:
+            if run:
+                state = _flush(state, run_kind, run)  # type: ignore[arg-type]
+                run, run_kind, run_key = [], None, None
+            message_id = item.message_id
+            buffer = pending.get(message_id)
+            if buffer is None:
+                old = state.message(message_id)
+                if old is None:
+                    state = _add_to_timeline(state, EntityRef(MESSAGE, message_id))
+                    buffer = [role, None, [], None]
+                else:
+                    buffer = [old.role, old, [], None]
+                pending[message_id] = buffer
+            if buffer[0] != role:
+                state = _role_mismatch(state, message_id, role, buffer[0])
+            blocks = buffer[2]
+            meta = item.meta
+            if meta is not UNSET and meta is not None:
+                first = 0 if buffer[1] is None else len(buffer[1].content)
+                if buffer[3] is None:
+                    buffer[3] = {}
+                buffer[3][first + len(blocks)] = meta
+            blocks.append(item.content)
+            continue
         attr = run_keys.get(kind)
         if attr is not None:
-            key = getattr(update, attr)
+            key = getattr(item, attr)
             if kind is run_kind and key == run_key and len(run) < _RUN_CAP:
-                run.append(update)
+                run.append(item)
                 continue
             if run:
                 state = _flush(state, run_kind, run)  # type: ignore[arg-type]
-            run, run_kind, run_key = [update], kind, key
+            run, run_kind, run_key = [item], kind, key
             continue
         if run:
             state = _flush(state, run_kind, run)  # type: ignore[arg-type]
@@ -941,7 +982,9 @@ def fold(
         if reducer is None:
             msg = f"not a session update: {kind.__name__}"
             raise TypeError(msg)
-        state = reducer(state, update)
+        if kind in _UPSERTS and item.message_id in pending:
+            state = _write_pending(state, {item.message_id: pending.pop(item.message_id)})
+        state = reducer(state, item)
     if run:
         state = _flush(state, run_kind, run)  # type: ignore[arg-type]
-    return state
+    return _write_pending(state, pending)
