@@ -352,6 +352,14 @@ def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
             "foreground work is active: end it before accepting another prompt (Q4), "
             "or reject the prompt",
         )
+    if prompt is not engine.prompts[0] and not engine.revision.prompt_result_has_message_id:
+        # Q7: with `{}` results a client binds user messages to its prompts first in, first
+        # out, so a newer prompt inserted first would be taken for the older one.
+        raise _refuse(
+            "E1",
+            f"prompt {engine.prompts[0].id!r} is older: accept or reject it first "
+            "(the 2026-08 result names no message, Q7)",
+        )
     content = prompt.prompt if intent.content is None else intent.content
     if intent.user_message_id is not None and b.session.message(intent.user_message_id):
         # R5: the prompt lands as a new message; reusing an id would overwrite an old one and

@@ -9,11 +9,13 @@ everything in flight is delivered at once (`auto_deliver=True`); with `auto_deli
 messages stay in flight until `deliver_to_client` / `deliver_to_agent` / `flush`, which lets a
 test interleave both sides the way a real connection can (each direction stays FIFO).
 
-The recorded `trace` is in the trace checker's format (`{"from": side, "message": wire}`) and
-in the order the *agent's end of the wire* sees it: the agent's messages when it sends them,
-the client's when they reach the agent. Every agent action is then recorded after everything
-the agent knew, which is what the agent's rules are judged on. `sent` keeps every outbound
-message of both sides in send order, for schema validation.
+Two traces are recorded in the trace checker's format (`{"from": side, "message": wire}`),
+one per end of the wire: `trace` in the order the agent sees the conversation (its messages
+when it sends them, the client's when they reach it) and `client_trace` in the order the
+client sees it. When messages cross in flight the two orders differ, and each side can only
+be judged on what it had seen when it acted: `violations()` takes the agent's rules from
+`trace` and the client's from `client_trace`. `sent` keeps every outbound message of both
+sides in send order, for schema validation.
 
 Invariant worth asserting (see `assert_in_sync`): once nothing is in flight towards the
 client, both sides hold equal `SessionState`s: the agent folded what it sent, the client
@@ -82,6 +84,7 @@ class AgentClientPair:
         self.auto_deliver = auto_deliver
         self.validator = validator
         self.trace: list[dict[str, Any]] = []
+        self.client_trace: list[dict[str, Any]] = []
         self.sent: list[tuple[str, dict[str, Any]]] = []
         self.to_client: deque[str] = deque()
         self.to_agent: deque[str] = deque()
@@ -128,6 +131,21 @@ class AgentClientPair:
         """Nothing is in flight in either direction."""
         return not self.to_client and not self.to_agent
 
+    def violations(self) -> tuple[Any, ...]:
+        """What the checker finds: agent rules judged on `trace`, client rules on
+        `client_trace` (rules binding both sides on both)."""
+        from acp_core._rules import RULES
+
+        def side_of(rule: str) -> str:
+            found = RULES.get(rule)
+            return "both" if found is None else found.side
+
+        agent_view = acp.check_trace(self.trace, revision=self.revision)
+        client_view = acp.check_trace(self.client_trace, revision=self.revision)
+        return tuple(v for v in agent_view if side_of(v.rule) != CLIENT) + tuple(
+            v for v in client_view if side_of(v.rule) != AGENT
+        )
+
     def assert_in_sync(self) -> None:
         """Both sides hold the same session state (call when nothing flies to the client)."""
         assert not self.to_client, "messages are still in flight to the client"
@@ -144,6 +162,8 @@ class AgentClientPair:
             text = json.dumps(wire)  # the wire carries JSON text, nothing Python-specific
             if side == AGENT:
                 self.trace.append({"from": AGENT, "message": json.loads(text)})
+            else:
+                self.client_trace.append({"from": CLIENT, "message": json.loads(text)})
             queue.append(text)
 
     def _deliver(self, to: str, n: int | None) -> int:
@@ -160,6 +180,7 @@ class AgentClientPair:
                 self.agent, outbound = step(self.agent, Received(message))
                 self._emit(AGENT, outbound)
             else:
+                self.client_trace.append({"from": AGENT, "message": raw})
                 self.client, outbound = step(self.client, Received(message))
                 self._emit(CLIENT, outbound)
             count += 1

@@ -337,3 +337,19 @@ def test_agent_initiated_work_waits_for_received_prompts() -> None:
     assert updates_of(step(engine, StartWork()).outbound) == [
         {"sessionUpdate": "state_update", "state": "running"}
     ]
+
+
+def test_prompts_are_accepted_first_in_first_out_under_2026_08() -> None:
+    # Q7: the `{}` result names no message, so clients bind user messages in order.
+    engine = receive(_with_prompt(1), prompt_wire(2))[0]
+    assert _refused(engine, AcceptPrompt(2)) == "E1"
+    rejected = step(engine, RejectPrompt(1, "stale")).state
+    assert step(rejected, AcceptPrompt(2)).state.turn is not None
+
+
+def test_prompts_may_be_accepted_in_any_order_under_2026_11() -> None:
+    # The result carries the user message id, so the binding does not depend on order.
+    engine = receive(_with_prompt(1, acp.V2_2026_11), prompt_wire(2))[0]
+    engine, out = step(engine, AcceptPrompt(2))
+    assert out[0]["result"]["messageId"] == updates_of(out)[0]["messageId"]
+    assert [p.id for p in engine.prompts] == [1]

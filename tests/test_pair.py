@@ -57,7 +57,7 @@ def _pair(
 
 def _clean(pair: AgentClientPair) -> None:
     """The recorded trace breaks no rule of the catalogue."""
-    violations = acp.check_trace(pair.trace, revision=pair.revision)
+    violations = pair.violations()
     assert violations == (), [v.to_json() for v in violations]
 
 
