@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import json
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hypothesis import strategies as st
@@ -193,6 +193,7 @@ class AgentClientPair:
 def receive(engine: Any, wire: dict[str, Any]) -> acp.Step:
     """Step `engine` with a message given as a wire dict (decoded strictly first)."""
     message = acp.decode_message(json.loads(json.dumps(wire)), strict=True)
+    assert not isinstance(message, acp.Batch)
     return step(engine, Received(message))
 
 
@@ -252,23 +253,29 @@ REQUEST_IDS = (0, 1, 5, "r-x", None)
 _JSON = tuple(
     acp.freeze_json(v) for v in (None, True, 3, -1.5, "s", [], [1, "a"], {}, {"k": {"n": 1}})
 )
-_tags = st.sampled_from(("widget", "_widget", "notice", "_x", "text"))
+_tags = st.sampled_from(("widget", "_widget", "notice", "_x"))
+
+
+def _obj(raw: dict[str, Any]) -> acp.JsonObject:
+    frozen = acp.freeze_json(raw)
+    assert isinstance(frozen, Mapping)
+    return frozen
+
+
 json_values = st.sampled_from(_JSON)
 metas: Any = st.sampled_from((UNSET, None, acp.freeze_json({"trace": "t"})))
 content_blocks: Any = st.one_of(
     st.builds(acp.TextContent, st.text(max_size=4), meta=metas),
     st.just(acp.ImageContent("iVBORw0KGgo=", "image/png")),
     st.just(acp.ResourceLink("notes", "file:///notes.md")),
-    _tags.filter(lambda t: t != "text").map(
-        lambda t: acp.OtherContent(acp.freeze_json({"type": t, "x": 1}))
-    ),
+    _tags.map(lambda t: acp.OtherContent(_obj({"type": t, "x": 1}))),
 )
 tool_call_contents: Any = st.one_of(
     content_blocks.map(acp.ToolContent),
     st.just(acp.Diff((acp.DiffChange("modify", "/src/a.py"),))),
     st.just(acp.TerminalRef("term-1")),
     st.sampled_from(("chart", "_chart", "notice")).map(
-        lambda t: acp.OtherToolCallContent(acp.freeze_json({"type": t}))
+        lambda t: acp.OtherToolCallContent(_obj({"type": t}))
     ),
 )
 _plan_entries = st.builds(
@@ -285,7 +292,7 @@ _other_plans = st.sampled_from(
         {"type": "_x"},
         {"planId": "plan-9"},
     )
-).map(lambda raw: acp.OtherPlan(acp.freeze_json(raw)))
+).map(lambda raw: acp.OtherPlan(_obj(raw)))
 
 
 def _tuples(strategy: Any, max_size: int = 2) -> Any:

@@ -121,12 +121,11 @@ def _check_step(
     validate: OutboundValidator, side: str, engine: Any, intent: object
 ) -> tuple[str, Any]:
     before = _copy(engine)
+    error: acp.ProtocolError | None = None
     try:
         new, outbound = step(engine, intent)
     except (LocalProtocolError, RemoteProtocolError) as e:
-        error: acp.ProtocolError = e
-    else:
-        error = None  # type: ignore[assignment]
+        error = e
     if error is not None:
         assert engine == before  # refused: the caller's engine is still valid
         assert isinstance(error.rule, str)
