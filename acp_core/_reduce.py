@@ -127,19 +127,14 @@ def _with_aux(state: SessionState, aux: SessionAux) -> SessionState:
     )
 
 
+def _set_aux(state: SessionState, **changes: Any) -> SessionState:
+    # Session-wide data changes rarely, so `evolve` (slower than a positional build) is fine.
+    return _with_aux(state, attrs.evolve(state.aux, **changes))
+
+
 def _diagnose(state: SessionState, rule: str, path: str, message: str) -> SessionState:
-    aux = state.aux
-    return _with_aux(
-        state,
-        SessionAux(
-            aux.available_commands,
-            aux.config_options,
-            aux.info,
-            aux.usage,
-            aux.unknown,
-            aux.diagnostics.append(Diagnostic(rule, path, message)),
-        ),
-    )
+    diagnostic = Diagnostic(rule, path, message)
+    return _set_aux(state, diagnostics=state.aux.diagnostics.append(diagnostic))
 
 
 # -- messages (M1-M8) ----------------------------------------------------------------------
@@ -585,42 +580,19 @@ def _plan_update(state: SessionState, u: PlanUpdate) -> SessionState:
 
 
 def _commands(state: SessionState, u: AvailableCommandsUpdate) -> SessionState:
-    aux = state.aux
-    if aux.available_commands == u.available_commands:
+    if state.aux.available_commands == u.available_commands:
         return state
-    return _with_aux(
-        state,
-        SessionAux(
-            u.available_commands,
-            aux.config_options,
-            aux.info,
-            aux.usage,
-            aux.unknown,
-            aux.diagnostics,
-        ),
-    )
+    return _set_aux(state, available_commands=u.available_commands)
 
 
 def _config_options(state: SessionState, u: ConfigOptionUpdate) -> SessionState:
-    aux = state.aux
-    if aux.config_options == u.config_options:
+    if state.aux.config_options == u.config_options:
         return state
-    return _with_aux(
-        state,
-        SessionAux(
-            aux.available_commands,
-            u.config_options,
-            aux.info,
-            aux.usage,
-            aux.unknown,
-            aux.diagnostics,
-        ),
-    )
+    return _set_aux(state, config_options=u.config_options)
 
 
 def _session_info(state: SessionState, u: SessionInfoUpdate) -> SessionState:
-    aux = state.aux
-    info = aux.info
+    info = state.aux.info
     new = SessionInfo(
         info.title if u.title is UNSET else u.title,
         info.updated_at if u.updated_at is UNSET else u.updated_at,
@@ -628,17 +600,7 @@ def _session_info(state: SessionState, u: SessionInfoUpdate) -> SessionState:
     )
     if new == info:
         return state
-    return _with_aux(
-        state,
-        SessionAux(
-            aux.available_commands,
-            aux.config_options,
-            new,
-            aux.usage,
-            aux.unknown,
-            aux.diagnostics,
-        ),
-    )
+    return _set_aux(state, info=new)
 
 
 def _usage(state: SessionState, u: UsageUpdate) -> SessionState:
@@ -649,32 +611,11 @@ def _usage(state: SessionState, u: UsageUpdate) -> SessionState:
     new = Usage(u.used, u.size, cost, _meta_or_none(u.meta))
     if new == aux.usage:
         return state
-    return _with_aux(
-        state,
-        SessionAux(
-            aux.available_commands,
-            aux.config_options,
-            aux.info,
-            new,
-            aux.unknown,
-            aux.diagnostics,
-        ),
-    )
+    return _set_aux(state, usage=new)
 
 
 def _other(state: SessionState, u: OtherUpdate) -> SessionState:
-    aux = state.aux
-    out = _with_aux(
-        state,
-        SessionAux(
-            aux.available_commands,
-            aux.config_options,
-            aux.info,
-            aux.usage,
-            aux.unknown.append(u),
-            aux.diagnostics,
-        ),
-    )
+    out = _set_aux(state, unknown=state.aux.unknown.append(u))
     if u.session_update in _V1_KINDS:
         out = _diagnose(
             out,
