@@ -60,6 +60,7 @@ from ._errors import (
     ProtocolError,
     RemoteProtocolError,
 )
+from ._fold import fold
 from ._intents import (
     AcceptPrompt,
     AnswerPermission,
@@ -119,7 +120,7 @@ from ._jsonrpc import (
     UpdateSessionNotification,
 )
 from ._pcoll import PVec
-from ._reduce import fold, reduce
+from ._reduce import reduce
 from ._render import render_session
 from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
 from ._rules import RULES, Rule, rules_markdown

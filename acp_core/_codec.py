@@ -1081,6 +1081,7 @@ _RPC_ERROR = _Record(
     ),
 )
 
+
 class _UpdateCodec(_Codec):
     """`SESSION_UPDATE`, trying the fast path for streamed chunks first."""
 
@@ -1430,9 +1431,7 @@ def decode_permission_result(obj: object, *, strict: bool = False) -> j.RequestP
     Raises:
         DecodeError: the result is not an object of that shape.
     """
-    value: j.RequestPermissionResult = _PERMISSION_RESULT.decode(
-        _plain(obj), None, _shared(strict)
-    )
+    value: j.RequestPermissionResult = _PERMISSION_RESULT.decode(_plain(obj), None, _shared(strict))
     return value
 
 

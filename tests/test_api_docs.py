@@ -31,7 +31,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Engines", ("_step", "_agent", "_client")),
     ("Intents", ("_intents",)),
     ("Codec", ("_codec",)),
-    ("Session state and reducers", ("_state", "_reduce", "_snapshot", "_render")),
+    ("Session state and reducers", ("_state", "_reduce", "_fold", "_snapshot", "_render")),
     ("Trace checker and rule catalogue", ("_check", "_rules")),
     ("v1 normalizer", ("_v1", "_v1_policy", "_v1_state")),
     ("Session updates", ("_updates",)),

@@ -1,0 +1,312 @@
+"""Tool-call and display-terminal reducers (digest 3.3 T1-T12, 3.4 X1-X10).
+
+Owns: `tool_call_update` (upsert with the patch algebra and the T1 defaults),
+`tool_call_content_chunk` (append; Q6 for unseen ids), `terminal_update` (patch; output is a
+replacement snapshot, Q8, Q24), `terminal_output_chunk` (decode each chunk alone, append), the
+terminal records that tool-content references create (X1), and the bulk versions `fold` uses.
+Must not know: messages, plans, the foreground, JSON, engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from ._content import TerminalRef, ToolCallContent
+from ._json import UNSET
+from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._reduce_common import (
+    BAD_BASE64,
+    CHUNK_FOR_UNKNOWN_TOOL_CALL,
+    EMPTY_PMAP,
+    NEW_TERMINAL,
+    NEW_TOOL_CALL,
+    b64decode,
+    diagnose,
+    make_terminal,
+    make_tool_call,
+    meta_or_none,
+    patch_meta,
+    with_terminals,
+)
+from ._state import (
+    TOOL_CALL,
+    EntityRef,
+    SessionState,
+    TerminalState,
+    new_session_state,
+)
+from ._updates import (
+    TerminalOutputChunk,
+    TerminalUpdate,
+    ToolCallContentChunk,
+    ToolCallUpdate,
+    ToolKind,
+)
+
+__all__ = ["REDUCERS", "terminal_run", "tool_content_run"]
+
+# -- tool calls (T1-T12) -------------------------------------------------------------------
+
+
+def terminal_refs(
+    terminals: PMap[str, TerminalState], items: Iterable[ToolCallContent]
+) -> PMap[str, TerminalState]:
+    # X1: a terminal reference may be the first sight of a terminal; keep a record for it.
+    for item in items:
+        if type(item) is TerminalRef and item.terminal_id not in terminals:
+            terminals = terminals.set(item.terminal_id, NEW_TERMINAL)
+    return terminals
+
+
+def _tool_call_update(state: SessionState, u: ToolCallUpdate) -> SessionState:
+    tool_call_id = u.tool_call_id
+    tool_calls = state.tool_calls
+    old = tool_calls.get(tool_call_id)
+    created = old is None
+    if old is None:
+        old = NEW_TOOL_CALL
+    title = old.title if u.title is UNSET else u.title
+    kind = old.kind if u.kind is UNSET else (ToolKind.OTHER if u.kind is None else u.kind)
+    status = old.status if u.status is UNSET else ("pending" if u.status is None else u.status)
+    content = old.content
+    chunk_meta = old.chunk_meta
+    terminals = state.terminals
+    if u.content is not UNSET:
+        content = PVec(u.content) if u.content else EMPTY_VEC
+        chunk_meta = EMPTY_PMAP
+        if u.content:
+            terminals = terminal_refs(terminals, u.content)
+    locations = old.locations
+    if u.locations is not UNSET:
+        locations = u.locations or ()
+    raw_input = old.raw_input if u.raw_input is UNSET else u.raw_input
+    raw_output = old.raw_output if u.raw_output is UNSET else u.raw_output
+    new = make_tool_call(
+        title,
+        kind,
+        status,
+        content,
+        locations,
+        raw_input,
+        raw_output,
+        patch_meta(old.meta, u.meta),
+        chunk_meta,
+    )
+    if not created and new == old and terminals is state.terminals:
+        return state
+    timeline = state.timeline
+    if created:
+        timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
+    return new_session_state(
+        state.session_id,
+        state.foreground,
+        timeline,
+        state._messages,
+        tool_calls.set(tool_call_id, new),
+        terminals,
+        state.plans,
+        state.aux,
+        state._hot_id,
+        state._hot_content,
+    )
+
+
+def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> SessionState:
+    tool_call_id = u.tool_call_id
+    old = state.tool_calls.get(tool_call_id)
+    timeline = state.timeline
+    unknown = old is None
+    if old is None:
+        old = NEW_TOOL_CALL  # Q6: create with T1 defaults, then append
+        timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
+    chunk_meta = old.chunk_meta
+    if u.meta is not UNSET and u.meta is not None:
+        chunk_meta = chunk_meta.set(len(old.content), u.meta)
+    new = make_tool_call(
+        old.title,
+        old.kind,
+        old.status,
+        old.content.append(u.content),
+        old.locations,
+        old.raw_input,
+        old.raw_output,
+        old.meta,
+        chunk_meta,
+    )
+    out = new_session_state(
+        state.session_id,
+        state.foreground,
+        timeline,
+        state._messages,
+        state.tool_calls.set(tool_call_id, new),
+        terminal_refs(state.terminals, (u.content,)),
+        state.plans,
+        state.aux,
+        state._hot_id,
+        state._hot_content,
+    )
+    if unknown:
+        out = unknown_tool_call(out, tool_call_id)
+    return out
+
+
+def unknown_tool_call(state: SessionState, tool_call_id: str) -> SessionState:
+    return diagnose(
+        state,
+        CHUNK_FOR_UNKNOWN_TOOL_CALL,
+        f"toolCall {tool_call_id}",
+        f"content chunk for unseen tool call {tool_call_id!r}: created with defaults",
+    )
+
+
+# -- display terminals (X1-X10) ------------------------------------------------------------
+
+
+def _terminal_update(state: SessionState, u: TerminalUpdate) -> SessionState:
+    terminal_id = u.terminal_id
+    old = state.terminals.get(terminal_id)
+    created = old is None
+    if old is None:
+        old = NEW_TERMINAL
+    output = old.output
+    snapshot_meta = old.snapshot_meta
+    if u.output is not UNSET:
+        if u.output is None:
+            output, snapshot_meta = EMPTY_VEC, None  # Q8: clear to empty
+        else:
+            data = b64decode(u.output.data)
+            if data is None:  # Q24: reject the whole update, record why
+                return diagnose(
+                    state,
+                    BAD_BASE64,
+                    f"terminal {terminal_id}",
+                    f"terminal_update for {terminal_id!r} has invalid base64 output: not applied",
+                )
+            # X3: a snapshot replaces every byte; never merged with the old ones.
+            output = EMPTY_VEC.append(data) if data else EMPTY_VEC
+            snapshot_meta = meta_or_none(u.output.meta)
+    new = make_terminal(
+        old.command if u.command is UNSET else u.command,
+        old.cwd if u.cwd is UNSET else u.cwd,
+        output,
+        snapshot_meta,
+        old.exit_status if u.exit_status is UNSET else u.exit_status,
+        patch_meta(old.meta, u.meta),
+    )
+    if not created and new == old:
+        return state
+    return with_terminals(state, state.terminals.set(terminal_id, new))
+
+
+def _terminal_output_chunk(state: SessionState, u: TerminalOutputChunk) -> SessionState:
+    terminal_id = u.terminal_id
+    data = b64decode(u.data)
+    if data is None:
+        return bad_chunk(state, terminal_id)
+    old = state.terminals.get(terminal_id)
+    if old is None:
+        old = NEW_TERMINAL  # X1: output may arrive before any reference or update
+    elif not data:
+        return state
+    # X4: each chunk is decoded alone and its bytes appended (chunk _meta is chunk-scoped
+    # and not kept: terminal state has no per-chunk slot).
+    new = make_terminal(
+        old.command,
+        old.cwd,
+        old.output.append(data) if data else old.output,
+        old.snapshot_meta,
+        old.exit_status,
+        old.meta,
+    )
+    return with_terminals(state, state.terminals.set(terminal_id, new))
+
+
+def bad_chunk(state: SessionState, terminal_id: str) -> SessionState:
+    return diagnose(
+        state,
+        BAD_BASE64,
+        f"terminal {terminal_id}",
+        f"terminal_output_chunk for {terminal_id!r} has invalid base64: not applied",
+    )
+
+
+# -- bulk versions for `fold` ---------------------------------------------------------
+
+
+def tool_content_run(state: SessionState, run: list[ToolCallContentChunk]) -> SessionState:
+    tool_call_id = run[0].tool_call_id
+    old = state.tool_calls.get(tool_call_id)
+    timeline = state.timeline
+    unknown = old is None
+    if old is None:
+        old = NEW_TOOL_CALL
+        timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
+    chunk_meta = old.chunk_meta
+    first = len(old.content)
+    for i, u in enumerate(run):
+        if u.meta is not UNSET and u.meta is not None:
+            chunk_meta = chunk_meta.set(first + i, u.meta)
+    items = [u.content for u in run]
+    new = make_tool_call(
+        old.title,
+        old.kind,
+        old.status,
+        old.content.extend(items),
+        old.locations,
+        old.raw_input,
+        old.raw_output,
+        old.meta,
+        chunk_meta,
+    )
+    out = new_session_state(
+        state.session_id,
+        state.foreground,
+        timeline,
+        state._messages,
+        state.tool_calls.set(tool_call_id, new),
+        terminal_refs(state.terminals, items),
+        state.plans,
+        state.aux,
+        state._hot_id,
+        state._hot_content,
+    )
+    return unknown_tool_call(out, tool_call_id) if unknown else out
+
+
+def terminal_run(state: SessionState, run: list[TerminalOutputChunk]) -> SessionState:
+    terminal_id = run[0].terminal_id
+    chunks: list[bytes] = []
+    valid = False
+    for u in run:
+        data = b64decode(u.data)
+        if data is None:
+            state = bad_chunk(state, terminal_id)
+            continue
+        valid = True
+        if data:
+            chunks.append(data)
+    if not valid:
+        return state
+    old = state.terminals.get(terminal_id)
+    if old is None:
+        old = NEW_TERMINAL
+    elif not chunks:
+        return state
+    new = make_terminal(
+        old.command,
+        old.cwd,
+        old.output.extend(chunks),
+        old.snapshot_meta,
+        old.exit_status,
+        old.meta,
+    )
+    return with_terminals(state, state.terminals.set(terminal_id, new))
+
+
+REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] = {
+    ToolCallContentChunk: _tool_call_content_chunk,
+    TerminalOutputChunk: _terminal_output_chunk,
+    ToolCallUpdate: _tool_call_update,
+    TerminalUpdate: _terminal_update,
+}
