@@ -17,18 +17,28 @@ from ._pcoll import EMPTY_VEC
 from ._reduce import REDUCERS, reduce
 from ._reduce_common import (
     EMPTY_PMAP,
+    NEW_TOOL_CALL,
     add_to_timeline,
+    with_terminals,
 )
 from ._reduce_messages import role_mismatch
-from ._reduce_tools import terminal_run, tool_content_run
+from ._reduce_tools import (
+    appended_tool_content,
+    patched_tool_call,
+    terminal_refs,
+    terminal_run,
+    unknown_tool_call,
+)
 from ._revision import DEFAULT_REVISION, Revision
 from ._state import (
     AGENT,
     MESSAGE,
     THOUGHT,
+    TOOL_CALL,
     USER,
     EntityRef,
     SessionState,
+    ToolCallState,
     new_message_state,
     new_session_state,
 )
@@ -40,6 +50,7 @@ from ._updates import (
     SessionUpdate,
     TerminalOutputChunk,
     ToolCallContentChunk,
+    ToolCallUpdate,
     UserMessage,
     UserMessageChunk,
 )
@@ -52,12 +63,31 @@ __all__ = ["fold"]
 # one-by-one `reduce` loop gives (tested as a law in tests/test_fold_batching.py).
 
 
-def _flush(state: SessionState, kind: type[Any], run: list[Any]) -> SessionState:
+def _flush(state: SessionState, run: list[TerminalOutputChunk]) -> SessionState:
     if len(run) == 1:
-        return REDUCERS[kind](state, run[0])
-    if kind is ToolCallContentChunk:
-        return tool_content_run(state, run)
+        return REDUCERS[TerminalOutputChunk](state, run[0])
     return terminal_run(state, run)
+
+
+def _write_tools(state: SessionState, tools: dict[str, ToolCallState]) -> SessionState:
+    """Write the tool calls a `fold` changed into the state: one map build for all."""
+    if not tools:
+        return state
+    tool_calls = state.tool_calls.mutate()
+    for tool_call_id, tool_call in tools.items():
+        tool_calls[tool_call_id] = tool_call
+    return new_session_state(
+        state.session_id,
+        state.foreground,
+        state.timeline,
+        state._messages,
+        tool_calls.finish(),
+        state.terminals,
+        state.plans,
+        state.aux,
+        state._hot_id,
+        state._hot_content,
+    )
 
 
 _CHUNK_ROLES: Final[dict[type[Any], str]] = {
@@ -68,11 +98,6 @@ _CHUNK_ROLES: Final[dict[type[Any], str]] = {
 #: Longest run applied at once: long enough to amortise, short enough that the run's own
 #: buffers stay small (one 100k-item run measured ~1.6x slower per item, GC included).
 _RUN_CAP: Final = 4096
-#: The chunk kinds `fold` batches, with the attribute naming the entity they append to.
-_RUN_KEYS: Final[dict[type[Any], str]] = {
-    ToolCallContentChunk: "tool_call_id",
-    TerminalOutputChunk: "terminal_id",
-}
 _UPSERTS: Final = (UserMessage, AgentMessage, AgentThought)
 
 
@@ -126,25 +151,33 @@ def fold(
         for update in updates:
             state = reduce(state, update, revision=revision)
         return state
-    # A transient builder, invisible to callers: message chunks are buffered per message id
-    # and written once at the end (or before an upsert of that message reads it). What
-    # depends on event order happens at the event: the timeline entry of a new message and
-    # role-mismatch diagnostics. Runs of tool-content and terminal chunks are applied in bulk.
+    # A transient builder, invisible to callers. Message chunks are buffered per message id
+    # and tool calls kept in a local table; both are written once at the end (a message also
+    # before an upsert of it reads it). What depends on event order happens at the event:
+    # timeline entries of new entities, diagnostics, terminals created by references. Runs of
+    # terminal chunks are applied in bulk.
     table = REDUCERS
     roles = _CHUNK_ROLES
-    run_keys = _RUN_KEYS
     pending: dict[str, _Buffer] = {}
+    tools: dict[str, ToolCallState] = {}
     run: list[Any] = []
-    run_kind: type[Any] | None = None
     run_key: object = None
     item: Any  # one update; typed loosely, as the table dispatch checks it
     for item in updates:
         kind = type(item)
+        if kind is TerminalOutputChunk:
+            if run and (item.terminal_id != run_key or len(run) >= _RUN_CAP):
+                state = _flush(state, run)
+                run = []
+            if not run:
+                run_key = item.terminal_id
+            run.append(item)
+            continue
+        if run:
+            state = _flush(state, run)
+            run = []
         role = roles.get(kind)
         if role is not None:
-            if run:
-                state = _flush(state, run_kind, run)  # type: ignore[arg-type]
-                run, run_kind, run_key = [], None, None
             message_id = item.message_id
             buffer = pending.get(message_id)
             if buffer is None:
@@ -166,19 +199,25 @@ def fold(
                 buffer[3][first + len(blocks)] = meta
             blocks.append(item.content)
             continue
-        attr = run_keys.get(kind)
-        if attr is not None:
-            key = getattr(item, attr)
-            if kind is run_kind and key == run_key and len(run) < _RUN_CAP:
-                run.append(item)
-                continue
-            if run:
-                state = _flush(state, run_kind, run)  # type: ignore[arg-type]
-            run, run_kind, run_key = [item], kind, key
+        if kind is ToolCallUpdate or kind is ToolCallContentChunk:
+            tool_call_id = item.tool_call_id
+            call = tools.get(tool_call_id) or state.tool_calls.get(tool_call_id)
+            created = call is None
+            if call is None:
+                call = NEW_TOOL_CALL
+                state = add_to_timeline(state, EntityRef(TOOL_CALL, tool_call_id))
+            if kind is ToolCallUpdate:
+                tools[tool_call_id] = patched_tool_call(call, item)
+                refs = item.content if isinstance(item.content, tuple) else ()
+            else:
+                tools[tool_call_id] = appended_tool_content(call, [item.content], [item.meta])
+                refs = (item.content,)
+                if created:
+                    state = unknown_tool_call(state, tool_call_id)
+            terminals = terminal_refs(state.terminals, refs)
+            if terminals is not state.terminals:
+                state = with_terminals(state, terminals)
             continue
-        if run:
-            state = _flush(state, run_kind, run)  # type: ignore[arg-type]
-            run, run_kind, run_key = [], None, None
         reducer = table.get(kind)
         if reducer is None:
             msg = f"not a session update: {kind.__name__}"
@@ -187,5 +226,5 @@ def fold(
             state = _write_pending(state, {item.message_id: pending.pop(item.message_id)})
         state = reducer(state, item)
     if run:
-        state = _flush(state, run_kind, run)  # type: ignore[arg-type]
-    return _write_pending(state, pending)
+        state = _flush(state, run)
+    return _write_tools(_write_pending(state, pending), tools)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from ._content import TerminalRef, ToolCallContent
-from ._json import UNSET
+from ._json import UNSET, Meta
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._reduce_common import (
     BAD_BASE64,
@@ -34,6 +34,7 @@ from ._state import (
     EntityRef,
     SessionState,
     TerminalState,
+    ToolCallState,
     new_session_state,
 )
 from ._updates import (
@@ -44,7 +45,14 @@ from ._updates import (
     ToolKind,
 )
 
-__all__ = ["REDUCERS", "terminal_run", "tool_content_run"]
+__all__ = [
+    "REDUCERS",
+    "appended_tool_content",
+    "patched_tool_call",
+    "terminal_refs",
+    "terminal_run",
+    "unknown_tool_call",
+]
 
 # -- tool calls (T1-T12) -------------------------------------------------------------------
 
@@ -59,40 +67,58 @@ def terminal_refs(
     return terminals
 
 
+def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
+    """The tool call after the patch `u` (T1-T3, T7, Q5): the record-level rule, shared by
+    `reduce` and `fold`."""
+    content = old.content
+    chunk_meta = old.chunk_meta
+    if u.content is not UNSET:
+        content = PVec(u.content) if u.content else EMPTY_VEC
+        chunk_meta = EMPTY_PMAP
+    return make_tool_call(
+        old.title if u.title is UNSET else u.title,
+        old.kind if u.kind is UNSET else (ToolKind.OTHER if u.kind is None else u.kind),
+        old.status if u.status is UNSET else ("pending" if u.status is None else u.status),
+        content,
+        old.locations if u.locations is UNSET else (u.locations or ()),
+        old.raw_input if u.raw_input is UNSET else u.raw_input,
+        old.raw_output if u.raw_output is UNSET else u.raw_output,
+        patch_meta(old.meta, u.meta),
+        chunk_meta,
+    )
+
+
+def appended_tool_content(
+    old: ToolCallState, items: list[ToolCallContent], metas: list[Meta]
+) -> ToolCallState:
+    """The tool call with content items appended (T4), each chunk's `_meta` kept by index (T6)."""
+    chunk_meta = old.chunk_meta
+    first = len(old.content)
+    for i, meta in enumerate(metas):
+        if meta is not UNSET and meta is not None:
+            chunk_meta = chunk_meta.set(first + i, meta)
+    return make_tool_call(
+        old.title,
+        old.kind,
+        old.status,
+        old.content.extend(items) if len(items) > 1 else old.content.append(items[0]),
+        old.locations,
+        old.raw_input,
+        old.raw_output,
+        old.meta,
+        chunk_meta,
+    )
+
+
 def _tool_call_update(state: SessionState, u: ToolCallUpdate) -> SessionState:
     tool_call_id = u.tool_call_id
     tool_calls = state.tool_calls
     old = tool_calls.get(tool_call_id)
     created = old is None
-    if old is None:
-        old = NEW_TOOL_CALL
-    title = old.title if u.title is UNSET else u.title
-    kind = old.kind if u.kind is UNSET else (ToolKind.OTHER if u.kind is None else u.kind)
-    status = old.status if u.status is UNSET else ("pending" if u.status is None else u.status)
-    content = old.content
-    chunk_meta = old.chunk_meta
+    new = patched_tool_call(NEW_TOOL_CALL if old is None else old, u)
     terminals = state.terminals
-    if u.content is not UNSET:
-        content = PVec(u.content) if u.content else EMPTY_VEC
-        chunk_meta = EMPTY_PMAP
-        if u.content:
-            terminals = terminal_refs(terminals, u.content)
-    locations = old.locations
-    if u.locations is not UNSET:
-        locations = u.locations or ()
-    raw_input = old.raw_input if u.raw_input is UNSET else u.raw_input
-    raw_output = old.raw_output if u.raw_output is UNSET else u.raw_output
-    new = make_tool_call(
-        title,
-        kind,
-        status,
-        content,
-        locations,
-        raw_input,
-        raw_output,
-        patch_meta(old.meta, u.meta),
-        chunk_meta,
-    )
+    if isinstance(u.content, tuple):  # a reference may be a terminal's first sight (X1)
+        terminals = terminal_refs(terminals, u.content)
     if not created and new == old and terminals is state.terminals:
         return state
     timeline = state.timeline
@@ -120,26 +146,12 @@ def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> Se
     if old is None:
         old = NEW_TOOL_CALL  # Q6: create with T1 defaults, then append
         timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
-    chunk_meta = old.chunk_meta
-    if u.meta is not UNSET and u.meta is not None:
-        chunk_meta = chunk_meta.set(len(old.content), u.meta)
-    new = make_tool_call(
-        old.title,
-        old.kind,
-        old.status,
-        old.content.append(u.content),
-        old.locations,
-        old.raw_input,
-        old.raw_output,
-        old.meta,
-        chunk_meta,
-    )
     out = new_session_state(
         state.session_id,
         state.foreground,
         timeline,
         state._messages,
-        state.tool_calls.set(tool_call_id, new),
+        state.tool_calls.set(tool_call_id, appended_tool_content(old, [u.content], [u.meta])),
         terminal_refs(state.terminals, (u.content,)),
         state.plans,
         state.aux,
@@ -232,46 +244,6 @@ def bad_chunk(state: SessionState, terminal_id: str) -> SessionState:
 
 
 # -- bulk versions for `fold` ---------------------------------------------------------
-
-
-def tool_content_run(state: SessionState, run: list[ToolCallContentChunk]) -> SessionState:
-    tool_call_id = run[0].tool_call_id
-    old = state.tool_calls.get(tool_call_id)
-    timeline = state.timeline
-    unknown = old is None
-    if old is None:
-        old = NEW_TOOL_CALL
-        timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
-    chunk_meta = old.chunk_meta
-    first = len(old.content)
-    for i, u in enumerate(run):
-        if u.meta is not UNSET and u.meta is not None:
-            chunk_meta = chunk_meta.set(first + i, u.meta)
-    items = [u.content for u in run]
-    new = make_tool_call(
-        old.title,
-        old.kind,
-        old.status,
-        old.content.extend(items),
-        old.locations,
-        old.raw_input,
-        old.raw_output,
-        old.meta,
-        chunk_meta,
-    )
-    out = new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        state._messages,
-        state.tool_calls.set(tool_call_id, new),
-        terminal_refs(state.terminals, items),
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
-    return unknown_tool_call(out, tool_call_id) if unknown else out
 
 
 def terminal_run(state: SessionState, run: list[TerminalOutputChunk]) -> SessionState:

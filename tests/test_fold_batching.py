@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acp_core as acp
+from acp_core import strategies
 
 IDS = st.sampled_from(["m1", "m2", "m3"])
 META = st.sampled_from([acp.UNSET, None, acp.freeze_json({"k": 1}), acp.freeze_json({"k": 2})])
@@ -91,3 +92,39 @@ def test_meta_patches_replace_in_2026_08_and_merge_by_key_in_2026_11() -> None:
     # null still clears in both revisions
     cleared = acp.reduce(new, acp.ToolCallUpdate("c", meta=None), revision=acp.V2_2026_11)
     assert cleared.tool_calls["c"].meta is None
+
+
+@given(st.lists(strategies.session_updates(), max_size=40))
+def test_fold_equals_the_reduce_loop_on_any_generated_updates(
+    updates: list[acp.SessionUpdate],
+) -> None:
+    start = acp.new_session("s")
+    assert acp.fold(start, updates) == reduce_loop(start, updates)
+
+
+TOOL_IDS = st.sampled_from(["c1", "c2"])
+TOOL_PATCHES = st.builds(
+    acp.ToolCallUpdate,
+    TOOL_IDS,
+    st.sampled_from([acp.UNSET, None, "title"]),
+    st.sampled_from([acp.UNSET, None, "read", "_custom"]),
+    st.sampled_from([acp.UNSET, None, "in_progress", "completed"]),
+    st.sampled_from(
+        [acp.UNSET, None, (), (acp.TerminalRef("t5"),), (acp.ToolContent(acp.TextContent("x")),)]
+    ),
+    st.sampled_from([acp.UNSET, None, (acp.ToolCallLocation("/a", 3),)]),
+    st.sampled_from([acp.UNSET, None, acp.freeze_json({"q": 1})]),
+    st.sampled_from([acp.UNSET, None, "out"]),
+    META,
+)
+
+
+@given(st.lists(st.one_of(TOOL_PATCHES, CHUNKS, OTHERS), max_size=50))
+def test_fold_equals_the_reduce_loop_on_interleaved_tool_calls(
+    updates: list[acp.SessionUpdate],
+) -> None:
+    start = acp.new_session("s")
+    folded = acp.fold(start, updates)
+    assert folded == reduce_loop(start, updates)
+    # Starting from a state that already has these entities (and a hot message) too.
+    assert acp.fold(folded, updates) == reduce_loop(folded, updates)
