@@ -95,8 +95,9 @@ _CHUNK_ROLES: Final[dict[type[Any], str]] = {
     AgentThoughtChunk: THOUGHT,
     UserMessageChunk: USER,
 }
-#: Longest run applied at once: long enough to amortise, short enough that the run's own
-#: buffers stay small (one 100k-item run measured ~1.6x slower per item, GC included).
+#: Most chunks buffered for one entity before they are written: long enough to amortise,
+#: short enough that the buffer stays small (one 100k-item buffer measured ~1.3x slower per
+#: item, most of it cyclic GC walking the big list).
 _RUN_CAP: Final = 4096
 _UPSERTS: Final = (UserMessage, AgentMessage, AgentThought)
 
@@ -198,6 +199,8 @@ def fold(
                     buffer[3] = {}
                 buffer[3][first + len(blocks)] = meta
             blocks.append(item.content)
+            if len(blocks) >= _RUN_CAP:  # keep the buffer small: write this message now
+                state = _write_pending(state, {message_id: pending.pop(message_id)})
             continue
         if kind is ToolCallUpdate or kind is ToolCallContentChunk:
             tool_call_id = item.tool_call_id
