@@ -460,7 +460,6 @@ _REQUEST_ID: Final = _RequestId()
 _UINT32: Final = _Int(0, 2**32 - 1, "uint32")
 _UINT64: Final = _Int(0, 2**64 - 1, "uint64")
 _INT64: Final = _Int(-(2**63), 2**63 - 1, "int64")
-_INT32: Final = _Int(-(2**31), 2**31 - 1, "int32")
 
 
 def _meta() -> _Field:
