@@ -1168,12 +1168,25 @@ _MESSAGES: Final = (
 _BY_METHOD: Final = {(t.method, t.has_id): t for t in _MESSAGES}
 _BY_CLASS: Final = {t.cls: t for t in _MESSAGES}
 _ENVELOPE_KEYS: Final = frozenset(("jsonrpc", "id", "method", "params", "result", "error"))
+# The envelope members each kind of message owns; a JSON-RPC member beside them that the kind
+# does not own (`result` beside `method`, `error` beside `result`, `params` on a response) is
+# refused by strict decoding and kept verbatim in `envelope_extra` by lenient decoding, so
+# decoding never drops a member silently.
+_CALL_KEYS: Final = frozenset(("jsonrpc", "id", "method", "params"))
+_RESULT_KEYS: Final = frozenset(("jsonrpc", "id", "result"))
+_ERROR_KEYS: Final = frozenset(("jsonrpc", "id", "error"))
 
 
-def _envelope_extra(obj: dict[str, object], path: Path) -> JsonObject:
-    if all(k in _ENVELOPE_KEYS for k in obj):
+def _envelope_extra(
+    obj: dict[str, object], path: Path, owned: frozenset[str], ctx: _Ctx
+) -> JsonObject:
+    if all(k in owned for k in obj):
         return EMPTY_OBJECT
-    return freeze_object({k: v for k, v in obj.items() if k not in _ENVELOPE_KEYS}, path, 1)
+    if ctx.strict:
+        for k in obj:
+            if k in _ENVELOPE_KEYS and k not in owned:
+                raise _invalid((path, k), f"no `{k}` member in this kind of message")
+    return freeze_object({k: v for k, v in obj.items() if k not in owned}, path, 1)
 
 
 def _invalid(path: Path, expected: str) -> DecodeError:
@@ -1192,9 +1205,9 @@ def _decode_one(obj: object, path: Path, ctx: _Ctx) -> j.Message:
             msg_id = _REQUEST_ID.decode(obj["id"], (path, "id"), ctx)
         except DecodeError as e:
             raise _invalid((path, "id"), e.expected) from None
-    extra = _envelope_extra(obj, path)
     method = obj.get("method", _MISSING)
     if method is not _MISSING:
+        extra = _envelope_extra(obj, path, _CALL_KEYS, ctx)
         if type(method) is not str:
             raise _invalid((path, "method"), "string")
         params = obj.get("params", _MISSING)
@@ -1214,8 +1227,10 @@ def _decode_one(obj: object, path: Path, ctx: _Ctx) -> j.Message:
     if not has_id:
         raise _invalid(path, "a request, notification or response")
     if "result" in obj:
+        extra = _envelope_extra(obj, path, _RESULT_KEYS, ctx)
         return j.Response(msg_id, freeze_json(obj["result"], (path, "result")), extra)
     if "error" in obj:
+        extra = _envelope_extra(obj, path, _ERROR_KEYS, ctx)
         error = _RPC_ERROR.decode(obj["error"], (path, "error"), ctx)
         return j.ErrorResponse(msg_id, error, extra)
     raise _invalid(path, "`method`, `result` or `error`")

@@ -206,9 +206,23 @@ def _terminal_update(state: SessionState, u: TerminalUpdate) -> SessionState:
         old.exit_status if u.exit_status is UNSET else u.exit_status,
         patch_meta(old.meta, u.meta),
     )
-    if not created and new == old:
+    if not created and _same_terminal(old, new):
         return state
     return with_terminals(state, state.terminals.set(terminal_id, new))
+
+
+def _same_terminal(old: TerminalState, new: TerminalState) -> bool:
+    # Output kept by reference (no `output` in the update) is equal without a look at its
+    # bytes: `==` on TerminalState joins all of them, which made a no-op cost O(terminal size).
+    if new.output is not old.output:
+        return new == old
+    return (
+        new.command == old.command
+        and new.cwd == old.cwd
+        and new.snapshot_meta == old.snapshot_meta
+        and new.exit_status == old.exit_status
+        and new.meta == old.meta
+    )
 
 
 def _terminal_output_chunk(state: SessionState, u: TerminalOutputChunk) -> SessionState:
