@@ -20,6 +20,9 @@ from ndjson import Channel, FramingError, TraceFile, parse_error, stdio_channel
 
 import acp_core as acp
 
+#: The drafts `--revision` offers, by name.
+REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
+
 OPTIONS = (
     acp.PermissionOption("allow", "Allow", "allow_once"),
     acp.PermissionOption("reject", "Reject", "reject_once"),
@@ -29,9 +32,12 @@ OPTIONS = (
 class EchoAgent:
     """One connection: the engines of its sessions and the turn each is running."""
 
-    def __init__(self, channel: Channel, *, delay: float) -> None:
+    def __init__(
+        self, channel: Channel, *, delay: float, revision: acp.Revision = acp.DEFAULT_REVISION
+    ) -> None:
         self.channel = channel
         self.delay = delay
+        self.revision = revision
         self.engines: dict[str, acp.AgentEngine] = {}
         self.workers: dict[str, asyncio.Task[None]] = {}
         self.changed = asyncio.Condition()  # notified after every received message
@@ -40,13 +46,16 @@ class EchoAgent:
 
     # -- the engine, and the wire ----------------------------------------------------------
 
-    async def do(self, session_id: str, intent: object) -> None:
-        """Step the session's engine and write what it returns.
+    async def do(self, session_id: str, intent: object, *, unless: Any = None) -> None:
+        """Step the session's engine and write what it returns (skipped if `unless(engine)`).
 
         The lock keeps the wire in the engine's order: the receive loop and a turn both
         step engines, and a write may yield to the other half-way through its messages.
+        `unless` is judged under the lock, against the engine the step would apply to.
         """
         async with self.writing:
+            if unless is not None and unless(self.engines[session_id]):
+                return
             self.engines[session_id], outbound = acp.step(self.engines[session_id], intent)
             for message in outbound:
                 await self.channel.send(message)
@@ -87,7 +96,7 @@ class EchoAgent:
         if method == "session/new":
             self.counter += 1
             new_id = f"sess_{self.counter}"
-            self.engines[new_id] = acp.new_agent(new_id)
+            self.engines[new_id] = acp.new_agent(new_id, revision=self.revision)
             await self.reply(message, {"sessionId": new_id})
             return
         try:
@@ -169,10 +178,24 @@ class EchoAgent:
             session_id,
             acp.RequestPermission("Run the echo tool?", OPTIONS, call, request_id=request_id),
         )
-        # Wait for the answer; a cancel makes the client answer `cancelled` (C15).
-        decision = await self.wait_until(
-            session_id, lambda engine: acp.permission_decision(engine, request_id)
+        # Wait for the answer or a cancel, whichever comes first. On a cancel the request is
+        # withdrawn (`$/cancel_request`) rather than waited for: a client may hold it open
+        # until told, and the turn must end promptly either way. The engine keeps the
+        # request pending, so the client's late answer is still accepted (Q17).
+        await self.wait_until(
+            session_id,
+            lambda engine: request_id not in engine.pending or self.cancelled(session_id),
         )
+        decision = acp.permission_decision(self.engines[session_id], request_id)
+        if decision is None:  # still open, so the turn was cancelled: withdraw it
+            await self.do(
+                session_id,
+                acp.CancelPermission(request_id),
+                unless=lambda engine: request_id not in engine.pending,  # answered meanwhile
+            )
+            await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
+            await self.do(session_id, acp.EndTurn())  # goes out as `cancelled` (R21)
+            return
         if not decision.approved:
             await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
             await self.do(session_id, acp.SendAgentText("The tool did not run."))
@@ -197,10 +220,16 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--delay", type=float, default=0.2, help="seconds per tool step")
     parser.add_argument("--trace", help="record the traffic as seen by the agent here (JSON lines)")
+    parser.add_argument(
+        "--revision",
+        choices=sorted(REVISIONS),
+        default=acp.DEFAULT_REVISION.name,
+        help="the v2 draft to speak (2026-11: prompt results carry the user message's id)",
+    )
     args = parser.parse_args()
     trace = None if args.trace is None else TraceFile(args.trace)
     channel = await stdio_channel(me="agent", peer="client", trace=trace)
-    agent = EchoAgent(channel, delay=args.delay)
+    agent = EchoAgent(channel, delay=args.delay, revision=REVISIONS[args.revision])
     try:
         await agent.serve()
     finally:

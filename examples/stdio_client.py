@@ -3,6 +3,7 @@
     python examples/stdio_client.py                      # talks to examples/stdio_agent.py
     python examples/stdio_client.py --trace out.jsonl    # also records the traffic
     python examples/stdio_client.py -- my-agent --flag   # any ACP v2 agent on stdio
+    python examples/stdio_client.py --revision 2026-11 -- my-agent   # an agent on the later draft
 
 Two prompts: the first is answered normally (the permission request is allowed); during the
 second the client cancels as soon as the tool shows output. The client then prints what a UI
@@ -29,6 +30,9 @@ import acp_core as acp
 
 AGENT = Path(__file__).with_name("stdio_agent.py")
 
+#: The drafts `--revision` offers, by name.
+REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
+
 #: What the "user" answers to a permission request: an option id, or None to leave it open.
 Chooser = Callable[[acp.RequestPermissionRequest], "str | None"]
 
@@ -41,9 +45,16 @@ def allow_once(request: acp.RequestPermissionRequest) -> str | None:
 class StdioClient:
     """The client side of one connection, driving one session."""
 
-    def __init__(self, channel: Channel, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        channel: Channel,
+        *,
+        timeout: float = 10.0,
+        revision: acp.Revision = acp.DEFAULT_REVISION,
+    ) -> None:
         self.channel = channel
         self.timeout = timeout
+        self.revision = revision
         self.engine: acp.ClientEngine | None = None
         self.next_id = 0
         self.results: dict[Any, Any] = {}  # answers to the set-up requests
@@ -104,7 +115,7 @@ class StdioClient:
         await self.request("initialize", {"protocolVersion": 2, "info": info})
         result = await self.request("session/new", {"cwd": cwd})
         session_id: str = result["sessionId"]
-        self.engine = acp.new_client(session_id)
+        self.engine = acp.new_client(session_id, revision=self.revision)
         return session_id
 
     # -- a turn ----------------------------------------------------------------------------
@@ -146,7 +157,9 @@ def tool_shows_output(view: acp.SessionState) -> bool:
     return any(c.status == "in_progress" and len(c.content) for c in view.tool_calls.values())
 
 
-async def converse(command: list[str], *, timeout: float = 10.0) -> tuple[Any, list[Any]]:
+async def converse(
+    command: list[str], *, timeout: float = 10.0, revision: acp.Revision = acp.DEFAULT_REVISION
+) -> tuple[Any, list[Any]]:
     """Start the agent, run the two-prompt conversation, stop the agent.
 
     Returns the client engine at the end and the recorded trace.
@@ -161,7 +174,7 @@ async def converse(command: list[str], *, timeout: float = 10.0) -> tuple[Any, l
     assert process.stdout is not None
     trace: list[Any] = []
     channel = Channel(process.stdout, process.stdin, me="client", peer="agent", trace=trace)
-    client = StdioClient(channel, timeout=timeout)
+    client = StdioClient(channel, timeout=timeout, revision=revision)
     try:
         await client.start(str(Path.cwd()))
         await client.prompt("Hello, agent!")
@@ -184,17 +197,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trace", type=Path, help="write the recorded traffic here (JSON lines)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per read")
+    parser.add_argument(
+        "--revision",
+        choices=sorted(REVISIONS),
+        default=acp.DEFAULT_REVISION.name,
+        help="the v2 draft to speak; the default agent is started with the same flag",
+    )
     parser.add_argument("agent", nargs="*", help="agent command (default: the example agent)")
     args = parser.parse_args()
-    command = args.agent or [sys.executable, str(AGENT)]
-    engine, trace = asyncio.run(converse(command, timeout=args.timeout))
+    revision = REVISIONS[args.revision]
+    command = args.agent or [sys.executable, str(AGENT), "--revision", revision.name]
+    engine, trace = asyncio.run(converse(command, timeout=args.timeout, revision=revision))
     if args.trace is not None:
         args.trace.write_text("".join(json.dumps(entry) + "\n" for entry in trace))
     print(acp.render_session(engine.view))
     # A recording judges the side that made it: the client saw its own messages in the order
     # it sent them, but the agent's in the order it read them (a fast answer can overtake a
     # `requires_action` already in the pipe). Agent rules: record at the agent (--trace).
-    violations = [v for v in acp.check_trace(trace) if acp.RULES[v.rule].side != "agent"]
+    violations = [
+        v for v in acp.check_trace(trace, revision=revision) if acp.RULES[v.rule].side != "agent"
+    ]
     print(
         f"\nChecker, client and wire rules: {len(trace)} messages, {len(violations)} violation(s)"
     )
