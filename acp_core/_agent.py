@@ -90,6 +90,12 @@ from ._jsonrpc import (
     ToolCallPermissionSubject,
 )
 from ._pcoll import PMap
+from ._predicates import (
+    APPROVING_OPTION_KINDS,
+    Family,
+    is_absolute,
+    open_enum_finding,
+)
 from ._reduce import reduce
 from ._revision import DEFAULT_REVISION, Revision
 from ._state import SessionState, new_session
@@ -100,8 +106,6 @@ from ._updates import (
     Cost,
     IdleStateUpdate,
     OtherPlan,
-    PlanEntryPriority,
-    PlanEntryStatus,
     PlanItems,
     PlanUpdate,
     RequiresActionStateUpdate,
@@ -113,7 +117,6 @@ from ._updates import (
     TerminalUpdate,
     ToolCallContentChunk,
     ToolCallUpdate,
-    ToolKind,
     UsageUpdate,
     UserMessage,
     UserMessageChunk,
@@ -129,9 +132,7 @@ __all__ = [
     "permission_decision",
 ]
 
-_PERMISSION_KINDS: Final = frozenset({"allow_once", "allow_always", "reject_once", "reject_always"})
 _CURRENCY: Final = re.compile(r"[A-Z]{3}")
-_ABSOLUTE: Final = re.compile(r"(/|[A-Za-z]:[\\/]|\\\\)")
 
 
 @attrs.frozen
@@ -277,23 +278,21 @@ def _refuse(rule: str, detail: str) -> LocalProtocolError:
     return LocalProtocolError(rule, detail)
 
 
-def _custom(value: str, known: frozenset[str], what: str) -> None:
-    # R18/R19: custom values are `_`-prefixed; unknown non-`_` values belong to future ACP.
-    if value not in known and not value.startswith("_"):
-        raise _refuse(
-            "R19",
-            f"{what} {value!r} is neither a known ACP value nor an `_`-prefixed extension",
-        )
+def _custom(revision: Revision, family: Family, value: str) -> None:
+    # R18/R19: one predicate for engine, client engine and checker (same value, same rule).
+    finding = open_enum_finding(revision, family, value)
+    if finding is not None:
+        raise _refuse(*finding)
 
 
 def _check_block(block: ContentBlock) -> None:
     if type(block) is OtherContent:
-        _custom(block.type, frozenset(), "content block type")
+        _custom(DEFAULT_REVISION, "content block type", block.type)  # no revision adds one
 
 
 def _check_tool_content(item: ToolCallContent) -> None:
     if type(item) is OtherToolCallContent:
-        _custom(item.type, frozenset(), "tool call content type")
+        _custom(DEFAULT_REVISION, "tool call content type", item.type)
     elif type(item) is ToolContent:
         _check_block(item.content)
 
@@ -322,7 +321,7 @@ def _known_tool_call(b: _Build, tool_call_id: str) -> None:
 
 
 def _absolute(path: str, rule: str, what: str) -> None:
-    if not _ABSOLUTE.match(path):
+    if not is_absolute(path):
         raise _refuse(rule, f"{what} must be an absolute path, got {path!r}")
 
 
@@ -453,10 +452,10 @@ def _update_plan(b: _Build, intent: UpdatePlan) -> None:
         raise _refuse("R29", "every plan carries a non-empty planId")
     if isinstance(plan, PlanItems):
         for entry in plan.entries:
-            _custom(entry.priority, PlanEntryPriority.KNOWN, "plan entry priority")
-            _custom(entry.status, PlanEntryStatus.KNOWN, "plan entry status")
+            _custom(b.engine.revision, "plan entry priority", entry.priority)
+            _custom(b.engine.revision, "plan entry status", entry.status)
     else:
-        _custom(plan.type, frozenset(), "plan type")
+        _custom(b.engine.revision, "plan type", plan.type)
     b.update(PlanUpdate(plan))
     b.set(open_message=None)
 
@@ -469,8 +468,8 @@ def _start_tool_call(b: _Build, intent: StartToolCall) -> None:
         raise _refuse("R13", f"tool call id {tool_call_id!r} is empty or already used")
     if not intent.title:
         raise _refuse("R14", "give a tool call a title the first time it is reported")
-    _custom(intent.kind, ToolKind.KNOWN, "tool kind")
-    _custom(intent.status, b.engine.revision.tool_statuses, "tool call status")
+    _custom(b.engine.revision, "tool kind", intent.kind)
+    _custom(b.engine.revision, "tool call status", intent.status)
     for item in intent.content:
         _check_tool_content(item)
     b.update(
@@ -492,9 +491,9 @@ def _start_tool_call(b: _Build, intent: StartToolCall) -> None:
 def _update_tool_call(b: _Build, intent: UpdateToolCall) -> None:
     _known_tool_call(b, intent.tool_call_id)
     if isinstance(intent.kind, str):
-        _custom(intent.kind, ToolKind.KNOWN, "tool kind")
+        _custom(b.engine.revision, "tool kind", intent.kind)
     if isinstance(intent.status, str):
-        _custom(intent.status, b.engine.revision.tool_statuses, "tool call status")
+        _custom(b.engine.revision, "tool call status", intent.status)
     for item in intent.content if isinstance(intent.content, tuple) else ():
         _check_tool_content(item)
     b.update(
@@ -522,7 +521,7 @@ def _send_tool_content(b: _Build, intent: SendToolContent) -> None:
 
 def _finish_tool_call(b: _Build, intent: FinishToolCall) -> None:
     _known_tool_call(b, intent.tool_call_id)
-    _custom(intent.status, b.engine.revision.tool_statuses, "tool call status")
+    _custom(b.engine.revision, "tool call status", intent.status)
     for item in intent.content if isinstance(intent.content, tuple) else ():
         _check_tool_content(item)
     b.update(
@@ -585,7 +584,7 @@ def _request_permission(b: _Build, intent: RequestPermission) -> None:
     if not intent.options:
         raise _refuse("R26", "a permission request offers at least one option")
     for option in intent.options:
-        _custom(option.kind, _PERMISSION_KINDS, "permission option kind")
+        _custom(b.engine.revision, "permission option kind", option.kind)
     engine = b.engine
     request_id = intent.request_id
     if request_id is None:
@@ -640,7 +639,7 @@ def _end(b: _Build, stop_reason: str, meta: JsonObject | None = None) -> None:
         raise _refuse("R2", "report the user message before ending the turn")
     if turn.cancel_requested:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
-    _custom(stop_reason, b.engine.revision.stop_reasons, "stop reason")
+    _custom(b.engine.revision, "stop reason", stop_reason)
     b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
     pending = b.get("pending")
     for request_id, request in pending.items():
@@ -678,7 +677,7 @@ def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> Pe
         return PermissionDecision(False, "invalid")
     if isinstance(outcome, SelectedOutcome):
         kind = next((o.kind for o in pending.options if o.option_id == outcome.option_id), None)
-        approved = kind in ("allow_once", "allow_always")
+        approved = kind in APPROVING_OPTION_KINDS
         return PermissionDecision(approved, "selected", outcome.option_id)
     if isinstance(outcome, CancelledOutcome):
         return PermissionDecision(False, "cancelled")

@@ -12,8 +12,6 @@ were already reported); it lives only as long as one `check_trace` call.
 
 from __future__ import annotations
 
-import binascii
-import re
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
@@ -22,6 +20,13 @@ from . import _jsonrpc as j
 from . import _updates as u
 from ._codec import decode_message
 from ._errors import DecodeError
+from ._predicates import (
+    MESSAGE_UPDATE_TAGS,
+    Family,
+    is_absolute,
+    is_base64,
+    open_enum_finding,
+)
 from ._revision import Revision
 
 __all__ = ["Finding", "MessageRules", "Seen", "explain_undecodable"]
@@ -29,31 +34,9 @@ __all__ = ["Finding", "MessageRules", "Seen", "explain_undecodable"]
 #: A broken rule without its place: (rule id, readable explanation).
 Finding: TypeAlias = tuple[str, str]
 
-# sessionUpdate tags that are stable in a later revision (the 2026-11 draft promoted these).
-_LATER_UPDATE_TAGS: Final[Mapping[str, frozenset[str]]] = {
-    "2026-11": frozenset({"notice", "compaction_update", "compaction_summary_chunk"}),
-}
-_OPTION_KINDS: Final = frozenset(
-    {
-        j.PermissionOptionKind.ALLOW_ONCE,
-        j.PermissionOptionKind.ALLOW_ALWAYS,
-        j.PermissionOptionKind.REJECT_ONCE,
-        j.PermissionOptionKind.REJECT_ALWAYS,
-    }
-)
 # Request methods that should not travel in a batch (transports: lifecycle-sensitive).
 _NO_BATCH: Final = frozenset(
     {"initialize", "auth/login", "session/new", "session/resume", j.Method.SESSION_PROMPT}
-)
-_MESSAGE_TAGS: Final = frozenset(
-    {
-        "user_message_chunk",
-        "user_message",
-        "agent_message_chunk",
-        "agent_message",
-        "agent_thought_chunk",
-        "agent_thought",
-    }
 )
 _ROLE: Final[Mapping[type, str]] = {
     u.UserMessageChunk: "user",
@@ -63,24 +46,6 @@ _ROLE: Final[Mapping[type, str]] = {
     u.AgentThoughtChunk: "thought",
     u.AgentThought: "thought",
 }
-
-_WINDOWS_ABS: Final = re.compile(r"[A-Za-z]:[\\/]|\\\\")
-
-
-def _is_abs(path: str) -> bool:
-    return path.startswith("/") or _WINDOWS_ABS.match(path) is not None
-
-
-def _custom(value: str) -> bool:
-    return value.startswith("_")
-
-
-def _b64_ok(data: str) -> bool:
-    try:
-        binascii.a2b_base64(data.encode("ascii"), strict_mode=True)
-    except (binascii.Error, UnicodeEncodeError, ValueError):
-        return False
-    return True
 
 
 class Seen:
@@ -98,7 +63,6 @@ class MessageRules:
 
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
-        self.update_tags = _LATER_UPDATE_TAGS.get(revision.name, frozenset())
         self._found: list[Finding] = []
 
     def found(self, rule: str, message: str) -> None:
@@ -118,14 +82,14 @@ class MessageRules:
         if not msg.title.strip():
             self.found("R26", "permission request with an empty `title`")
         for option in msg.options:
-            self.enum_value("R18", "permission option kind", option.kind, _OPTION_KINDS)
+            self.enum("permission option kind", option.kind)
         subject = msg.subject
-        if isinstance(subject, j.CommandPermissionSubject) and not _is_abs(subject.cwd):
+        if isinstance(subject, j.CommandPermissionSubject) and not is_absolute(subject.cwd):
             self.found("R26", f"`command` permission subject with relative cwd {subject.cwd!r}")
         elif isinstance(subject, j.ToolCallPermissionSubject):
             self.tool_call(seen, subject.tool_call)
         elif isinstance(subject, j.OtherPermissionSubject):
-            self.raw_tag("R19", "permission subject type", subject.raw)
+            self.raw_tag("permission subject type", subject.raw)
         return self._take()
 
     def batch(self, side: str, batch: j.Batch) -> list[Finding]:
@@ -164,9 +128,9 @@ class MessageRules:
                     self.content_block(block)
         elif isinstance(upd, u.IdleStateUpdate):
             if isinstance(upd.stop_reason, str):
-                self.enum_value("R18", "stop reason", upd.stop_reason, self.revision.stop_reasons)
+                self.enum("stop reason", upd.stop_reason)
         elif isinstance(upd, u.OtherStateUpdate):
-            self.enum_value("R19", "state", upd.state, frozenset())
+            self.enum("state", upd.state)
         elif isinstance(upd, u.ToolCallUpdate):
             self.tool_call(seen, upd)
         elif isinstance(upd, u.ToolCallContentChunk):
@@ -179,14 +143,14 @@ class MessageRules:
                 )
             self.tool_content(upd.content)
         elif isinstance(upd, u.TerminalUpdate):
-            if isinstance(upd.cwd, str) and not _is_abs(upd.cwd):
+            if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
                 self.found("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
-            if isinstance(upd.output, u.TerminalOutput) and not _b64_ok(upd.output.data):
+            if isinstance(upd.output, u.TerminalOutput) and not is_base64(upd.output.data):
                 self.found(
                     "R34", f"terminal {upd.terminal_id!r} output snapshot is not valid base64"
                 )
         elif isinstance(upd, u.TerminalOutputChunk):
-            if not _b64_ok(upd.data):
+            if not is_base64(upd.data):
                 self.found(
                     "R34",
                     f"output chunk of terminal {upd.terminal_id!r} is not valid base64 on its own",
@@ -196,13 +160,13 @@ class MessageRules:
         elif isinstance(upd, u.AvailableCommandsUpdate):
             for command in upd.available_commands:
                 if isinstance(command.input, u.OtherCommandInput):
-                    self.raw_tag("R18", "command input type", command.input.raw)
+                    self.raw_tag("command input type", command.input.raw)
         elif isinstance(upd, u.ConfigOptionUpdate):
             for option in upd.config_options:
                 if isinstance(option, u.OtherSessionConfigOption):
-                    self.raw_tag("R18", "config option type", option.raw)
+                    self.raw_tag("config option type", option.raw)
         elif isinstance(upd, u.OtherUpdate):
-            self.enum_value("R19", "sessionUpdate", upd.session_update, self.update_tags)
+            self.enum("sessionUpdate", upd.session_update)
 
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]
@@ -221,9 +185,9 @@ class MessageRules:
                     "R14", f"tool call {upd.tool_call_id!r} is first reported without a title"
                 )
         if isinstance(upd.kind, str):
-            self.enum_value("R18", "tool kind", upd.kind, u.ToolKind.KNOWN)
+            self.enum("tool kind", upd.kind)
         if isinstance(upd.status, str):
-            self.enum_value("R18", "tool call status", upd.status, self.revision.tool_statuses)
+            self.enum("tool call status", upd.status)
         if isinstance(upd.content, tuple):
             for item in upd.content:
                 self.tool_content(item)
@@ -232,34 +196,29 @@ class MessageRules:
         if isinstance(item, c.ToolContent):
             self.content_block(item.content)
         elif isinstance(item, c.OtherToolCallContent):
-            self.enum_value("R19", "tool call content type", item.type, frozenset())
+            self.enum("tool call content type", item.type)
 
     def content_block(self, block: c.ContentBlock) -> None:
         if isinstance(block, c.OtherContent):
-            self.enum_value("R18", "content block type", block.type, frozenset())
+            self.enum("content block type", block.type)
 
     def plan(self, plan: u.PlanItems | u.OtherPlan) -> None:
         if isinstance(plan, u.OtherPlan):
-            self.raw_tag("R18", "plan type", plan.raw)
+            self.raw_tag("plan type", plan.raw)
             return
         for entry in plan.entries:
-            self.enum_value("R18", "plan entry priority", entry.priority, u.PlanEntryPriority.KNOWN)
-            self.enum_value("R18", "plan entry status", entry.status, u.PlanEntryStatus.KNOWN)
+            self.enum("plan entry priority", entry.priority)
+            self.enum("plan entry status", entry.status)
 
-    def raw_tag(self, rule: str, what: str, raw: Mapping[str, Any]) -> None:
+    def raw_tag(self, family: Family, raw: Mapping[str, Any]) -> None:
         tag = raw.get("type")
         if isinstance(tag, str):
-            self.enum_value(rule, what, tag, frozenset())
+            self.enum(family, tag)
 
-    def enum_value(self, rule: str, what: str, value: str, known: frozenset[str]) -> None:
-        if value in known or _custom(value):
-            return
-        self.found(
-            rule,
-            f"unknown {what} {value!r}: custom values must start with `_`; "
-            f"unknown non-`_` values are reserved for future ACP revisions "
-            f"(checked against {self.revision.name})",
-        )
+    def enum(self, family: Family, value: str) -> None:
+        finding = open_enum_finding(self.revision, family, value)
+        if finding is not None:
+            self._found.append(finding)
 
 
 # A permission option that decodes, to test whether the options were the only problem.
@@ -275,7 +234,7 @@ def explain_undecodable(raw: object) -> Finding:
     if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
         update: Mapping[str, Any] = params["update"]
         tag = update.get("sessionUpdate")
-        if tag in _MESSAGE_TAGS and update.get("messageId") is None:
+        if isinstance(tag, str) and tag in MESSAGE_UPDATE_TAGS and update.get("messageId") is None:
             patched = {**update, "messageId": "placeholder"}
             if _decodes({**raw, "params": {**params, "update": patched}}):
                 return "R4", f": `{tag}` without a messageId"

@@ -50,7 +50,7 @@ from acp_core import (
 )
 from acp_core import _jsonrpc as j
 from acp_core import strategies as acps
-from acp_core._agent import _PERMISSION_KINDS
+from acp_core._predicates import PERMISSION_OPTION_KINDS as _PERMISSION_KINDS
 
 __all__ = ["AGENT", "CLIENT", "AgentClientPair"]
 

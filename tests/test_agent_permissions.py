@@ -190,7 +190,7 @@ def test_a_request_left_from_an_ended_turn_does_not_block_the_next_turn() -> Non
         pytest.param(RequestPermission("t", ()), "R26", id="no-options"),
         pytest.param(
             RequestPermission("t", (PermissionOption("a", "A", "allow_sometimes"),)),
-            "R19",
+            "R18",
             id="unprefixed-option-kind",
         ),
         pytest.param(RequestPermission("t", OPTIONS, "ghost"), "R13", id="unknown-tool-call"),

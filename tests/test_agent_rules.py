@@ -75,100 +75,125 @@ def _rule(engine: acp.AgentEngine, intent: object) -> str:
 
 # -- R18/R19: custom values are `_`-prefixed ---------------------------------------------
 
-# (intent with an unprefixed unknown value, the same intent with an `_` extension value)
+# (intent with an unprefixed unknown value, the same intent with an `_` extension value, and
+# the rule it breaks: R18 at the sites R18 names, R19 at the other open sites, as in the checker)
 CUSTOM_VALUES = [
-    pytest.param(EndTurn("done"), EndTurn("_done"), id="stop-reason"),
-    pytest.param(StartToolCall("t", kind="exec"), StartToolCall("t", kind="_exec"), id="tool-kind"),
+    pytest.param(EndTurn("done"), EndTurn("_done"), "R18", id="stop-reason"),
     pytest.param(
-        StartToolCall("t", status="queued"), StartToolCall("t", status="_queued"), id="tool-status"
+        StartToolCall("t", kind="exec"), StartToolCall("t", kind="_exec"), "R18", id="tool-kind"
     ),
     pytest.param(
-        UpdateToolCall("t1", kind="exec"), UpdateToolCall("t1", kind="_exec"), id="patch-kind"
+        StartToolCall("t", status="queued"),
+        StartToolCall("t", status="_queued"),
+        "R18",
+        id="tool-status",
+    ),
+    pytest.param(
+        UpdateToolCall("t1", kind="exec"),
+        UpdateToolCall("t1", kind="_exec"),
+        "R18",
+        id="patch-kind",
     ),
     pytest.param(
         UpdateToolCall("t1", status="done"),
         UpdateToolCall("t1", status="_done"),
+        "R18",
         id="patch-status",
     ),
     pytest.param(
-        FinishToolCall("t1", status="done"), FinishToolCall("t1", status="_done"), id="final-status"
+        FinishToolCall("t1", status="done"),
+        FinishToolCall("t1", status="_done"),
+        "R18",
+        id="final-status",
     ),
     pytest.param(
         UpdatePlan((_entry(priority="urgent"),)),
         UpdatePlan((_entry(priority="_urgent"),)),
+        "R18",
         id="plan-priority",
     ),
     pytest.param(
         UpdatePlan((_entry(status="blocked"),)),
         UpdatePlan((_entry(status="_blocked"),)),
+        "R18",
         id="plan-status",
     ),
     pytest.param(
         UpdatePlan(plan=_other_plan({"type": "markdown", "planId": "p"})),
         UpdatePlan(plan=_other_plan({"type": "_markdown", "planId": "p"})),
+        "R18",
         id="plan-type",
     ),
     pytest.param(
         RequestPermission("t", (PermissionOption("o", "O", "allow_sometimes"),)),
         RequestPermission("t", (PermissionOption("o", "O", "_allow_sometimes"),)),
+        "R18",
         id="permission-option-kind",
     ),
     pytest.param(
         SendAgentText(_other_block("widget")),
         SendAgentText(_other_block("_widget")),
+        "R18",
         id="agent-chunk-content-type",
     ),
     pytest.param(
         SendThought(_other_block("widget")),
         SendThought(_other_block("_widget")),
+        "R18",
         id="thought-content-type",
     ),
     pytest.param(
         SendAgentMessage((TextContent("a"), _other_block("widget"))),
         SendAgentMessage((TextContent("a"), _other_block("_widget"))),
+        "R18",
         id="agent-message-content-type",
     ),
     pytest.param(
         ReportUserMessage((_other_block("widget"),)),
         ReportUserMessage((_other_block("_widget"),)),
+        "R18",
         id="user-message-content-type",
     ),
     pytest.param(
         StartToolCall("t", content=(_other_tool_content("chart"),)),
         StartToolCall("t", content=(_other_tool_content("_chart"),)),
+        "R19",
         id="tool-content-type",
     ),
     pytest.param(
         SendToolContent("t1", ToolContent(_other_block("widget"))),
         SendToolContent("t1", ToolContent(_other_block("_widget"))),
+        "R18",
         id="nested-tool-content-block-type",
     ),
     pytest.param(
         UpdateToolCall("t1", content=(_other_tool_content("chart"),)),
         UpdateToolCall("t1", content=(_other_tool_content("_chart"),)),
+        "R19",
         id="patch-tool-content-type",
     ),
     pytest.param(
         FinishToolCall("t1", content=(_other_tool_content("chart"),)),
         FinishToolCall("t1", content=(_other_tool_content("_chart"),)),
+        "R19",
         id="final-tool-content-type",
     ),
 ]
 
 
-@pytest.mark.parametrize(("unprefixed", "prefixed"), CUSTOM_VALUES)
+@pytest.mark.parametrize(("unprefixed", "prefixed", "rule"), CUSTOM_VALUES)
 def test_unprefixed_custom_values_are_refused_and_prefixed_ones_sent(
-    unprefixed: object, prefixed: object
+    unprefixed: object, prefixed: object, rule: str
 ) -> None:
     engine = _running()
-    assert _rule(engine, unprefixed) == "R19"
+    assert _rule(engine, unprefixed) == rule
     _, out = step(engine, prefixed)
     assert out  # sent as given
 
 
 def test_accepting_a_prompt_with_an_unprefixed_content_type_is_refused() -> None:
     engine = receive(new_agent(SID), prompt_wire(1))[0]
-    assert _rule(engine, AcceptPrompt(1, content=(_other_block("widget"),))) == "R19"
+    assert _rule(engine, AcceptPrompt(1, content=(_other_block("widget"),))) == "R18"
     assert step(engine, AcceptPrompt(1, content=(_other_block("_widget"),))).outbound
 
 
@@ -182,7 +207,7 @@ def test_accepting_a_prompt_with_an_unprefixed_content_type_is_refused() -> None
 def test_values_known_only_to_the_later_revision_are_refused_by_the_earlier_one(
     intent: object,
 ) -> None:
-    assert _rule(_running(acp.V2_2026_08), intent) == "R19"
+    assert _rule(_running(acp.V2_2026_08), intent) == "R18"
     assert step(_running(acp.V2_2026_11), intent).outbound
 
 
