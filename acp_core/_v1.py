@@ -2,8 +2,9 @@
 
 Owns: the entry points `normalize_v1_step(state, message)` and `normalize_v1(entries)`, and
 the dispatch of a JSON-RPC message to the part that handles it: `_v1_messages.py` (chunks),
-`_v1_turn.py` (tool calls, prompt turn, permissions), `_v1_wire.py` (stateless payload
-rewrites). Values and state live in `_v1_state.py`, policies in `_v1_policy.py`.
+`_v1_turn.py` (tool calls, prompt turn, permissions), `_v1_requests.py` (session/new,
+elicitations, terminals), `_v1_wire.py` (stateless payload rewrites). Values and state live
+in `_v1_state.py`, policies in `_v1_policy.py`.
 Must not know: how updates change a session (the reducers fold what this emits), I/O.
 
 Theory of operation (digest 6.2; docs/v1.md is the long form).
@@ -19,8 +20,14 @@ Theory of operation (digest 6.2; docs/v1.md is the long form).
   messages per session); `BoundaryPolicy` says which updates end such a message. Real ids
   that start with the reserved `v1:` are escaped to `v1:id:<id>`, so the two never collide.
 - An open id-less message of each role is kept as a *run* (its texts), which the full-reply
-  guard compares against a later chunk with an id. Runs ended by another chunk stay guard
-  candidates; runs ended by any other update or a turn boundary are forgotten.
+  guard compares against a later chunk that repeats it whole (with an id, or without one
+  after two deltas or more). Runs ended by another chunk stay guard candidates; runs ended
+  by any other update or a turn boundary are forgotten.
+- The prompt's echo window lasts until the reply or the work starts (an agent message chunk,
+  a tool call, a permission request or an elicitation) or the turn ends; thoughts, plans and
+  metadata leave it open.
+- Requests other than the turn's (`session/new`, elicitations, `terminal/*`) are kept until
+  their answer in `V1State.requests`; `_v1_requests.py` reads them.
 - Tool calls: `tool_call` is an upsert; an update for an unseen id creates a placeholder whose
   fields the late `tool_call` does not overwrite (the update is logically later).
 """
@@ -34,7 +41,14 @@ from ._errors import Diagnostic
 from ._updates import OtherUpdate
 from ._v1_detect import looks_like_v1
 from ._v1_messages import chunk
-from ._v1_policy import INVALID_MESSAGE, UNKNOWN_KIND, V2_KIND, V1Policy
+from ._v1_policy import (
+    INVALID_MESSAGE,
+    UNANSWERABLE_ELICITATION,
+    UNKNOWN_KIND,
+    V2_KIND,
+    V1Policy,
+)
+from ._v1_requests import TERMINAL_METHODS, elicitation, session_new, terminal
 from ._v1_state import (
     OTHER,
     PLAN,
@@ -57,6 +71,8 @@ __all__ = ["looks_like_v1", "normalize_v1", "normalize_v1_step"]
 
 # Removed by v2 (digest 6.1): kept raw. Any other kind unknown to v1 goes through the v2 codec.
 _REMOVED_KINDS: Final = frozenset({"current_mode_update"})
+# Session methods whose params carry no sessionId (`session/new`'s result names it).
+_SESSIONLESS: Final = frozenset({"session/new", "session/list"})
 
 
 def _dispatch(step: Step, msg: object, sender: str | None, path: str) -> None:
@@ -71,9 +87,19 @@ def _dispatch(step: Step, msg: object, sender: str | None, path: str) -> None:
     params = msg.get("params")
     has_id = "id" in msg
     if isinstance(method, str):
+        if method in _SESSIONLESS:
+            if method == "session/new" and has_id:
+                session_new(step, msg, sender or "client")
+            return
         if type(params) is not dict or type(params.get("sessionId")) is not str:
             if method.startswith("session/"):
                 step.diag(INVALID_MESSAGE, f"{path}.params", f"{method} without a sessionId")
+            elif method == "elicitation/create":
+                step.diag(
+                    UNANSWERABLE_ELICITATION,
+                    f"{path}.params",
+                    "elicitation/create without a sessionId: no session could show it",
+                )
             return
         sid: str = params["sessionId"]
         ppath = f"{path}.params"
@@ -87,6 +113,10 @@ def _dispatch(step: Step, msg: object, sender: str | None, path: str) -> None:
             permission(step, sid, msg, sender or "agent", ppath)
         elif method == "session/load" and has_id:
             step.end_runs(sid, TURN)
+        elif method == "elicitation/create" and has_id:
+            elicitation(step, sid, msg, sender or "agent", ppath)
+        elif method in TERMINAL_METHODS and has_id:
+            terminal(step, sid, msg, sender or "agent")
         return
     if has_id and ("result" in msg or "error" in msg):
         response(step, msg, sender, path)

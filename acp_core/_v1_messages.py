@@ -70,13 +70,20 @@ def chunk(step: Step, sid: str, role: str, update: dict[str, Any], path: str) ->
         ):
             return
         session = step.get(sid)  # the echo window may have closed
-    elif session.echo is not None:
+    elif role == AGENT and session.echo is not None:
+        # The reply has started. A thought does not end the echo window: adapters send
+        # heartbeat thoughts before they echo the prompt (a Cursor adapter).
         session = attrs.evolve(session, echo=None)
     if real_id is not None:
         chunk_with_id(step, sid, session, role, real_id, block, meta, extra, path)
         return
     runs = _close_others(step, session.runs, role)
     run = runs.get(role)
+    if run is not None and len(run.texts) > 1 and _repeats(step, run, block):
+        # The whole reply again without an id (a codex bridge). Only after two deltas or
+        # more: one chunk said twice ("ha", "ha") is a stutter as often as a re-send.
+        _replace_run(step, sid, session, runs, role, run, block, meta, extra, path, "id-less")
+        return
     seq = session.seq
     if run is None or not run.open:
         seq += 1
@@ -150,35 +157,60 @@ def chunk_with_id(
     message_id = session.aliases.get(f"{role}:{own_id}", own_id)
     runs = _close_others(step, session.runs, role)
     run = runs.get(role)
-    if (
-        step.policy.full_reply_guard
-        and run is not None
-        and run.text_only
-        and type(block) is TextContent
-        and run.length == len(block.text) > 0
-        and "".join(run.texts) == block.text
-    ):
+    if run is not None and _repeats(step, run, block):
         # The whole reply again, after its deltas: replace them, alias the real id.
         target = run.message_id
-        step.diag(
-            DUPLICATE_FULL_REPLY,
-            path,
-            f"{role} chunk {real_id!r} repeats the id-less chunks of {target!r}: "
-            f"it replaces them (an upsert of {target!r}); {real_id!r} now names {target!r}",
-        )
-        if meta is UNSET and not extra:
-            step.emit(sid, _UPSERT[role](target, (block,)))
-        else:  # keep the chunk's own _meta and extra keys with its block
-            step.emit(sid, _UPSERT[role](target, ()))
-            step.emit(sid, _CHUNK[role](target, block, meta, extra))
         aliases = session.aliases.set(f"{role}:{own_id}", target)
-        step.put(sid, attrs.evolve(session, runs=runs.delete(role), aliases=aliases))
+        session = attrs.evolve(session, aliases=aliases)
+        what = f"{real_id!r}, which now names {target!r}"
+        _replace_run(step, sid, session, runs, role, run, block, meta, extra, path, what)
         return
     if run is not None and run.open:
         runs = runs.set(role, attrs.evolve(run, open=False))
     if runs is not session.runs or session is not original:
         step.put(sid, with_runs(session, session.seq, runs))
     step.emit(sid, _CHUNK[role](message_id, block, meta, extra))
+
+
+def _repeats(step: Step, run: Run, block: ContentBlock) -> bool:
+    """The full-reply guard's test: `block` is exactly the joined text of `run`."""
+    return (
+        step.policy.full_reply_guard
+        and run.text_only
+        and type(block) is TextContent
+        and run.length == len(block.text) > 0
+        and "".join(run.texts) == block.text
+    )
+
+
+def _replace_run(
+    step: Step,
+    sid: str,
+    session: V1Session,
+    runs: PMap[str, Run],
+    role: str,
+    run: Run,
+    block: ContentBlock,
+    meta: Meta,
+    extra: JsonObject,
+    path: str,
+    what: str,
+) -> None:
+    """The whole reply `block` after its deltas `run`: an upsert of the run's message with
+    it (the view keeps one copy), and the run is over (the whole text ended the message)."""
+    target = run.message_id
+    step.diag(
+        DUPLICATE_FULL_REPLY,
+        path,
+        f"{role} chunk ({what}) repeats the id-less chunks of {target!r}: "
+        f"it replaces them (an upsert of {target!r})",
+    )
+    if meta is UNSET and not extra:
+        step.emit(sid, _UPSERT[role](target, (block,)))
+    else:  # keep the chunk's own _meta and extra keys with its block
+        step.emit(sid, _UPSERT[role](target, ()))
+        step.emit(sid, _CHUNK[role](target, block, meta, extra))
+    step.put(sid, attrs.evolve(session, runs=runs.delete(role)))
 
 
 def echo_chunk(

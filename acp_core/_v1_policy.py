@@ -27,7 +27,9 @@ __all__ = [
     "ROLE_SPLIT",
     "SYNTHETIC_MESSAGE_ID",
     "TERMINAL_REFERENCE",
+    "TERMINAL_RELEASED",
     "TOOL_CALL_RESENT",
+    "UNANSWERABLE_ELICITATION",
     "UNKNOWN_KIND",
     "UNMATCHED_RESPONSE",
     "V2_KIND",
@@ -56,6 +58,11 @@ TOOL_CALL_RESENT: Final = "v1.tool-call-resent"
 NULL_IGNORED: Final = "v1.null-ignored"
 #: A v1 terminal reference (client-owned terminal) was kept as a v2 display anchor.
 TERMINAL_REFERENCE: Final = "v1.terminal-reference"
+#: A v1 terminal was released before its exit status was seen: shown exited without a code.
+TERMINAL_RELEASED: Final = "v1.terminal-released"
+#: An `elicitation/create` the view cannot hold as a request awaiting its answer (no
+#: session, no message, an invalid id): nobody could answer it there.
+UNANSWERABLE_ELICITATION: Final = "v1.unanswerable-elicitation"
 #: An update kind v2 removed or does not know (e.g. `current_mode_update`), kept raw.
 UNKNOWN_KIND: Final = "v1.unknown-kind"
 #: A v2-only update kind appeared in v1 traffic; passed through as v2.

@@ -15,6 +15,7 @@ import attrs
 
 from ._content import ContentBlock
 from ._errors import Diagnostic
+from ._json import JsonObject, JsonValue
 from ._jsonrpc import CancelSessionNotification, RequestId, RequestPermissionRequest, RpcError
 from ._pcoll import PMap, PVec
 from ._updates import SessionUpdate
@@ -40,6 +41,8 @@ __all__ = [
     "PromptError",
     "Run",
     "ToolSeen",
+    "V1Elicitation",
+    "V1ElicitationAnswer",
     "V1Output",
     "V1Result",
     "V1Session",
@@ -104,12 +107,49 @@ class PromptError:
 
 
 @attrs.frozen
+class V1Elicitation:
+    """The agent's `elicitation/create`: a question to the user, waiting for an answer.
+
+    Attributes:
+        request_id: its JSON-RPC id (the answer names it).
+        message: what the user is asked.
+        params: the request's params as sent (the requested schema among them), frozen.
+    """
+
+    request_id: RequestId
+    message: str
+    params: JsonObject
+
+
+@attrs.frozen
+class V1ElicitationAnswer:
+    """The client's answer to the elicitation `request_id`.
+
+    Attributes:
+        action: `accept`, `decline`, `cancel` (or another string the client sent); None when
+            the client answered with a JSON-RPC error or without a string action.
+        answer: the response's `result` (or `error`) as sent, frozen.
+    """
+
+    request_id: RequestId
+    action: str | None
+    answer: JsonValue
+
+
+@attrs.frozen
 class NormalizedEvent:
     """A lifecycle event that is not a session update: a prompt error, the client's
-    `session/cancel`, or a v1 permission request in its v2 shape (digest 6.2 r18)."""
+    `session/cancel`, a v1 permission request in its v2 shape (digest 6.2 r18), or an
+    elicitation and its answer."""
 
     session_id: str
-    event: PromptError | CancelSessionNotification | RequestPermissionRequest
+    event: (
+        PromptError
+        | CancelSessionNotification
+        | RequestPermissionRequest
+        | V1Elicitation
+        | V1ElicitationAnswer
+    )
     index: int
 
 
@@ -166,20 +206,35 @@ class V1Session:
     aliases: PMap[str, str] = attrs.field(factory=PMap)
     tools: PMap[str, ToolSeen] = attrs.field(factory=PMap)
     prompts: tuple[str, ...] = ()  # outstanding prompt request keys, oldest first
-    permissions: tuple[str, ...] = ()  # outstanding permission request keys
+    waiting: tuple[str, ...] = ()  # outstanding permission and elicitation request keys
     echo: Echo | None = None
     prompt_ids: PMap[str, int] = attrs.field(factory=PMap)
     id_roles: PMap[str, str] = attrs.field(factory=PMap)  # real message id -> first role
+    exited: PMap[str, bool] = attrs.field(factory=PMap)  # v1 terminal id -> exit status seen
 
 
 @attrs.frozen
 class Pending:
-    """A request awaiting its response: a prompt (client's) or a permission request
-    (agent's), keyed in `V1State.requests` by `<requester>:<id>`."""
+    """A request awaiting its response, keyed in `V1State.requests` by `<requester>:<id>`:
+    the client's prompts and `session/new`, the agent's permission requests, elicitations
+    and `terminal/*` requests.
 
-    kind: str  # "prompt" | "permission"
+    Attributes:
+        kind: `prompt`, `permission`, `elicitation`, or the method (`session/new`,
+            `terminal/create`, `terminal/output`, `terminal/wait_for_exit`, `terminal/release`).
+        label: what `replay` shows while it waits (a permission's title, an elicitation's
+            message).
+        terminal_id: the terminal a `terminal/*` request names.
+        command, cwd: what `terminal/create` asked to run.
+    """
+
+    kind: str
     session_id: str
     request_id: RequestId
+    label: str | None = None
+    terminal_id: str | None = None
+    command: str | None = None
+    cwd: str | None = None
 
 
 @attrs.frozen
@@ -223,14 +278,32 @@ NEW_SESSION: Final = V1Session()
 def with_runs(s: V1Session, seq: int, runs: PMap[str, Run]) -> V1Session:
     """`s` with a new synthetic-id counter and new runs."""
     return V1Session(
-        seq, runs, s.aliases, s.tools, s.prompts, s.permissions, s.echo, s.prompt_ids, s.id_roles
+        seq,
+        runs,
+        s.aliases,
+        s.tools,
+        s.prompts,
+        s.waiting,
+        s.echo,
+        s.prompt_ids,
+        s.id_roles,
+        s.exited,
     )
 
 
 def with_tools(s: V1Session, tools: PMap[str, ToolSeen]) -> V1Session:
     """`s` with new tool call records."""
     return V1Session(
-        s.seq, s.runs, s.aliases, tools, s.prompts, s.permissions, s.echo, s.prompt_ids, s.id_roles
+        s.seq,
+        s.runs,
+        s.aliases,
+        tools,
+        s.prompts,
+        s.waiting,
+        s.echo,
+        s.prompt_ids,
+        s.id_roles,
+        s.exited,
     )
 
 

@@ -99,8 +99,10 @@ class Step:
             TURN: True,
         }[category]
         echo = session.echo
-        if category != OTHER:
-            echo = None  # the reply has started: user chunks from now on are not an echo
+        if category in (TOOL, TURN):
+            # The agent is at work (or the turn is over): user chunks are no echo from now on.
+            # Plans and metadata are not work on the reply; they leave the window open.
+            echo = None
         runs = _NO_RUNS if ends and session.runs else session.runs
         if runs is not session.runs or echo is not session.echo:
             self.put(sid, attrs.evolve(session, runs=runs, echo=echo))

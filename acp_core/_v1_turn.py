@@ -21,7 +21,7 @@ from ._errors import DecodeError
 from ._json import UNSET, Meta, freeze_json
 from ._jsonrpc import CancelSessionNotification, ErrorResponse, RequestPermissionRequest
 from ._pcoll import PMap
-from ._updates import IdleStateUpdate, RequiresActionStateUpdate, RunningStateUpdate, UserMessage
+from ._updates import IdleStateUpdate, RunningStateUpdate, UserMessage
 from ._v1_policy import (
     INVALID_MESSAGE,
     INVALID_UPDATE,
@@ -32,6 +32,7 @@ from ._v1_policy import (
     TOOL_CALL_RESENT,
     UNMATCHED_RESPONSE,
 )
+from ._v1_requests import answered, unwait, wait
 from ._v1_state import (
     RESERVED,
     TOOL,
@@ -186,18 +187,17 @@ def permission(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str
         wire, _ = tool_call_fields(tool_call, f"{path}.toolCall")
         del wire["sessionUpdate"]
         subject = {"type": "tool_call", "toolCall": wire}
-    session = step.get(sid)
     key = f"{sender}:{rid}"
-    if session.prompts:  # blocked inside a turn; a request while idle changes nothing (Q33)
-        step.emit(sid, RequiresActionStateUpdate())
-    step.put(sid, attrs.evolve(session, permissions=(*session.permissions, key)))
-    step.requests = step.requests.set(key, Pending("permission", sid, msg["id"]))
     # A title the request already has (v2-shaped traffic) wins over the tool call's.
     title = params.get("title")
     if type(title) is not str and type(tool_call) is dict:
         title = tool_call.get("title")
+    if type(title) is not str:
+        title = "Permission requested"
+    wait(step, sid, key)
+    step.requests = step.requests.set(key, Pending("permission", sid, msg["id"], label=title))
     v2_params = {k: v for k, v in params.items() if k not in ("toolCall", "subject")}
-    v2_params["title"] = title if type(title) is str else "Permission requested"
+    v2_params["title"] = title
     if subject is not None:
         v2_params["subject"] = subject
     v2 = {"jsonrpc": "2.0", "id": msg["id"], "method": msg["method"], "params": v2_params}
@@ -241,12 +241,11 @@ def response(step: Step, msg: dict[str, Any], sender: str | None, path: str) -> 
     else:
         step.requests = step.requests.delete(key)
     sid = pending.session_id
-    session = step.get(sid)
     if pending.kind == "permission":
-        permissions = tuple(k for k in session.permissions if k != key)
-        step.put(sid, attrs.evolve(session, permissions=permissions))
-        if session.prompts and not permissions:
-            step.emit(sid, RunningStateUpdate())
+        unwait(step, sid, key)
+        return
+    if pending.kind != "prompt":
+        answered(step, pending, key, msg, path)
         return
     step.end_runs(sid, TURN)
     session = step.get(sid)

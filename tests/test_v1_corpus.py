@@ -41,6 +41,9 @@ _EDIT = json.dumps(
 )
 
 
+_TERMINAL = '[{"terminalId": "term_%d", "type": "terminal"}]'
+
+
 def _content(*texts: str) -> str:
     return json.dumps(
         [{"type": "content", "content": {"type": "text", "text": t}} for t in texts],
@@ -178,6 +181,82 @@ CORPUS: dict[str, tuple[str, list[Any], tuple[str, str | None], dict[str, int]]]
         ("idle", None),
         {"v1.synthetic-message-id": 1},
     ),
+    # A codex bridge: the reply as id-less deltas, then the whole text again, also id-less
+    # (thoughts too); two identical deltas ("ha", "ha") are a stutter, not a re-send.
+    "codex_full_reply_no_id.jsonl": (
+        "sess_codex",
+        [
+            ("message", "user", "Say hi"),
+            ("message", "agent", "Hello!"),
+            ("message", "user", "List the files"),
+            ("message", "thought", "Use ls."),
+            ("message", "agent", "Running ls."),
+            ("tool", "exec_1", "ls", "execute", "completed", _content("README.md\nsrc\n")),
+            ("message", "agent", "Two entries."),
+            ("message", "user", "Laugh"),
+            ("message", "agent", "haha"),
+        ],
+        ("idle", "end_turn"),
+        {"v1.duplicate-full-reply": 4, "v1.synthetic-message-id": 5, "v1.invalid-message": 0},
+    ),
+    # A Cursor adapter: a heartbeat thought (or a plan) first, then the prompt's echo.
+    "cursor_echo_after_thought.jsonl": (
+        "sess_cursor",
+        [
+            ("message", "user", "Rename foo to bar"),
+            ("message", "thought", "Thinking about the rename."),
+            ("tool", "edit_1", "Edit util.py", "edit", "completed", "[]"),
+            ("message", "agent", "Renamed."),
+            ("message", "user", "Now run the tests"),
+            ("message", "thought", "Thinking"),
+            ("plan", "main", (("Run pytest", "in_progress"),)),
+            ("message", "agent", "All pass."),
+        ],
+        ("idle", "end_turn"),
+        {"v1.echo-suppressed": 3, "v1.synthetic-message-id": 4},
+    ),
+    # The handshake and a session/new whose result names the session (and v1 modes).
+    "session_new.jsonl": (
+        "sess_new",
+        [("message", "user", "Hi"), ("message", "agent", "Hello.")],
+        ("idle", "end_turn"),
+        {"v1.invalid-message": 0, "v1.synthetic-message-id": 1},
+    ),
+    # Elicitations answered (accept, decline), and one with no session to show it in.
+    "elicitation.jsonl": (
+        "sess_elicit",
+        [
+            ("message", "user", "Deploy it"),
+            ("message", "agent", "Which environment?"),
+            ("message", "agent", "Deploying to staging."),
+            ("message", "agent", " Done."),
+        ],
+        ("idle", "end_turn"),
+        {"v1.unanswerable-elicitation": 1, "v1.synthetic-message-id": 3},
+    ),
+    # Client-owned terminals: created, waited on, read, released (one never waited on).
+    "terminals.jsonl": (
+        "sess_term",
+        [
+            ("message", "user", "Run the tests, then start the server"),
+            ("tool", "run_1", "pytest -q", "execute", "completed", _TERMINAL % 1),
+            ("tool", "run_2", "python -m http.server", "execute", "completed", _TERMINAL % 2),
+            ("message", "agent", "Tests pass; the server ran."),
+        ],
+        ("idle", "end_turn"),
+        {"v1.terminal-reference": 2, "v1.terminal-released": 1, "v1.invalid-message": 0},
+    ),
+    # The trace ends while a permission request and an elicitation wait for the user.
+    "pending_requests.jsonl": (
+        "sess_wait",
+        [
+            ("message", "user", "Clean up"),
+            ("message", "agent", "I need to delete build/."),
+            ("tool", "rm_1", "rm -rf build", "delete", "pending", "[]"),
+        ],
+        ("requires_action", None),
+        {"v1.placeholder-tool-call": 1, "v1.invalid-message": 0},
+    ),
 }
 
 
@@ -277,3 +356,96 @@ def test_views_come_from_the_prompt_not_an_invented_message() -> None:
     out = acp.normalize_v1(load_trace("delta_then_full.jsonl"))
     users = [u.update for u in out.updates if isinstance(u.update, acp.UserMessage)]
     assert [u.message_id for u in users] == ["v1:prompt:1", "v1:prompt:2", "v1:prompt:3"]
+
+
+def test_session_new_opens_the_session_its_result_names() -> None:
+    entries = load_trace("session_new.jsonl")
+    state, _ = acp.normalize_v1_step(acp.new_v1_state(), entries[2]["message"], sender="client")
+    state, out = acp.normalize_v1_step(state, entries[3]["message"], sender="agent", index=3)
+    assert out == acp.V1Output()
+    assert list(state.sessions) == ["sess_new"]  # known before its first update
+    bad = {"jsonrpc": "2.0", "id": 1, "result": {"modes": None}}
+    _, out = acp.normalize_v1_step(
+        acp.normalize_v1_step(acp.new_v1_state(), entries[2]["message"])[0], bad, index=3
+    )
+    assert [d.message for d in out.diagnostics] == ["session/new result without a sessionId"]
+
+
+def test_elicitations_are_request_answer_pairs_that_block_the_turn() -> None:
+    out = acp.normalize_v1(load_trace("elicitation.jsonl"))
+    events = [(e.index, e.event) for e in out.events]
+    schema = {
+        "type": "object",
+        "properties": {"env": {"type": "string", "enum": ["staging", "production"]}},
+        "required": ["env"],
+    }
+    assert events == [
+        (
+            6,
+            acp.V1Elicitation(
+                10,
+                "Choose the target environment",
+                acp.freeze_json(
+                    {
+                        "sessionId": "sess_elicit",
+                        "message": "Choose the target environment",
+                        "requestedSchema": schema,
+                    }
+                ),  # type: ignore[arg-type]
+            ),
+        ),
+        (
+            7,
+            acp.V1ElicitationAnswer(
+                10, "accept", acp.freeze_json({"action": "accept", "content": {"env": "staging"}})
+            ),
+        ),
+        (11, acp.V1Elicitation(12, "Tag the release?", events[2][1].params)),  # type: ignore[union-attr]
+        (12, acp.V1ElicitationAnswer(12, "decline", acp.freeze_json({"action": "decline"}))),
+    ]
+    foreground = [
+        (u.index, type(u.update).__name__)
+        for u in out.updates
+        if isinstance(
+            u.update, (acp.RunningStateUpdate, acp.RequiresActionStateUpdate, acp.IdleStateUpdate)
+        )
+    ]
+    assert foreground == [
+        (4, "RunningStateUpdate"),
+        (6, "RequiresActionStateUpdate"),
+        (7, "RunningStateUpdate"),
+        (11, "RequiresActionStateUpdate"),
+        (12, "RunningStateUpdate"),
+        (14, "IdleStateUpdate"),
+    ]
+    (unanswerable,) = [d for d in out.diagnostics if d.rule == "v1.unanswerable-elicitation"]
+    assert unanswerable.path == "$[9].message.params"
+
+
+def test_v1_terminals_show_what_the_client_answered() -> None:
+    out = acp.normalize_v1(load_trace("terminals.jsonl"))
+    state = fold_session(out.updates_for("sess_term"), "sess_term")
+    one, two = state.terminals["term_1"], state.terminals["term_2"]
+    assert (one.command, one.cwd, acp.terminal_bytes(one)) == (
+        "pytest -q",
+        "/home/user/app",
+        b"3 passed\n",
+    )
+    assert one.exit_status == acp.TerminalExitStatus(exit_code=0)  # waited on
+    assert two.command == "python -m http.server"
+    assert acp.terminal_bytes(two) == b"Serving HTTP on 0.0.0.0 port 8000\n"
+    assert two.exit_status == acp.TerminalExitStatus()  # released, no exit code seen
+    (released,) = [d for d in out.diagnostics if d.rule == "v1.terminal-released"]
+    assert released.path == "$[21].message"
+    assert "running" not in acp.render_session(state)
+
+
+def test_requests_still_waiting_at_the_end_are_in_the_state() -> None:
+    out = acp.normalize_v1(load_trace("pending_requests.jsonl"))
+    waiting = {
+        p.kind: (p.request_id, p.label) for p in out.state.requests.values() if p.kind != "prompt"
+    }
+    assert waiting == {
+        "permission": (30, "rm -rf build"),
+        "elicitation": (31, "Also delete dist/?"),
+    }
