@@ -28,6 +28,7 @@ from ._predicates import (
     open_enum_finding,
 )
 from ._revision import Revision
+from ._updates_preview import PlanMarkdown
 
 __all__ = ["Finding", "MessageRules", "Seen", "explain_undecodable"]
 
@@ -202,10 +203,12 @@ class MessageRules:
         if isinstance(block, c.OtherContent):
             self.enum("content block type", block.type)
 
-    def plan(self, plan: u.PlanItems | u.OtherPlan) -> None:
+    def plan(self, plan: u.PlanItems | PlanMarkdown | u.OtherPlan) -> None:
         if isinstance(plan, u.OtherPlan):
             self.raw_tag("plan type", plan.raw)
             return
+        if isinstance(plan, PlanMarkdown):
+            return  # R78 (absolute path) is checked with the Preview rules
         for entry in plan.entries:
             self.enum("plan entry priority", entry.priority)
             self.enum("plan entry status", entry.status)

@@ -38,6 +38,7 @@ __all__ = [
     "OtherDiffChange",
     "OtherToolCallContent",
     "ResourceLink",
+    "SessionReference",
     "TerminalRef",
     "TextContent",
     "TextResourceContents",
@@ -269,7 +270,19 @@ class OtherToolCallContent:
         return tag
 
 
-ToolCallContent: TypeAlias = ToolContent | Diff | TerminalRef | OtherToolCallContent
+@attrs.frozen
+class SessionReference:
+    """`{"type": "session"}` (Preview): a display-only link to a session the client knows;
+    it grants no control and proves no work (C52)."""
+
+    session_id: str
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+ToolCallContent: TypeAlias = (
+    ToolContent | Diff | TerminalRef | SessionReference | OtherToolCallContent
+)
 
 
 @attrs.frozen

@@ -30,7 +30,9 @@ from typing import Any, Final
 
 import attrs
 
+from . import _reduce_extras as extras
 from . import _reduce_messages as messages
+from . import _reduce_preview as preview
 from . import _reduce_session as session
 from . import _reduce_tools as tools
 from ._json import JsonObject
@@ -71,6 +73,8 @@ _REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] =
     **messages.REDUCERS,
     **tools.REDUCERS,
     **session.REDUCERS,
+    **extras.REDUCERS,
+    **preview.REDUCERS,
 }
 
 
@@ -95,9 +99,7 @@ def _merge_meta(state: SessionState, update: Any) -> Any:
         old = None if message is None else message.meta
     else:
         return update  # chunk and snapshot `_meta` are not patches
-    if not old:
-        return update
-    return attrs.evolve(update, meta=old.update(patch))
+    return attrs.evolve(update, meta=extras.merge_meta(old, patch))
 
 
 def reduce(

@@ -14,7 +14,7 @@ the attrs `__init__` (about twice as fast; see anchors-style-study section 4.2).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
@@ -22,6 +22,7 @@ from ._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocati
 from ._errors import Diagnostic
 from ._json import JsonObject, JsonValue
 from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._state_extras import NO_EXTRAS, SessionExtras
 from ._updates import (
     AvailableCommand,
     Cost,
@@ -32,6 +33,16 @@ from ._updates import (
     TerminalExitStatus,
     ToolCallStatus,
 )
+from ._updates_2026_11 import (
+    BackgroundSubagent,
+    BackgroundTerminal,
+    BackgroundToolCall,
+    BackgroundWork,
+)
+from ._updates_preview import PlanMarkdown
+
+if TYPE_CHECKING:
+    from ._jsonrpc import RpcError
 
 __all__ = [
     "EntityRef",
@@ -62,6 +73,16 @@ TOOL_CALL: Final = "toolCall"
 PLAN: Final = "plan"
 
 
+def _item_id(item: BackgroundWork) -> str | None:
+    if type(item) is BackgroundTerminal:
+        return item.terminal_id
+    if type(item) is BackgroundToolCall:
+        return item.tool_call_id
+    if type(item) is BackgroundSubagent:
+        return item.session_id
+    return None  # an unknown item type names nothing this library can look up
+
+
 @attrs.frozen
 class Foreground:
     """The agent's reported foreground state.
@@ -71,12 +92,26 @@ class Foreground:
         stop_reason: from the most recent idle update (None: not reported).
         meta: `_meta` of the most recent state update (replaced with it, Q14).
         raw: the whole update for an unknown state (None for known states).
+        background: the latest `background` list (2026-11); None: the agent does not report
+            one now (P12: not "nothing runs"), `()`: nothing runs in the background.
+        last_known: for `unknown` (Preview) and `unconfirmed` (a child not yet reported,
+            P4): the last state that was known, kept for display (C48); else None.
+        error: the error object of an idle `error` stop (2026-11), else None.
     """
 
     state: str = "idle"
     stop_reason: str | None = None
     meta: JsonObject | None = None
     raw: JsonObject | None = None
+    background: tuple[BackgroundWork, ...] | None = None
+    last_known: str | None = None
+    error: RpcError | None = None
+
+    def is_background(self, kind: type[Any], item_id: str) -> bool:
+        """Whether the latest background list names the item (3.8); False when not reported.
+
+        `kind` is `BackgroundTerminal`, `BackgroundToolCall` or `BackgroundSubagent`."""
+        return any(type(b) is kind and _item_id(b) == item_id for b in self.background or ())
 
 
 @attrs.frozen
@@ -150,7 +185,7 @@ class TerminalState:
 class PlanState:
     """The current content of one plan and the `_meta` of the update that set it."""
 
-    plan: PlanItems | OtherPlan
+    plan: PlanItems | PlanMarkdown | OtherPlan
     meta: JsonObject | None = None
 
 
@@ -183,6 +218,7 @@ class SessionAux:
     usage: Usage | None = None
     unknown: PVec[OtherUpdate] = attrs.field(default=EMPTY_VEC)
     diagnostics: PVec[Diagnostic] = attrs.field(default=EMPTY_VEC)
+    extras: SessionExtras = NO_EXTRAS
 
 
 @attrs.frozen(eq=False, repr=False, weakref_slot=False)
@@ -290,6 +326,11 @@ class SessionState:
     def unknown(self) -> PVec[OtherUpdate]:
         """Updates of unknown kinds, verbatim, in arrival order."""
         return self.aux.unknown
+
+    @property
+    def extras(self) -> SessionExtras:
+        """Compactions, notices, prompt suggestions, inter-session messages, replay window."""
+        return self.aux.extras
 
     @property
     def diagnostics(self) -> PVec[Diagnostic]:

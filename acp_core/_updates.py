@@ -17,6 +17,17 @@ import attrs
 
 from ._content import ContentBlock, ToolCallContent, ToolCallLocation
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
+from ._updates_2026_11 import CompactionSummaryChunk, CompactionUpdate, Notice
+from ._updates_preview import (
+    PlanMarkdown,
+    PlanRemoved,
+    PromptSuggestionsUpdate,
+    ReplayComplete,
+    SessionMessage,
+    SessionMessageChunk,
+    SubagentUpdate,
+    UnknownStateUpdate,
+)
 
 __all__ = [
     "AgentMessage",
@@ -242,7 +253,11 @@ class OtherStateUpdate:
 
 
 StateUpdate: TypeAlias = (
-    RunningStateUpdate | IdleStateUpdate | RequiresActionStateUpdate | OtherStateUpdate
+    RunningStateUpdate
+    | IdleStateUpdate
+    | RequiresActionStateUpdate
+    | UnknownStateUpdate
+    | OtherStateUpdate
 )
 
 
@@ -369,7 +384,7 @@ class OtherPlan:
 class PlanUpdate:
     """`plan_update`: replace the whole content of the plan `plan.plan_id`."""
 
-    plan: PlanItems | OtherPlan
+    plan: PlanItems | PlanMarkdown | OtherPlan
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -548,5 +563,15 @@ SessionUpdate: TypeAlias = (
     | ConfigOptionUpdate
     | SessionInfoUpdate
     | UsageUpdate
+    | Notice
+    | CompactionUpdate
+    | CompactionSummaryChunk
+    | UnknownStateUpdate
+    | SubagentUpdate
+    | SessionMessage
+    | SessionMessageChunk
+    | ReplayComplete
+    | PlanRemoved
+    | PromptSuggestionsUpdate
     | OtherUpdate
 )
