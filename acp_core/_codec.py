@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 import attrs
-import immutables
 
 from . import _content as c
 from . import _jsonrpc as j
@@ -42,6 +41,7 @@ from ._json import (
     freeze_json,
     freeze_object,
     render_path,
+    thaw_input,
     thaw_json,
 )
 
@@ -189,11 +189,15 @@ class _Object(_Codec):
         return thaw_json(value)
 
 
+_I64_MIN: Final = -(2**63)
+_I64_MAX: Final = 2**63 - 1
+
+
 class _RequestId(_Codec):
     expected = "request id (string, integer or null)"
 
     def decode(self, obj: object, path: Path, ctx: _Ctx) -> int | str | None:
-        if obj is None or type(obj) is str or type(obj) is int:
+        if obj is None or type(obj) is str or (type(obj) is int and _I64_MIN <= obj <= _I64_MAX):
             return obj
         raise self.fail(path)
 
@@ -1196,7 +1200,8 @@ def _invalid(path: Path, expected: str) -> DecodeError:
 def _decode_one(obj: object, path: Path, ctx: _Ctx) -> j.Message:
     if type(obj) is not dict:
         raise _invalid(path, "a JSON-RPC message object")
-    if obj.get("jsonrpc") != "2.0":
+    version = obj.get("jsonrpc")
+    if type(version) is not str or version != "2.0":  # never call a foreign __eq__
         raise _invalid((path, "jsonrpc"), '"2.0"')
     has_id = "id" in obj
     msg_id: int | str | None = None
@@ -1250,9 +1255,7 @@ def _plain(obj: object) -> object:
     # Frozen JSON (e.g. `Response.result`, `OtherUpdate.raw`) decodes like the dicts it froze.
     if type(obj) is dict or type(obj) is list:
         return obj
-    if isinstance(obj, (immutables.Map, tuple)):
-        return thaw_json(obj)
-    return obj
+    return thaw_input(obj)  # bounded: deep hostile nesting is a DecodeError
 
 
 _MAKE_TEXT: Final = fast_constructor(c.TextContent)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias, TypeVar, Union
 
+import attrs
 import immutables
 
 from ._errors import DecodeError
@@ -23,6 +24,7 @@ from ._errors import DecodeError
 __all__ = [
     "EMPTY_OBJECT",
     "MAX_DEPTH",
+    "MAX_INT_BITS",
     "UNSET",
     "JsonObject",
     "JsonValue",
@@ -30,8 +32,10 @@ __all__ = [
     "Patch",
     "Path",
     "Unset",
+    "freeze_given",
     "freeze_json",
     "render_path",
+    "thaw_input",
     "thaw_json",
 ]
 
@@ -85,14 +89,24 @@ def render_path(path: Path) -> str:
     return "".join(out)
 
 
+#: Widest integer accepted in JSON values: Python refuses to print integers of more than 4,300
+#: digits (`sys.get_int_max_str_digits`), so a wider one could be held but never be written.
+MAX_INT_BITS: Final = 14_000  # about 4,200 decimal digits
+
+
 def freeze_json(value: object, path: Path = None, depth: int = 0) -> JsonValue:
     """Copy a JSON-shaped Python value into a deeply immutable one.
 
     Raises:
-        DecodeError: the value is not JSON (or nests deeper than `MAX_DEPTH`).
+        DecodeError: the value is not JSON (or nests deeper than `MAX_DEPTH`, or is an integer
+            wider than `MAX_INT_BITS`).
     """
-    if value is None or type(value) is str or type(value) is int or type(value) is bool:
+    if value is None or type(value) is str or type(value) is bool:
         return value
+    if type(value) is int:
+        if value.bit_length() <= MAX_INT_BITS:
+            return value
+        raise DecodeError(render_path(path), "an integer of at most 4,200 digits")
     if type(value) is float:
         if math.isfinite(value):
             return value
@@ -108,7 +122,7 @@ def freeze_json(value: object, path: Path = None, depth: int = 0) -> JsonValue:
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, int):
-        return int.__int__(value)
+        return freeze_json(int.__int__(value), path, depth)
     if isinstance(value, float):
         return freeze_json(float.__float__(value), path, depth)
     raise DecodeError(render_path(path), "a JSON value")
@@ -120,8 +134,10 @@ def freeze_object(
     """Freeze a JSON object (keys must be strings)."""
     if not value:
         return _EMPTY
+    # A dict subclass may override `items` (or raise from it): read the storage it inherits.
+    items: Any = dict.items(value) if isinstance(value, dict) else immutables.Map.items(value)  # type: ignore[arg-type]
     out = _EMPTY.mutate()
-    for key, item in value.items():
+    for key, item in items:
         name = key
         if type(name) is not str:
             if not isinstance(name, str):
@@ -138,3 +154,73 @@ def thaw_json(value: JsonValue) -> object:
     if isinstance(value, tuple):
         return [thaw_json(item) for item in value]
     return value
+
+
+def thaw_input(value: object, path: Path = None, depth: int = 0) -> object:
+    """Like `thaw_json`, for input that is not known to be frozen JSON: tuples and maps turn
+    into lists and dicts up to `MAX_DEPTH` deep; anything else is returned as it is, for the
+    decoder to judge.
+
+    Raises:
+        DecodeError: nesting deeper than `MAX_DEPTH` (a `RecursionError` otherwise).
+    """
+    if not isinstance(value, (immutables.Map, tuple)):
+        return value
+    if depth >= MAX_DEPTH:
+        raise DecodeError(render_path(path), f"JSON nested at most {MAX_DEPTH} deep")
+    if isinstance(value, tuple):
+        return [thaw_input(item, (path, i), depth + 1) for i, item in enumerate(value)]
+    return {
+        key: thaw_input(item, (path, key if type(key) is str else "?"), depth + 1)
+        for key, item in immutables.Map.items(value)
+    }
+
+
+# -- construction-time freezing (shared by intents and value classes) ----------------------
+# A caller may hand a constructor a list or a dict where a tuple or a frozen map belongs;
+# storing it by reference would let the caller change a value (and what was "sent") later.
+
+
+def freeze_given(value: object, where: str) -> object:
+    """A deeply immutable copy of what a caller gave a constructor: lists and tuples become
+    tuples, dicts become frozen JSON objects, `bytearray`/`memoryview` become bytes; frozen
+    attrs values, enum members, scalars and `UNSET` are kept as they are.
+
+    Raises:
+        DecodeError: something that cannot be frozen (a set, a mutable object); `path` is
+            `where` (for example `SendPrompt.content[0]`).
+    """
+    kind = type(value)
+    if value is None or value is UNSET or kind in _SCALARS:
+        return value
+    if isinstance(value, (tuple, list)):
+        out = tuple([freeze_given(item, f"{where}[{i}]") for i, item in enumerate(value)])
+        if kind is tuple and all(a is b for a, b in zip(out, value, strict=True)):
+            return value
+        return out
+    if isinstance(value, (dict, immutables.Map)):
+        try:
+            return freeze_json(value)
+        except DecodeError as e:
+            raise DecodeError(where + e.path[1:], e.expected) from None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str.__str__(value)  # a plain copy: a subclass could carry mutable attributes
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, enum.Enum) or _is_frozen_value(kind):
+        return value
+    raise DecodeError(where, f"an immutable value, not {kind.__name__}")
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, bytes})
+
+
+def _is_frozen_value(kind: type[Any]) -> bool:
+    # attrs frozen classes refuse assignment; their own constructors froze their fields.
+    return attrs.has(kind) and kind.__setattr__ is not object.__setattr__

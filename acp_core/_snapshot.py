@@ -142,7 +142,7 @@ def snapshot(state: SessionState) -> dict[str, Any]:
 
 def _need(obj: Mapping[str, Any], key: str, kind: type[Any], path: Path) -> Any:
     value = obj.get(key)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+    if type(value) is not kind:  # exact: a subclass could override what restore reads
         raise DecodeError(render_path((path, key)), f"{kind.__name__} (required)")
     return value
 
@@ -185,7 +185,7 @@ def restore(doc: object) -> SessionState:
     Raises:
         DecodeError: the document does not follow docs/snapshot.md (path names where).
     """
-    if not isinstance(doc, dict):
+    if type(doc) is not dict:
         raise DecodeError("$", "object (snapshot)")
     root: Path = None
     session_id = _need(doc, "sessionId", str, root)
@@ -201,7 +201,7 @@ def restore(doc: object) -> SessionState:
     timeline = EMPTY_VEC
     for i, ref in enumerate(_need(doc, "timeline", list, root)):
         ref_path: Path = ((root, "timeline"), i)
-        if not isinstance(ref, dict):
+        if type(ref) is not dict:
             raise DecodeError(render_path(ref_path), "object (timeline entry)")
         kind = _need(ref, "kind", str, ref_path)
         if kind not in _KINDS:
@@ -210,7 +210,7 @@ def restore(doc: object) -> SessionState:
     messages: dict[str, MessageState] = {}
     for message_id, m in _need(doc, "messages", dict, root).items():
         path: Path = ((root, "messages"), message_id)
-        if not isinstance(m, dict):
+        if type(m) is not dict:
             raise DecodeError(render_path(path), "object (message)")
         role = _need(m, "role", str, path)
         if role not in _ROLES:
@@ -224,7 +224,7 @@ def restore(doc: object) -> SessionState:
     tool_calls: dict[str, ToolCallState] = {}
     for tool_call_id, t in _need(doc, "toolCalls", dict, root).items():
         path = ((root, "toolCalls"), tool_call_id)
-        if not isinstance(t, dict):
+        if type(t) is not dict:
             raise DecodeError(render_path(path), "object (tool call)")
         tool_calls[tool_call_id] = ToolCallState(
             _opt(t, "title", str, path),
@@ -240,7 +240,7 @@ def restore(doc: object) -> SessionState:
     terminals: dict[str, TerminalState] = {}
     for terminal_id, x in _need(doc, "terminals", dict, root).items():
         path = ((root, "terminals"), terminal_id)
-        if not isinstance(x, dict):
+        if type(x) is not dict:
             raise DecodeError(render_path(path), "object (terminal)")
         try:
             data = base64.b64decode(_need(x, "output", str, path), validate=True)
@@ -296,13 +296,13 @@ def restore(doc: object) -> SessionState:
     for i, raw_update in enumerate(_opt(doc, "unknown", list, root) or ()):
         # Kept as written, whatever the tag: an unknown update stays unknown on restore.
         path = ((root, "unknown"), i)
-        if not isinstance(raw_update, dict) or type(raw_update.get("sessionUpdate")) is not str:
+        if type(raw_update) is not dict or type(raw_update.get("sessionUpdate")) is not str:
             raise DecodeError(render_path(path), "object with a string sessionUpdate")
         unknown = unknown.append(OtherUpdate(decode_part("JsonObject", raw_update, path)))
     diagnostics = EMPTY_VEC
     for i, d in enumerate(_opt(doc, "diagnostics", list, root) or ()):
         path = ((root, "diagnostics"), i)
-        if not isinstance(d, dict):
+        if type(d) is not dict:
             raise DecodeError(render_path(path), "object (diagnostic)")
         diagnostics = diagnostics.append(
             Diagnostic(

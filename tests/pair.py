@@ -318,7 +318,7 @@ def agent_intent_strategies(
     stop_reasons = _open(revision.stop_reasons | {"error"})
     tool_statuses = _open(revision.tool_statuses | {"paused"})
     tool_kinds = _open(acp.ToolKind.KNOWN)
-    counts = st.sampled_from((-1, 0, 1, 1000, 2**64 - 1, 2**64, True))
+    counts = st.sampled_from((-1, 0, 1, 1000, 2**64 - 1, 2**64))  # a bool: refused when built (E0)
     costs = st.builds(
         acp.Cost, amount=st.sampled_from((0.0, 1.25)), currency=st.sampled_from(("USD", "usd"))
     )
