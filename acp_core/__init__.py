@@ -131,9 +131,11 @@ from ._jsonrpc import (
     ToolCallPermissionSubject,
     UpdateSessionNotification,
 )
+from ._mermaid import mermaid_sequence
 from ._pcoll import PVec
 from ._reduce import reduce
 from ._render import render_session
+from ._report import build_report, report_path_beside
 from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
 from ._rules import RULES, Rule, rules_markdown
 from ._snapshot import restore, snapshot
@@ -389,6 +391,7 @@ __all__ = [
     "V1Result",
     "V1State",
     "Violation",
+    "build_report",
     "check_trace",
     "decode_frame",
     "decode_message",
@@ -408,6 +411,7 @@ __all__ = [
     "freeze_json",
     "is_active",
     "looks_like_v1",
+    "mermaid_sequence",
     "message_text",
     "new_agent",
     "new_client",
@@ -420,6 +424,7 @@ __all__ = [
     "prompt_message_id",
     "reduce",
     "render_session",
+    "report_path_beside",
     "restore",
     "rules_markdown",
     "snapshot",

@@ -33,6 +33,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Codec", ("_codec",)),
     ("Session state and reducers", ("_state", "_reduce", "_fold", "_snapshot", "_render")),
     ("Trace checker and rule catalogue", ("_check", "_rules")),
+    ("Reports", ("_report", "_mermaid")),
     ("v1 normalizer", ("_v1", "_v1_policy", "_v1_state")),
     ("Session updates", ("_updates",)),
     ("Content", ("_content",)),
