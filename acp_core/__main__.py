@@ -1,4 +1,4 @@
-"""Command line: `python -m acp_core <command>` (demo, replay, check, rules).
+"""Command line: `python -m acp_core <command>` (demo, replay, check, report, rules).
 
 The only module of acp_core that does I/O: the `_cli_*` modules it calls (demo, replay) get
 their output streams and a reader from here.
@@ -21,8 +21,10 @@ from collections.abc import Callable
 from importlib.resources import files
 from typing import NamedTuple, TextIO
 
-from . import _cli_demo, _cli_replay
+from . import _cli_demo, _cli_replay, _cli_report
 from ._check import check_trace
+from ._cli_progress import ProgressLine
+from ._report import counting
 from ._revision import V2_2026_08, V2_2026_11, Revision
 from ._rules import rules_markdown
 
@@ -118,10 +120,11 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
 def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up at call time, so redirection works
     entries, lines = read_trace(args.file)
-    violations = [
-        v.to_json() | {"index": lines[v.index]}
-        for v in check_trace(entries, revision=_REVISIONS[args.revision])
-    ]
+    progress = _progress("check")
+    found = check_trace(counting(entries, "check", progress), revision=_REVISIONS[args.revision])
+    if progress is not None:
+        progress.done()
+    violations = [v.to_json() | {"index": lines[v.index]} for v in found]
     mandatory = sum(v["level"] in ("MUST", "MUST NOT") for v in violations)
     if args.json:
         out.write(json.dumps(violations, ensure_ascii=False) + "\n")
@@ -134,6 +137,39 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
             else "no violations\n"
         )
     return EXIT_VIOLATION if mandatory else EXIT_OK
+
+
+# -- report --------------------------------------------------------------------------------
+
+
+def _progress(label: str) -> ProgressLine | None:
+    """Progress on stderr when it is a terminal; None (quiet) when piped or redirected."""
+    return ProgressLine(sys.stderr, label) if sys.stderr.isatty() else None
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a file the command line produces (a report page)."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise BadInputError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def write_report_beside(trace_path: str, entries: list[object], lines: list[int]) -> str:
+    """Write the HTML report of a trace beside it (for `explore`); returns the page's path."""
+    path, page = _cli_report.report_beside(trace_path, entries, lines)
+    write_text(path, page)
+    return path
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    progress = _progress("report")
+    try:
+        return _cli_report.run(args, sys.stdout, read_trace, write_text, progress)
+    finally:
+        if progress is not None:
+            progress.done()
 
 
 # -- rules ---------------------------------------------------------------------------------
@@ -152,6 +188,7 @@ COMMANDS: list[Command] = [
         _configure_check,
         _run_check,
     ),
+    Command("report", _cli_report.HELP, _cli_report.configure, _run_report),
     Command(
         "rules", "print the rule catalogue as Markdown (docs/rules.md)", lambda p: None, _run_rules
     ),
