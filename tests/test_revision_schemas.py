@@ -53,6 +53,20 @@ def _preview() -> list[acp.Revision]:
     return [] if preview is None else [preview]
 
 
+_REGISTRY = hasattr(acp, "REVISIONS")
+
+
+def _decoding_revisions() -> list[Any]:
+    # While work is in flight (issue 11): 2026-11 decodes notices and compaction only once
+    # their codec exists; the marks go when each part lands.
+    waiting = pytest.mark.xfail(strict=True, reason="not decoded into classes yet")
+    return [
+        pytest.param(acp.V2_2026_08, id="2026-08", marks=() if _REGISTRY else waiting),
+        pytest.param(acp.V2_2026_11, id="2026-11", marks=waiting),
+        *(pytest.param(r, id=r.name) for r in _preview()),
+    ]
+
+
 def _schema_key(revision: acp.Revision) -> str:
     return "preview" if revision.name not in ("2026-08", "2026-11") else revision.name
 
@@ -114,14 +128,13 @@ MINIMAL: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="revision registry / revision-aware decoding not built yet")
+@pytest.mark.xfail(not _REGISTRY, strict=True, reason="revision registry not landed yet")
 @pytest.mark.parametrize("revision", _revisions(), ids=lambda r: r.name)
 def test_update_kinds_are_the_schemas_tags(revision: acp.Revision) -> None:
     assert set(revision.update_kinds) == _schema_tags(_schema(_schema_key(revision)))
 
 
-@pytest.mark.xfail(strict=True, reason="revision registry / revision-aware decoding not built yet")
-@pytest.mark.parametrize("revision", _revisions(), ids=lambda r: r.name)
+@pytest.mark.parametrize("revision", _decoding_revisions())
 def test_no_named_kind_decodes_to_an_unknown_update(revision: acp.Revision) -> None:
     schema = _schema(_schema_key(revision))
     unknown = []
