@@ -7,8 +7,9 @@ Must not know: protocol rules (they live in the pure modules this calls).
 
 Commands register in `COMMANDS` (name, help, a function adding its arguments, a function
 running it and returning the exit status), so another command is one `Command(...)` entry.
-Bad input ends with one line on stderr naming the file and line, and exit status 2; never a
-traceback.
+Bad input ends with one line on stderr naming the file and line, and exit status 2; an
+internal error with one line and exit status 3; never a traceback. Input files are read line
+by line, never whole.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from importlib.resources import files
 from typing import NamedTuple, TextIO
 
 from . import _cli_demo, _cli_replay, _cli_report
 from ._check import check_trace
 from ._cli_progress import ProgressLine
+from ._errors import AcpError
 from ._report import counting
 from ._revision import V2_2026_08, V2_2026_11, Revision
 from ._rules import rules_markdown
@@ -32,6 +34,7 @@ from ._rules import rules_markdown
 EXIT_OK = 0
 EXIT_VIOLATION = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
 
 _REVISIONS: dict[str, Revision] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
 
@@ -52,58 +55,82 @@ class BadInputError(Exception):
 # -- check ---------------------------------------------------------------------------------
 
 
-def read_trace(path: str) -> tuple[list[object], list[int]]:
-    """Read a JSON-lines trace: the entries and, for each, its 0-based line index.
+def _open_lines(path: str) -> Iterator[str]:
+    """The lines of a file (`-`: stdin), read one at a time: no whole file is held.
 
-    Blank lines are skipped (they still count for line indices).
+    Raises:
+        BadInputError: the file cannot be opened or read, or is not UTF-8 (raised from the
+            iteration, at the line where it happens).
+    """
+    try:
+        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as e:
+        raise BadInputError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        yield from stream
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise BadInputError(f"{path}: cannot read: {reason}") from None
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def read_trace(path: str) -> tuple[list[object], list[int]]:
+    """Read a whole JSON-lines trace: the entries and, for each, its 0-based line index
+    (for commands that need every entry at once; `check` streams with `stream_trace`).
 
     Raises:
         BadInputError: the file cannot be read or a line is not JSON.
     """
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise BadInputError(f"{path}: cannot read: {reason}") from None
-    entries: list[object] = []
     lines: list[int] = []
-    for index, line in enumerate(text.split("\n")):
+    return list(stream_trace(path, lines)), lines
+
+
+def stream_trace(path: str, lines: list[int]) -> Iterator[object]:
+    """The entries of a JSON-lines trace, parsed as they are read; `lines` receives, for each
+    entry yielded, its 0-based line index. Blank lines are skipped (they still count).
+
+    Raises:
+        BadInputError: the file cannot be read or a line is not JSON.
+    """
+    for index, line in enumerate(_open_lines(path)):
         if not line.strip():
             continue
         try:
-            entries.append(json.loads(line))
+            entry = json.loads(line)
         except json.JSONDecodeError as e:
             raise BadInputError(
                 f"{path}: line index {index}: invalid JSON: {e.msg} (column {e.colno})"
             ) from None
-        except RecursionError:
-            raise BadInputError(f"{path}: line index {index}: JSON nested too deeply") from None
+        except (RecursionError, ValueError) as e:
+            # RecursionError: nested too deeply; ValueError: an integer over 4,300 digits.
+            deep = isinstance(e, RecursionError)
+            what = "JSON nested too deeply" if deep else "a number too long"
+            raise BadInputError(f"{path}: line index {index}: {what}") from None
         lines.append(index)
-    return entries, lines
+        yield entry
 
 
-def read_input(path: str | None) -> tuple[str, str]:
-    """Name and text of a command's input: a file, `-` for stdin, None for the packaged
-    example trace.
+def read_input(path: str | None) -> tuple[str, Iterable[str]]:
+    """Name and lines of a command's input: a file, `-` for stdin, None for the packaged
+    example trace. A file's lines are read as they are consumed.
 
     Raises:
-        _cli_replay.ReadError: the input cannot be read (the message is one line).
+        _cli_replay.ReadError: the input cannot be read (the message is one line); for a
+            file, raised while its lines are consumed.
     """
     if path is None:
         example = files("acp_core") / "data" / _cli_replay.EXAMPLE_TRACE
         return f"{_cli_replay.EXAMPLE_TRACE} (packaged example)", example.read_text("utf-8")
-    if path == "-":
-        return "<stdin>", sys.stdin.read()
+    return ("<stdin>" if path == "-" else path), _replay_lines(path)
+
+
+def _replay_lines(path: str) -> Iterator[str]:
     try:
-        with open(path, encoding="utf-8") as f:
-            return path, f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise _cli_replay.ReadError(f"{path}: cannot read: {reason}") from None
+        yield from _open_lines(path)
+    except BadInputError as e:
+        raise _cli_replay.ReadError(str(e)) from None
 
 
 def _configure_check(p: argparse.ArgumentParser) -> None:
@@ -119,11 +146,16 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
 
 def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up at call time, so redirection works
-    entries, lines = read_trace(args.file)
+    lines: list[int] = []
+    entries: Iterable[object] = stream_trace(args.file, lines)
     progress = _progress("check")
-    found = check_trace(counting(entries, "check", progress), revision=_REVISIONS[args.revision])
+    if progress is not None:  # a progress line needs the total: read the entries first
+        entries = counting(list(entries), "check", progress)
+    found = check_trace(entries, revision=_REVISIONS[args.revision])
     if progress is not None:
         progress.done()
+    if not lines:
+        raise BadInputError(f"{args.file}: empty: no trace entries to check")
     violations = [v.to_json() | {"index": lines[v.index]} for v in found]
     mandatory = sum(v["level"] in ("MUST", "MUST NOT") for v in violations)
     if args.json:
@@ -184,7 +216,8 @@ COMMANDS: list[Command] = [
     Command(
         "check",
         "check a recorded conversation (JSON lines) against the rule catalogue; "
-        "exit 0: no MUST broken, 1: a MUST broken, 2: unreadable input",
+        "exit 0: no MUST broken, 1: a MUST broken, 2: unreadable or empty input, "
+        "3: internal error",
         _configure_check,
         _run_check,
     ),
@@ -217,19 +250,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _printable(stream: TextIO) -> None:
+    # Text from a trace may hold lone surrogates (valid in JSON strings, not in UTF-8):
+    # print them escaped instead of failing mid-output with UnicodeEncodeError.
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status (never a traceback).
+
+    0: done (for `check`: no MUST broken), 1: `check` found a MUST broken, 2: bad input (one
+    line on stderr), 3: an internal error of acp-core (one line on stderr; please report it).
+    """
     args = build_parser().parse_args(argv)
+    _printable(sys.stdout)
+    _printable(sys.stderr)
     try:
         status: int = args.run(args)
-    except BadInputError as e:
+    except (BadInputError, _cli_replay.ReadError) as e:
         sys.stderr.write(f"acp_core {args.command}: {e}\n")
+        return EXIT_BAD_INPUT
+    except AcpError as e:
+        # Only input the core refused reaches here: still bad input, not a crash.
+        sys.stderr.write(f"acp_core {args.command}: bad input: {e}\n")
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader went away (`... | head`): stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except Exception as e:  # the promise: one line, never a traceback
+        sys.stderr.write(
+            f"acp_core {args.command}: internal error: {type(e).__name__}: {e} "
+            "(a bug in acp-core; please report it with the input)\n"
+        )
+        return EXIT_INTERNAL
     return status
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, TextIO
 
 import attrs
@@ -112,14 +112,14 @@ class Replay:
 # -- reading -------------------------------------------------------------------------------
 
 
-def parse_trace(text: str) -> tuple[Line, ...]:
-    """Parse trace text (JSON lines; blank lines are skipped).
+def parse_trace(text: str | Iterable[str]) -> tuple[Line, ...]:
+    """Parse trace text, or its lines as they are read (JSON lines; blank lines are skipped).
 
     Raises:
         TraceError: a line is not JSON or not a `{"from", "message"}` entry.
     """
     lines: list[Line] = []
-    for number, raw in enumerate(text.split("\n")):
+    for number, raw in enumerate(text.split("\n") if isinstance(text, str) else text):
         if not raw.strip():
             continue
         try:
@@ -128,6 +128,8 @@ def parse_trace(text: str) -> tuple[Line, ...]:
             raise TraceError(number, f"not JSON: {e.msg} (column {e.colno})") from None
         except RecursionError:
             raise TraceError(number, "not JSON this reader accepts: nested too deeply") from None
+        except ValueError:  # an integer of more than 4,300 digits
+            raise TraceError(number, "not JSON this reader accepts: a number too long") from None
         if type(entry) is not dict or "message" not in entry:
             raise TraceError(
                 number, 'not a trace entry: expected {"from": "client"|"agent", "message": ...}'
@@ -391,7 +393,7 @@ def run(
     args: argparse.Namespace,
     out: TextIO,
     err: TextIO,
-    read: Callable[[str | None], tuple[str, str]],
+    read: Callable[[str | None], tuple[str, str | Iterable[str]]],
 ) -> int:
     """Run `replay`: 0 on success, 2 on bad input (one line on `err`, no traceback).
 

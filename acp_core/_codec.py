@@ -63,6 +63,9 @@ T = TypeVar("T")
 #: Diagnostic rule ids of the codec (documented in docs/semantics.md).
 DEFAULT_ON_ERROR: Final = "codec.default-on-error"
 SKIP_INVALID_ITEM: Final = "codec.skip-invalid-item"
+DIAGNOSTICS_LIMIT: Final = "codec.diagnostics-limit"
+#: Most diagnostics one lenient decode lists; the rest are counted in one summary diagnostic.
+MAX_DIAGNOSTICS: Final = 100
 
 _MISSING: Final = object()
 
@@ -82,16 +85,33 @@ class _Ctx:
     without recording, for callers that do not ask for diagnostics.
     """
 
-    __slots__ = ("diagnostics", "strict")
+    __slots__ = ("diagnostics", "dropped", "strict")
 
     def __init__(self, *, strict: bool) -> None:
         self.strict = strict
         self.diagnostics: list[Diagnostic] = []
+        self.dropped = 0
 
     def tolerate(self, rule: str, error: DecodeError, what: str) -> None:
         if self.strict:
             raise error
-        self.diagnostics.append(Diagnostic(rule, error.path, f"{what}: {error}"))
+        # Bounded: one line with a million bad items must not make a million diagnostics.
+        if len(self.diagnostics) < MAX_DIAGNOSTICS:
+            self.diagnostics.append(Diagnostic(rule, error.path, f"{what}: {error}"))
+        else:
+            self.dropped += 1
+
+    def finish(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics of this decode, then one summary of those not listed."""
+        if not self.dropped:
+            return tuple(self.diagnostics)
+        summary = Diagnostic(
+            DIAGNOSTICS_LIMIT,
+            "$",
+            f"{self.dropped} more problems tolerated in this value are not listed "
+            f"(at most {MAX_DIAGNOSTICS} per value)",
+        )
+        return (*self.diagnostics, summary)
 
 
 class _Discard(_Ctx):
@@ -1329,7 +1349,7 @@ def decode_update_diagnosed(obj: object, *, strict: bool = False) -> Decoded[u.S
         return Decoded(fast, ())
     ctx = _Ctx(strict=strict)
     value = SESSION_UPDATE.decode(_plain(obj), None, ctx)
-    return Decoded(value, tuple(ctx.diagnostics))
+    return Decoded(value, ctx.finish())
 
 
 def decode_update(obj: object, *, strict: bool = False) -> u.SessionUpdate:
@@ -1361,7 +1381,7 @@ def decode_message_diagnosed(obj: object, *, strict: bool = False) -> Decoded[j.
         DecodeError: not a message (code -32600), or bad params of a known method (-32602).
     """
     ctx = _Ctx(strict=strict)
-    return Decoded(_decode_message(obj, ctx), tuple(ctx.diagnostics))
+    return Decoded(_decode_message(obj, ctx), ctx.finish())
 
 
 def _decode_message(obj: object, ctx: _Ctx) -> j.Message | j.Batch:

@@ -4,7 +4,7 @@ Owns: one frozen class per intent of the agent engine and of the client engine, 
 (a decoded message from the peer), `Step` (what a step returns), and the check of every
 intent field at construction.
 Must not know: how an intent becomes wire messages or which are legal (`_agent.py`,
-`_client.py`), JSON.
+`_client.py`), JSON (it only asks the codec whether a diff is valid on the wire).
 
 Intents are imperative and complete at construction. Ids are optional: when omitted, the
 engine takes the next one from its deterministic counter (no clocks, no randomness).
@@ -26,7 +26,7 @@ from typing import Any, Final, NamedTuple
 import attrs
 import immutables
 
-from ._content import ContentBlock, ToolCallContent, ToolCallLocation
+from ._content import ContentBlock, Diff, ToolCallContent, ToolCallLocation
 from ._errors import DecodeError, LocalProtocolError
 from ._json import UNSET, JsonObject, JsonValue, Meta, Patch, Unset, freeze_given, freeze_json
 from ._jsonrpc import Message, PermissionOption
@@ -193,9 +193,31 @@ def _text_or_block(value: Any, where: str) -> Any:
     return _block(value, where)
 
 
+def _wire_valid(part: str, check: Check) -> Check:
+    """`check`, then the codec's strict decoder must accept the value's own encoding: the
+    engine never emits what it would refuse itself (a `move` diff change without `oldPath`).
+    The codec keeps the rule; this only asks it."""
+
+    def checked(value: Any, where: str) -> Any:
+        value = check(value, where)
+        if type(value) is Diff:
+            from ._codec import decode_part, encode_part  # the codec imports values, not intents
+
+            try:
+                decode_part(part, encode_part(part, value))
+            except DecodeError as e:
+                raise LocalProtocolError(
+                    "E0", f"{where} is not a valid {part} on the wire: {e}"
+                ) from None
+        return value
+
+    return checked
+
+
 _block: Final = _instance(*_CONTENT_BLOCKS)
 _blocks: Final = _tuple_of(_block)
-_tool_contents: Final = _tuple_of(_instance(*_TOOL_CONTENT))
+_tool_content: Final = _wire_valid("ToolCallContent", _instance(*_TOOL_CONTENT))
+_tool_contents: Final = _tuple_of(_tool_content)
 _locations: Final = _tuple_of(_instance(ToolCallLocation))
 _meta: Final = _patch(_object)
 _CHECK: Final = "acp_core.check"
@@ -366,7 +388,7 @@ class SendToolContent(_Checked):
     """Stream one complete content item of a tool call (`tool_call_content_chunk`)."""
 
     tool_call_id: str = _f(_str)
-    content: ToolCallContent = _f(_instance(*_TOOL_CONTENT))
+    content: ToolCallContent = _f(_tool_content)
     meta: Meta = _f(_meta, UNSET)
 
 
