@@ -173,6 +173,10 @@ class EchoAgent:
             session_id,
             acp.StartToolCall("Echo tool", call, kind="other", raw_input=acp.freeze_json(text)),
         )
+        if self.cancelled(session_id):  # cancelled already: no point asking
+            await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
+            await self.do(session_id, acp.EndTurn())  # goes out as `cancelled` (R21)
+            return
         request_id = f"perm-{self.counter}"
         await self.do(
             session_id,

@@ -2,6 +2,7 @@
 
     python examples/stdio_client.py                      # talks to examples/stdio_agent.py
     python examples/stdio_client.py --trace out.jsonl    # also records the traffic
+    python examples/stdio_client.py --view view.json     # also writes the view (docs/snapshot.md)
     python examples/stdio_client.py -- my-agent --flag   # any ACP v2 agent on stdio
     python examples/stdio_client.py --revision 2026-11 -- my-agent   # an agent on the later draft
 
@@ -196,6 +197,7 @@ async def converse(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trace", type=Path, help="write the recorded traffic here (JSON lines)")
+    parser.add_argument("--view", type=Path, help="write the final view here (docs/snapshot.md)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per read")
     parser.add_argument(
         "--revision",
@@ -210,6 +212,8 @@ def main() -> int:
     engine, trace = asyncio.run(converse(command, timeout=args.timeout, revision=revision))
     if args.trace is not None:
         args.trace.write_text("".join(json.dumps(entry) + "\n" for entry in trace))
+    if args.view is not None:
+        args.view.write_text(json.dumps(acp.snapshot(engine.view), indent=2) + "\n")
     print(acp.render_session(engine.view))
     # A recording judges the side that made it: the client saw its own messages in the order
     # it sent them, but the agent's in the order it read them (a fast answer can overtake a
