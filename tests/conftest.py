@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from interop_setup import SDK_SCHEMA_2026_11, sdk_unavailable
 
 # The default profile is deterministic: the README's plain `pytest` must be green on the first
 # run of a fresh clone, every time. A health check about speed measures the machine, not the code,
@@ -37,6 +38,26 @@ def _require(path: Path) -> Path:
             f"ACP v2 spec oracle {path} not found: set ACP_V2_SPEC_DIR to the shared acp-v2 folder"
         )
     return path
+
+
+def schema_2026_11_path() -> Path:
+    """The official 2026-11 schema: the shared copy, else the one the npm SDK package ships
+    (installed into interop/node_modules on demand, so any clone with Node has the oracle)."""
+    shared = SPEC_DIR / "draft-2026-11" / "schema.json"
+    if shared.exists():
+        return shared
+    why = sdk_unavailable()
+    if why is None:
+        return SDK_SCHEMA_2026_11
+    pytest.skip(f"ACP v2 2026-11 schema: {shared} not found and not from npm either: {why}")
+
+
+@pytest.fixture(scope="session")
+def spec_schema_2026_11() -> dict[str, Any]:
+    """The official 2026-11 draft JSON Schema (the one TypeScript SDK 2.4.0 bundles)."""
+    with schema_2026_11_path().open() as f:
+        schema: dict[str, Any] = json.load(f)
+    return schema
 
 
 @pytest.fixture(scope="session")
