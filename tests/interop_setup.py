@@ -78,8 +78,8 @@ def sdk_unavailable() -> str | None:
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"`npm ci` in interop/ did not finish: {e}"
     if run.returncode != 0:
-        last = (run.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"`npm ci` in interop/ failed (no network or registry?): {last}"
+        lines = [line for line in run.stderr.splitlines() if "error" in line and "log" not in line]
+        return f"`npm ci` in interop/ failed (no network or registry?): {(lines or ['?'])[0]}"
     if installed_version() != wanted:
         return f"`npm ci` in interop/ did not install @agentclientprotocol/sdk {wanted}"
     return None

@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from conftest import SPEC_DIR
+from conftest import SPEC_DIR, schema_2026_11_path
 from jsonschema import Draft202012Validator
 from pair import AgentClientPair
 from schema_validation import OutboundValidator
@@ -39,7 +39,6 @@ from acp_core import (
 
 _SCHEMAS = {
     "2026-08": SPEC_DIR / "schema.json",
-    "2026-11": SPEC_DIR / "draft-2026-11" / "schema.json",
     "preview": SPEC_DIR / "preview-reconstructed" / "reconstructed-preview-merged.json",
 }
 
@@ -73,7 +72,8 @@ def _schema_key(revision: acp.Revision) -> str:
 
 @cache
 def _schema(key: str) -> dict[str, Any]:
-    path = _SCHEMAS[key]
+    # 2026-11: the shared copy, else the npm SDK's (conftest)
+    path = schema_2026_11_path() if key == "2026-11" else _SCHEMAS[key]
     if not path.exists():
         pytest.skip(f"{path} not found: set ACP_V2_SPEC_DIR to the shared acp-v2 folder")
     with path.open() as f:
