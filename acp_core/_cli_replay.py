@@ -1,47 +1,42 @@
 """`python -m acp_core replay`: fold a recorded trace into session state and show it.
 
-Owns: reading a trace file (or the packaged example) into entries with line numbers, folding
-entries into one `SessionState` per session (`replay_trace`, pure), the v1 route through the
-normalizer, and the `replay` subcommand (arguments, printing, exit codes).
+Owns: reading a trace file (or the packaged example) into lines with their line numbers,
+and the `replay` subcommand (arguments, printing, exit codes). Folding lives in
+`_replay_fold.py` (through the client engine, v1 through the normalizer).
 Must not know: what updates mean (the reducers do), how sessions are drawn (`_render.py`).
 
-What is folded, per session: every `session/update` through `reduce`, and the `tool_call`
-subject of a permission request (T10), exactly as a client engine would. Permission requests
-not answered yet are listed with the session. Bad input (a line that is not JSON, not a trace
-entry, or a message that does not decode) stops the replay with one line naming the file and
-line, and exit status 2.
+`--steps` prints, per line, what that line changed (the updates it folded, the requests that
+started or stopped waiting), never whole states: output and memory grow with the trace, not
+with its square. Bad input (a line that is not JSON, not a trace entry, or a message that
+does not decode) stops the replay with one line naming the file and line, and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Final, TextIO
 
-import attrs
-
-from ._codec import decode_message_diagnosed
-from ._errors import DecodeError, Diagnostic
-from ._jsonrpc import (
-    Batch,
-    ErrorResponse,
-    InvalidEntry,
-    Message,
-    RequestPermissionRequest,
-    Response,
-    ToolCallPermissionSubject,
-    UpdateSessionNotification,
-)
-from ._reduce import reduce
+from ._codec import encode_update
+from ._errors import Diagnostic
 from ._render import render_session
+from ._replay_fold import (
+    Line,
+    LineEffect,
+    Replay,
+    TraceError,
+    Waiting,
+    replay_trace,
+)
 from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
 from ._snapshot import snapshot
-from ._state import SessionState, new_session
 
 __all__ = [
     "EXAMPLE_TRACE",
     "HELP",
+    "Line",
+    "LineEffect",
     "ReadError",
     "Replay",
     "TraceError",
@@ -61,52 +56,6 @@ _REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_202
 
 class ReadError(Exception):
     """The input could not be read; the message is the one line to print."""
-
-
-class TraceError(Exception):
-    """Bad input at a line of a trace (its 0-based line index, as in docs/trace-format.md);
-    the CLI prints it and exits 2."""
-
-    def __init__(self, index: int, reason: str) -> None:
-        super().__init__(index, reason)
-        self.index = index
-        self.reason = reason
-
-
-@attrs.frozen
-class Line:
-    """One trace entry and the line it came from (0-based line index; blank lines count)."""
-
-    index: int
-    sender: str
-    message: Any
-
-
-@attrs.frozen
-class LineEffect:
-    """What one trace line did: the sessions it changed, and notes the decoder made."""
-
-    line: Line
-    touched: tuple[str, ...]
-
-
-@attrs.frozen
-class Replay:
-    """A folded trace.
-
-    Attributes:
-        sessions: the state of each session, in first-seen order.
-        pending: per session, the permission requests not answered (one line each).
-        notes: (line index, diagnostic) pairs from the decoder or the v1 normalizer.
-        steps: per trace line, which sessions it changed, with the states after it.
-        protocol: 1 when the trace was read as v1 traffic, else 2.
-    """
-
-    sessions: dict[str, SessionState]
-    pending: dict[str, dict[str, str]]
-    notes: tuple[tuple[int, Diagnostic], ...]
-    steps: tuple[tuple[LineEffect, tuple[SessionState, ...]], ...]
-    protocol: int
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -141,141 +90,6 @@ def parse_trace(text: str | Iterable[str]) -> tuple[Line, ...]:
     return tuple(lines)
 
 
-# -- folding -------------------------------------------------------------------------------
-
-
-def _id_key(request_id: object) -> str:
-    return json.dumps(request_id)
-
-
-class _Fold:
-    """Sessions under construction (local to one `replay_trace` call)."""
-
-    def __init__(self, revision: Revision) -> None:
-        self.revision = revision
-        self.sessions: dict[str, SessionState] = {}
-        self.pending: dict[str, dict[str, str]] = {}
-        self.asked: dict[str, str] = {}  # agent request id -> session
-        self.notes: list[tuple[int, Diagnostic]] = []
-
-    def session(self, session_id: str) -> SessionState:
-        state = self.sessions.get(session_id)
-        if state is None:
-            state = self.sessions[session_id] = new_session(session_id)
-            self.pending[session_id] = {}
-        return state
-
-    def apply(self, session_id: str, update: Any) -> None:
-        self.sessions[session_id] = reduce(self.session(session_id), update, revision=self.revision)
-
-    def message(self, line: Line, message: Message, touched: dict[str, None]) -> None:
-        if type(message) is UpdateSessionNotification:
-            self.apply(message.session_id, message.update)
-            touched[message.session_id] = None
-        elif type(message) is RequestPermissionRequest and line.sender == "agent":
-            sid = message.session_id
-            if isinstance(message.subject, ToolCallPermissionSubject):
-                self.apply(sid, message.subject.tool_call)  # T10
-            self.session(sid)
-            self.pending[sid][_id_key(message.id)] = f"{message.title} (request {message.id})"
-            self.asked[_id_key(message.id)] = sid
-            touched[sid] = None
-        elif isinstance(message, (Response, ErrorResponse)) and line.sender == "client":
-            key = _id_key(message.id)
-            answered = self.asked.pop(key, None)
-            if answered is not None:
-                self.pending[answered].pop(key, None)  # the session state itself is unchanged
-
-    def line(self, line: Line) -> tuple[str, ...]:
-        try:
-            decoded = decode_message_diagnosed(line.message)
-        except DecodeError as e:
-            raise TraceError(line.index, f"not an ACP v2 message: {e}") from None
-        except RecursionError:
-            raise TraceError(line.index, "message nested too deeply to decode") from None
-        self.notes.extend((line.index, d) for d in decoded.diagnostics)
-        touched: dict[str, None] = {}
-        value = decoded.value
-        for item in value.items if isinstance(value, Batch) else (value,):
-            if isinstance(item, InvalidEntry):
-                raise TraceError(
-                    line.index,
-                    f"batch entry not an ACP v2 message: expected {item.expected} @ {item.path}",
-                )
-            self.message(line, item, touched)
-        return tuple(touched)
-
-
-def _v1_normalizer() -> tuple[Any, Any]:
-    import acp_core
-
-    normalize = getattr(acp_core, "normalize_v1", None)
-    looks = getattr(acp_core, "looks_like_v1", None)
-    return normalize, looks
-
-
-def replay_trace(
-    lines: Sequence[Line], *, protocol: int | None = None, revision: Revision = DEFAULT_REVISION
-) -> Replay:
-    """Fold parsed trace lines into sessions (pure).
-
-    Args:
-        lines: from `parse_trace`.
-        protocol: 2 (v2 traffic), 1 (v1 traffic, through the v1 normalizer), or None to
-            detect v1 traffic when the normalizer can tell.
-        revision: the v2 revision the reducers follow (`_meta` patches merge in 2026-11).
-
-    Raises:
-        TraceError: a message does not decode (v2), or v1 was asked for and the
-            normalizer is not available.
-    """
-    normalize, looks = _v1_normalizer()
-    entries = [{"from": line.sender, "message": line.message} for line in lines]
-    if protocol is None:
-        protocol = 1 if looks is not None and looks(entries) else 2
-    fold = _Fold(revision)
-    steps: list[tuple[LineEffect, tuple[SessionState, ...]]] = []
-    if protocol == 1:
-        if normalize is None:
-            raise TraceError(
-                lines[0].index if lines else 0,
-                "v1 traffic needs the v1 normalizer (acp_core.normalize_v1), "
-                "which this build does not have",
-            )
-        result = normalize(entries)
-        by_index: dict[int, list[Any]] = {}
-        for item in result.updates:
-            by_index.setdefault(item.index, []).append(item)
-        for d in result.diagnostics:
-            fold.notes.append((_line_of(d.path, lines), d))
-        for index, line in enumerate(lines):
-            touched: dict[str, None] = {}
-            for item in by_index.get(index, ()):
-                fold.apply(item.session_id, item.update)
-                touched[item.session_id] = None
-            steps.append(_step(fold, line, tuple(touched)))
-    else:
-        for line in lines:
-            steps.append(_step(fold, line, fold.line(line)))
-    notes = tuple(sorted(fold.notes, key=lambda n: n[0]))
-    return Replay(fold.sessions, fold.pending, notes, tuple(steps), protocol)
-
-
-def _step(
-    fold: _Fold, line: Line, touched: tuple[str, ...]
-) -> tuple[LineEffect, tuple[SessionState, ...]]:
-    return LineEffect(line, touched), tuple(fold.sessions[sid] for sid in touched)
-
-
-def _line_of(path: str, lines: Sequence[Line]) -> int:
-    # Normalizer paths start `$[index]`: map the entry index back to its file line.
-    if path.startswith("$["):
-        index = path[2 : path.find("]")]
-        if index.isdigit() and int(index) < len(lines):
-            return lines[int(index)].index
-    return -1
-
-
 # -- printing ------------------------------------------------------------------------------
 
 
@@ -301,26 +115,48 @@ def _describe(line: Line) -> str:
     return ", ".join(parts)
 
 
-def _render(replay: Replay, session_id: str, state: SessionState) -> str:
-    pending = tuple(replay.pending.get(session_id, {}).values())
-    return render_session(state, pending=pending)
+def _render(replay: Replay, session_id: str, state: Any) -> str:
+    waiting = replay.pending.get(session_id, ())
+    return render_session(
+        state,
+        pending=[str(w) for w in waiting if w.kind == "permission"],
+        inputs=[str(w) for w in waiting if w.kind != "permission"],
+    )
 
 
-def _render_steps(replay: Replay, out: TextIO) -> None:
-    for step_, states in replay.steps:
-        line = step_.line
-        out.write(f"--- line index {line.index} ({line.sender}): {_describe(line)}\n")
-        if not states:
-            out.write("(no session state changed)\n\n")
-        for state in states:
-            out.write(render_session(state) + "\n\n")
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:  # an integer past Python's int/str digit limit
+        return "<not printable as JSON: an integer too long to print>"
+
+
+def _update_text(session_id: str, update: Any) -> str:
+    wire = encode_update(update)
+    kind = wire.pop("sessionUpdate", "?")
+    return f"  {session_id}: {kind} {_json(wire)}\n"
+
+
+def _write_step_text(effect: LineEffect, out: TextIO) -> None:
+    line = effect.line
+    out.write(f"--- line index {line.index} ({line.sender}): {_describe(line)}\n")
+    if not (effect.updates or effect.asked or effect.answered):
+        out.write("(no session state changed)\n")
+    for session_id, update in effect.updates:
+        out.write(_update_text(session_id, update))
+    for w in effect.asked:
+        out.write(f"  {w.session_id}: awaiting {w.kind}: {w}\n")
+    for w in effect.answered:
+        out.write(f"  {w.session_id}: answered: {w}\n")
+    out.write("\n")
 
 
 def _write_text(replay: Replay, args: argparse.Namespace, name: str, out: TextIO) -> None:
     if replay.protocol == 1:
         out.write(f"{name}: read as ACP v1 traffic and normalized to v2 (docs/v1.md)\n\n")
     if args.steps:
-        _render_steps(replay, out)
+        for effect in replay.steps:
+            _write_step_text(effect, out)
         out.write("=== final state\n\n")
     if not replay.sessions:
         out.write(f"{name}: no session updates in this trace\n")
@@ -330,21 +166,45 @@ def _write_text(replay: Replay, args: argparse.Namespace, name: str, out: TextIO
         what = "Normalizer" if replay.protocol == 1 else "Decoder"
         out.write(f"{what} notes\n")
         for number, d in replay.notes:
-            where = f"line index {number}" if number >= 0 else "trace"
-            out.write(f"  {where}: {d.rule} @ {d.path}: {d.message}\n")
+            out.write(f"  line index {number}: {d.rule} @ {d.path}: {d.message}\n")
+
+
+def _waiting_json(w: Waiting) -> dict[str, Any]:
+    return {"sessionId": w.session_id, "requestId": w.request_id, "kind": w.kind, "label": w.label}
+
+
+def _note_json(d: Diagnostic) -> dict[str, Any]:
+    return {"rule": d.rule, "path": d.path, "message": d.message}
+
+
+def step_json(effect: LineEffect) -> dict[str, Any]:
+    """One `--steps --json` line (docs/trace-format.md, "Replaying a trace")."""
+    doc: dict[str, Any] = {
+        "index": effect.line.index,
+        "from": effect.line.sender,
+        "updates": [{"sessionId": sid, "update": encode_update(u)} for sid, u in effect.updates],
+    }
+    if effect.asked:
+        doc["asked"] = [_waiting_json(w) for w in effect.asked]
+    if effect.answered:
+        doc["answered"] = [_waiting_json(w) for w in effect.answered]
+    if effect.notes:
+        doc["notes"] = [_note_json(d) for d in effect.notes]
+    return doc
 
 
 def _write_json(replay: Replay, args: argparse.Namespace, out: TextIO) -> None:
+    final = {sid: snapshot(state) for sid, state in replay.sessions.items()}
     if args.steps:
-        for step_, states in replay.steps:
-            doc = {
-                "index": step_.line.index,
-                "sessions": {s.session_id: snapshot(s) for s in states},
-            }
-            out.write(json.dumps(doc, separators=(",", ":")) + "\n")
+        for effect in replay.steps:
+            out.write(json.dumps(step_json(effect), separators=(",", ":")) + "\n")
+        pending = {
+            sid: [_waiting_json(w) for w in waiting] for sid, waiting in replay.pending.items()
+        }
+        doc = {"final": final, "pending": pending}
+        out.write(json.dumps(doc, separators=(",", ":")) + "\n")
         return
-    doc = {sid: snapshot(state) for sid, state in replay.sessions.items()}
-    out.write(json.dumps(doc, indent=2) + "\n")
+    out.write(json.dumps(final, indent=2) + "\n")
 
 
 #: One line for `python -m acp_core --help`.
@@ -385,7 +245,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--steps",
         action="store_true",
-        help="after every line, show the sessions it changed",
+        help="before the final state, show what every line changed (the updates it folded, "
+        "requests that started or stopped waiting); with --json, one object per line",
     )
 
 
@@ -408,7 +269,9 @@ def run(
         return BAD_INPUT
     try:
         revision = _REVISIONS[getattr(args, "revision", DEFAULT_REVISION.name)]
-        replay = replay_trace(parse_trace(text), protocol=args.protocol, revision=revision)
+        replay = replay_trace(
+            parse_trace(text), protocol=args.protocol, revision=revision, steps=args.steps
+        )
     except TraceError as e:
         err.write(f"acp_core replay: {name}: line index {e.index}: {e.reason}\n")
         return BAD_INPUT

@@ -221,12 +221,16 @@ def _config(state: SessionState) -> list[str]:
     return lines
 
 
-def render_session(state: SessionState, *, pending: Sequence[str] = ()) -> str:
+def render_session(
+    state: SessionState, *, pending: Sequence[str] = (), inputs: Sequence[str] = ()
+) -> str:
     """A session as readable text (ends without a newline).
 
     Args:
         state: the session to show (a client's `view`, or a fold of a recorded trace).
         pending: one-line descriptions of permission requests waiting for an answer.
+        inputs: one-line descriptions of other questions to the user waiting for an answer
+            (elicitations).
     """
     lines = [f"Session {state.session_id}", f"  foreground: {_foreground(state)}"]
     info = state.info
@@ -238,6 +242,8 @@ def render_session(state: SessionState, *, pending: Sequence[str] = ()) -> str:
         lines.append(f"  usage: {_usage(state.usage)}")
     for request in pending:
         lines.append(f"  awaiting permission: {request}")
+    for request in inputs:
+        lines.append(f"  awaiting input: {request}")
 
     lines += ["", "Transcript"]
     if not len(state.timeline):

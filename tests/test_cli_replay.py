@@ -102,20 +102,71 @@ def test_json_maps_each_session_to_the_snapshot_of_its_fold(demo_file: Path) -> 
     assert acp.restore(doc["sess_demo"]) == demo_conversation().client.session
 
 
-def test_steps_json_has_one_line_per_trace_line_with_the_sessions_it_changed(
-    demo_file: Path,
-) -> None:
+def test_steps_json_has_one_line_per_trace_line_with_what_it_changed(demo_file: Path) -> None:
     r = run("--steps", "--json", str(demo_file))
     assert r.returncode == 0, r.stderr
-    steps = [json.loads(line) for line in r.stdout.splitlines()]
+    *steps, last = [json.loads(line) for line in r.stdout.splitlines()]
     entries = demo_conversation().entries
     assert [s["index"] for s in steps] == list(range(len(entries)))
+    assert [s["from"] for s in steps] == [e["from"] for e in entries]
+    session = acp.new_session("sess_demo")
     for step, entry in zip(steps, entries, strict=True):
         method = entry["message"].get("method")
         changes = method in ("session/update", "session/request_permission")
-        assert bool(step["sessions"]) == changes, entry
-    final = next(s for s in reversed(steps) if s["sessions"])
-    assert acp.restore(final["sessions"]["sess_demo"]) == demo_conversation().client.session
+        assert bool(step["updates"]) == changes, entry
+        for item in step["updates"]:
+            assert item["sessionId"] == "sess_demo"
+            session = acp.reduce(session, acp.decode_update(item["update"]))
+    # the changes, folded, are the session both engines built live, and the final line says so
+    assert session == demo_conversation().client.session
+    assert acp.restore(last["final"]["sess_demo"]) == session
+    assert last["pending"] == {}
+    asked = [s for s in steps if "asked" in s]
+    (answered,) = [s for s in steps if "answered" in s]
+    assert [s["asked"] for s in asked] == [
+        [
+            {
+                "sessionId": "sess_demo",
+                "requestId": 0,
+                "kind": "permission",
+                "label": "Run `ls` in /home/user/project?",
+            }
+        ]
+    ]
+    assert answered["answered"] == asked[0]["asked"]
+    assert answered["from"] == "client"
+
+
+def test_steps_output_is_the_changes_not_whole_states() -> None:
+    # A long streamed message: every step prints its own chunk, not the message so far.
+    chunks = 400
+    trace = "".join(_line(_chunk("s1", "m1", f"word{i} ")) for i in range(chunks))
+    status, out, _ = call("--steps", "-", stdin=trace)
+    assert status == 0
+    steps, final = out.split("=== final state\n")
+    assert steps.count("--- line index ") == chunks
+    assert steps.count("word1 ") == 1  # printed once, by its own step
+    assert (
+        's1: agent_message_chunk {"messageId":"m1","content":{"type":"text","text":"word7 "}}'
+        in steps
+    )
+    assert len(steps) < 200 * chunks
+    assert "".join(f"word{i} " for i in range(chunks)).strip() in final
+
+
+def test_pending_v1_requests_are_shown_like_v2_ones() -> None:
+    path = str(V1_TRACES / "pending_requests.jsonl")
+    status, out, _ = call(path)
+    assert status == 0
+    assert "awaiting permission: rm -rf build (request 30)" in out
+    assert "awaiting input: Also delete dist/? (request 31)" in out
+    status, out, _ = call("--steps", "--json", path)
+    *steps, last = [json.loads(line) for line in out.splitlines()]
+    assert [w["requestId"] for s in steps for w in s.get("asked", ())] == [30, 31]
+    assert [w["kind"] for w in last["pending"]["sess_wait"]] == ["permission", "input"]
+    # answered ones are not listed
+    status, out, _ = call(str(V1_TRACES / "elicitation.jsonl"))
+    assert "awaiting" not in out
 
 
 def test_protocol_1_goes_through_the_v1_normalizer() -> None:
