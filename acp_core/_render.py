@@ -183,7 +183,12 @@ def _terminal(terminal_id: str, terminal: TerminalState) -> list[str]:
 
 def _usage(usage: Usage) -> str:
     # Q28: no validation beyond the codec's; avoid dividing by zero, clamp the share.
-    share = f" ({min(100.0, 100 * usage.used / usage.size):.1f}%)" if usage.size else ""
+    # Tenths of a percent, rounded half up, in integers: a float division overflows on counts
+    # far beyond any real window.
+    share = ""
+    if usage.size > 0:
+        tenths = min(1000, (max(0, usage.used) * 2000 // usage.size + 1) // 2)
+        share = f" ({tenths // 10}.{tenths % 10}%)"
     line = f"{usage.used:,} of {usage.size:,} tokens{share}"
     if usage.cost is not None:
         line += f", cost {usage.cost.amount:g} {usage.cost.currency}"

@@ -19,6 +19,7 @@ from ._codec import decode_part, encode_part
 from ._errors import DecodeError, Diagnostic
 from ._json import JsonObject, Path, freeze_json, render_path, thaw_json
 from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._snapshot_check import check_restorable, parse_block_index
 from ._state import (
     EntityRef,
     Foreground,
@@ -164,9 +165,8 @@ def _restore_chunk_meta(doc: Mapping[str, Any], path: Path) -> PMap[int, JsonObj
         return PMap()
     out: dict[int, JsonObject] = {}
     for k, v in raw.items():
-        if not (isinstance(k, str) and k.isdigit()):
-            raise DecodeError(render_path((path, "chunkMeta")), "block indexes as keys")
-        out[int(k)] = decode_part("JsonObject", v, ((path, "chunkMeta"), k))
+        index = parse_block_index(k, ((path, "chunkMeta"), str(k)))
+        out[index] = decode_part("JsonObject", v, ((path, "chunkMeta"), k))
     return PMap(out)
 
 
@@ -320,7 +320,7 @@ def restore(doc: object) -> SessionState:
     for i, ref in enumerate(timeline):
         if ref.id not in entities[ref.kind]:
             raise DecodeError(render_path((((root, "timeline"), i), "id")), f"id of a {ref.kind}")
-    return SessionState(
+    state = SessionState(
         session_id,
         foreground,
         timeline,
@@ -330,3 +330,5 @@ def restore(doc: object) -> SessionState:
         PMap(plans),
         SessionAux(commands, config, info, usage, unknown, diagnostics),
     )
+    check_restorable(state)
+    return state
