@@ -81,7 +81,8 @@ _REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] =
 def _merge_meta(state: SessionState, update: Any) -> Any:
     """Q15, 2026-11 revision: a `_meta` patch object merges into the stored one by top-level
     key instead of replacing it. Done by rewriting the update, so the reducers stay one."""
-    patch = update.meta
+    # Unknown updates and unknown states (`raw` only) carry no `_meta` attribute to patch.
+    patch = getattr(update, "meta", None)
     if not isinstance(patch, PMap):
         return update
     kind = type(update)

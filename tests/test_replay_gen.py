@@ -1,0 +1,42 @@
+"""The replay law: a fresh view that folds the generated replay equals the agent's state.
+
+For every state the reducers reach, `replay_updates` followed by `state_snapshot`, folded into
+a fresh session, rebuilds the same state except for what the spec keeps out of replay
+(unknown updates, notices among them, and diagnostics; docs/semantics.md lists them).
+"""
+
+from __future__ import annotations
+
+import attrs
+from hypothesis import given
+from hypothesis import strategies as st
+
+import acp_core as acp
+from acp_core import strategies as acps
+from acp_core._replay_gen import replay_updates, state_snapshot
+
+
+def _replayed(state: acp.SessionState, revision: acp.Revision) -> acp.SessionState:
+    fresh = acp.new_session(state.session_id)
+    for update in (*replay_updates(state), *state_snapshot(state)):
+        fresh = acp.reduce(fresh, update, revision=revision)
+    return fresh
+
+
+def _without_exceptions(state: acp.SessionState) -> acp.SessionState:
+    # The spec keeps these out of replay (docs/semantics.md, "What a replay does not carry").
+    aux = attrs.evolve(state.aux, unknown=acp.PVec(), diagnostics=acp.PVec())
+    return attrs.evolve(state, aux=aux)
+
+
+@given(
+    st.lists(acps.session_updates(), max_size=25),
+    st.sampled_from([acp.V2_2026_08, acp.V2_2026_11]),
+)
+def test_replay_rebuilds_the_state_in_a_fresh_view(
+    updates: list[acp.SessionUpdate], revision: acp.Revision
+) -> None:
+    state = acp.new_session("s")
+    for update in updates:
+        state = acp.reduce(state, update, revision=revision)
+    assert _without_exceptions(_replayed(state, revision)) == _without_exceptions(state)
