@@ -169,7 +169,13 @@ def _close(b: Build, request: Request) -> None:
     if session_id is None:
         return
     session = b.sessions.get(session_id)
-    if session is None or not session.attached or session.closing_pending:
+    if session is not None and session.closing_pending:
+        # A second close waits with the first: answering it now would let the client
+        # forget the session while the turn still reports.
+        session = attrs.evolve(session, closing=(*session.closing, request.id))
+        b.sessions = b.sessions.set(session_id, session)
+        return
+    if session is None or not session.attached:
         b.answer(request.id, result_reply(request.id, {}))  # closing what is not active succeeds
         return
     # As if `session/cancel` came first: held prompts get -32800, the turn winds down, and
@@ -177,7 +183,7 @@ def _close(b: Build, request: Request) -> None:
     step_session(b, session_id, Received(CancelSessionNotification(session_id)))
     for request_id in list(b.sessions[session_id].engine.pending.keys()):
         step_session(b, session_id, CancelPermission(request_id))
-    session = attrs.evolve(b.sessions[session_id], closing=request.id, closing_pending=True)
+    session = attrs.evolve(b.sessions[session_id], closing=(request.id,))
     b.sessions = b.sessions.set(session_id, session)
     if session.engine.turn is None:
         finish_close(b, session_id)

@@ -53,7 +53,8 @@ class AgentSession:
         config_options: its configuration (sent in `session/new` and `session/resume`
             answers, changed by `session/set_config_option`).
         attached: active on this connection (its traffic goes on the wire).
-        closing: the id of a `session/close` waiting for the running turn to end.
+        closing: ids of the `session/close` requests waiting for the running turn to end
+            (answered together, once it has).
         parent: the parent session of a subagent child (the Preview; None for top-level).
     """
 
@@ -61,8 +62,12 @@ class AgentSession:
     cwd: str = "/"
     config_options: tuple[SessionConfigOption, ...] = ()
     attached: bool = True
-    closing: int | str | None = None
-    closing_pending: bool = False
+    closing: tuple[int | str | None, ...] = ()
+
+    @property
+    def closing_pending(self) -> bool:
+        """A close is waiting for the running turn to end."""
+        return bool(self.closing)
     parent: str | None = None
 
 
@@ -268,9 +273,8 @@ def host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
 
 def finish_close(b: Build, session_id: str) -> None:
     session = b.sessions[session_id]
-    b.answer(session.closing, result_reply(session.closing, {}))
-    b.sessions = b.sessions.set(
-        session_id, attrs.evolve(session, attached=False, closing=None, closing_pending=False)
-    )
+    for request_id in session.closing:
+        b.answer(request_id, result_reply(request_id, {}))
+    b.sessions = b.sessions.set(session_id, attrs.evolve(session, attached=False, closing=()))
     # Answers to its withdrawn permission requests still route to its (detached) engine.
     b.event(SessionClosed(session_id))

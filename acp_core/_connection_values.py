@@ -17,6 +17,7 @@ import attrs
 
 from ._framing import encode_ndjson
 from ._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
+from ._predicates import is_absolute
 
 __all__ = [
     "AnswerRequest",
@@ -275,9 +276,5 @@ def params_object(params: JsonValue | Unset) -> JsonObject | None:
 
 
 def absolute(path: object) -> bool:
-    """Whether a path is absolute (POSIX, Windows drive or UNC)."""
-    if not isinstance(path, str) or not path:
-        return False
-    return path.startswith(("/", "\\\\")) or (
-        len(path) > 2 and path[1] == ":" and path[2] in "\\/" and path[0].isalpha()
-    )
+    """Whether a wire value is an absolute path (a string; see `is_absolute`)."""
+    return isinstance(path, str) and is_absolute(path)
