@@ -8,7 +8,8 @@ One participant per lane of the report (client, agent, one per child session), w
 (`L0`, `L1`, ...) so no trace text is ever an id. Requests are `->>`, responses `-->>`,
 notifications `-)`; a run of like notifications is one arrow (`xN`), violations are notes over
 the sender. Labels go through `escape_label`: Mermaid's entity codes for the characters that
-end a statement, start a comment or read as markup, and no line breaks.
+end a statement (`;`, a line break), start an entity or a comment (`#`, `%`) or read as
+markup (`<`, `>`, `&`), and no line breaks.
 """
 
 from __future__ import annotations
@@ -30,10 +31,6 @@ _CODES: Final = {
     ord("<"): "#lt;",
     ord(">"): "#gt;",
     ord("&"): "#amp;",
-    ord('"'): "#quot;",
-    ord("{"): "#123;",
-    ord("}"): "#125;",
-    ord("\\"): "#92;",
 }
 
 
@@ -76,7 +73,8 @@ def mermaid_from_model(model: dict[str, Any]) -> str:
         where = str(row["n"]) if count == 1 else f"{row['n']}-{last['n']}"
         text = row.get("gt", row["t"]) if count > 1 else row["t"]
         run = f" \u00d7{count}" if count > 1 else ""
-        label = escape_label(f"{where} {kind}{run}: {text}")
+        sep = " " if text.startswith("to ") else ": "  # "response to session/prompt: {}"
+        label = escape_label(f"{where} {kind}{run}{sep}{text}")
         src, dst = _ends(model, row)
         if dst is None:
             out.append(f"    Note over L{src}: {label}")

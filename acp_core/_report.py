@@ -7,6 +7,9 @@ the violations and decoder notes found at it, and what it changed in the session
 Must not know: files, streams, terminals (the command line writes the page and decides about
 progress), how the page is drawn (`_report_html.py`), how views are diffed (`_report_view.py`).
 
+Replay windows: a line the agent sends about a session between a `session/resume` with
+`replayFrom` and its response is history (`h`), drawn apart from live traffic.
+
 Lanes: one per side (`client`, `agent`); a session announced as a child (a `subagent_update`
 naming it, Preview) gets its own lane, and every line about that session is drawn there,
 whoever sent it. Violations come from `check_trace`, their catalogue entries from `RULES`.
@@ -14,6 +17,8 @@ whoever sent it. Violations come from `check_trace`, their catalogue entries fro
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, TypeVar
@@ -69,6 +74,58 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _words(*parts: Any) -> str:
+    return " ".join(str(p) for p in parts if p is not None and p != "")
+
+
+def _plan_summary(update: dict[str, Any]) -> str:
+    plan = _dict(update.get("plan"))
+    entries = plan.get("entries")
+    if type(entries) is not list:
+        return _compact(plan)
+    done = sum(_dict(e).get("status") == "completed" for e in entries)
+    first = next(
+        (_dict(e).get("content") for e in entries if _dict(e).get("status") != "completed"), ""
+    )
+    return _words(plan.get("planId"), f"{done}/{len(entries)} done", first)
+
+
+def _terminal_chunk(update: dict[str, Any]) -> str:
+    try:
+        text = base64.b64decode(str(update.get("data", "")), validate=True).decode(
+            "utf-8", "replace"
+        )
+    except (binascii.Error, ValueError):
+        text = "(not base64)"
+    return _words(update.get("terminalId"), text)
+
+
+def _exit(update: dict[str, Any]) -> str:
+    status = update.get("exitStatus")
+    return f"exit {_compact(status)}" if status is not None else ""
+
+
+_SUMMARIES: Final[dict[str, Callable[[dict[str, Any]], str]]] = {
+    "tool_call_update": lambda u: _words(
+        u.get("toolCallId"),
+        u.get("title"),
+        f"[{u['kind']}]" if "kind" in u else "",
+        u.get("status"),
+    ),
+    "tool_call_content_chunk": lambda u: _words(
+        u.get("toolCallId"),
+        _text_of(_dict(u.get("content")).get("content")) or _dict(u.get("content")).get("type"),
+    ),
+    "terminal_update": lambda u: _words(
+        u.get("terminalId"), f"$ {u['command']}" if "command" in u else "", _exit(u)
+    ),
+    "terminal_output_chunk": _terminal_chunk,
+    "plan_update": _plan_summary,
+    "usage_update": lambda u: f"{u.get('used')} of {u.get('size')} tokens",
+    "session_info_update": lambda u: _words(u.get("title")),
+}
+
+
 def _update_summary(update: dict[str, Any]) -> str:
     kind = update.get("sessionUpdate")
     if kind in _CHUNK_KINDS or kind in ("user_message", "agent_message", "agent_thought"):
@@ -76,6 +133,9 @@ def _update_summary(update: dict[str, Any]) -> str:
     if kind == "state_update":
         stop = update.get("stopReason")
         return f"{update.get('state')}" + (f" ({stop})" if stop else "")
+    summary = _SUMMARIES.get(str(kind))
+    if summary is not None:
+        return summary(update)
     rest = {k: v for k, v in update.items() if k not in ("sessionUpdate", "_meta")}
     return _compact(rest)
 
@@ -91,6 +151,7 @@ class _Rows:
         self.children = children
         self.asked: dict[tuple[str, str], tuple[int, str]] = {}  # (asker, id) -> row, method
         self.fold = ViewFold(revision)
+        self.replaying: dict[str, int] = {}  # session -> open `session/resume` replay windows
 
     def kind(self, name: str) -> int:
         return self.kinds.setdefault(name, len(self.kinds))
@@ -137,6 +198,8 @@ class _Rows:
             row.update(k=self.kind(kind), t=_cut(summary))
         sid = row.pop("sid", sid)
         row.update(s=self.session(sid), l=self.lane(sender, sid))
+        if sender == "agent" and type(sid) is str and self.replaying.get(sid, 0) > 0:
+            row["h"] = 1  # replayed history: the checker applies no turn rules to it
         changes = self.fold.line(sender, valid)
         if changes:
             row["c"] = changes
@@ -152,6 +215,10 @@ class _Rows:
             if "id" in msg:
                 row["id"] = _compact(msg["id"])
                 self.asked[(sender, _compact(msg["id"]))] = (len(self.rows) - 1, method)
+                if method == "session/resume" and "replayFrom" in params:
+                    resumed = params.get("sessionId")
+                    if type(resumed) is str:  # a replay window opens until the response
+                        self.replaying[resumed] = self.replaying.get(resumed, 0) + 1
             if method == "session/update":
                 update = _dict(params.get("update"))
                 return f"update {update.get('sessionUpdate')}", _update_summary(update)
@@ -168,6 +235,9 @@ class _Rows:
             here = len(self.rows) - 1
             row["p"], self.rows[asked[0]]["p"] = asked[0], here
             asker = self.rows[asked[0]].get("s", -1)
+            if asked[1] == "session/resume" and asker >= 0:
+                closed = list(self.sessions)[asker]
+                self.replaying[closed] = max(0, self.replaying.get(closed, 0) - 1)
             row["sid"] = list(self.sessions)[asker] if asker >= 0 else None
             what = f"to {asked[1]}"
         row["id"] = ident
@@ -263,7 +333,7 @@ def _group_key(row: dict[str, Any], kinds: list[str]) -> tuple[Any, ...] | None:
         return None  # a line with findings stands alone, so they show at it
     entity = next((c["k"] for c in row.get("c", ()) if c["k"] != "s"), None)
     chunk = kind[len("update ") :] in _CHUNK_KINDS
-    return (row["f"], row["s"], kind, entity if chunk else None)
+    return (row["f"], row["s"], kind, entity if chunk else None, row.get("h"))
 
 
 def _chunk_text(row: dict[str, Any]) -> str:

@@ -34,7 +34,10 @@ font-weight:600;color:#445}
 #scroller{flex:1;overflow-y:auto;position:relative}
 #spacer{position:relative}
 .row{position:absolute;left:0;right:0;border-bottom:1px solid #e3e6ec;cursor:pointer}
-.row:hover{background:#eef3ff}.row.sel{background:#dbe6ff}
+.row:hover{background:#eef3ff}
+.row.hist{background:#f1f1ea;font-style:italic}
+.chip .tag{color:#fff;background:#8d8d6e;border-radius:8px;padding:0 5px;margin-right:5px}
+.row.sel{background:#dbe6ff}
 .line{display:grid;height:24px;align-items:center}
 .num{color:#889;text-align:right;padding-right:8px;font-variant-numeric:tabular-nums}
 .chip{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;padding:0 6px}
@@ -94,12 +97,14 @@ function select(options, label, onChange) {
   wrap.appendChild(s); controls.appendChild(wrap); return s;
 }
 select([[-1, "all"]].concat(D.sessions.map(function (s, i) { return [i, s]; })), "session",
-  function (v) { ui.session = +v; layout(); });
+  function (v) { ui.session = +v; refilter(); });
 select([[-1, "all"]].concat(D.kinds.map(function (k, i) { return [i, k]; })), "kind",
-  function (v) { ui.kind = +v; layout(); });
+  function (v) { ui.kind = +v; refilter(); });
 var box = el("label", null, " lines with findings only"), check = el("input");
 check.type = "checkbox"; check.id = "only-findings";
-check.addEventListener("change", function () { ui.findings = check.checked; layout(); });
+check.addEventListener("change", function () {
+  ui.findings = check.checked; refilter();
+});
 box.insertBefore(check, box.firstChild); controls.appendChild(box);
 
 var lanes = document.getElementById("lanes");
@@ -120,7 +125,18 @@ function layout() {
     if (ui.findings && !findings(r)) continue;
     shown.push(p); tops.push(tops[tops.length - 1] + height(r));
   }
-  spacer.style.height = tops[tops.length - 1] + "px";
+  var total = tops[tops.length - 1];
+  spacer.style.height = total + "px";
+  // A shorter list: clamp now, so this draw does not look past its end.
+  list.scrollTop = Math.min(list.scrollTop, Math.max(0, total - list.clientHeight));
+  draw();
+}
+
+// After a filter change: the selected line stays in sight if it is still shown, else the top.
+function refilter() {
+  layout();
+  var i = shown.indexOf(ui.selected);
+  list.scrollTop = i >= 0 ? Math.max(0, tops[i] - list.clientHeight / 3) : 0;
   draw();
 }
 
@@ -131,14 +147,17 @@ function firstAt(y) {
 }
 
 function rowElement(i) {
-  var p = shown[i], r = rows[p], div = el("div", "row" + (p === ui.selected ? " sel" : ""));
+  var p = shown[i], r = rows[p];
+  var div = el("div", "row" + (p === ui.selected ? " sel" : "") + (r.h ? " hist" : ""));
   div.style.top = tops[i] + "px"; div.style.height = height(r) + "px";
   div.dataset.pos = p; div.dataset.line = r.n;
   var line = el("div", "line"); line.style.gridTemplateColumns = columns;
   line.appendChild(el("span", "num", r.n));
-  var chip = el("span", "chip from-" + r.f); chip.style.gridColumn = String(r.l + 2);
+  // One message per row: its text may run on into the lanes to its right.
+  var chip = el("span", "chip from-" + r.f); chip.style.gridColumn = (r.l + 2) + " / -1";
   var arrow = r.f === "client" ? "→ " : r.f === "agent" ? "← " : "";
   chip.appendChild(el("b", null, arrow + D.kinds[r.k]));
+  if (r.h) chip.appendChild(el("span", "tag", "history"));
   if (collapsed(r)) chip.appendChild(el("span", "run", "\u00d7" + r.gn));
   chip.appendChild(document.createTextNode(collapsed(r) && r.gt !== undefined ? r.gt : r.t));
   line.appendChild(chip); div.appendChild(line);
@@ -237,6 +256,7 @@ function details(pos) {
   frag.appendChild(el("h2", null, "Line " + r.n + span + " \u00b7 " + D.kinds[r.k]));
   kv(frag, "from", r.f); kv(frag, "lane", D.lanes[r.l]);
   kv(frag, "session", r.s >= 0 ? D.sessions[r.s] : ""); kv(frag, "id", r.id);
+  if (r.h) kv(frag, "replayed history", "sent inside a session/resume replay window");
   if (r.p !== undefined) {
     var what = rows[r.p].n > r.n ? "answered at line " : "answers line ";
     var pair = el("div", "kv"), b = el("button", "link", what + rows[r.p].n);

@@ -1,6 +1,7 @@
 """The HTML report of large traces in headless Chromium: build, open, scroll, select.
 
 Usage: python benchmarks/report_browser.py [--sizes 1000,5000,20000] [--json FILE]
+       python benchmarks/report_browser.py --screenshots docs/   (the pictures of docs/report.md)
 
 For each size (trace lines) it measures, in one run and side by side:
   build     python: `build_report` of the trace (check + fold + page), seconds
@@ -177,15 +178,59 @@ def measure(browser: Browser, size: int, folder: Path) -> dict[str, Any]:
     }
 
 
+EXAMPLE = Path(acp_core.__file__).resolve().parent / "data" / "example-trace.jsonl"
+
+
+def broken_demo() -> list[dict[str, Any]]:
+    """The demo conversation with two mistakes: the agent asks for permission without first
+    reporting `requires_action` (R11), and ends the cancelled turn with `end_turn` (R21)."""
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    out = []
+    for line in lines:
+        entry = json.loads(line)
+        update = entry["message"].get("params", {}).get("update", {})
+        if update.get("state") == "requires_action":
+            continue
+        if update.get("stopReason") == "cancelled":
+            update["stopReason"] = "end_turn"
+        out.append(entry)
+    return out
+
+
+def screenshots(folder: Path, binary: str) -> list[Path]:
+    """Screenshots of the demo's report (a line selected) and of a broken variant's."""
+    demo = [json.loads(line) for line in EXAMPLE.read_text("utf-8").splitlines()]
+    shots = [
+        ("report-demo", demo, "the demo conversation", '.row[data-line="28"]'),
+        ("report-broken", broken_demo(), "the demo, broken", ".row .finding"),
+    ]
+    written = []
+    with tempfile.TemporaryDirectory() as tmp, Browser(binary, width=1280, height=760) as b:
+        for name, entries, title, target in shots:
+            page = Path(tmp) / f"{name}.html"
+            page.write_text(acp_core.build_report(entries, name=title), "utf-8")
+            b.open(page.as_uri())
+            b.click(target)
+            path = folder / f"{name}.png"
+            path.write_bytes(b.screenshot())
+            written.append(path)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000,5000,20000")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--screenshots", metavar="DIR", help="write the docs' pictures instead")
     args = parser.parse_args(argv)
     binary = find_chromium()
     if binary is None:
         print("no Chromium found (install chromium or set $CHROMIUM)", file=sys.stderr)
         return 2
+    if args.screenshots:
+        for path in screenshots(Path(args.screenshots), binary):
+            print(path)
+        return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     results = []
     with tempfile.TemporaryDirectory() as folder, Browser(binary) as browser:

@@ -282,3 +282,23 @@ def test_report_path_beside() -> None:
     assert report_path_beside("out/cx_1.jsonl") == "out/cx_1.html"
     assert report_path_beside("t.json") == "t.html"
     assert report_path_beside("trace") == "trace.html"
+
+
+def test_lines_inside_a_replay_window_are_history() -> None:
+    entries = load(TRACES / "good_resume_with_replay.jsonl")
+    rows = report_model(entries)["rows"]
+    resume = next(
+        i for i, e in enumerate(entries) if e["message"].get("method") == "session/resume"
+    )
+    answer = rows[resume]["p"]
+    assert [i for i, r in enumerate(rows) if r.get("h")] == list(range(resume + 1, answer))
+    assert answer > resume + 1
+
+
+def test_summaries_say_what_an_update_did() -> None:
+    rows = {model_row["n"]: model_row["t"] for model_row in report_model(load(EXAMPLE))["rows"]}
+    assert rows[14] == "call-ls Run ls [execute] pending"
+    assert rows[13] == "plan-1 0/2 done List the project directory"
+    assert rows[22] == "term-1 README.md acp_core"  # terminal output, decoded from base64
+    assert rows[29] == "5210 of 200000 tokens"
+    assert rows[41] == "idle (cancelled)"

@@ -61,6 +61,11 @@ def open_report(browser: Browser, folder: Path, entries: list[Any], name: str) -
     assert browser.evaluate("document.body.dataset.ready") == "1"
 
 
+def settle(browser: Browser) -> None:
+    """Wait two animation frames: what a scroll or a filter redraws is drawn."""
+    browser.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 def panel(browser: Browser) -> str:
     text: str = browser.evaluate("document.getElementById('panel').innerText")
     return text
@@ -130,6 +135,7 @@ def test_violations_show_at_their_line(browser: Browser, tmp_path: Path, name: s
     assert acp.RULES[rule].section in text  # the catalogue's spec reference
     # "Lines with findings only" leaves exactly the lines with violations.
     browser.click("#only-findings")
+    settle(browser)
     assert drawn_lines(browser) == sorted({i for i, _ in expected})
     assert browser.console_errors() == []
     check_screenshot(browser, tmp_path / f"{name}.png")
@@ -173,6 +179,7 @@ def test_twenty_thousand_lines_open_scroll_and_select(browser: Browser, tmp_path
     assert f"user\n{last_user}" in text  # the last user message, folded from 20,000 lines
     # Violations (R8 every 25th turn) are still where the checker puts them.
     browser.click("#only-findings")
+    settle(browser)
     rows = drawn_lines(browser)
     r8 = [v.index for v in acp.check_trace(entries)]
     assert rows == r8[: len(rows)]
