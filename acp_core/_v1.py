@@ -75,10 +75,10 @@ _REMOVED_KINDS: Final = frozenset({"current_mode_update"})
 _SESSIONLESS: Final = frozenset({"session/new", "session/list"})
 
 
-def _dispatch(step: Step, msg: object, sender: str | None, path: str) -> None:
-    if type(msg) is list:
+def _dispatch(step: Step, msg: object, sender: str | None, path: str, *, top: bool = True) -> None:
+    if type(msg) is list and top:  # a batch holds messages, not batches: one level only
         for i, item in enumerate(msg):
-            _dispatch(step, item, sender, f"{path}[{i}]")
+            _dispatch(step, item, sender, f"{path}[{i}]", top=False)
         return
     if type(msg) is not dict:
         step.diag(INVALID_MESSAGE, path, "not a JSON-RPC message object: skipped")

@@ -49,6 +49,8 @@ def looks_like_v1(entries: Iterable[object]) -> bool:
             elif method == "session/update" and type(params.get("update")) is dict:
                 update = params["update"]
                 kind = update.get("sessionUpdate")
+                if type(kind) is not str:
+                    continue  # a list or an object is no tag (and not hashable)
                 if kind in V1_ONLY or (kind in ROLES and update.get("messageId") is None):
                     v1 += 1
                 elif kind in V2_ONLY:

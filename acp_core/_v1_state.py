@@ -312,7 +312,7 @@ def id_key(value: object) -> str | None:
     if value is None:
         return "null"
     if type(value) is int:
-        return f"i{value}"
+        return f"i{value:x}"  # hex: no digit limit (decimal str() refuses 4,300+ digits)
     if type(value) is str:
         return f"s{value}"
     return None
@@ -320,4 +320,8 @@ def id_key(value: object) -> str | None:
 
 def id_text(value: RequestId) -> str:
     """A request id as it appears in a synthetic message id."""
-    return "null" if value is None else str(value)
+    if value is None:
+        return "null"
+    if type(value) is int and value.bit_length() > 2000:  # str() refuses 4,300+ digits
+        return f"0x{value:x}"
+    return str(value)
