@@ -90,6 +90,7 @@ from ._content import (
 )
 from ._errors import (
     AcpError,
+    ArgumentError,
     DecodeError,
     Diagnostic,
     LocalProtocolError,
@@ -275,6 +276,7 @@ __all__ = [
     "Annotations",
     "AnswerPermission",
     "AnswerRequest",
+    "ArgumentError",
     "AudioContent",
     "AvailableCommand",
     "AvailableCommandsUpdate",

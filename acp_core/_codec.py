@@ -30,7 +30,7 @@ import attrs
 from . import _content as c
 from . import _jsonrpc as j
 from . import _updates as u
-from ._errors import DecodeError, Diagnostic
+from ._errors import ArgumentError, DecodeError, Diagnostic
 from ._fastnew import fast_constructor
 from ._json import (
     EMPTY_OBJECT,
@@ -463,7 +463,7 @@ class _Union(_Codec):
         codec = self.by_type.get(type(value))
         if codec is None:
             msg = f"cannot encode {type(value).__name__} as {self.expected}"
-            raise TypeError(msg)
+            raise ArgumentError(msg)
         return codec.encode(value)
 
 
@@ -1446,7 +1446,7 @@ def encode_message(message: j.Message | j.Batch) -> Any:
         out["error"] = _RPC_ERROR.encode(message.error)
     else:
         msg = f"cannot encode {type(message).__name__} as a JSON-RPC message"
-        raise TypeError(msg)
+        raise ArgumentError(msg)
     for k, v in message.envelope_extra.items():  # type: ignore[union-attr]
         out.setdefault(k, thaw_json(v))
     return out
@@ -1477,7 +1477,7 @@ def encode_result(result: j.PromptResult | j.RequestPermissionResult) -> dict[st
     record = _RESULTS.get(type(result))
     if record is None:
         msg = f"cannot encode {type(result).__name__} as a result"
-        raise TypeError(msg)
+        raise ArgumentError(msg)
     return record.encode_into(result, {})
 
 

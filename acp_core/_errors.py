@@ -15,6 +15,7 @@ import attrs
 
 __all__ = [
     "AcpError",
+    "ArgumentError",
     "DecodeError",
     "Diagnostic",
     "LocalProtocolError",
@@ -25,6 +26,12 @@ __all__ = [
 
 class AcpError(Exception):
     """Root of every error acp-core raises on purpose."""
+
+
+class ArgumentError(AcpError, TypeError):
+    """A public function was handed an argument of the wrong kind (an `object()` where a
+    `SessionState` or an update belongs): the caller's bug. Also a `TypeError`, so code that
+    catches `TypeError` keeps working, and an `AcpError`, so nothing else escapes."""
 
 
 class DecodeError(AcpError):

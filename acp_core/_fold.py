@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from ._errors import ArgumentError
 from ._json import UNSET
 from ._pcoll import EMPTY_VEC
 from ._reduce import REDUCERS, reduce
@@ -146,7 +147,8 @@ def fold(
     Equal to `reduce` applied one update at a time, only faster on streams.
 
     Raises:
-        TypeError: an item is not a session update value (a programming error).
+        ArgumentError: an item is not a session update value (a programming error; also a
+            `TypeError`).
     """
     if revision.meta_patch_merges:
         for update in updates:
@@ -224,7 +226,7 @@ def fold(
         reducer = table.get(kind)
         if reducer is None:
             msg = f"not a session update: {kind.__name__}"
-            raise TypeError(msg)
+            raise ArgumentError(msg)
         if kind in _UPSERTS and item.message_id in pending:
             state = _write_pending(state, {item.message_id: pending.pop(item.message_id)})
         state = reducer(state, item)

@@ -35,6 +35,7 @@ from . import _reduce_messages as messages
 from . import _reduce_preview as preview
 from . import _reduce_session as session
 from . import _reduce_tools as tools
+from ._errors import ArgumentError
 from ._json import JsonObject
 from ._pcoll import PMap
 from ._reduce_common import (
@@ -113,12 +114,13 @@ def reduce(
     `revision` only matters for `_meta` patches (replace in 2026-08, merge in 2026-11).
 
     Raises:
-        TypeError: `update` is not a session update value (a programming error).
+        ArgumentError: `update` is not a session update value (a programming error; also a
+            `TypeError`).
     """
     reducer = _REDUCERS.get(type(update))
     if reducer is None:
         msg = f"not a session update: {type(update).__name__}"
-        raise TypeError(msg)
+        raise ArgumentError(msg)
     if revision.meta_patch_merges:
         update = _merge_meta(state, update)
     return reducer(state, update)

@@ -31,6 +31,7 @@ from ._content import (
     ToolCallContent,
     ToolContent,
 )
+from ._errors import ArgumentError
 from ._state import (
     MESSAGE,
     PLAN,
@@ -236,7 +237,13 @@ def render_session(
         pending: one-line descriptions of permission requests waiting for an answer.
         inputs: one-line descriptions of other questions to the user waiting for an answer
             (elicitations).
+
+    Raises:
+        ArgumentError: `state` is not a `SessionState`.
     """
+    if not isinstance(state, SessionState):  # typed callers never get here; others may
+        msg = f"render_session takes a SessionState, not {type(state).__name__}"  # type: ignore[unreachable]
+        raise ArgumentError(msg)
     lines = [f"Session {state.session_id}", f"  foreground: {_foreground(state)}"]
     info = state.info
     if info.title is not None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._codec import decode_part, encode_part
-from ._errors import DecodeError, Diagnostic
+from ._errors import ArgumentError, DecodeError, Diagnostic
 from ._json import JsonObject, Path, freeze_json, render_path, thaw_json
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._snapshot_check import check_restorable, parse_block_index
@@ -54,7 +54,14 @@ def _chunk_meta(meta: PMap[int, JsonObject]) -> dict[str, Any]:
 
 
 def snapshot(state: SessionState) -> dict[str, Any]:
-    """The whole state as a JSON-ready dict (format: docs/snapshot.md)."""
+    """The whole state as a JSON-ready dict (format: docs/snapshot.md).
+
+    Raises:
+        ArgumentError: `state` is not a `SessionState`.
+    """
+    if not isinstance(state, SessionState):  # typed callers never get here; others may
+        msg = f"snapshot takes a SessionState, not {type(state).__name__}"  # type: ignore[unreachable]
+        raise ArgumentError(msg)
     fg = state.foreground
     foreground: dict[str, Any] = {"state": fg.state}
     _put(foreground, "stopReason", fg.stop_reason)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._agent import AgentEngine, agent_step
 from ._client import ClientEngine, client_step
+from ._errors import ArgumentError
 from ._intents import Step
 
 __all__ = ["step"]
@@ -20,11 +21,11 @@ def step(engine: AgentEngine | ClientEngine, intent: object) -> Step:
     Raises:
         LocalProtocolError: the intent is illegal in the engine's current state.
         RemoteProtocolError: a received message breaks the protocol.
-        TypeError: `engine` is not an engine.
+        ArgumentError: `engine` is not an engine (also a `TypeError`).
     """
     if type(engine) is AgentEngine:
         return agent_step(engine, intent)
     if type(engine) is ClientEngine:
         return client_step(engine, intent)
     msg = f"not an engine: {type(engine).__name__}"
-    raise TypeError(msg)
+    raise ArgumentError(msg)

@@ -161,3 +161,25 @@ def test_a_dict_subclass_is_read_through_the_storage_it_inherits() -> None:
         {"jsonrpc": "2.0", "id": 1, "method": "x/y", "params": _LyingDict(a=1)}
     )
     assert message.params == acp.freeze_json({"a": 1})  # type: ignore[union-attr]
+
+
+# -- a wrong kind of argument is an AcpError too (and still a TypeError) ---------------------
+
+WRONG_ARGUMENTS: list[Any] = [
+    pytest.param(lambda: acp.render_session(object()), id="render_session"),
+    pytest.param(lambda: acp.render_session(None), id="render_session-None"),
+    pytest.param(lambda: acp.snapshot(object()), id="snapshot"),
+    pytest.param(lambda: acp.step(object(), acp.StartWork()), id="step-engine"),
+    pytest.param(lambda: acp.reduce(acp.new_session("s"), object()), id="reduce"),
+    pytest.param(lambda: acp.fold(acp.new_session("s"), [object()]), id="fold"),
+    pytest.param(lambda: acp.encode_update(object()), id="encode_update"),
+    pytest.param(lambda: acp.encode_message(object()), id="encode_message"),
+]
+
+
+@pytest.mark.parametrize("call", WRONG_ARGUMENTS)
+def test_a_wrong_kind_of_argument_is_an_argument_error(call: Any) -> None:
+    with pytest.raises(acp.ArgumentError) as e:
+        call()
+    assert isinstance(e.value, acp.AcpError)
+    assert isinstance(e.value, TypeError)
