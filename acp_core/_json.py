@@ -34,6 +34,7 @@ __all__ = [
     "Unset",
     "freeze_given",
     "freeze_json",
+    "freezing_fields",
     "render_path",
     "thaw_input",
     "thaw_json",
@@ -224,3 +225,43 @@ _SCALARS: Final = frozenset({str, int, float, bool, bytes})
 def _is_frozen_value(kind: type[Any]) -> bool:
     # attrs frozen classes refuse assignment; their own constructors froze their fields.
     return attrs.has(kind) and kind.__setattr__ is not object.__setattr__
+
+
+def _freeze_converter(name: str, kind: str) -> Any:
+    def convert(value: object) -> object:
+        if value is None or value is UNSET:
+            return value
+        if kind == "json":
+            try:
+                return freeze_json(value)
+            except DecodeError as e:
+                raise DecodeError(name + e.path[1:], e.expected) from None
+        if not isinstance(value, (tuple, list)):
+            return value  # mistyped: left for the type checker (a scalar field)
+        return freeze_given(value, name)
+
+    return convert
+
+
+def freezing_fields(cls: type[Any], fields: list[Any]) -> list[Any]:
+    """An attrs `field_transformer` that freezes what a caller gives a value class:
+    `@attrs.frozen(field_transformer=freezing_fields)`. Fields typed with `JsonObject`,
+    `JsonValue` or `Meta` get `freeze_json` (dicts to frozen maps, deeply), fields typed with
+    `tuple[...]` get `freeze_given` (lists to tuples, deeply); `UNSET` and None pass.
+
+    Converters run in `__init__` only: decoders that build values with `fast_constructor`
+    (already frozen input) pay nothing.
+    """
+    out = []
+    for field in fields:
+        text = str(field.type)  # a string under `from __future__ import annotations`
+        where = f"{cls.__name__}.{field.name}"
+        if getattr(field, "converter", None) is not None:  # the class chose its own
+            out.append(field)
+        elif any(word in text for word in ("JsonObject", "JsonValue", "Meta")):
+            out.append(field.evolve(converter=_freeze_converter(where, "json")))
+        elif "tuple[" in text:
+            out.append(field.evolve(converter=_freeze_converter(where, "tuple")))
+        else:
+            out.append(field)
+    return out
