@@ -1,7 +1,9 @@
-"""Newline-delimited JSON-RPC framing over asyncio streams (the I/O the core leaves out).
+"""Bytes over asyncio streams, framed by acp-core (the I/O the core leaves out).
 
-One JSON-RPC message (or batch) per line, UTF-8, no embedded newlines: the framing of ACP's
-stdio transport. Nothing here knows ACP; the examples put acp-core on top of it.
+The framing itself is `acp_core.feed_ndjson` / `encode_ndjson` (sans-IO: one JSON-RPC
+message per line, lines of any length up to a limit, hostile bytes reported, never raised).
+This file only moves bytes: it reads what is there, hands it to the framing, and writes what
+it is given. Nothing here knows ACP beyond that.
 """
 
 from __future__ import annotations
@@ -9,14 +11,24 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections import deque
 from typing import Any
 
-#: Longest line accepted (asyncio's default of 64 KiB is too small for file contents).
+import acp_core as acp
+
+#: Bytes read at a time (a line may span many reads; the framing joins them).
+READ_SIZE = 64 * 1024
+#: Kept for callers that size their own stream buffers (reads never wait for a whole line).
 LINE_LIMIT = 16 * 1024 * 1024
 
 
 class FramingError(Exception):
-    """A line that is not JSON."""
+    """A line that is not a JSON value; `event` is the framing's report (its `.reply` is the
+    `-32700` answer owed)."""
+
+    def __init__(self, event: acp.FramingError) -> None:
+        super().__init__(event.detail)
+        self.event = event
 
 
 class TraceFile:
@@ -26,7 +38,7 @@ class TraceFile:
         self.file = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed in close())
 
     def append(self, entry: dict[str, Any]) -> None:
-        self.file.write(json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self.file.write(acp.encode_ndjson(entry).decode("utf-8"))
         self.file.flush()
 
     def close(self) -> None:
@@ -34,7 +46,7 @@ class TraceFile:
 
 
 class Channel:
-    """Send and receive JSON-RPC messages as lines; optionally record them as a trace.
+    """Read and write NDJSON bytes; optionally record every message as a trace.
 
     `trace`, when given, receives `{"from": side, "message": ...}` for every message, in the
     order this end saw them (`me` for sent, `peer` for received): the trace format of
@@ -49,45 +61,68 @@ class Channel:
         me: str,
         peer: str,
         trace: list[dict[str, Any]] | TraceFile | None = None,
+        max_line: int = acp.DEFAULT_MAX_LINE,
     ) -> None:
         self.reader = reader
         self.writer = writer
         self.me = me
         self.peer = peer
         self.trace = trace
+        self.decoder = acp.NdjsonDecoder(max_line)
+        self.events: deque[acp.Parsed | acp.FramingError] = deque()
+        self.ended = False
 
-    async def send(self, message: Any) -> None:
-        line = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    async def write(self, data: bytes, messages: tuple[dict[str, Any], ...] = ()) -> None:
+        """Write bytes (the NDJSON of `messages`, which are recorded)."""
         if self.trace is not None:
-            self.trace.append({"from": self.me, "message": json.loads(line)})
-        self.writer.write(line.encode("utf-8") + b"\n")
+            for message in messages:
+                self.trace.append(
+                    {"from": self.me, "message": json.loads(acp.encode_ndjson(message))}
+                )
+        self.writer.write(data)
         await self.writer.drain()
 
-    async def receive(self) -> Any:
-        """The next message, or None at end of input. Blank lines are skipped.
+    async def send(self, message: Any) -> None:
+        await self.write(acp.encode_ndjson(message), (message,))
+
+    async def next_event(self) -> acp.Parsed | acp.FramingError:
+        """The next framed message or framing error.
 
         Raises:
-            FramingError: the line is not JSON (the caller answers -32700).
+            EOFError: the peer closed its output (a last line without newline counts).
         """
-        while True:
-            line = await self.reader.readline()
-            if not line:
-                return None
-            if line.strip():
-                break
-        try:
-            message = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise FramingError(str(e)) from None
-        if self.trace is not None:
-            self.trace.append({"from": self.peer, "message": message})
-        return message
+        while not self.events:
+            if self.ended:
+                raise EOFError
+            data = await self.reader.read(READ_SIZE)
+            if data:
+                self.decoder, events = acp.feed_ndjson(self.decoder, data)
+            else:
+                self.ended = True
+                events = acp.finish_ndjson(self.decoder)
+            self.events.extend(events)
+        event = self.events.popleft()
+        if self.trace is not None and isinstance(event, acp.Parsed):
+            self.trace.append({"from": self.peer, "message": event.value})
+        return event
+
+    async def receive(self) -> Any:
+        """The next message (any JSON value, `null` included).
+
+        Raises:
+            FramingError: the line is not JSON (answer it with `error.event.reply`).
+            EOFError: end of input.
+        """
+        event = await self.next_event()
+        if isinstance(event, acp.FramingError):
+            raise FramingError(event)
+        return event.value
 
 
 async def stdio_channel(*, me: str, peer: str, trace: TraceFile | None = None) -> Channel:
     """A channel over this process's stdin and stdout (for an agent started by a client)."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, sys.stdout
@@ -98,4 +133,4 @@ async def stdio_channel(*, me: str, peer: str, trace: TraceFile | None = None) -
 
 def parse_error() -> dict[str, Any]:
     """The JSON-RPC answer to a line that is not JSON."""
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    return acp.parse_error_reply("not JSON")

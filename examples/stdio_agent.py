@@ -1,12 +1,14 @@
-"""An echo agent over stdio, built on acp-core's agent engine.
+"""An echo agent over stdio, built on acp-core's agent connection.
 
 Run it under any ACP v2 client that speaks newline-delimited JSON-RPC on stdio, or let
 `examples/stdio_client.py` start it. For every prompt it streams a thought and an echo of the
 prompt, starts a fake "echo tool", asks permission to run it, then (if allowed) lets the tool
 echo one word of the prompt per step, a little apart, until it is done or the client cancels.
 
-The split: the engine (`acp_core.step`) decides every protocol message; this file only reads
-lines, routes them to the engine of their session, waits, and writes what the engine returns.
+The split: the connection (`acp_core.connection_step`) decides every protocol message, set-up
+and errors included; this file reads bytes, feeds them in, writes the bytes that come out,
+waits, and runs the echo turns. With `--journal FILE` every session is kept in SQLite
+(`journal.py`), so a restarted agent serves `session/resume` with the whole history.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ import asyncio
 import sys
 from typing import Any
 
-from ndjson import Channel, FramingError, TraceFile, parse_error, stdio_channel
+from journal import Journal
+from ndjson import Channel, FramingError, TraceFile, stdio_channel
 
 import acp_core as acp
 
 #: The drafts `--revision` offers, by name.
 REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
+INFO = acp.Implementation("acp-core-echo-agent", acp.__version__)
 
 OPTIONS = (
     acp.PermissionOption("allow", "Allow", "allow_once"),
@@ -30,120 +34,152 @@ OPTIONS = (
 
 
 class EchoAgent:
-    """One connection: the engines of its sessions and the turn each is running."""
+    """One connection (`self.conn`, a value) and the turn each of its sessions is running."""
 
     def __init__(
-        self, channel: Channel, *, delay: float, revision: acp.Revision = acp.DEFAULT_REVISION
+        self,
+        channel: Channel,
+        *,
+        delay: float,
+        revision: acp.Revision = acp.DEFAULT_REVISION,
+        journal: Journal | None = None,
     ) -> None:
         self.channel = channel
         self.delay = delay
         self.revision = revision
-        self.engines: dict[str, acp.AgentEngine] = {}
+        self.journal = journal
+        self.conn = acp.new_agent_connection(INFO, revision=revision)
         self.workers: dict[str, asyncio.Task[None]] = {}
         self.changed = asyncio.Condition()  # notified after every received message
         self.writing = asyncio.Lock()
         self.counter = 0
+        if journal is not None:
+            self.restore(journal)
 
-    # -- the engine, and the wire ----------------------------------------------------------
+    # -- the connection, and the wire --------------------------------------------------------
 
-    async def do(self, session_id: str, intent: object, *, unless: Any = None) -> None:
-        """Step the session's engine and write what it returns (skipped if `unless(engine)`).
+    async def feed(self, input: object) -> None:
+        """Step the connection and write what it returns.
 
-        The lock keeps the wire in the engine's order: the receive loop and a turn both
-        step engines, and a write may yield to the other half-way through its messages.
-        `unless` is judged under the lock, against the engine the step would apply to.
+        The lock keeps the wire in the connection's order: the receive loop and the turns
+        both step it, and a write may yield to the other half-way through. The journal is
+        written before the bytes, so whatever a client has seen is on disk.
         """
         async with self.writing:
-            if unless is not None and unless(self.engines[session_id]):
-                return
-            self.engines[session_id], outbound = acp.step(self.engines[session_id], intent)
+            self.conn, outbound, events = acp.connection_step(self.conn, input)
+            self.record(outbound, events)
+            if outbound:
+                await self.write(outbound)
+        for event in events:
+            await self.on_event(event)
+
+    async def write(self, outbound: tuple[dict[str, Any], ...]) -> None:
+        write = getattr(self.channel, "write", None)
+        if write is not None:  # a byte channel: one write for the whole step
+            await write(b"".join(map(acp.encode_ndjson, outbound)), outbound)
+        else:  # a message channel (an SDK connection, examples/sdk_agent.py)
             for message in outbound:
                 await self.channel.send(message)
+
+    async def do(self, session_id: str, intent: object, *, unless: Any = None) -> None:
+        """Step one session's engine (skipped if `unless(engine)`, judged under the lock)."""
+        if unless is not None:
+            async with self.writing:
+                if unless(self.conn.engine(session_id)):
+                    return
+        await self.feed(acp.SessionIntent(session_id, intent))
+
+    def engine(self, session_id: str) -> acp.AgentEngine | None:
+        session = self.conn.sessions.get(session_id)
+        return None if session is None else session.engine
 
     async def wait_until(self, session_id: str, ready: Any) -> Any:
         """Wait until `ready(engine)` returns something other than None or False."""
         async with self.changed:
-            await self.changed.wait_for(lambda: ready(self.engines[session_id]))
-        return ready(self.engines[session_id])
+            await self.changed.wait_for(lambda: ready(self.conn.engine(session_id)))
+        return ready(self.conn.engine(session_id))
 
     def cancelled(self, session_id: str) -> bool:
-        turn = self.engines[session_id].turn
+        engine = self.engine(session_id)
+        turn = None if engine is None else engine.turn
         return turn is not None and turn.cancel_requested
 
-    # -- receiving -------------------------------------------------------------------------
+    # -- the journal ---------------------------------------------------------------------------
+
+    def record(self, outbound: tuple[dict[str, Any], ...], events: tuple[object, ...]) -> None:
+        if self.journal is None:
+            return
+        replayed = {e.session_id for e in events if isinstance(e, acp.SessionOpened) and e.resumed}
+        for event in events:
+            if isinstance(event, acp.SessionOpened) and not event.resumed:
+                self.journal.open(event.session_id, self.conn.sessions[event.session_id].cwd)
+        updates: dict[str, list[dict[str, Any]]] = {}
+        for message in outbound:
+            if message.get("method") == "session/update":
+                session_id = message["params"]["sessionId"]
+                if session_id not in replayed:  # a replay repeats history: nothing new
+                    updates.setdefault(session_id, []).append(message["params"]["update"])
+        for session_id, items in updates.items():
+            self.journal.append(session_id, items, self.conn.engine(session_id).session)
+
+    def restore(self, journal: Journal) -> None:
+        """Open every journaled session, detached until a client resumes it. A session
+        caught mid-turn by the crash ends that turn now: its unfinished tools failed, the
+        turn aborted (`error`), recorded in the journal as a snapshot."""
+        for session_id, cwd in journal.sessions():
+            state = journal.load(session_id, self.revision)
+            self.conn = acp.connection_step(
+                self.conn, acp.OpenSession(session_id, state, cwd)
+            ).connection
+            if not acp.is_active(state):
+                continue
+            for call_id, call in state.tool_calls.items():
+                if not call.finished:
+                    self.step_detached(session_id, acp.FinishToolCall(call_id, "failed"))
+            self.step_detached(session_id, acp.ReportAbort("the agent restarted"))
+            journal.save_snapshot(session_id, self.conn.engine(session_id).session)
+
+    def step_detached(self, session_id: str, intent: object) -> None:
+        self.conn = acp.connection_step(self.conn, acp.SessionIntent(session_id, intent)).connection
+
+    # -- receiving -------------------------------------------------------------------------------
 
     async def serve(self) -> None:
         while True:
             try:
                 message = await self.channel.receive()
-            except FramingError:
-                await self.send(parse_error())
-                continue
-            if message is None:
+            except FramingError as e:
+                event: object = e.event
+            except EOFError:
                 return  # the client closed stdin
-            for item in message if isinstance(message, list) else [message]:
-                await self.handle(item)
+            else:
+                event = acp.Parsed(message)
+            await self.feed(event)
             async with self.changed:
                 self.changed.notify_all()
 
-    async def handle(self, message: Any) -> None:
-        method = message.get("method") if isinstance(message, dict) else None
-        # Connection set-up is outside the session engines: answer it here.
-        if method == "initialize":
-            info = {"name": "acp-core-echo-agent", "version": acp.__version__}
-            await self.reply(message, {"protocolVersion": 2, "info": info})
-            return
-        if method == "session/new":
-            self.counter += 1
-            new_id = f"sess_{self.counter}"
-            self.engines[new_id] = acp.new_agent(new_id, revision=self.revision)
-            await self.reply(message, {"sessionId": new_id})
-            return
-        try:
-            decoded = acp.decode_message(message)
-        except acp.DecodeError as e:
-            await self.error(message, e.code, str(e))
-            return
-        assert not isinstance(decoded, acp.Batch)  # batches were split by `serve`
-        session_id = self.route(decoded)
-        if session_id is None:
-            if isinstance(decoded, acp.Request):
-                await self.error(message, -32601, "Method not found")
-            return
-        try:
-            await self.do(session_id, acp.Received(decoded))
-        except acp.RemoteProtocolError as e:
-            await self.error(message, e.code, str(e))
-            return
-        if isinstance(decoded, acp.PromptRequest):
-            self.start_turns(session_id)
+    async def on_event(self, event: object) -> None:
+        if isinstance(event, acp.PromptReceived):
+            self.start_turns(event.session_id)
+        elif isinstance(event, acp.ListSessions):
+            listed = [
+                {"sessionId": sid, "cwd": s.cwd}
+                for sid, s in self.conn.sessions.items()
+                if event.cwd is None or s.cwd == event.cwd
+            ]
+            await self.feed(
+                acp.AnswerRequest(event.request_id, acp.freeze_json({"sessions": listed}))
+            )
+        elif isinstance(event, acp.DeleteSession):
+            if self.journal is not None:
+                self.journal.delete(event.session_id)
+            await self.feed(acp.AnswerRequest(event.request_id, acp.EMPTY_OBJECT))
+        elif isinstance(event, (acp.ForkSession, acp.ExtensionRequest)):
+            await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
+        elif isinstance(event, acp.Finding):
+            print(f"echo agent: ignored: [{event.rule}] {event.detail}", file=sys.stderr)
 
-    def route(self, message: Any) -> str | None:
-        """The session a message belongs to (responses: the session that asked)."""
-        session_id = getattr(message, "session_id", None)
-        if session_id is not None:
-            return session_id if session_id in self.engines else None
-        if isinstance(message, (acp.Response, acp.ErrorResponse)):
-            for session_id, engine in self.engines.items():
-                if message.id in engine.pending:
-                    return session_id
-        return None
-
-    async def send(self, message: Any) -> None:
-        async with self.writing:
-            await self.channel.send(message)
-
-    async def reply(self, request: Any, result: Any) -> None:
-        await self.send({"jsonrpc": "2.0", "id": request.get("id"), "result": result})
-
-    async def error(self, message: Any, code: int, text: str) -> None:
-        if isinstance(message, dict) and "method" in message and "id" in message:
-            error = {"code": code, "message": text}
-            await self.send({"jsonrpc": "2.0", "id": message["id"], "error": error})
-        else:
-            print(f"echo agent: ignored: {text}", file=sys.stderr)
-
-    # -- turns -----------------------------------------------------------------------------
+    # -- turns -------------------------------------------------------------------------------------
 
     def start_turns(self, session_id: str) -> None:
         worker = self.workers.get(session_id)
@@ -152,8 +188,8 @@ class EchoAgent:
 
     async def run_turns(self, session_id: str) -> None:
         # One turn at a time (Q4): prompts that arrive meanwhile wait in `engine.prompts`.
-        while self.engines[session_id].prompts:
-            prompt = self.engines[session_id].prompts[0]
+        while (engine := self.engine(session_id)) is not None and engine.prompts:
+            prompt = engine.prompts[0]
             await self.do(session_id, acp.AcceptPrompt(prompt.id))
             try:
                 await self.echo_turn(session_id, prompt)
@@ -169,6 +205,9 @@ class EchoAgent:
 
         self.counter += 1
         call = f"echo-{self.counter}"
+        while call in self.conn.engine(session_id).session.tool_calls:  # journaled ones too
+            self.counter += 1
+            call = f"echo-{self.counter}"
         await self.do(
             session_id,
             acp.StartToolCall("Echo tool", call, kind="other", raw_input=acp.freeze_json(text)),
@@ -177,10 +216,12 @@ class EchoAgent:
             await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
             await self.do(session_id, acp.EndTurn())  # goes out as `cancelled` (R21)
             return
-        request_id = f"perm-{self.counter}"
-        await self.do(
-            session_id,
-            acp.RequestPermission("Run the echo tool?", OPTIONS, call, request_id=request_id),
+        await self.do(session_id, acp.RequestPermission("Run the echo tool?", OPTIONS, call))
+        # The connection picked the request's id (unique on the connection).
+        request_id = next(
+            rid
+            for rid, pending in self.conn.engine(session_id).pending.items()
+            if pending.tool_call_id == call
         )
         # Wait for the answer or a cancel, whichever comes first. On a cancel the request is
         # withdrawn (`$/cancel_request`) rather than waited for: a client may hold it open
@@ -190,7 +231,7 @@ class EchoAgent:
             session_id,
             lambda engine: request_id not in engine.pending or self.cancelled(session_id),
         )
-        decision = acp.permission_decision(self.engines[session_id], request_id)
+        decision = acp.permission_decision(self.conn.engine(session_id), request_id)
         if decision is None:  # still open, so the turn was cancelled: withdraw it
             await self.do(
                 session_id,
@@ -230,10 +271,14 @@ async def main() -> None:
         default=acp.DEFAULT_REVISION.name,
         help="the v2 draft to speak (2026-11: prompt results carry the user message's id)",
     )
+    parser.add_argument(
+        "--journal", help="keep every session in this SQLite file (resumable after a restart)"
+    )
     args = parser.parse_args()
     trace = None if args.trace is None else TraceFile(args.trace)
+    journal = None if args.journal is None else Journal(args.journal)
     channel = await stdio_channel(me="agent", peer="client", trace=trace)
-    agent = EchoAgent(channel, delay=args.delay, revision=REVISIONS[args.revision])
+    agent = EchoAgent(channel, delay=args.delay, revision=REVISIONS[args.revision], journal=journal)
     try:
         await agent.serve()
     finally:
@@ -241,6 +286,8 @@ async def main() -> None:
             worker.cancel()
         if trace is not None:
             trace.close()
+        if journal is not None:
+            journal.close()
 
 
 if __name__ == "__main__":

@@ -10,9 +10,11 @@ Two prompts: the first is answered normally (the permission request is allowed);
 second the client cancels as soon as the tool shows output. The client then prints what a UI
 would show (`client.view`, rendered) and the trace checker's verdict on the recorded traffic.
 
-The split: the engine (`acp_core.step`) decides every protocol message and keeps the state;
-this file starts the process, frames lines, waits (with a timeout on every read), and decides
-what the "user" does.
+The split: the connection (`acp_core.connection_step`) decides every protocol message and
+keeps the state; this file starts the process, moves bytes, waits (with a timeout on every
+read), and decides what the "user" does. Whatever the agent does, the client ends with one
+line saying how, and an exit status: 0 clean, 1 checker violations, 2 bad arguments, 3 the
+agent failed.
 """
 
 from __future__ import annotations
@@ -25,11 +27,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ndjson import LINE_LIMIT, Channel
+from ndjson import Channel
 
 import acp_core as acp
 
 AGENT = Path(__file__).with_name("stdio_agent.py")
+INFO = acp.Implementation("acp-core-stdio-client", acp.__version__)
+
+#: Exit statuses (also in docs/transports.md): 0 the conversation ran and the checker found
+#: nothing; 1 it ran and the checker found violations; 2 bad arguments; 3 the agent failed
+#: (would not start, closed its output, went silent, answered set-up with an error, ...).
+EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE, EXIT_AGENT_FAILED = 0, 1, 2, 3
 
 #: The drafts `--revision` offers, by name.
 REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
@@ -43,8 +51,12 @@ def allow_once(request: acp.RequestPermissionRequest) -> str | None:
     return next((o.option_id for o in request.options if o.kind == "allow_once"), None)
 
 
+class AgentError(Exception):
+    """The agent did something this client cannot go on from (the message says what)."""
+
+
 class StdioClient:
-    """The client side of one connection, driving one session."""
+    """The client side of one connection (`self.conn`, a value), driving one session."""
 
     def __init__(
         self,
@@ -56,68 +68,82 @@ class StdioClient:
         self.channel = channel
         self.timeout = timeout
         self.revision = revision
-        self.engine: acp.ClientEngine | None = None
-        self.next_id = 0
-        self.results: dict[Any, Any] = {}  # answers to the set-up requests
+        self.conn = acp.new_client_connection(INFO, revision=revision)
+        self.session_id: str | None = None
+        self.answers: dict[Any, acp.RequestAnswered] = {}
+        self.findings: list[acp.Finding] = []
 
-    # -- the wire --------------------------------------------------------------------------
+    @property
+    def engine(self) -> acp.ClientEngine:
+        """The session's client engine (its `view` is what a UI shows)."""
+        if self.session_id is None or self.session_id not in self.conn.sessions:
+            raise AgentError("no session is open")
+        return self.conn.engine(self.session_id)
 
-    async def receive(self) -> Any:
-        """The next message; every read has a timeout (a silent agent must not hang us)."""
-        message = await asyncio.wait_for(self.channel.receive(), self.timeout)
-        if message is None:
-            raise ConnectionError("the agent closed its output")
-        return message
+    # -- the connection, and the wire --------------------------------------------------------
+
+    async def feed(self, input: object) -> None:
+        """Step the connection and write what it returns."""
+        self.conn, outbound, events = acp.connection_step(self.conn, input)
+        if outbound:
+            await self.channel.write(b"".join(map(acp.encode_ndjson, outbound)), outbound)
+        for event in events:
+            if isinstance(event, acp.RequestAnswered):
+                self.answers[event.request_id] = event
+            elif isinstance(event, acp.SessionOpened) and self.session_id is None:
+                self.session_id = event.session_id
+            elif isinstance(event, acp.Finding):
+                self.findings.append(event)
+            elif isinstance(event, acp.ExtensionRequest):
+                await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
+
+    async def receive(self, choose: Chooser) -> None:
+        """Read and process the next message; every read has a timeout (a silent agent must
+        not hang us), and answer the permission requests the user decides on."""
+        try:
+            event = await asyncio.wait_for(self.channel.next_event(), self.timeout)
+        except EOFError:
+            raise AgentError("the agent closed its output") from None
+        except TimeoutError:
+            raise AgentError(f"the agent sent nothing for {self.timeout:g} s") from None
+        await self.feed(event)
+        if self.session_id is not None and self.session_id in self.conn.sessions:
+            for request_id, request in list(self.engine.pending.items()):
+                option = choose(request)
+                if option is not None and request_id in self.engine.pending:
+                    await self.step(acp.AnswerPermission(request_id, option))
 
     async def step(self, intent: object) -> None:
-        """Step the client engine and write what it returns."""
-        assert self.engine is not None
-        self.engine, outbound = acp.step(self.engine, intent)
-        for message in outbound:
-            await self.channel.send(message)
+        """Step the session's engine through the connection and write what it returns."""
+        assert self.session_id is not None
+        await self.feed(acp.SessionIntent(self.session_id, intent))
 
-    async def handle(self, message: Any, choose: Chooser) -> None:
-        if isinstance(message, list):  # a batch: in array order (Q25)
-            for item in message:
-                await self.handle(item, choose)
-            return
-        if "method" not in message and message.get("id") in self.results:
-            self.results[message["id"]] = message  # an answer to a set-up request
-            return
-        if self.engine is None:
-            return  # no session yet: nothing to apply it to
-        decoded = acp.decode_message(message)
-        assert not isinstance(decoded, acp.Batch)  # batches were split above
-        await self.step(acp.Received(decoded))
-        for request_id, request in list(self.engine.pending.items()):
-            option = choose(request)
-            if option is not None and request_id in self.engine.pending:
-                await self.step(acp.AnswerPermission(request_id, option))
-
-    # -- set-up (outside the session engine) -----------------------------------------------
-
-    async def request(self, method: str, params: Any) -> Any:
-        self.next_id += 1
-        request_id = f"setup-{self.next_id}"
-        self.results[request_id] = None
-        await self.channel.send(
-            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    async def request(self, intent: object, what: str) -> acp.RequestAnswered:
+        """Send a connection request and wait for its answer."""
+        before = self.conn.next_request_id
+        await self.feed(intent)
+        request_id = next(
+            rid for rid in self.conn.outgoing if isinstance(rid, int) and rid >= before
         )
-        while self.results[request_id] is None:
-            await self.handle(await self.receive(), allow_once)
-        answer = self.results.pop(request_id)
-        if "error" in answer:
-            raise RuntimeError(f"{method} failed: {answer['error']}")
-        return answer["result"]
+        while request_id not in self.answers:
+            await self.receive(allow_once)
+        answer = self.answers.pop(request_id)
+        if answer.error is not None:
+            message = answer.error.get("message")
+            raise AgentError(f"{what} failed: {answer.error.get('code')} {message}")
+        return answer
+
+    # -- set-up ----------------------------------------------------------------------------
 
     async def start(self, cwd: str) -> str:
         """`initialize` and `session/new`; returns the session id."""
-        info = {"name": "acp-core-stdio-client", "version": acp.__version__}
-        await self.request("initialize", {"protocolVersion": 2, "info": info})
-        result = await self.request("session/new", {"cwd": cwd})
-        session_id: str = result["sessionId"]
-        self.engine = acp.new_client(session_id, revision=self.revision)
-        return session_id
+        await self.request(acp.Initialize(), "initialize")
+        if self.conn.protocol_version != 2:
+            raise AgentError(f"the agent speaks protocol {self.conn.protocol_version!r}, not 2")
+        await self.request(acp.NewSession(cwd), "session/new")
+        if self.session_id is None:
+            raise AgentError("session/new answered without a usable session id")
+        return self.session_id
 
     # -- a turn ----------------------------------------------------------------------------
 
@@ -133,12 +159,11 @@ class StdioClient:
         `cancel_when(view)` is checked after every message; the first time it holds, the
         client sends `session/cancel`.
         """
-        assert self.engine is not None
         await self.step(acp.SendPrompt((acp.TextContent(text),)))
         request_id = self.engine.prompts[-1].request_id
         started = False
         while True:
-            await self.handle(await self.receive(), choose)
+            await self.receive(choose)
             sent = next(p for p in self.engine.prompts if p.request_id == request_id)
             if sent.state == "rejected":
                 return None
@@ -159,21 +184,25 @@ def tool_shows_output(view: acp.SessionState) -> bool:
 
 
 async def converse(
-    command: list[str], *, timeout: float = 10.0, revision: acp.Revision = acp.DEFAULT_REVISION
-) -> tuple[Any, list[Any]]:
-    """Start the agent, run the two-prompt conversation, stop the agent.
+    command: list[str],
+    *,
+    timeout: float = 10.0,
+    revision: acp.Revision = acp.DEFAULT_REVISION,
+    trace: list[Any] | None = None,
+) -> acp.SessionState:
+    """Start the agent, run the two-prompt conversation, stop the agent; the final view.
 
-    Returns the client engine at the end and the recorded trace.
+    Raises:
+        AgentError: the agent could not be started or did something we cannot go on from.
     """
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        limit=LINE_LIMIT,
-    )
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+    except OSError as e:
+        raise AgentError(f"could not start the agent: {e}") from None
     assert process.stdin is not None
     assert process.stdout is not None
-    trace: list[Any] = []
     channel = Channel(process.stdout, process.stdin, me="client", peer="agent", trace=trace)
     client = StdioClient(channel, timeout=timeout, revision=revision)
     try:
@@ -184,6 +213,9 @@ async def converse(
             "Count slowly to ten: one two three four five six seven eight nine ten",
             cancel_when=tool_shows_output,
         )
+        return client.engine.view
+    except (ConnectionError, BrokenPipeError) as e:
+        raise AgentError(f"the agent's pipe broke: {e}") from None
     finally:
         process.stdin.close()  # end of input: the agent exits
         try:
@@ -191,7 +223,6 @@ async def converse(
         except TimeoutError:
             process.kill()
             await process.wait()
-    return client.engine, trace
 
 
 def main() -> int:
@@ -209,12 +240,21 @@ def main() -> int:
     args = parser.parse_args()
     revision = REVISIONS[args.revision]
     command = args.agent or [sys.executable, str(AGENT), "--revision", revision.name]
-    engine, trace = asyncio.run(converse(command, timeout=args.timeout, revision=revision))
-    if args.trace is not None:
-        args.trace.write_text("".join(json.dumps(entry) + "\n" for entry in trace))
+    trace: list[Any] = []
+    try:
+        view = asyncio.run(converse(command, timeout=args.timeout, revision=revision, trace=trace))
+    except AgentError as e:
+        print(f"stdio client: {e}", file=sys.stderr)
+        return EXIT_AGENT_FAILED
+    except Exception as e:  # anything else the agent provoked: one line, never a traceback
+        print(f"stdio client: the conversation failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_AGENT_FAILED
+    finally:
+        if args.trace is not None:
+            args.trace.write_text("".join(json.dumps(entry) + "\n" for entry in trace))
     if args.view is not None:
-        args.view.write_text(json.dumps(acp.snapshot(engine.view), indent=2) + "\n")
-    print(acp.render_session(engine.view))
+        args.view.write_text(json.dumps(acp.snapshot(view), indent=2) + "\n")
+    print(acp.render_session(view))
     # A recording judges the side that made it: the client saw its own messages in the order
     # it sent them, but the agent's in the order it read them (a fast answer can overtake a
     # `requires_action` already in the pipe). Agent rules: record at the agent (--trace).
@@ -226,7 +266,7 @@ def main() -> int:
     )
     for v in violations:
         print(f"  line {v.index}: [{v.rule} {v.level}] {v.message}")
-    return 1 if violations else 0
+    return EXIT_VIOLATIONS if violations else EXIT_OK
 
 
 if __name__ == "__main__":
