@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core._cli_replay import parse_trace, replay_trace
@@ -302,3 +304,36 @@ def test_summaries_say_what_an_update_did() -> None:
     assert rows[22] == "term-1 README.md acp_core"  # terminal output, decoded from base64
     assert rows[29] == "5210 of 200000 tokens"
     assert rows[41] == "idle (cancelled)"
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ab<>/&;#\"' \n\u2028!-script"), max_size=12)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=12,
+)
+_UPDATE = st.fixed_dictionaries(
+    {"sessionUpdate": st.sampled_from(["agent_message_chunk", "tool_call_update", "plan_update",
+                                       "terminal_output_chunk", "state_update", "x"]) | _TEXT},
+    optional={"messageId": _TEXT, "toolCallId": _TEXT, "content": _JSON, "title": _JSON,
+              "state": _JSON, "data": _JSON, "plan": _JSON},
+)  # fmt: skip
+_MESSAGE = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0")},
+    optional={"id": st.integers(0, 3) | _TEXT, "method": st.sampled_from(
+        ["session/update", "session/prompt", "session/resume", "session/request_permission"]),
+        "params": st.fixed_dictionaries({"sessionId": _TEXT}, optional={"update": _UPDATE}),
+        "result": _JSON, "error": _JSON},
+)  # fmt: skip
+_ENTRY = st.fixed_dictionaries(
+    {"from": st.sampled_from(["client", "agent"]) | _TEXT, "message": _MESSAGE | _JSON}
+) | _JSON
+
+
+@given(st.lists(_ENTRY, max_size=8))
+def test_any_trace_makes_a_page_and_nothing_escapes_the_data(entries: list[Any]) -> None:
+    page = build_report(entries, name="t")
+    assert page.lower().count("<script") == 2
+    assert "<!--" not in page
+    _, data = data_block(page)
+    assert json.loads(data) == report_model(entries, name="t")
