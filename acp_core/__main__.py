@@ -179,6 +179,31 @@ def _progress(label: str) -> ProgressLine | None:
     return ProgressLine(sys.stderr, label) if sys.stderr.isatty() else None
 
 
+def _read_replay_input(path: str | None) -> tuple[str, str | Iterable[str]]:
+    """`read_input`, with progress on a terminal for a file (by the share of its size read)."""
+    name, lines = read_input(path)
+    progress = _progress("replay")
+    if progress is None or path in (None, "-") or isinstance(lines, str):
+        return name, lines
+    try:
+        total = os.path.getsize(path)
+    except OSError:
+        return name, lines
+    return name, _counted_lines(lines, total, progress)
+
+
+def _counted_lines(lines: Iterable[str], total: int, progress: ProgressLine) -> Iterator[str]:
+    done, step, mark = 0, max(1, total // 100), 0
+    for line in lines:
+        done += len(line)  # characters, not bytes: close enough for a share
+        if done >= mark:
+            progress("read", min(done, total), total)
+            mark = done + step
+        yield line
+    progress("read", total, total)
+    progress.done()
+
+
 def write_text(path: str, text: str) -> None:
     """Write a file the command line produces (a report page)."""
     try:
@@ -235,7 +260,7 @@ COMMANDS: list[Command] = [
         "replay",
         _cli_replay.HELP,
         _cli_replay.configure,
-        lambda args: _cli_replay.run(args, sys.stdout, sys.stderr, read_input),
+        lambda args: _cli_replay.run(args, sys.stdout, sys.stderr, _read_replay_input),
     ),
 ]
 

@@ -136,3 +136,30 @@ def test_report_runs_as_a_user_would(tmp_path: Path) -> None:
     )  # fmt: skip
     assert (result.returncode, result.stderr) == (0, "")
     assert (tmp_path / "r.html").read_text("utf-8").count("R21") >= 1
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("command", "phase"), [("check", "check"), ("report", "fold"), ("replay", "read")]
+)
+def test_a_terminal_sees_progress_of_long_commands(
+    command: str, phase: str, tmp_path: Path
+) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(EXAMPLE.read_text("utf-8") * 5, "utf-8")
+    args = [command, str(trace)] + (["-o", str(tmp_path / "t.html")] if command == "report" else [])
+    quiet_out, quiet_err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(quiet_out), contextlib.redirect_stderr(quiet_err):
+        quiet = main(args)
+    out, err = io.StringIO(), _Terminal()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(args)
+    assert quiet_err.getvalue() == ""  # not a terminal: quiet
+    assert (status, out.getvalue()) == (quiet, quiet_out.getvalue())  # same result either way
+    shown = err.getvalue()
+    assert f"{command}: {phase} 100% " in shown
+    assert shown.endswith("\r")  # and the line is cleared at the end
