@@ -1384,8 +1384,35 @@ def decode_message_diagnosed(obj: object, *, strict: bool = False) -> Decoded[j.
     return Decoded(_decode_message(obj, ctx), ctx.finish())
 
 
+_UPDATE_PATH: Final[Path] = ((None, "params"), "update")
+_MAKE_UPDATE_NOTIFICATION: Final = fast_constructor(j.UpdateSessionNotification)
+
+
+def _fast_notification(obj: dict[str, Any], ctx: _Ctx) -> j.UpdateSessionNotification | None:
+    """`session/update` in its plain shape (`jsonrpc`, `method`, `params` with `sessionId`
+    and `update`, nothing else): the members the generic walk would check, checked directly,
+    and the same value built. Anything else (None) takes the generic walk."""
+    if len(obj) != 3 or obj.get("method") != "session/update" or obj.get("jsonrpc") != "2.0":
+        return None
+    params = obj.get("params")
+    if type(params) is not dict or len(params) != 2:
+        return None
+    session_id = params.get("sessionId")
+    update = params.get("update")
+    if type(session_id) is not str or update is None:
+        return None
+    value = _fast_update(update)
+    if value is None:
+        value = SESSION_UPDATE.decode(update, _UPDATE_PATH, ctx)
+    return _MAKE_UPDATE_NOTIFICATION(session_id, value, UNSET, EMPTY_OBJECT, EMPTY_OBJECT)
+
+
 def _decode_message(obj: object, ctx: _Ctx) -> j.Message | j.Batch:
     value: j.Message | j.Batch
+    if type(obj) is dict:
+        fast = _fast_notification(obj, ctx)
+        if fast is not None:
+            return fast
     if type(obj) is list:
         if not obj:
             raise _invalid(None, "a non-empty batch")
