@@ -165,7 +165,7 @@ def feed_ndjson(
             else:
                 line = b"".join((*pending, piece)) if pending else piece
                 pending, size = [], 0
-                if line.strip():
+                if line and not line.isspace():  # blank lines are skipped (no copy)
                     events.append(_parse(line))
         start = stop + 1
     new = NdjsonDecoder(limit, tuple(pending), size, skipping)

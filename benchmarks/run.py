@@ -14,6 +14,11 @@ Phases:
   reduce_loop   acp_core only: `reduce` one event at a time, keeping every state in a list.
   apply_gc_off  acp_core only: `apply` with the cyclic GC disabled around the timed loop, to
                 show what the GC costs (never a headline figure).
+  bytes         NDJSON bytes (read in 64 KiB pieces) to folded sessions: acp_core's framing,
+                JSON parsing, envelope decode, routing, fold; the floor: line splitting,
+                `json.loads`, routing, the mutable fold (benchmarks/bytes_phase.py).
+  bytes_connection  acp_core only: the same bytes through a `ClientConnection`
+                (`receive_bytes`: engines, bookkeeping and the client's view as well).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `acp_cor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import acp_core
-from benchmarks import sdk_adapter
+from benchmarks import bytes_phase, sdk_adapter
 from benchmarks.floor import floor_message_text, floor_terminal_bytes, fold_floor, new_floor_state
 from benchmarks.workloads import SESSION_ID, Workload, build_all
 
@@ -46,6 +51,8 @@ APPLY = "apply"
 DECODE_APPLY = "decode+apply"
 REDUCE_LOOP = "reduce_loop"
 APPLY_GC_OFF = "apply_gc_off"  # extra key: `apply` with the cyclic GC off (what GC costs)
+BYTES = "bytes"  # NDJSON bytes to folded sessions (framing, parse, decode, route, fold)
+BYTES_CONNECTION = "bytes_connection"  # acp_core only: the bytes through a ClientConnection
 SDK_PRIVATE = "private_merge"  # extra key: the SDK's non-public merge without snapshots
 SDK_AT_END = "apply_at_end"  # extra key: public apply() once the session is full size
 SDK_TAIL = 3  # events timed for SDK_AT_END (each can take seconds)
@@ -57,6 +64,7 @@ MIN_SAMPLE_S = 0.05  # a sample repeats a short workload until it lasts this lon
 FLAT_MAX = 1.25
 MIXED_APPLY_MAX = 3.0
 MIXED_DECODE_MAX = 8.0
+MIXED_BYTES_MAX = 2.0
 RETAIN_MAX_BYTES = 200
 FINAL_MAX_BYTES = 100
 SDK_MIN_RATIO = 100.0
@@ -158,12 +166,16 @@ def acp_cases(wl: Workload, decoded: list[Any]) -> list[Case]:
             keep(state)
         return states
 
+    reads = bytes_phase.ndjson_reads(SESSION_ID, wire)
+    client = bytes_phase.open_client(SESSION_ID)
     n = len(wire)
     return [
         Case(ACP, APPLY, apply, n),
         Case(ACP, DECODE_APPLY, decode_apply, n),
         Case(ACP, REDUCE_LOOP, reduce_loop, n),
         Case(ACP, APPLY_GC_OFF, apply, n, gc_off=True),
+        Case(ACP, BYTES, lambda: bytes_phase.acp_bytes(SESSION_ID, reads), n),
+        Case(ACP, BYTES_CONNECTION, lambda: bytes_phase.acp_connection(client, reads), n),
     ]
 
 
@@ -173,9 +185,13 @@ def floor_cases(wl: Workload) -> list[Case]:
     def apply() -> Any:
         return fold_floor(new_floor_state(SESSION_ID), wire)
 
+    reads = bytes_phase.ndjson_reads(SESSION_ID, wire)
     # The floor reads wire dicts directly: it has no decode step, so one measurement serves
     # both phases (see report()).
-    return [Case(FLOOR, APPLY, apply, len(wire))]
+    return [
+        Case(FLOOR, APPLY, apply, len(wire)),
+        Case(FLOOR, BYTES, lambda: bytes_phase.floor_bytes(SESSION_ID, reads), len(wire)),
+    ]
 
 
 def sdk_cases(wl: Workload, sdk: tuple[Any, Any, str], prefix: int) -> tuple[list[Case], list[Any]]:
@@ -485,6 +501,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{out['workloads'][wl.name]['cross_check']}", flush=True)  # fmt: skip
     print()
     print(table(rows))
+    raw = [["workload", "acp_core bytes ev/s", "floor bytes ev/s", "floor/bytes",
+            "via ClientConnection ev/s", "floor/connection"]]  # fmt: skip
+    for name, res in out["results"].items():
+        a, f, c = res[ACP][BYTES], res[FLOOR][BYTES], res[ACP][BYTES_CONNECTION]
+        raw.append([name, fmt_rate(a), fmt_rate(f), f"{f / a:.2f}x", fmt_rate(c), f"{f / c:.2f}x"])
+    print("\nNDJSON bytes to folded sessions (framing, JSON parse, envelope decode, routing, "
+          "fold) vs line splitting + json.loads + the mutable floor:\n")  # fmt: skip
+    print(table(raw))
     print(
         "\nfloor/apply = how many times faster the mutable floor is (lower is better for "
         "acp_core); the floor has no decode step, so one figure serves both phases."
@@ -628,6 +652,14 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
         ratio_d <= MIXED_DECODE_MAX,
         "x",
     )
+    ratio_b = mixed[FLOOR][BYTES] / mixed[ACP][BYTES]
+    add(
+        "mixed bytes vs json.loads + mutable floor",
+        ratio_b,
+        f"<= {MIXED_BYTES_MAX}x",
+        ratio_b <= MIXED_BYTES_MAX,
+        "x",
+    )
     retain = mem["retain_every_state_over_final_bytes_per_event"]
     add(
         "stream_large: every state over final (B/event)",
@@ -690,6 +722,11 @@ def markdown(out: dict[str, Any]) -> str:
                 other = ""
             rows.append([name, impl, fmt_rate(a), fmt_rate(d), other, f"{floor / a:.2f}x",
                          f"{floor / d:.2f}x"])  # fmt: skip
+    raw = [["workload", "acp_core bytes ev/s", "floor bytes ev/s", "floor/bytes",
+            "acp_core via ClientConnection ev/s", "floor/connection"]]  # fmt: skip
+    for name, res in r.items():
+        a, f, c = res[ACP][BYTES], res[FLOOR][BYTES], res[ACP][BYTES_CONNECTION]
+        raw.append([name, fmt_rate(a), fmt_rate(f), f"{f / a:.2f}x", fmt_rate(c), f"{f / c:.2f}x"])
     flat = out["flatness"]
     mem = [["workload", "final state", "final beyond text", "every state", "every - final",
             "floor final"]]  # fmt: skip
@@ -714,6 +751,7 @@ def markdown(out: dict[str, Any]) -> str:
                 + ". Cyclic GC share of acp_core `apply`: "
                 + ", ".join(f"{k} {v:.0%}" for k, v in out["gc_share"].items() if k != "definition")
                 + ".",
+                "NDJSON bytes to folded sessions (`bytes` phase):\n\n" + md(raw),
                 "Memory, bytes per event (tracemalloc):\n\n" + md(mem),
                 "Snapshot of the final state:\n\n" + md(snap),
                 "Targets:\n\n" + md(tg),

@@ -175,3 +175,17 @@ def test_harness_runs_end_to_end_without_the_sdk(
     }
     assert all(s["round_trip_equal"] for s in doc["snapshot"].values())
     assert "| stream_large | acp_core |" in md_file.read_text()
+
+
+def test_the_bytes_phase_readers_build_the_same_session_as_decode_and_fold() -> None:
+    from benchmarks import bytes_phase
+
+    for wl in tiny():
+        reads = bytes_phase.ndjson_reads(SID, wl.v2)
+        assert b"".join(reads).count(b"\n") == len(wl.v2)
+        expected = acp_core.fold(acp_core.new_session(SID), map(acp_core.decode_update, wl.v2))
+        assert bytes_phase.acp_bytes(SID, reads)[SID] == expected
+        conn = bytes_phase.acp_connection(bytes_phase.open_client(SID), reads)
+        assert conn.engine(SID).session == expected
+        floor = bytes_phase.floor_bytes(SID, reads)[SID]
+        assert floor == fold_floor(new_floor_state(SID), wl.v2)
