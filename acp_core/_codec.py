@@ -34,6 +34,7 @@ from ._errors import ArgumentError, DecodeError, Diagnostic
 from ._fastnew import fast_constructor
 from ._json import (
     EMPTY_OBJECT,
+    MAX_INT_BITS,
     UNSET,
     JsonObject,
     JsonValue,
@@ -182,7 +183,7 @@ class _Number(_Codec):
     def decode(self, obj: object, path: Path, ctx: _Ctx) -> float:
         if type(obj) is float and math.isfinite(obj):
             return obj
-        if type(obj) is int:
+        if type(obj) is int and obj.bit_length() <= MAX_INT_BITS:  # else no JSON printer writes it
             return obj
         raise self.fail(path)
 

@@ -26,7 +26,7 @@ from typing import Any, Final, NamedTuple
 import attrs
 import immutables
 
-from ._content import ContentBlock, Diff, ToolCallContent, ToolCallLocation
+from ._content import ContentBlock, ToolCallContent, ToolCallLocation
 from ._errors import DecodeError, LocalProtocolError
 from ._json import UNSET, JsonObject, JsonValue, Meta, Patch, Unset, freeze_given, freeze_json
 from ._jsonrpc import Message, PermissionOption
@@ -194,31 +194,54 @@ def _text_or_block(value: Any, where: str) -> Any:
 
 
 def _wire_valid(part: str, check: Check) -> Check:
-    """`check`, then the codec's strict decoder must accept the value's own encoding: the
-    engine never emits what it would refuse itself (a `move` diff change without `oldPath`).
-    The codec keeps the rule; this only asks it."""
+    """`check`, then the value goes through the codec: encoded, and decoded back strictly.
+    The decoded copy is what the intent keeps. So the engine never emits what it would refuse
+    itself (a `move` diff change without `oldPath`, a list where text belongs, an integer no
+    JSON printer writes), and whatever a caller put inside a value (a dict in `_meta`, a list
+    in `audience`) is frozen, deeply, even though value classes store what they are given.
+    The codec keeps the rules; this only asks it."""
 
     def checked(value: Any, where: str) -> Any:
         value = check(value, where)
-        if type(value) is Diff:
-            from ._codec import decode_part, encode_part  # the codec imports values, not intents
+        from ._codec import decode_part, encode_part  # the codec imports values, not intents
 
-            try:
-                decode_part(part, encode_part(part, value))
-            except DecodeError as e:
-                raise LocalProtocolError(
-                    "E0", f"{where} is not a valid {part} on the wire: {e}"
-                ) from None
-        return value
+        try:
+            return decode_part(part, encode_part(part, value))
+        except DecodeError as e:
+            problem = str(e)
+        except Exception as e:  # a foreign object inside the value: its own methods raised
+            problem = f"{type(e).__name__} while encoding it"
+        raise LocalProtocolError("E0", f"{where} is not a valid {part} on the wire: {problem}")
 
     return checked
 
 
-_block: Final = _instance(*_CONTENT_BLOCKS)
+def _plan_entry(value: Any, where: str) -> PlanEntry:
+    # A plan entry is no codec part of its own: it travels inside an `items` plan.
+    plan: PlanItems = _items_plan(PlanItems("p", (_instance(PlanEntry)(value, where),)), where)
+    entry: PlanEntry = plan.entries[0]
+    return entry
+
+
+_block: Final = _wire_valid("ContentBlock", _instance(*_CONTENT_BLOCKS))
 _blocks: Final = _tuple_of(_block)
 _tool_content: Final = _wire_valid("ToolCallContent", _instance(*_TOOL_CONTENT))
 _tool_contents: Final = _tuple_of(_tool_content)
-_locations: Final = _tuple_of(_instance(ToolCallLocation))
+_locations: Final = _tuple_of(_wire_valid("ToolCallLocation", _instance(ToolCallLocation)))
+_items_plan: Final = _wire_valid("PlanUpdateContent", _instance(PlanItems))
+
+
+def _plan(value: Any, where: str) -> PlanItems | OtherPlan:
+    if isinstance(value, OtherPlan):
+        # Kept as given, frozen: the engine judges its `planId` and `type` (R29, D1).
+        return OtherPlan(_object(value.raw, f"{where}.raw"))
+    plan: PlanItems = _items_plan(value, where)
+    return plan
+
+
+_exit_status: Final = _wire_valid("TerminalExitStatus", _instance(TerminalExitStatus))
+_cost: Final = _wire_valid("Cost", _instance(Cost))
+_option: Final = _wire_valid("PermissionOption", _instance(PermissionOption))
 _meta: Final = _patch(_object)
 _CHECK: Final = "acp_core.check"
 
@@ -349,9 +372,9 @@ class UpdatePlan(_Checked):
     Give `entries` (an `items` plan under `plan_id`) or a whole `plan` value.
     """
 
-    entries: tuple[PlanEntry, ...] = _f(_tuple_of(_instance(PlanEntry)), ())
+    entries: tuple[PlanEntry, ...] = _f(_tuple_of(_plan_entry), ())
     plan_id: str = _f(_str, "plan-1")
-    plan: PlanItems | OtherPlan | None = _f(_or_none(_instance(PlanItems, OtherPlan)), None)
+    plan: PlanItems | OtherPlan | None = _f(_or_none(_plan), None)
 
 
 @attrs.frozen
@@ -410,7 +433,7 @@ class UpdateTerminal(_Checked):
     command: Patch[str] = _f(_patch(_str), UNSET)
     cwd: Patch[str] = _f(_patch(_str), UNSET)
     output: Patch[bytes] = _f(_patch(_bytes), UNSET)
-    exit_status: Patch[TerminalExitStatus] = _f(_patch(_instance(TerminalExitStatus)), UNSET)
+    exit_status: Patch[TerminalExitStatus] = _f(_patch(_exit_status), UNSET)
     meta: Meta = _f(_meta, UNSET)
 
 
@@ -428,7 +451,7 @@ class ReportUsage(_Checked):
 
     used: int = _f(_count)
     size: int = _f(_count)
-    cost: Patch[Cost] = _f(_patch(_instance(Cost)), UNSET)
+    cost: Patch[Cost] = _f(_patch(_cost), UNSET)
 
 
 @attrs.frozen
@@ -449,7 +472,7 @@ class RequestPermission(_Checked):
     """
 
     title: str = _f(_str)
-    options: tuple[PermissionOption, ...] = _f(_tuple_of(_instance(PermissionOption)))
+    options: tuple[PermissionOption, ...] = _f(_tuple_of(_option))
     tool_call_id: str | None = _f(_or_none(_str), None)
     description: str | Unset = _f(_or_unset(_str), UNSET)
     request_id: int | str | None = _f(_request_id, None)

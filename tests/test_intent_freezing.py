@@ -96,6 +96,14 @@ def _loosen(value: object) -> object:
         return {k: _loosen(v) for k, v in value.items()}
     if type(value) is bytes:
         return bytearray(value)
+    if attrs.has(type(value)):  # a value inside the intent: loosen its fields too
+        return attrs.evolve(
+            value,  # type: ignore[misc]
+            **{
+                a.name.lstrip("_"): _loosen(getattr(value, a.name))
+                for a in attrs.fields(type(value))
+            },
+        )
     return value
 
 
@@ -111,6 +119,9 @@ def _scramble(value: object) -> None:
         value["changed"] = True
     elif isinstance(value, bytearray):
         value += b"changed"
+    elif attrs.has(type(value)):
+        for a in attrs.fields(type(value)):
+            _scramble(getattr(value, a.name))
 
 
 _INTENT_KINDS = [k for k in (*AGENT_INPUTS, *CLIENT_INPUTS) if k is not acp.Received]
@@ -176,6 +187,53 @@ def test_raw_input_given_as_a_dict_is_not_shared_with_the_engine_or_the_wire() -
     # ...and changing the wire dict already returned does not reach the engine either.
     out[0]["params"]["update"]["rawInput"]["path"] = "/c"
     assert acp.thaw_json(agent.session.tool_calls["t1"].raw_input)["path"] == "/a"  # type: ignore[index]
+
+
+def test_a_dict_inside_a_value_inside_an_intent_is_frozen_too() -> None:
+    # Value classes store what they are given; the intent keeps the codec's frozen copy.
+    meta = {"trace": ["a"]}
+    block = acp.TextContent("hi", meta=meta)  # type: ignore[arg-type]
+    intent = acp.SendAgentText(block)
+    meta["trace"].append("b")
+    assert intent.content == acp.TextContent("hi", meta=acp.freeze_json({"trace": ["a"]}))
+    assert _mutable_parts(intent) == []
+    hash(intent)
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        (lambda: acp.SendAgentText(acp.TextContent(["x"])), "SendAgentText.content"),  # type: ignore[arg-type]
+        (
+            lambda: acp.SendPrompt((acp.TextContent("x", meta={"n": 10**5000}),)),
+            "SendPrompt.content[0]",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: acp.RequestPermission("t", (acp.PermissionOption(5, "n", "allow_once"),)),
+            "RequestPermission.options[0]",
+        ),  # type: ignore[arg-type]
+        (lambda: acp.ReportUsage(1, 2, acp.Cost(10**5000, "USD")), "ReportUsage.cost"),
+        (
+            lambda: acp.UpdatePlan((acp.PlanEntry(None, "high", "pending"),)),
+            "UpdatePlan.entries[0]",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: acp.UpdateTerminal("x", exit_status=acp.TerminalExitStatus(exit_code="1")),
+            "UpdateTerminal.exit_status",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: acp.StartToolCall("t", locations=(acp.ToolCallLocation(5),)),
+            "StartToolCall.locations[0]",
+        ),  # type: ignore[arg-type]
+    ],
+)
+def test_a_value_the_strict_decoder_refuses_is_refused_in_the_intent(
+    build: Callable[[], object], field: str
+) -> None:
+    with pytest.raises(acp.LocalProtocolError) as e:
+        build()
+    assert e.value.rule == "E0"
+    assert field in e.value.detail
 
 
 def test_terminal_bytes_given_as_a_bytearray_are_copied() -> None:
