@@ -213,8 +213,7 @@ class EchoAgent:
             acp.StartToolCall("Echo tool", call, kind="other", raw_input=acp.freeze_json(text)),
         )
         if self.cancelled(session_id):  # cancelled already: no point asking
-            await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
-            await self.do(session_id, acp.EndTurn())  # goes out as `cancelled` (R21)
+            await self.wind_down(session_id, call)
             return
         await self.do(session_id, acp.RequestPermission("Run the echo tool?", OPTIONS, call))
         # The connection picked the request's id (unique on the connection).
@@ -238,8 +237,7 @@ class EchoAgent:
                 acp.CancelPermission(request_id),
                 unless=lambda engine: request_id not in engine.pending,  # answered meanwhile
             )
-            await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
-            await self.do(session_id, acp.EndTurn())  # goes out as `cancelled` (R21)
+            await self.wind_down(session_id, call)
             return
         if not decision.approved:
             await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
@@ -251,13 +249,17 @@ class EchoAgent:
         for word in words:
             await asyncio.sleep(self.delay)  # the tool at work; the receive loop runs meanwhile
             if self.cancelled(session_id):
-                await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
-                await self.do(session_id, acp.EndTurn())  # goes out as `cancelled` (R21)
+                await self.wind_down(session_id, call)
                 return
             chunk = acp.ToolContent(acp.TextContent(word + "\n"))
             await self.do(session_id, acp.SendToolContent(call, chunk))
         await self.do(session_id, acp.FinishToolCall(call))
         await self.do(session_id, acp.SendAgentText(f"The tool echoed {len(words)} words."))
+        await self.do(session_id, acp.EndTurn())
+
+    async def wind_down(self, session_id: str, call: str) -> None:
+        """End a cancelled turn: its tool call `cancelled`, then idle (`cancelled`, R21)."""
+        await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
         await self.do(session_id, acp.EndTurn())
 
 

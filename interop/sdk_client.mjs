@@ -192,7 +192,9 @@ async function runTurn(session, mode) {
     const update = message.update;
     const state = "state" in update ? `:${update.state}` : "";
     turn.updates.push(`${update.sessionUpdate}${state}`);
-    if (update.sessionUpdate === "user_message") turn.userMessageIds.push(update.messageId);
+    if (update.sessionUpdate === "user_message" && typeof update.messageId === "string") {
+      turn.userMessageIds.push(update.messageId);
+    }
     if (message.kind === "stop" && active) {
       turn.ended = true;
       turn.stopReason = message.stopReason ?? null;
