@@ -2,7 +2,7 @@
 /**
  * An agent on the official ACP TypeScript SDK (`experimental/v2`), for acp-core's interop tests.
  *
- *   node sdk_agent.mjs [--step-delay-ms 30] [--expect FILE] [--trace FILE] [--extra-update JSON]
+ *   node sdk_agent.mjs [--step-delay-ms 30] [--expect FILE] [--trace FILE] [--extra-updates JSON]
  *
  * Every prompt runs one scripted turn over most of the update surface both acp-core and the
  * SDK know (messages, thought, plan, a named tool call with a permission request, a terminal,
@@ -13,8 +13,9 @@
  * `--expect FILE` writes, after every turn, what a client's view must hold by now:
  * `{sessionId: document}` in the shape of acp-core's snapshot (docs/snapshot.md), built here
  * from what this agent sent, independently of acp-core. `--trace FILE` records the traffic
- * as this agent saw it. `--extra-update JSON` sends that update right after each turn's user
- * message, unchecked and left out of the expectations (to prove the client's detectors work).
+ * as this agent saw it. `--extra-updates JSON` (a list) sends those updates right after each
+ * turn's user message, unchecked and left out of the expectations (to prove the client's
+ * detectors work).
  */
 
 import { writeFileSync } from "node:fs";
@@ -65,8 +66,8 @@ const app = acp
     const messageId = `sdk-user-${n}`;
     await send({ sessionUpdate: "user_message", messageId, content: params.prompt });
     await send({ sessionUpdate: "state_update", state: "running" });
-    if (args["extra-update"]) {
-      await client.notify("session/update", { sessionId: session.id, update: JSON.parse(args["extra-update"]) });
+    for (const update of JSON.parse(args["extra-updates"] ?? "[]")) {
+      await client.notify("session/update", { sessionId: session.id, update });
     }
     void turn(session, n, send, client, abort.signal).finally(() => {
       session.turn = null;

@@ -188,7 +188,7 @@ async function runTurn(session, mode) {
       problems.push({ kind: "no-idle", detail: `${mode}: no idle within ${timeoutMs} ms` });
       return { ...turn, ms: Date.now() - t0 };
     }
-    same(`session/update (${mode})`, raw.updates.shift(), message.notification);
+    delivered(mode, message.notification);
     const update = message.update;
     const state = "state" in update ? `:${update.state}` : "";
     turn.updates.push(`${update.sessionUpdate}${state}`);
@@ -272,15 +272,37 @@ function promptRequestId(text) {
   return undefined;
 }
 
+/**
+ * Match a delivered `session/update` with the raw ones in arrival order: those skipped over
+ * were dropped; one that matches none was altered (it is compared with the oldest).
+ * @param {string} mode @param {unknown} notification
+ */
+function delivered(mode, notification) {
+  const at = raw.updates.findIndex((wire) => equalJson(wire, notification));
+  if (at < 0) {
+    same(`session/update (${mode})`, raw.updates.shift(), notification);
+    return;
+  }
+  for (const dropped of raw.updates.splice(0, at)) {
+    problems.push({ kind: "dropped", detail: `session/update (${mode}): ${describe(dropped)}` });
+  }
+  raw.updates.shift();
+}
+
 /** Report unless the SDK handed over exactly what crossed the wire. */
 function same(/** @type {string} */ what, /** @type {unknown} */ wire, /** @type {unknown} */ got) {
-  const json = (/** @type {unknown} */ v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
-  if (!isDeepStrictEqual(json(wire), json(got))) {
+  if (!equalJson(wire, got)) {
     problems.push({
       kind: "altered",
       detail: `${what}: wire ${JSON.stringify(wire)} became ${JSON.stringify(got)}`,
     });
   }
+}
+
+/** Equal as JSON (an `undefined` member and a missing one are the same). */
+function equalJson(/** @type {unknown} */ a, /** @type {unknown} */ b) {
+  const json = (/** @type {unknown} */ v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+  return isDeepStrictEqual(json(a), json(b));
 }
 
 // -- small helpers ----------------------------------------------------------------------------
