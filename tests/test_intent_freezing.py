@@ -53,6 +53,29 @@ MISTYPED: list[tuple[Callable[[], object], str]] = [
     (lambda: acp.AnswerPermission(1, None), "AnswerPermission.option_id"),  # type: ignore[arg-type]
     (lambda: acp.CancelPermission(object()), "CancelPermission.request_id"),  # type: ignore[arg-type]
     (lambda: acp.ReportAbort(detail=b"x"), "ReportAbort.detail"),  # type: ignore[arg-type]
+    # A value the strict decoder refuses, inside an intent (value classes store anything).
+    (lambda: acp.SendAgentText(acp.TextContent(["x"])), "SendAgentText.content"),  # type: ignore[arg-type]
+    (
+        lambda: acp.SendPrompt((acp.TextContent("x", meta={"n": 10**5000}),)),
+        "SendPrompt.content[0]",
+    ),  # type: ignore[arg-type]
+    (
+        lambda: acp.RequestPermission("t", (acp.PermissionOption(5, "n", "allow_once"),)),
+        "RequestPermission.options[0]",
+    ),  # type: ignore[arg-type]
+    (lambda: acp.ReportUsage(1, 2, acp.Cost(10**5000, "USD")), "ReportUsage.cost"),
+    (
+        lambda: acp.UpdatePlan((acp.PlanEntry(None, "high", "pending"),)),
+        "UpdatePlan.entries[0]",
+    ),  # type: ignore[arg-type]
+    (
+        lambda: acp.UpdateTerminal("x", exit_status=acp.TerminalExitStatus(exit_code="1")),
+        "UpdateTerminal.exit_status",
+    ),  # type: ignore[arg-type]
+    (
+        lambda: acp.StartToolCall("t", locations=(acp.ToolCallLocation(5),)),
+        "StartToolCall.locations[0]",
+    ),  # type: ignore[arg-type]
 ]
 
 
@@ -198,42 +221,6 @@ def test_a_dict_inside_a_value_inside_an_intent_is_frozen_too() -> None:
     assert intent.content == acp.TextContent("hi", meta=acp.freeze_json({"trace": ["a"]}))
     assert _mutable_parts(intent) == []
     hash(intent)
-
-
-@pytest.mark.parametrize(
-    ("build", "field"),
-    [
-        (lambda: acp.SendAgentText(acp.TextContent(["x"])), "SendAgentText.content"),  # type: ignore[arg-type]
-        (
-            lambda: acp.SendPrompt((acp.TextContent("x", meta={"n": 10**5000}),)),
-            "SendPrompt.content[0]",
-        ),  # type: ignore[arg-type]
-        (
-            lambda: acp.RequestPermission("t", (acp.PermissionOption(5, "n", "allow_once"),)),
-            "RequestPermission.options[0]",
-        ),  # type: ignore[arg-type]
-        (lambda: acp.ReportUsage(1, 2, acp.Cost(10**5000, "USD")), "ReportUsage.cost"),
-        (
-            lambda: acp.UpdatePlan((acp.PlanEntry(None, "high", "pending"),)),
-            "UpdatePlan.entries[0]",
-        ),  # type: ignore[arg-type]
-        (
-            lambda: acp.UpdateTerminal("x", exit_status=acp.TerminalExitStatus(exit_code="1")),
-            "UpdateTerminal.exit_status",
-        ),  # type: ignore[arg-type]
-        (
-            lambda: acp.StartToolCall("t", locations=(acp.ToolCallLocation(5),)),
-            "StartToolCall.locations[0]",
-        ),  # type: ignore[arg-type]
-    ],
-)
-def test_a_value_the_strict_decoder_refuses_is_refused_in_the_intent(
-    build: Callable[[], object], field: str
-) -> None:
-    with pytest.raises(acp.LocalProtocolError) as e:
-        build()
-    assert e.value.rule == "E0"
-    assert field in e.value.detail
 
 
 def test_terminal_bytes_given_as_a_bytearray_are_copied() -> None:
