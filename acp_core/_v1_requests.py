@@ -22,7 +22,14 @@ from ._json import freeze_json
 from ._pcoll import PMap
 from ._updates import RequiresActionStateUpdate, RunningStateUpdate
 from ._v1_policy import INVALID_MESSAGE, TERMINAL_RELEASED, UNANSWERABLE_ELICITATION
-from ._v1_state import TOOL, Pending, V1Elicitation, V1ElicitationAnswer, id_key
+from ._v1_state import (
+    TOOL,
+    Pending,
+    RequestRef,
+    V1Elicitation,
+    V1ElicitationAnswer,
+    request_ref,
+)
 from ._v1_step import Step
 
 __all__ = [
@@ -44,7 +51,7 @@ TERMINAL_METHODS: Final = frozenset(
 # -- blocking requests (permissions and elicitations) -----------------------------------------
 
 
-def wait(step: Step, sid: str, key: str) -> None:
+def wait(step: Step, sid: str, key: RequestRef) -> None:
     """A request the user must answer: inside a turn the work is blocked (a request while
     idle changes nothing, Q33)."""
     session = step.get(sid)
@@ -53,7 +60,7 @@ def wait(step: Step, sid: str, key: str) -> None:
     step.put(sid, attrs.evolve(session, waiting=(*session.waiting, key)))
 
 
-def unwait(step: Step, sid: str, key: str) -> None:
+def unwait(step: Step, sid: str, key: RequestRef) -> None:
     """The user answered: the work resumes once nothing else waits for an answer."""
     session = step.get(sid)
     waiting = tuple(k for k in session.waiting if k != key)
@@ -67,9 +74,9 @@ def unwait(step: Step, sid: str, key: str) -> None:
 
 def session_new(step: Step, msg: dict[str, Any], sender: str) -> None:
     """`session/new` carries no sessionId: its result names the session it opens."""
-    rid = id_key(msg["id"])
-    if rid is not None:
-        step.requests = step.requests.set(f"{sender}:{rid}", Pending("session/new", "", msg["id"]))
+    key = request_ref(sender, msg["id"])
+    if key is not None:
+        step.requests = step.requests.set(key, Pending("session/new", "", msg["id"]))
 
 
 def _session_opened(step: Step, msg: dict[str, Any], path: str) -> None:
@@ -87,11 +94,11 @@ def _session_opened(step: Step, msg: dict[str, Any], path: str) -> None:
 
 
 def elicitation(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str) -> None:
-    rid = id_key(msg["id"])
+    key = request_ref(sender, msg["id"])
     params: dict[str, Any] = msg["params"]
     message = params.get("message")
-    if rid is None or type(message) is not str:
-        what = "an invalid request id" if rid is None else "no string message"
+    if key is None or type(message) is not str:
+        what = "an invalid request id" if key is None else "no string message"
         step.diag(UNANSWERABLE_ELICITATION, path, f"elicitation/create with {what}: skipped")
         return
     try:
@@ -100,14 +107,15 @@ def elicitation(step: Step, sid: str, msg: dict[str, Any], sender: str, path: st
         step.diag(UNANSWERABLE_ELICITATION, path, f"elicitation/create skipped: {e}")
         return
     assert isinstance(frozen, PMap)
-    key = f"{sender}:{rid}"
     step.end_runs(sid, TOOL)  # what the agent says after the user answered is a new message
     step.requests = step.requests.set(key, Pending("elicitation", sid, msg["id"], label=message))
     wait(step, sid, key)
     step.event(sid, V1Elicitation(msg["id"], message, frozen))
 
 
-def _elicitation_answered(step: Step, pending: Pending, key: str, msg: dict[str, Any]) -> None:
+def _elicitation_answered(
+    step: Step, pending: Pending, key: RequestRef, msg: dict[str, Any]
+) -> None:
     answer = msg.get("result", msg.get("error"))
     action = answer.get("action") if type(answer) is dict and "error" not in msg else None
     try:
@@ -126,8 +134,8 @@ def _elicitation_answered(step: Step, pending: Pending, key: str, msg: dict[str,
 
 def terminal(step: Step, sid: str, msg: dict[str, Any], sender: str) -> None:
     """Remember a `terminal/*` request until the client's answer shows what happened."""
-    rid = id_key(msg["id"])
-    if rid is None:
+    key = request_ref(sender, msg["id"])
+    if key is None:
         return
     method: str = msg["method"]
     params: dict[str, Any] = msg["params"]
@@ -149,7 +157,7 @@ def terminal(step: Step, sid: str, msg: dict[str, Any], sender: str) -> None:
         if type(terminal_id) is not str:
             return
         pending = Pending(method, sid, msg["id"], terminal_id=terminal_id)
-    step.requests = step.requests.set(f"{sender}:{rid}", pending)
+    step.requests = step.requests.set(key, pending)
 
 
 def _exit_status(value: object) -> dict[str, Any]:
@@ -209,7 +217,7 @@ def _terminal_answered(step: Step, pending: Pending, msg: dict[str, Any], path: 
 # -- answers --------------------------------------------------------------------------------
 
 
-def answered(step: Step, pending: Pending, key: str, msg: dict[str, Any], path: str) -> None:
+def answered(step: Step, pending: Pending, key: RequestRef, msg: dict[str, Any], path: str) -> None:
     """The response to a request of this module."""
     if pending.kind == "session/new":
         _session_opened(step, msg, path)

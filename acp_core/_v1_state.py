@@ -9,7 +9,7 @@ Must not know: how a message is normalized (`_v1.py`, `_v1_messages.py`, `_v1_tu
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, TypeAlias
 
 import attrs
 
@@ -18,6 +18,7 @@ from ._errors import Diagnostic
 from ._json import JsonObject, JsonValue
 from ._jsonrpc import CancelSessionNotification, RequestId, RequestPermissionRequest, RpcError
 from ._pcoll import PMap, PVec
+from ._predicates import RequestKey, request_key
 from ._updates import SessionUpdate
 from ._v1_policy import V1Policy
 
@@ -39,6 +40,7 @@ __all__ = [
     "NormalizedUpdate",
     "Pending",
     "PromptError",
+    "RequestRef",
     "Run",
     "ToolSeen",
     "V1Elicitation",
@@ -47,9 +49,9 @@ __all__ = [
     "V1Result",
     "V1Session",
     "V1State",
-    "id_key",
     "id_text",
     "new_v1_state",
+    "request_ref",
     "with_runs",
     "with_tools",
 ]
@@ -63,6 +65,8 @@ ROLES: Final = {
     "agent_message_chunk": AGENT,
     "agent_thought_chunk": THOUGHT,
 }
+#: A request as the normalizer tracks it: (who asked, the id's `request_key`).
+RequestRef: TypeAlias = tuple[str, RequestKey]
 #: Prefix of every synthetic id; real ids starting with it are escaped to `v1:id:<id>`.
 RESERVED: Final = "v1:"
 # Boundary categories of non-chunk updates (see BoundaryPolicy).
@@ -189,7 +193,7 @@ class ToolSeen:
 class Echo:
     """The live prompt, for recognising an agent's echo of it (until the reply starts)."""
 
-    request_key: str
+    request: RequestRef
     message_id: str
     text: str
     blocks: tuple[ContentBlock, ...]  # the prompt's non-text blocks
@@ -205,8 +209,8 @@ class V1Session:
     runs: PMap[str, Run] = attrs.field(factory=PMap)
     aliases: PMap[str, str] = attrs.field(factory=PMap)
     tools: PMap[str, ToolSeen] = attrs.field(factory=PMap)
-    prompts: tuple[str, ...] = ()  # outstanding prompt request keys, oldest first
-    waiting: tuple[str, ...] = ()  # outstanding permission and elicitation request keys
+    prompts: tuple[RequestRef, ...] = ()  # outstanding prompt requests, oldest first
+    waiting: tuple[RequestRef, ...] = ()  # outstanding permission requests and elicitations
     echo: Echo | None = None
     prompt_ids: PMap[str, int] = attrs.field(factory=PMap)
     id_roles: PMap[str, str] = attrs.field(factory=PMap)  # real message id -> first role
@@ -215,7 +219,7 @@ class V1Session:
 
 @attrs.frozen
 class Pending:
-    """A request awaiting its response, keyed in `V1State.requests` by `<requester>:<id>`:
+    """A request awaiting its response, keyed in `V1State.requests` by `request_ref`:
     the client's prompts and `session/new`, the agent's permission requests, elicitations
     and `terminal/*` requests.
 
@@ -243,7 +247,7 @@ class V1State:
 
     policy: V1Policy
     sessions: PMap[str, V1Session] = attrs.field(factory=PMap)
-    requests: PMap[str, Pending] = attrs.field(factory=PMap)
+    requests: PMap[RequestRef, Pending] = attrs.field(factory=PMap)
 
 
 @attrs.frozen
@@ -307,14 +311,11 @@ def with_tools(s: V1Session, tools: PMap[str, ToolSeen]) -> V1Session:
     )
 
 
-def id_key(value: object) -> str | None:
-    """A request id as a map key that keeps `1` and `"1"` apart (None: not a valid id)."""
-    if value is None:
-        return "null"
-    if type(value) is int:
-        return f"i{value:x}"  # hex: no digit limit (decimal str() refuses 4,300+ digits)
-    if type(value) is str:
-        return f"s{value}"
+def request_ref(requester: str, value: object) -> RequestRef | None:
+    """A request as the normalizer keys it: who asked, and its id as `request_key` spells it
+    (so 1 and "1" stay apart); None when `value` is not a JSON-RPC id."""
+    if value is None or type(value) in (int, str):
+        return (requester, request_key(value))
     return None
 
 

@@ -41,12 +41,12 @@ from ._v1_state import (
     Pending,
     PromptError,
     ToolSeen,
-    id_key,
     id_text,
+    request_ref,
     with_tools,
 )
 from ._v1_step import Step
-from ._v1_wire import tool_call_fields
+from ._v1_wire import TOOL_FIELDS, tool_call_fields
 
 __all__ = ["cancel", "permission", "prompt", "response", "tool"]
 
@@ -56,16 +56,6 @@ _CREATE_DEFAULTS: Final[tuple[tuple[str, object], ...]] = (
     ("locations", []),
     ("status", "pending"),
     ("kind", "other"),
-)
-_TOOL_KEYS: Final = (
-    "title",
-    "kind",
-    "status",
-    "content",
-    "locations",
-    "rawInput",
-    "rawOutput",
-    "_meta",
 )
 
 
@@ -79,7 +69,7 @@ def tool(step: Step, sid: str, update: Mapping[str, Any], path: str, *, create: 
         return
     session = step.get(sid)
     known = session.tools.get(tool_call_id)
-    fields = tuple(k for k in _TOOL_KEYS if k in wire)
+    fields = tuple(k for k in TOOL_FIELDS if k in wire)
     if create:
         if known is not None and known.created:
             reset = [k for k, _ in _CREATE_DEFAULTS if k not in wire]
@@ -124,13 +114,12 @@ def tool(step: Step, sid: str, update: Mapping[str, Any], path: str, *, create: 
 
 def prompt(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str) -> None:
     request_id = msg["id"]
-    rid = id_key(request_id)
-    if rid is None:
+    key = request_ref(sender, request_id)
+    if key is None:
         step.diag(INVALID_MESSAGE, path, "session/prompt with an invalid request id: skipped")
         return
     step.end_runs(sid, TURN)
     session = step.get(sid)
-    key = f"{sender}:{rid}"
     base = f"{RESERVED}prompt:{id_text(request_id)}"
     used = session.prompt_ids.get(base, 0)
     message_id = base if used == 0 else f"{base}#{used + 1}"
@@ -174,8 +163,8 @@ def cancel(step: Step, sid: str, msg: dict[str, Any], path: str) -> None:
 
 
 def permission(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str) -> None:
-    rid = id_key(msg["id"])
-    if rid is None:
+    key = request_ref(sender, msg["id"])
+    if key is None:
         step.diag(INVALID_MESSAGE, path, "permission request with an invalid id: skipped")
         return
     params: dict[str, Any] = msg["params"]
@@ -187,7 +176,6 @@ def permission(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str
         wire, _ = tool_call_fields(tool_call, f"{path}.toolCall")
         del wire["sessionUpdate"]
         subject = {"type": "tool_call", "toolCall": wire}
-    key = f"{sender}:{rid}"
     # A title the request already has (v2-shaped traffic) wins over the tool call's.
     title = params.get("title")
     if type(title) is not str and type(tool_call) is dict:
@@ -211,17 +199,16 @@ def permission(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str
 
 
 def response(step: Step, msg: dict[str, Any], sender: str | None, path: str) -> None:
-    rid = id_key(msg["id"])
     requesters = (
         ("client", "agent")
         if sender is None
         else (("client",) if sender == "agent" else ("agent",))
     )
     pending = None
-    key = ""
+    key = None
     for requester in requesters:
-        key = f"{requester}:{rid}"
-        pending = step.requests.get(key)
+        key = request_ref(requester, msg["id"])
+        pending = None if key is None else step.requests.get(key)
         if pending is not None:
             break
     result = msg.get("result")
@@ -239,18 +226,20 @@ def response(step: Step, msg: dict[str, Any], sender: str | None, path: str) -> 
         )
         pending = Pending("prompt", sid, msg["id"])
     else:
+        assert key is not None
         step.requests = step.requests.delete(key)
     sid = pending.session_id
-    if pending.kind == "permission":
-        unwait(step, sid, key)
-        return
     if pending.kind != "prompt":
-        answered(step, pending, key, msg, path)
+        assert key is not None  # only a prompt result is ever taken without its request
+        if pending.kind == "permission":
+            unwait(step, sid, key)
+        else:
+            answered(step, pending, key, msg, path)
         return
     step.end_runs(sid, TURN)
     session = step.get(sid)
     prompts = tuple(k for k in session.prompts if k != key)
-    echo = session.echo if session.echo is None or session.echo.request_key != key else None
+    echo = session.echo if session.echo is None or session.echo.request != key else None
     step.put(sid, attrs.evolve(session, prompts=prompts, echo=echo))
     if "error" in msg:
         step.emit(sid, IdleStateUpdate())

@@ -18,6 +18,7 @@ from ._v1_policy import NULL_IGNORED, TERMINAL_REFERENCE
 
 __all__ = [
     "PLAN_ID",
+    "TOOL_FIELDS",
     "V1_DIFF_META_KEY",
     "commands_update",
     "config_option_update",
@@ -31,8 +32,8 @@ PLAN_ID: Final = "main"
 #: `_meta` key under which a converted v1 diff keeps its original `oldText`/`newText`.
 V1_DIFF_META_KEY: Final = "acp.v1/diff"
 
-# Fields of a v1 ToolCall / ToolCallUpdate, in wire order; the rest is carried as-is.
-_TOOL_FIELDS: Final = (
+#: Fields of a v1 ToolCall / ToolCallUpdate, in wire order; the rest is carried as-is.
+TOOL_FIELDS: Final = (
     "title",
     "kind",
     "status",
@@ -127,7 +128,7 @@ def tool_call_fields(obj: Mapping[str, Any], path: str) -> tuple[dict[str, Any],
     diags: list[Diagnostic] = []
     out: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": obj.get("toolCallId")}
     nulls: list[str] = []
-    for key in _TOOL_FIELDS:
+    for key in TOOL_FIELDS:
         if key not in obj:
             continue
         value = obj[key]
@@ -138,7 +139,7 @@ def tool_call_fields(obj: Mapping[str, Any], path: str) -> tuple[dict[str, Any],
             value = _content_items(value, path, diags)
         out[key] = value
     for key, value in obj.items():
-        if key not in out and key not in _TOOL_FIELDS and key != "sessionUpdate":
+        if key not in out and key not in TOOL_FIELDS and key != "sessionUpdate":
             out[key] = value
     if nulls:
         diags.append(
