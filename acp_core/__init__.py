@@ -173,7 +173,14 @@ from ._pcoll import PVec
 from ._reduce import reduce
 from ._render import render_session
 from ._report import build_report, report_path_beside
-from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
+from ._revision import (
+    DEFAULT_REVISION,
+    KNOWN_UPDATE_TAGS,
+    REVISIONS,
+    V2_2026_08,
+    V2_2026_11,
+    Revision,
+)
 from ._rules import RULES, Rule, rules_markdown
 from ._snapshot import restore, snapshot
 from ._state import (
@@ -260,6 +267,8 @@ __all__ = [
     "DEFAULT_MAX_LINE",
     "DEFAULT_REVISION",
     "EMPTY_OBJECT",
+    "KNOWN_UPDATE_TAGS",
+    "REVISIONS",
     "RULES",
     "UNSET",
     "V2_2026_08",

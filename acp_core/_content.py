@@ -3,13 +3,15 @@
 Owns: the frozen value types for message content (MCP-aligned blocks) and tool-call content
 (content items, diffs, display-terminal references), each family with an `Other*` variant
 that keeps an unknown payload verbatim.
-Must not know: JSON wire names or how values are decoded (that is `_codec.py`), state.
+Must not know: how values are decoded (`_codec*.py`), state. The wire shape is derived from
+these classes; `__wire_tag__` and `wire(...)` metadata state only its exceptions (`_wire.py`).
 
 Conventions shared by every value type in acp-core:
-- field names are the snake_case of the wire keys; required fields come first;
+- field names are the snake_case of the wire keys (`meta` is `_meta`); required fields come
+  first; a field without a default is required on the wire;
 - optional fields are tri-state: `UNSET` (absent), `None` (null) or a value, so a decoded
   value re-encodes to exactly the dict it came from;
-- `meta` is the wire `_meta`; `extra` keeps unknown keys (frozen) for lossless round trips;
+- `extra` keeps unknown keys (frozen) for lossless round trips;
 - open enums are plain `str` with the known values as constants on a namespace class.
 """
 
@@ -20,6 +22,7 @@ from typing import Final, TypeAlias
 import attrs
 
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._wire import wire, wire_tag
 
 __all__ = [
     "Annotations",
@@ -63,6 +66,8 @@ class Annotations:
 class TextContent:
     """`{"type": "text"}`: text, rendered as Markdown by clients."""
 
+    __wire_tag__ = wire_tag(type="text")
+
     text: str
     annotations: Patch[Annotations] = UNSET
     meta: Meta = UNSET
@@ -72,6 +77,8 @@ class TextContent:
 @attrs.frozen
 class ImageContent:
     """`{"type": "image"}`: base64 image data."""
+
+    __wire_tag__ = wire_tag(type="image")
 
     data: str
     mime_type: str
@@ -84,6 +91,8 @@ class ImageContent:
 @attrs.frozen
 class AudioContent:
     """`{"type": "audio"}`: base64 audio data."""
+
+    __wire_tag__ = wire_tag(type="audio")
 
     data: str
     mime_type: str
@@ -107,13 +116,15 @@ class Icon:
 class ResourceLink:
     """`{"type": "resource_link"}`: a reference to a resource the agent can fetch."""
 
+    __wire_tag__ = wire_tag(type="resource_link")
+
     name: str
     uri: str
     title: Patch[str] = UNSET
     description: Patch[str] = UNSET
     icons: Patch[tuple[Icon, ...]] = UNSET
     mime_type: Patch[str] = UNSET
-    size: Patch[int] = UNSET
+    size: Patch[int] = attrs.field(default=UNSET, metadata=wire(codec="int64"))
     annotations: Patch[Annotations] = UNSET
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -144,6 +155,8 @@ class BlobResourceContents:
 @attrs.frozen
 class EmbeddedResource:
     """`{"type": "resource"}`: resource contents embedded in the message."""
+
+    __wire_tag__ = wire_tag(type="resource")
 
     resource: TextResourceContents | BlobResourceContents
     annotations: Patch[Annotations] = UNSET
@@ -198,7 +211,7 @@ class DiffChange:
 
     operation: str
     path: str
-    old_path: Patch[str] = UNSET
+    old_path: Patch[str] = attrs.field(default=UNSET, metadata=wire(lenient=False))
     file_type: Patch[str] = UNSET
     mime_type: Patch[str] = UNSET
     meta: Meta = UNSET
@@ -232,6 +245,8 @@ class DiffPatch:
 class ToolContent:
     """`{"type": "content"}`: a content block produced by a tool (schema name `Content`)."""
 
+    __wire_tag__ = wire_tag(type="content")
+
     content: ContentBlock
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -240,6 +255,8 @@ class ToolContent:
 @attrs.frozen
 class Diff:
     """`{"type": "diff"}`: file changes; `changes` is authoritative, `patch` optional."""
+
+    __wire_tag__ = wire_tag(type="diff")
 
     changes: tuple[DiffChange | OtherDiffChange, ...]
     patch: Patch[DiffPatch] = UNSET
@@ -250,6 +267,8 @@ class Diff:
 @attrs.frozen
 class TerminalRef:
     """`{"type": "terminal"}`: a display anchor for an agent-owned terminal (schema `Terminal`)."""
+
+    __wire_tag__ = wire_tag(type="terminal")
 
     terminal_id: str
     meta: Meta = UNSET
@@ -290,6 +309,6 @@ class ToolCallLocation:
     """A file location a tool call touches (`line` is 1-based; 0 means no line)."""
 
     path: str
-    line: Patch[int] = UNSET
+    line: Patch[int] = attrs.field(default=UNSET, metadata=wire(codec="uint32"))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT

@@ -1,26 +1,48 @@
-"""Fast positional constructors for frozen attrs classes, for the hot paths only.
+"""Generated code: fast positional constructors for frozen attrs classes, and the one place
+that compiles generated source.
 
 Owns: `fast_constructor(cls)`, which returns a function building an instance of `cls` from
-all its fields, positionally, by setting the slots directly.
+all its fields, positionally, by setting the slots directly; and `compile_generated`, which
+compiles generated source under a readable file name registered in `linecache` (as attrs'
+`_linecache_and_compile` does), so tracebacks, `inspect.getsource` and debuggers show it.
 Must not know: any ACP type.
 
 Why: attrs' frozen `__init__` goes through `object.__setattr__` once per field; calling the
 slot descriptors instead builds the identical object in about half the time (measured in
-anchors-style-study 4.2 and benchmarks/). The function is generated once per class (as attrs
-generates its own `__init__`), unrolled so no per-call loop remains. Only for classes without
-validators or converters, whose every field is passed.
+benchmarks/). The function is generated once per class (as attrs generates its own
+`__init__`), unrolled so no per-call loop remains. Only for classes without validators or
+converters, whose every field is passed. This is the only such trick in the package: the
+codec, the state builders and the persistent vector all build through it.
 """
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import attrs
 
-__all__ = ["fast_constructor"]
+__all__ = ["compile_generated", "fast_constructor"]
 
 T = TypeVar("T")
+
+
+def compile_generated(
+    lines: list[str], name: str, namespace: dict[str, Any], label: str
+) -> Callable[..., Any]:
+    """Compile the function `name` defined by `lines` in `namespace` and return it.
+
+    The source is registered in `linecache` under `<acp_core generated LABEL>`, so it is
+    visible wherever Python shows source. Labels are unique per generated function.
+    """
+    source = "\n".join(lines) + "\n"
+    filename = f"<acp_core generated {label}>"
+    # (size, mtime=None: never checked against a file, lines, fullname), as attrs does.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # our own generated source only
+    fn: Callable[..., Any] = namespace[name]
+    return fn
 
 
 def fast_constructor(cls: type[T]) -> Callable[..., T]:
@@ -30,10 +52,11 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     lines = [f"def make({params}):", "    obj = new(cls)"]
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
     for i, name in enumerate(names):
+        # The class's own slot descriptor (a subclass's __dict__ does not hold inherited ones).
         namespace[f"s{i}"] = getattr(cls, name).__set__
         lines.append(f"    s{i}(obj, a{i})")
     lines.append("    return obj")
-    exec("\n".join(lines), namespace)  # generated from attrs field names only
-    make: Callable[..., T] = namespace["make"]
+    label = f"fast constructor {cls.__module__}.{cls.__qualname__}"
+    make: Callable[..., T] = compile_generated(lines, "make", namespace, label)
     make.__qualname__ = f"fast_{cls.__name__}"
     return make

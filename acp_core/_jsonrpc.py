@@ -5,7 +5,8 @@ Owns: method names, the typed messages the prompt lifecycle needs (`session/upda
 results (prompt, permission), the permission values (options, subjects, outcomes), and the
 generic envelopes (`Request`, `Notification`, `Response`, `ErrorResponse`, `Batch`) that carry
 every other method verbatim.
-Must not know: wire names of fields (`_codec.py`), state, engines.
+Must not know: decoding (`_codec*.py`), state, engines. Each class is the one declaration of
+its wire shape; `__wire_tag__` and `wire(...)` state only the exceptions (`_wire.py`).
 
 Responses do not name their method on the wire, so `Response.result` stays raw JSON; whoever
 knows which request it answers decodes it with `decode_prompt_result` /
@@ -21,6 +22,7 @@ import attrs
 from ._content import ContentBlock
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, Unset
 from ._updates import SessionUpdate, ToolCallUpdate
+from ._wire import wire, wire_tag
 
 __all__ = [
     "Batch",
@@ -106,6 +108,8 @@ class PermissionOption:
 class ToolCallPermissionSubject:
     """`{"type": "tool_call"}`: the client applies `tool_call` like a `tool_call_update`."""
 
+    __wire_tag__ = wire_tag(type="tool_call")
+
     tool_call: ToolCallUpdate
     extra: JsonObject = EMPTY_OBJECT
 
@@ -113,6 +117,8 @@ class ToolCallPermissionSubject:
 @attrs.frozen
 class CommandPermissionSubject:
     """`{"type": "command"}`: a command the agent wants to run (a description, not a patch)."""
+
+    __wire_tag__ = wire_tag(type="command")
 
     command: str
     cwd: str
@@ -138,6 +144,8 @@ PermissionSubject: TypeAlias = (
 class SelectedOutcome:
     """`{"outcome": "selected"}`: the user picked `option_id`."""
 
+    __wire_tag__ = wire_tag(outcome="selected")
+
     option_id: str
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -146,6 +154,8 @@ class SelectedOutcome:
 @attrs.frozen
 class CancelledOutcome:
     """`{"outcome": "cancelled"}`: the work was cancelled before the user answered."""
+
+    __wire_tag__ = wire_tag(outcome="cancelled")
 
     extra: JsonObject = EMPTY_OBJECT
 
@@ -177,7 +187,8 @@ class PromptResult:
     `UNSET` for the default revision.
     """
 
-    message_id: str | Unset = UNSET
+    # Required by the 2026-11 draft, unknown to 2026-08: tolerated either way, never null.
+    message_id: str | Unset = attrs.field(default=UNSET, metadata=wire(lenient=False))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -204,7 +215,7 @@ class PromptRequest:
 
     id: int | str | None
     session_id: str
-    prompt: tuple[ContentBlock, ...]
+    prompt: tuple[ContentBlock, ...] = attrs.field(metadata=wire(skip_invalid=False))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
     envelope_extra: JsonObject = EMPTY_OBJECT
@@ -227,9 +238,11 @@ class RequestPermissionRequest:
     id: int | str | None
     session_id: str
     title: str
-    options: tuple[PermissionOption, ...]
+    options: tuple[PermissionOption, ...] = attrs.field(
+        metadata=wire(min_items=1, skip_invalid=False)
+    )
     description: Patch[str] = UNSET
-    subject: Patch[PermissionSubject] = UNSET
+    subject: Patch[PermissionSubject] = attrs.field(default=UNSET, metadata=wire(lenient=False))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
     envelope_extra: JsonObject = EMPTY_OBJECT
@@ -280,9 +293,9 @@ class Response:
 class RpcError:
     """The `error` member of an error response."""
 
-    code: int
+    code: int = attrs.field(metadata=wire(codec="int64"))
     message: str
-    data: JsonValue | Unset = UNSET
+    data: JsonValue | Unset = attrs.field(default=UNSET, metadata=wire(lenient=False))
     extra: JsonObject = EMPTY_OBJECT
 
 

@@ -65,12 +65,6 @@ MESSAGE_UPDATE_TAGS: Final = frozenset(
         "agent_thought",
     }
 )
-# sessionUpdate tags that are stable in a later revision but unknown (so not decoded into
-# their own classes) in 2026-08. Until the revision registry carries its update kinds, this
-# is the one table of them.
-_LATER_UPDATE_TAGS: Final[Mapping[str, frozenset[str]]] = {
-    "2026-11": frozenset({"notice", "compaction_update", "compaction_summary_chunk"}),
-}
 
 #: The open enums and unions a value can be checked against.
 Family: TypeAlias = Literal[
@@ -126,7 +120,8 @@ def known_values(revision: Revision, family: Family) -> frozenset[str]:
     if family == "permission option kind":
         return PERMISSION_OPTION_KINDS
     if family == "sessionUpdate":
-        return _LATER_UPDATE_TAGS.get(revision.name, frozenset())
+        # Every kind the revision defines (an `OtherUpdate` may carry one not decoded yet).
+        return revision.update_kinds
     return frozenset()
 
 

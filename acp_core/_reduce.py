@@ -79,14 +79,25 @@ _REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] =
 }
 
 
+# The updates whose `_meta` patches the stored entity's `_meta` (Q15).
+_PATCHES_META: Final = frozenset(
+    {ToolCallUpdate, TerminalUpdate, SessionInfoUpdate, UserMessage, AgentMessage, AgentThought}
+)
+
+
 def _merge_meta(state: SessionState, update: Any) -> Any:
     """Q15, 2026-11 revision: a `_meta` patch object merges into the stored one by top-level
-    key instead of replacing it. Done by rewriting the update, so the reducers stay one."""
-    # Unknown updates and unknown states (`raw` only) carry no `_meta` attribute to patch.
-    patch = getattr(update, "meta", None)
+    key instead of replacing it. Done by rewriting the update, so the reducers stay one.
+
+    Only the entity upserts below carry a `_meta` patch; every other update (chunks, whose
+    `_meta` is chunk-scoped, state snapshots, `Other*` values without a `meta` at all) is
+    returned as it is, before anything reads its fields."""
+    kind = type(update)
+    if kind not in _PATCHES_META:
+        return update
+    patch = update.meta
     if not isinstance(patch, PMap):
         return update
-    kind = type(update)
     old: JsonObject | None
     if kind is ToolCallUpdate:
         entity = state.tool_calls.get(update.tool_call_id)
@@ -99,8 +110,8 @@ def _merge_meta(state: SessionState, update: Any) -> Any:
     elif kind in (UserMessage, AgentMessage, AgentThought):
         message = state.message(update.message_id)
         old = None if message is None else message.meta
-    else:
-        return update  # chunk and snapshot `_meta` are not patches
+    else:  # the `_PATCHES_META` kinds are exhausted above
+        raise AssertionError(kind)
     return attrs.evolve(update, meta=extras.merge_meta(old, patch))
 
 

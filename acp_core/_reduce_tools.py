@@ -85,6 +85,7 @@ def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
         old.raw_output if u.raw_output is UNSET else u.raw_output,
         patch_meta(old.meta, u.meta),
         chunk_meta,
+        old.name if u.name is UNSET else u.name,
     )
 
 
@@ -107,6 +108,7 @@ def appended_tool_content(
         old.raw_output,
         old.meta,
         chunk_meta,
+        old.name,
     )
 
 

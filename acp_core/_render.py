@@ -136,7 +136,8 @@ def _message(message_id: str, message: MessageState) -> list[str]:
 
 def _tool_call(tool_call_id: str, call: ToolCallState) -> list[str]:
     title = "(untitled)" if call.title is None else repr(call.title)
-    lines = [f"  tool call {tool_call_id} {title} [{call.kind}]: {call.status}"]
+    name = "" if call.name is None else f" {call.name}"
+    lines = [f"  tool call {tool_call_id} {title} [{call.kind}{name}]: {call.status}"]
     for location in call.locations:
         line = f":{location.line}" if isinstance(location.line, int) and location.line else ""
         lines.append(f"{_INDENT}at {location.path}{line}")

@@ -81,6 +81,7 @@ def snapshot(state: SessionState) -> dict[str, Any]:
     for tool_call_id, t in state.tool_calls.items():
         doc = {}
         _put(doc, "title", t.title)
+        _put(doc, "name", t.name)
         doc["kind"] = t.kind
         doc["status"] = t.status
         doc["content"] = [encode_part("ToolCallContent", x) for x in t.content]
@@ -243,6 +244,7 @@ def restore(doc: object) -> SessionState:
             _json_field(t, "rawOutput", path),
             _obj(t, "_meta", path),
             _restore_chunk_meta(t, path),
+            _opt(t, "name", str, path),
         )
     terminals: dict[str, TerminalState] = {}
     for terminal_id, x in _need(doc, "terminals", dict, root).items():

@@ -152,6 +152,9 @@ class ToolCallState:
     raw_output: JsonValue = None
     meta: JsonObject | None = None
     chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
+    #: The tool's programmatic name (2026-11 on), None when none was reported. Last, so
+    #: positional construction stays as it was.
+    name: str | None = None
 
     @property
     def finished(self) -> bool:

@@ -3,7 +3,12 @@
 Owns: the session-update surface of the stable v2 schema (2.0.0-alpha.3) as values: message
 chunks and upserts, state updates, tool calls, display terminals, plans, commands, config
 options, session info and usage, and the open enums they use.
-Must not know: wire names (`_codec.py`), reducer semantics (`_reduce.py`), JSON-RPC.
+Must not know: decoding (`_codec*.py`), reducer semantics (`_reduce.py`), JSON-RPC.
+
+Each class is the one declaration of its wire shape: the codec derives keys, requiredness and
+value codecs from the fields; `__wire_tag__` names the variant's tag and `wire(...)` metadata
+states only the exceptions (see `_wire.py`). `SessionUpdate` is the list of known variants:
+the codec, `KNOWN_UPDATE_TAGS` and the revisions' known update kinds are built from it.
 
 Patch fields (`Patch[T]`) keep absent (`UNSET`), null (`None`) and value apart; the reducers
 give them their meaning (absent = unchanged, null = cleared, value = replaced).
@@ -28,6 +33,7 @@ from ._updates_preview import (
     SubagentUpdate,
     UnknownStateUpdate,
 )
+from ._wire import wire, wire_tag
 
 __all__ = [
     "AgentMessage",
@@ -90,6 +96,8 @@ class StopReason:
     MAX_TURN_REQUESTS: Final = "max_turn_requests"
     REFUSAL: Final = "refusal"
     CANCELLED: Final = "cancelled"
+    ERROR: Final = "error"  # 2026-11 on
+    #: The known values of the 2026-08 revision; `Revision.stop_reasons` has each revision's.
     KNOWN: Final = frozenset({END_TURN, MAX_TOKENS, MAX_TURN_REQUESTS, REFUSAL, CANCELLED})
 
 
@@ -128,6 +136,8 @@ class ToolCallStatus:
     COMPLETED: Final = "completed"
     FAILED: Final = "failed"
     CANCELLED: Final = "cancelled"
+    PAUSED: Final = "paused"  # 2026-11 on
+    #: The known values of the 2026-08 revision; `Revision.tool_statuses` has each revision's.
     KNOWN: Final = frozenset({PENDING, IN_PROGRESS, COMPLETED, FAILED, CANCELLED})
     #: Statuses after which a tool call is finished (unknown statuses are not).
     TERMINAL: Final = frozenset({COMPLETED, FAILED, CANCELLED})
@@ -176,15 +186,21 @@ class _ContentChunk:
 class UserMessageChunk(_ContentChunk):
     """`user_message_chunk`: append one block to the user message `message_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="user_message_chunk")
+
 
 @attrs.frozen
 class AgentMessageChunk(_ContentChunk):
     """`agent_message_chunk`: append one block to the agent message `message_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="agent_message_chunk")
+
 
 @attrs.frozen
 class AgentThoughtChunk(_ContentChunk):
     """`agent_thought_chunk`: append one block to the thought `message_id`."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="agent_thought_chunk")
 
 
 @attrs.frozen
@@ -199,15 +215,21 @@ class _MessageUpsert:
 class UserMessage(_MessageUpsert):
     """`user_message`: create or patch the user message `message_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="user_message")
+
 
 @attrs.frozen
 class AgentMessage(_MessageUpsert):
     """`agent_message`: create or patch the agent message `message_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="agent_message")
+
 
 @attrs.frozen
 class AgentThought(_MessageUpsert):
     """`agent_thought`: create or patch the thought `message_id`."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="agent_thought")
 
 
 # -- foreground state ------------------------------------------------------------------
@@ -217,6 +239,8 @@ class AgentThought(_MessageUpsert):
 class RunningStateUpdate:
     """`state_update` with `state: running`: foreground work is in progress."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="running")
+
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -224,6 +248,8 @@ class RunningStateUpdate:
 @attrs.frozen
 class IdleStateUpdate:
     """`state_update` with `state: idle`; `stop_reason` says why work ended (if it did)."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="idle")
 
     stop_reason: Patch[str] = UNSET
     meta: Meta = UNSET
@@ -234,6 +260,8 @@ class IdleStateUpdate:
 class RequiresActionStateUpdate:
     """`state_update` with `state: requires_action`: work is blocked on the user."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="requires_action")
+
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -241,6 +269,8 @@ class RequiresActionStateUpdate:
 @attrs.frozen
 class OtherStateUpdate:
     """`state_update` with a state this library does not know; `raw` is the whole update."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="state_update")
 
     raw: JsonObject
 
@@ -268,6 +298,8 @@ StateUpdate: TypeAlias = (
 class ToolCallUpdate:
     """`tool_call_update`: create (first sight) or patch the tool call `tool_call_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="tool_call_update")
+
     tool_call_id: str
     title: Patch[str] = UNSET
     kind: Patch[str] = UNSET
@@ -277,12 +309,17 @@ class ToolCallUpdate:
     raw_input: Patch[JsonValue] = UNSET
     raw_output: Patch[JsonValue] = UNSET
     meta: Meta = UNSET
+    #: The tool's programmatic name (2026-11 on; earlier revisions keep `name` in `extra`).
+    #: After `meta`, not in schema order, so positional construction stays as it was.
+    name: Patch[str] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
     extra: JsonObject = EMPTY_OBJECT
 
 
 @attrs.frozen
 class ToolCallContentChunk:
     """`tool_call_content_chunk`: append one content item to a tool call."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="tool_call_content_chunk")
 
     tool_call_id: str
     content: ToolCallContent
@@ -306,7 +343,7 @@ class TerminalOutput:
 class TerminalExitStatus:
     """Exit information; any instance (even with nothing set) marks the terminal exited."""
 
-    exit_code: Patch[int] = UNSET
+    exit_code: Patch[int] = attrs.field(default=UNSET, metadata=wire(codec="uint32"))
     signal: Patch[str] = UNSET
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -315,6 +352,8 @@ class TerminalExitStatus:
 @attrs.frozen
 class TerminalUpdate:
     """`terminal_update`: create or patch the display terminal `terminal_id`."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="terminal_update")
 
     terminal_id: str
     command: Patch[str] = UNSET
@@ -328,6 +367,8 @@ class TerminalUpdate:
 @attrs.frozen
 class TerminalOutputChunk:
     """`terminal_output_chunk`: append base64-encoded bytes to a terminal."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="terminal_output_chunk")
 
     terminal_id: str
     data: str
@@ -353,8 +394,10 @@ class PlanEntry:
 class PlanItems:
     """`{"type": "items"}` plan content: the complete entry list."""
 
+    __wire_tag__ = wire_tag(type="items")
+
     plan_id: str
-    entries: tuple[PlanEntry, ...]
+    entries: tuple[PlanEntry, ...] = attrs.field(metadata=wire(lenient=True, on_error=()))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -364,6 +407,8 @@ class OtherPlan:
     """Plan content of a type this library does not know; `raw` keeps it (with `planId`)."""
 
     raw: JsonObject
+
+    __wire_requires__ = ("planId",)  # Q9: every plan variant carries a string planId
 
     @property
     def type(self) -> str:
@@ -384,6 +429,8 @@ class OtherPlan:
 class PlanUpdate:
     """`plan_update`: replace the whole content of the plan `plan.plan_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="plan_update")
+
     plan: PlanItems | PlanMarkdown | OtherPlan
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -395,6 +442,8 @@ class PlanUpdate:
 @attrs.frozen
 class TextCommandInput:
     """`{"type": "text"}` command input with a hint."""
+
+    __wire_tag__ = wire_tag(type="text")
 
     hint: str
     meta: Meta = UNSET
@@ -423,7 +472,11 @@ class AvailableCommand:
 class AvailableCommandsUpdate:
     """`available_commands_update`: the complete command list."""
 
-    available_commands: tuple[AvailableCommand, ...]
+    __wire_tag__ = wire_tag(sessionUpdate="available_commands_update")
+
+    available_commands: tuple[AvailableCommand, ...] = attrs.field(
+        metadata=wire(lenient=True, on_error=())
+    )
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -445,7 +498,9 @@ class SessionConfigSelectGroup:
 
     group_id: str
     name: str
-    options: tuple[SessionConfigSelectOption, ...]
+    options: tuple[SessionConfigSelectOption, ...] = attrs.field(
+        metadata=wire(lenient=True, on_error=())
+    )
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -453,6 +508,8 @@ class SessionConfigSelectGroup:
 @attrs.frozen
 class SessionConfigSelect:
     """`{"type": "select"}` config option; `options` is flat or grouped."""
+
+    __wire_tag__ = wire_tag(type="select")
 
     config_id: str
     name: str
@@ -467,6 +524,8 @@ class SessionConfigSelect:
 @attrs.frozen
 class SessionConfigBoolean:
     """`{"type": "boolean"}` config option."""
+
+    __wire_tag__ = wire_tag(type="boolean")
 
     config_id: str
     name: str
@@ -493,7 +552,11 @@ SessionConfigOption: TypeAlias = (
 class ConfigOptionUpdate:
     """`config_option_update`: the complete config option set."""
 
-    config_options: tuple[SessionConfigOption, ...]
+    __wire_tag__ = wire_tag(sessionUpdate="config_option_update")
+
+    config_options: tuple[SessionConfigOption, ...] = attrs.field(
+        metadata=wire(lenient=True, on_error=())
+    )
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -501,6 +564,8 @@ class ConfigOptionUpdate:
 @attrs.frozen
 class SessionInfoUpdate:
     """`session_info_update`: patch the session's title, updatedAt and `_meta`."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="session_info_update")
 
     title: Patch[str] = UNSET
     updated_at: Patch[str] = UNSET
@@ -522,8 +587,10 @@ class Cost:
 class UsageUpdate:
     """`usage_update`: context window use and (optionally) cumulative cost."""
 
-    used: int
-    size: int
+    __wire_tag__ = wire_tag(sessionUpdate="usage_update")
+
+    used: int = attrs.field(metadata=wire(codec="uint64"))
+    size: int = attrs.field(metadata=wire(codec="uint64"))
     cost: Patch[Cost] = UNSET
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT

@@ -26,6 +26,7 @@ import base64
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeVar
 
+import attrs
 import immutables
 from hypothesis import strategies as st
 
@@ -34,6 +35,8 @@ from . import _jsonrpc as j
 from . import _updates as u
 from ._codec import encode_message, encode_update
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, Unset
+from ._revision import DEFAULT_REVISION, REVISIONS, Revision
+from ._wire import WIRE
 
 __all__ = [
     "agent_message_chunks",
@@ -148,26 +151,8 @@ _DIFF_OPERATIONS: Final = (
     c.DiffOperation.MOVE,
     c.DiffOperation.COPY,
 )
-_UPDATE_TAGS: Final = frozenset(
-    {
-        "user_message_chunk",
-        "user_message",
-        "agent_message_chunk",
-        "agent_message",
-        "agent_thought_chunk",
-        "agent_thought",
-        "state_update",
-        "tool_call_content_chunk",
-        "tool_call_update",
-        "terminal_update",
-        "terminal_output_chunk",
-        "plan_update",
-        "available_commands_update",
-        "config_option_update",
-        "session_info_update",
-        "usage_update",
-    }
-)
+# Every update kind any revision defines: an "unknown" tag must be unknown to all of them.
+_UPDATE_TAGS: Final = frozenset().union(*(r.update_kinds for r in REVISIONS.values()))
 # `file` and `markdown` are reserved plan types the stable schema rejects (digest Q9).
 _RESERVED_PLAN_TYPES: Final = ("file", "markdown")
 _TYPED_REQUESTS: Final = frozenset({j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION})
@@ -629,8 +614,23 @@ def state_updates() -> st.SearchStrategy[u.StateUpdate]:
     )
 
 
-def tool_call_updates() -> st.SearchStrategy[u.ToolCallUpdate]:
-    """`tool_call_update` patches (every field tri-state)."""
+def _on_wire(cls: type[Any], name: str, revision: Revision) -> bool:
+    # A field a later revision adds is drawn only for revisions that carry it.
+    since = attrs.fields_dict(cls)[name].metadata.get(WIRE)
+    return since is None or since.since is None or revision.includes(since.since)
+
+
+def _since(
+    cls: type[Any], name: str, revision: Revision, strategy: st.SearchStrategy[T]
+) -> st.SearchStrategy[T | Unset]:
+    absent: st.SearchStrategy[T | Unset] = st.just(UNSET)
+    return strategy if _on_wire(cls, name, revision) else absent
+
+
+def tool_call_updates(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.ToolCallUpdate]:
+    """`tool_call_update` patches (every field tri-state; `name` from 2026-11 on)."""
     return st.builds(
         u.ToolCallUpdate,
         tool_call_id=_ids,
@@ -641,6 +641,7 @@ def tool_call_updates() -> st.SearchStrategy[u.ToolCallUpdate]:
         locations=patches(_tuples(tool_call_locations(), max_size=2)),
         raw_input=patches(json_values()),
         raw_output=patches(json_values()),
+        name=_since(u.ToolCallUpdate, "name", revision, patches(_texts)),
         meta=metas(),
         extra=extras(),
     )
@@ -893,8 +894,11 @@ def other_updates() -> st.SearchStrategy[u.OtherUpdate]:
     return st.builds(u.OtherUpdate, _raw_objects("sessionUpdate", unknown_tags(_UPDATE_TAGS)))
 
 
-def session_updates(*, tolerated: bool = False) -> st.SearchStrategy[u.SessionUpdate]:
-    """Any `SessionUpdate`, every variant and unknown ones (see `other_plans` for `tolerated`)."""
+def session_updates(
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.SessionUpdate]:
+    """Any `SessionUpdate` of `revision`, every variant and unknown ones (see `other_plans`
+    for `tolerated`); what `decode_update(..., revision=revision)` gives back unchanged."""
     return st.one_of(
         user_message_chunks(),
         user_messages(),
@@ -904,7 +908,7 @@ def session_updates(*, tolerated: bool = False) -> st.SearchStrategy[u.SessionUp
         agent_thoughts(),
         state_updates(),
         tool_call_content_chunks(),
-        tool_call_updates(),
+        tool_call_updates(revision=revision),
         terminal_updates(),
         terminal_output_chunks(),
         plan_updates(tolerated=tolerated),
@@ -916,9 +920,11 @@ def session_updates(*, tolerated: bool = False) -> st.SearchStrategy[u.SessionUp
     )
 
 
-def wire_updates(*, tolerated: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+def wire_updates(
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[dict[str, Any]]:
     """Encoded updates: fresh wire dicts as an agent would send them in `update`."""
-    return session_updates(tolerated=tolerated).map(encode_update)
+    return session_updates(tolerated=tolerated, revision=revision).map(encode_update)
 
 
 # -- permission values and results -------------------------------------------------------
