@@ -27,7 +27,7 @@ from ._check import check_trace
 from ._cli_progress import ProgressLine
 from ._errors import AcpError
 from ._report import counting
-from ._revision import V2_2026_08, V2_2026_11, Revision
+from ._revision import DEFAULT_REVISION, REVISIONS
 from ._rules import rules_markdown
 
 #: Exit statuses of `check`.
@@ -35,8 +35,6 @@ EXIT_OK = 0
 EXIT_VIOLATION = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
-
-_REVISIONS: dict[str, Revision] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
 
 
 class Command(NamedTuple):
@@ -138,8 +136,8 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
     p.add_argument(
         "--revision",
-        choices=sorted(_REVISIONS),
-        default=V2_2026_08.name,
+        choices=sorted(REVISIONS),
+        default=DEFAULT_REVISION.name,
         help="protocol revision to judge by (default: %(default)s)",
     )
 
@@ -151,7 +149,7 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     progress = _progress("check")
     if progress is not None:  # a progress line needs the total: read the entries first
         entries = counting(list(entries), "check", progress)
-    found = check_trace(entries, revision=_REVISIONS[args.revision])
+    found = check_trace(entries, revision=REVISIONS[args.revision])
     if progress is not None:
         progress.done()
     if not lines:

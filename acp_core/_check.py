@@ -227,7 +227,7 @@ class _Checker:
             return
         raw = entry["message"]
         try:
-            decoded = decode_message_diagnosed(raw)
+            decoded = decode_message_diagnosed(raw, revision=self.revision)
         except DecodeError as e:
             self.undecodable(i, side, raw, e)
             return

@@ -29,7 +29,7 @@ from ._replay_fold import (
     Waiting,
     replay_trace,
 )
-from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
+from ._revision import DEFAULT_REVISION, REVISIONS
 from ._snapshot import snapshot
 
 __all__ = [
@@ -50,8 +50,6 @@ __all__ = [
 EXAMPLE_TRACE: Final = "example-trace.jsonl"
 
 BAD_INPUT: Final = 2
-
-_REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
 
 
 class ReadError(Exception):
@@ -238,7 +236,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--revision",
-        choices=sorted(_REVISIONS),
+        choices=sorted(REVISIONS),
         default=DEFAULT_REVISION.name,
         help="protocol revision the reducers follow (default: %(default)s)",
     )
@@ -268,7 +266,7 @@ def run(
         err.write(f"acp_core replay: {e}\n")
         return BAD_INPUT
     try:
-        revision = _REVISIONS[getattr(args, "revision", DEFAULT_REVISION.name)]
+        revision = REVISIONS[getattr(args, "revision", DEFAULT_REVISION.name)]
         replay = replay_trace(
             parse_trace(text), protocol=args.protocol, revision=revision, steps=args.steps
         )

@@ -16,7 +16,7 @@ from typing import Final, TextIO
 from ._mermaid import mermaid_from_model
 from ._report import Progress, report_model, report_path_beside
 from ._report_html import render_page
-from ._revision import DEFAULT_REVISION, V2_2026_08, V2_2026_11, Revision
+from ._revision import DEFAULT_REVISION, REVISIONS, Revision
 
 __all__ = ["HELP", "configure", "report_beside", "run"]
 
@@ -24,8 +24,6 @@ HELP: Final = (
     "draw a recorded trace as one self-contained HTML page (lanes per side, violations at "
     "their line, the session view after any line) or as a Mermaid sequence diagram"
 )
-
-_REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--revision",
-        choices=sorted(_REVISIONS),
+        choices=sorted(REVISIONS),
         default=DEFAULT_REVISION.name,
         help="protocol revision to judge and fold by (default: %(default)s)",
     )
@@ -92,7 +90,7 @@ def run(
         entries,
         lines=lines,
         name=name,
-        revision=_REVISIONS[args.revision],
+        revision=REVISIONS[args.revision],
         side=args.side,
         progress=progress,
     )
