@@ -19,8 +19,8 @@ from . import _updates as u
 from ._codec_core import MISSING, REQUEST_ID, STRICT, Ctx, Decoded, shared_ctx
 from ._codec_fast import fast_update
 from ._codec_tables import Tables, encoding_tables, tables
-from ._fastnew import fast_constructor
 from ._errors import ArgumentError, DecodeError
+from ._fastnew import fast_constructor
 from ._json import (
     EMPTY_OBJECT,
     UNSET,
