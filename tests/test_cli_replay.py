@@ -307,3 +307,64 @@ def test_an_unknown_protocol_is_a_usage_error(demo_file: Path) -> None:
     status, out, err = call("--protocol", "3", str(demo_file))
     assert (status, out) == (2, "")
     assert "argument --protocol: invalid choice: 3" in err
+
+
+# -- folding through the client engine -------------------------------------------------------
+
+TRACES = Path(__file__).resolve().parent / "traces"
+
+
+def _plain_fold(lines: Any) -> dict[str, acp.SessionState]:
+    """What replay showed before it went through the client engine: every update, and the
+    tool call of a permission request (T10), reduced in order."""
+    sessions: dict[str, acp.SessionState] = {}
+    for line in lines:
+        if line.sender != "agent":
+            continue
+        try:
+            value = acp.decode_message_diagnosed(line.message).value
+        except acp.AcpError:
+            return {}
+        for item in value.items if isinstance(value, acp.Batch) else (value,):
+            update = None
+            if isinstance(item, acp.UpdateSessionNotification):
+                update = item.update
+            elif isinstance(item, acp.RequestPermissionRequest) and isinstance(
+                item.subject, acp.ToolCallPermissionSubject
+            ):
+                update = item.subject.tool_call
+            if update is not None:
+                sid = item.session_id
+                sessions[sid] = acp.reduce(sessions.get(sid) or acp.new_session(sid), update)
+    return sessions
+
+
+@pytest.mark.parametrize("path", sorted(TRACES.glob("*.jsonl")), ids=lambda p: p.name)
+def test_the_client_engine_shows_what_the_agent_reported(path: Path) -> None:
+    from acp_core._cli_replay import TraceError, parse_trace, replay_trace
+
+    try:
+        lines = parse_trace(path.read_text())
+        replay = replay_trace(lines, protocol=2)
+    except TraceError:  # unreadable entries or undecodable messages: replay refuses (exit 2)
+        return
+    expected = _plain_fold(lines)
+    shown = {sid: s for sid, s in replay.sessions.items() if sid in expected}
+    assert shown == expected
+
+
+@pytest.mark.parametrize("path", sorted(V1_TRACES.glob("*.jsonl")), ids=lambda p: p.name)
+def test_v1_replay_shows_the_normalized_fold(path: Path) -> None:
+    from acp_core._cli_replay import parse_trace, replay_trace
+
+    lines = parse_trace(path.read_text())
+    replay = replay_trace(lines, steps=True)
+    assert replay.protocol == 1
+    result = acp.normalize_v1({"from": line.sender, "message": line.message} for line in lines)
+    assert list(replay.sessions) == list(result.session_ids)
+    for sid in result.session_ids:
+        assert replay.sessions[sid] == acp.fold(acp.new_session(sid), result.updates_for(sid))
+    # the steps carry exactly the normalized updates, each at its own line
+    assert [(s.line.index, u) for s in replay.steps for _, u in s.updates] == [
+        (lines[u.index].index, u.update) for u in result.updates
+    ]
