@@ -112,7 +112,8 @@ def _content_items(items: list[Any], path: str, diags: list[Diagnostic]) -> list
                     TERMINAL_REFERENCE,
                     f"{path}.content[{i}]",
                     "v1 terminal reference (a client-owned terminal) kept as a v2 display "
-                    "anchor; its output lives in the client's terminal/* records",
+                    "anchor; its command, output and exit come from the client's terminal/* "
+                    "answers",
                 )
             )
             out.append(item)
