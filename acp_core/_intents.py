@@ -26,9 +26,19 @@ from typing import Any, Final, NamedTuple
 import attrs
 import immutables
 
-from ._content import ContentBlock, ToolCallContent, ToolCallLocation
+from ._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocation
 from ._errors import DecodeError, LocalProtocolError
-from ._json import UNSET, JsonObject, JsonValue, Meta, Patch, Unset, freeze_given, freeze_json
+from ._json import (
+    EMPTY_OBJECT,
+    UNSET,
+    JsonObject,
+    JsonValue,
+    Meta,
+    Patch,
+    Unset,
+    freeze_given,
+    freeze_json,
+)
 from ._jsonrpc import Message, PermissionOption
 from ._updates import Cost, OtherPlan, PlanEntry, PlanItems, TerminalExitStatus
 
@@ -203,6 +213,8 @@ def _wire_valid(part: str, check: Check) -> Check:
 
     def checked(value: Any, where: str) -> Any:
         value = check(value, where)
+        if _plain_text(value):
+            return value  # the streaming hot path: already what the round trip would give
         from ._codec import decode_part, encode_part  # the codec imports values, not intents
 
         try:
@@ -214,6 +226,16 @@ def _wire_valid(part: str, check: Check) -> Check:
         raise LocalProtocolError("E0", f"{where} is not a valid {part} on the wire: {problem}")
 
     return checked
+
+
+def _plain_text(value: Any) -> bool:
+    return (
+        type(value) is TextContent
+        and type(value.text) is str
+        and value.annotations is UNSET
+        and value.meta is UNSET
+        and value.extra is EMPTY_OBJECT
+    )
 
 
 def _plan_entry(value: Any, where: str) -> PlanEntry:
