@@ -100,6 +100,7 @@ from ._errors import (
 from ._fold import fold
 from ._framing import (
     DEFAULT_MAX_LINE,
+    JSON_PARSER,
     FramingError,
     NdjsonDecoder,
     Parsed,
@@ -267,6 +268,7 @@ __all__ = [
     "DEFAULT_MAX_LINE",
     "DEFAULT_REVISION",
     "EMPTY_OBJECT",
+    "JSON_PARSER",
     "KNOWN_UPDATE_TAGS",
     "REVISIONS",
     "RULES",

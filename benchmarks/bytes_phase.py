@@ -5,6 +5,8 @@ Owns: the byte stream of a workload (its updates as `session/update` lines, cut 
 - `acp_bytes`: acp-core's framing (`feed_ndjson`: line splitting, UTF-8 and JSON parsing),
   envelope decode (`decode_message`), routing by `sessionId`, and `fold` of each read's
   updates into that session's state;
+- `acp_bytes_stdlib`: the same with the standard library's parser where the `fast` extra
+  (orjson) is installed;
 - `acp_connection`: the same bytes through a `ClientConnection` (`receive_bytes`), which also
   keeps the client engine's bookkeeping and its view (two folds per update): what a client
   built on the connection pays;
@@ -62,6 +64,19 @@ def acp_bytes(session_id: str, reads: list[bytes]) -> dict[str, acp_core.Session
         for sid, updates in runs.items():
             states[sid] = fold(states[sid], updates)
     return states
+
+
+def acp_bytes_stdlib(session_id: str, reads: list[bytes]) -> dict[str, acp_core.SessionState]:
+    """`acp_bytes` with the standard library's JSON parser even where the `fast` extra is
+    installed (the framing's reference path), to show what the extra buys in the same run."""
+    from acp_core import _framing
+
+    chosen = _framing._parse
+    _framing._parse = _framing._parse_stdlib  # type: ignore[misc]
+    try:
+        return acp_bytes(session_id, reads)
+    finally:
+        _framing._parse = chosen  # type: ignore[misc]
 
 
 def open_client(session_id: str) -> acp_core.ClientConnection:

@@ -19,6 +19,8 @@ Phases:
                 `json.loads`, routing, the mutable fold (benchmarks/bytes_phase.py).
   bytes_connection  acp_core only: the same bytes through a `ClientConnection`
                 (`receive_bytes`: engines, bookkeeping and the client's view as well).
+  bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser, where the
+                `fast` extra (orjson) would otherwise be used (`acp_core.JSON_PARSER`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ REDUCE_LOOP = "reduce_loop"
 APPLY_GC_OFF = "apply_gc_off"  # extra key: `apply` with the cyclic GC off (what GC costs)
 BYTES = "bytes"  # NDJSON bytes to folded sessions (framing, parse, decode, route, fold)
 BYTES_CONNECTION = "bytes_connection"  # acp_core only: the bytes through a ClientConnection
+BYTES_STDLIB = "bytes_stdlib"  # acp_core only: `bytes` with the stdlib JSON parser forced
 SDK_PRIVATE = "private_merge"  # extra key: the SDK's non-public merge without snapshots
 SDK_AT_END = "apply_at_end"  # extra key: public apply() once the session is full size
 SDK_TAIL = 3  # events timed for SDK_AT_END (each can take seconds)
@@ -176,6 +179,7 @@ def acp_cases(wl: Workload, decoded: list[Any]) -> list[Case]:
         Case(ACP, APPLY_GC_OFF, apply, n, gc_off=True),
         Case(ACP, BYTES, lambda: bytes_phase.acp_bytes(SESSION_ID, reads), n),
         Case(ACP, BYTES_CONNECTION, lambda: bytes_phase.acp_connection(client, reads), n),
+        Case(ACP, BYTES_STDLIB, lambda: bytes_phase.acp_bytes_stdlib(SESSION_ID, reads), n),
     ]
 
 
@@ -501,13 +505,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{out['workloads'][wl.name]['cross_check']}", flush=True)  # fmt: skip
     print()
     print(table(rows))
-    raw = [["workload", "acp_core bytes ev/s", "floor bytes ev/s", "floor/bytes",
-            "via ClientConnection ev/s", "floor/connection"]]  # fmt: skip
-    for name, res in out["results"].items():
-        a, f, c = res[ACP][BYTES], res[FLOOR][BYTES], res[ACP][BYTES_CONNECTION]
-        raw.append([name, fmt_rate(a), fmt_rate(f), f"{f / a:.2f}x", fmt_rate(c), f"{f / c:.2f}x"])
-    print("\nNDJSON bytes to folded sessions (framing, JSON parse, envelope decode, routing, "
-          "fold) vs line splitting + json.loads + the mutable floor:\n")  # fmt: skip
+    raw = bytes_rows(out["results"])
+    out["json_parser"] = acp_core.JSON_PARSER
+    print(
+        f"\nJSON parser of the framing: {acp_core.JSON_PARSER}. NDJSON bytes to folded "
+        "sessions (framing, JSON parse, envelope decode, routing, fold) vs line splitting + "
+        "json.loads + the mutable floor:\n"
+    )
     print(table(raw))
     print(
         "\nfloor/apply = how many times faster the mutable floor is (lower is better for "
@@ -654,7 +658,7 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
     )
     ratio_b = mixed[FLOOR][BYTES] / mixed[ACP][BYTES]
     add(
-        "mixed bytes vs json.loads + mutable floor",
+        f"mixed bytes ({acp_core.JSON_PARSER}) vs json.loads + mutable floor",
         ratio_b,
         f"<= {MIXED_BYTES_MAX}x",
         ratio_b <= MIXED_BYTES_MAX,
@@ -697,6 +701,20 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
     return ts  # fmt: skip
 
 
+def bytes_rows(r: dict[str, Any]) -> list[list[str]]:
+    """The `bytes` phase table: acp_core (the parser in use, then the stdlib one) against the
+    floor over the same reads, and the same bytes through a ClientConnection."""
+    rows = [["workload", f"acp_core ({acp_core.JSON_PARSER}) ev/s", "acp_core (json) ev/s",
+             "floor ev/s", "floor/bytes", "floor/bytes (json)", "ClientConnection ev/s",
+             "floor/connection"]]  # fmt: skip
+    for name, res in r.items():
+        a, s, f = res[ACP][BYTES], res[ACP][BYTES_STDLIB], res[FLOOR][BYTES]
+        c = res[ACP][BYTES_CONNECTION]
+        rows.append([name, fmt_rate(a), fmt_rate(s), fmt_rate(f), f"{f / a:.2f}x",
+                     f"{f / s:.2f}x", fmt_rate(c), f"{f / c:.2f}x"])  # fmt: skip
+    return rows
+
+
 def markdown(out: dict[str, Any]) -> str:
     """The results, memory, snapshot and target tables as Markdown (for docs/performance.md)."""
 
@@ -722,11 +740,7 @@ def markdown(out: dict[str, Any]) -> str:
                 other = ""
             rows.append([name, impl, fmt_rate(a), fmt_rate(d), other, f"{floor / a:.2f}x",
                          f"{floor / d:.2f}x"])  # fmt: skip
-    raw = [["workload", "acp_core bytes ev/s", "floor bytes ev/s", "floor/bytes",
-            "acp_core via ClientConnection ev/s", "floor/connection"]]  # fmt: skip
-    for name, res in r.items():
-        a, f, c = res[ACP][BYTES], res[FLOOR][BYTES], res[ACP][BYTES_CONNECTION]
-        raw.append([name, fmt_rate(a), fmt_rate(f), f"{f / a:.2f}x", fmt_rate(c), f"{f / c:.2f}x"])
+    raw = bytes_rows(r)
     flat = out["flatness"]
     mem = [["workload", "final state", "final beyond text", "every state", "every - final",
             "floor final"]]  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -169,3 +170,16 @@ def test_frames_carry_one_message_each() -> None:
     assert decode_frame('{"a":1}\n{"b":2}').kind == "invalid_json"  # type: ignore[union-attr]
     assert decode_frame("x" * 11, max_size=10).kind == "too_long"  # type: ignore[union-attr]
     assert json.loads(encode_frame({"a": [1, 2]})) == {"a": [1, 2]}
+
+
+@given(st.one_of(st.binary(max_size=60), json_values.map(lambda v: json.dumps(v).encode())))
+def test_the_fast_parser_when_installed_gives_what_the_reference_gives(data: bytes) -> None:
+    pytest.importorskip("orjson", reason="the optional `fast` extra is not installed")
+    from acp_core import _framing
+
+    edge = [b'"\\ud800"', b"1" * 30, b"-" + b"9" * 19, b"18446744073709551616", b"1e400",
+            b"-0", b"1.5e-400", b"[" * 2000 + b"]" * 2000, b'{"a":NaN}', b"\xef\xbb\xbf{}",
+            b'{"a":1,"a":2}', b'"\\u0000"', b"[1,]"]  # fmt: skip
+    for sample in (data, *edge):
+        fast, reference = _framing._parse_fast(sample), _framing._parse_stdlib(sample)
+        assert _summary([fast]) == _summary([reference]), sample[:40]
