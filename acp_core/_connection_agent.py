@@ -1,11 +1,10 @@
 """The agent side of a whole ACP connection, as a value: every session, set-up included.
 
-Owns: `AgentConnection`, `AgentSession`, `OpenSession`, `new_agent_connection` and
-`agent_connection_step`: `initialize`, `session/new`, `session/resume` (with the replay),
-`session/close`, `session/set_config_option`, the requests handed to the host (`session/list`,
-`session/delete`, `session/fork`, `_` extensions), routing of every other message to the
-engine of its session, request ids unique on the connection, and the reply every request is
-owed.
+Owns: `agent_connection_step` (the values live in `_connection_agent_state.py`, the
+requests the connection answers itself in `_connection_agent_setup.py`): decoding what was
+received, answering what cannot be decoded, the prompt gate (unknown session, content the
+agent did not advertise), `$/cancel_request` from the client, `_` extensions handed to the
+host, and routing of every other message to the engine of its session.
 Must not know: I/O, clocks; how an engine decides (it only steps engines through `step`); how
 the replay is built (`_replay_gen.py`).
 
@@ -25,9 +24,10 @@ Theory of operation.
   cannot be processed becomes a `Finding` event.
 
 Preview slots: children will be `AgentSession`s whose `parent` names the session above them
-(`children_of` lists them; a resume replays each after its re-announcement, see
-`_resume`); `replay_complete` is `END_MARKERS` in `_replay_gen.py`; idempotency keys belong in
-`_prompt_gate` (a retried key answers with the first prompt's result).
+(`AgentConnection.children_of` lists them; `_connection_agent_setup._resume` marks where each
+is re-announced and replayed with its own marker); `replay_complete` goes in `END_MARKERS`
+(`_replay_gen.py`); idempotency keys belong in `_prompt_gate` (a retried key answers with the
+first prompt's result).
 """
 
 from __future__ import annotations
