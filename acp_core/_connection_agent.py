@@ -224,7 +224,7 @@ def _receive_message(b: Build, decoded: Message | Batch) -> None:
 
 def _received_value(b: Build, value: object) -> None:
     try:
-        decoded = decode_message(value)
+        decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
     except DecodeError as e:
         if isinstance(value, dict) and "method" in value and "id" in value:
             rid = raw_request_id(value)

@@ -185,7 +185,7 @@ class Replayer:
 
     def _v2_line(self, line: Line, effect: _Effect) -> None:
         try:
-            decoded = decode_message_diagnosed(line.message)
+            decoded = decode_message_diagnosed(line.message, revision=self.revision)
         except DecodeError as e:
             raise TraceError(line.index, f"not an ACP v2 message: {e}") from None
         except RecursionError:

@@ -23,8 +23,8 @@ from ndjson import Channel, FramingError, TraceFile, stdio_channel
 
 import acp_core as acp
 
-#: The drafts `--revision` offers, by name.
-REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
+#: The drafts `--revision` offers, by name: acp-core's revision registry.
+REVISIONS = acp.REVISIONS
 INFO = acp.Implementation("acp-core-echo-agent", acp.__version__)
 
 OPTIONS = (

@@ -39,8 +39,8 @@ INFO = acp.Implementation("acp-core-stdio-client", acp.__version__)
 #: (would not start, closed its output, went silent, answered set-up with an error, ...).
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE, EXIT_AGENT_FAILED = 0, 1, 2, 3
 
-#: The drafts `--revision` offers, by name.
-REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
+#: The drafts `--revision` offers, by name: acp-core's revision registry.
+REVISIONS = acp.REVISIONS
 
 #: What the "user" answers to a permission request: an option id, or None to leave it open.
 Chooser = Callable[[acp.RequestPermissionRequest], "str | None"]
