@@ -6,10 +6,16 @@ Must not know: what any input means (`_connection_agent.py`, `_connection_client
 
 from __future__ import annotations
 
-from ._connection_agent import AgentConnection, agent_connection_step, receive_agent_bytes
-from ._connection_client import client_connection_step, receive_client_bytes
+from typing import Any
+
+import attrs
+
+from ._connection_agent import AgentConnection, agent_connection_step
+from ._connection_client import client_connection_step
 from ._connection_client_state import ClientConnection
 from ._connection_values import ConnectionStep
+from ._errors import ArgumentError
+from ._framing import feed_ndjson
 
 __all__ = ["connection_step", "receive_bytes"]
 
@@ -22,22 +28,32 @@ def connection_step(conn: AgentConnection | ClientConnection, input: object) -> 
 
     Raises:
         LocalProtocolError: a host input is illegal here (nothing changed).
-        TypeError: `conn` is not a connection.
+        ArgumentError: `conn` is not a connection (also a `TypeError`).
     """
     if type(conn) is AgentConnection:
         return agent_connection_step(conn, input)
     if type(conn) is ClientConnection:
         return client_connection_step(conn, input)
     msg = f"not a connection: {type(conn).__name__}"
-    raise TypeError(msg)
+    raise ArgumentError(msg)
 
 
 def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> ConnectionStep:
     """Feed bytes read from the peer (any split): frame, decode, route, step; the outbound
-    to write (`.data` as bytes) and the events, in order. Never raises for any bytes."""
-    if type(conn) is AgentConnection:
-        return receive_agent_bytes(conn, data)
-    if type(conn) is ClientConnection:
-        return receive_client_bytes(conn, data)
-    msg = f"not a connection: {type(conn).__name__}"
-    raise TypeError(msg)
+    to write (`.data` as bytes) and the events, in order. Never raises for any bytes.
+
+    Raises:
+        ArgumentError: `conn` is not a connection (also a `TypeError`).
+    """
+    if type(conn) is not AgentConnection and type(conn) is not ClientConnection:
+        msg = f"not a connection: {type(conn).__name__}"
+        raise ArgumentError(msg)
+    decoder, framed = feed_ndjson(conn.decoder, data)
+    conn = attrs.evolve(conn, decoder=decoder)
+    wire: list[dict[str, Any]] = []
+    events: list[object] = []
+    for event in framed:
+        conn, outbound, found = connection_step(conn, event)
+        wire.extend(outbound)
+        events.extend(found)
+    return ConnectionStep(conn, tuple(wire), tuple(events))

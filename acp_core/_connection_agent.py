@@ -34,8 +34,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from ._codec import decode_message
 from ._connection_agent_setup import SELF_ANSWERED
 from ._connection_agent_state import (
@@ -68,7 +66,7 @@ from ._connection_values import (
 from ._content import AudioContent, ContentBlock, EmbeddedResource, ImageContent, ResourceLink
 from ._content import TextContent as _Text
 from ._errors import DecodeError, LocalProtocolError, ProtocolError
-from ._framing import FramingError, Parsed, feed_ndjson
+from ._framing import FramingError, Parsed
 from ._intents import Received, RejectPrompt
 from ._json import EMPTY_OBJECT, JsonObject
 from ._jsonrpc import (
@@ -92,7 +90,6 @@ __all__ = [
     "OpenSession",
     "agent_connection_step",
     "new_agent_connection",
-    "receive_agent_bytes",
 ]
 
 
@@ -268,16 +265,3 @@ def agent_connection_step(conn: AgentConnection, input: object) -> ConnectionSte
     else:
         raise LocalProtocolError("E0", f"not an agent connection input: {kind.__name__}")
     return b.done()
-
-
-def receive_agent_bytes(conn: AgentConnection, data: bytes) -> ConnectionStep:
-    """Feed raw bytes: frame them, then process each message in order (one step's worth)."""
-    decoder, events = feed_ndjson(conn.decoder, data)
-    conn = attrs.evolve(conn, decoder=decoder)
-    wire: list[dict[str, Any]] = []
-    out_events: list[object] = []
-    for event in events:
-        conn, outbound, found = agent_connection_step(conn, event)
-        wire.extend(outbound)
-        out_events.extend(found)
-    return ConnectionStep(conn, tuple(wire), tuple(out_events))

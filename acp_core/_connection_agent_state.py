@@ -68,6 +68,7 @@ class AgentSession:
     def closing_pending(self) -> bool:
         """A close is waiting for the running turn to end."""
         return bool(self.closing)
+
     parent: str | None = None
 
 

@@ -1,6 +1,6 @@
 """The client side of a whole ACP connection, as a value: answers and agent messages.
 
-Owns: `client_connection_step` and `receive_client_bytes`: the answers to our requests
+Owns: `client_connection_step`: the answers to our requests
 (`initialize`, `session/new`, `session/resume` and its history window, `session/close`,
 `session/set_config_option`, prompts, the host's other requests), and every agent message:
 updates and permission requests routed to the engine of their session, `$/cancel_request`,
@@ -55,7 +55,7 @@ from ._connection_values import (
     unknown_session,
 )
 from ._errors import DecodeError, LocalProtocolError, ProtocolError
-from ._framing import FramingError, Parsed, feed_ndjson
+from ._framing import FramingError, Parsed
 from ._intents import Received
 from ._json import UNSET, JsonValue, thaw_json
 from ._jsonrpc import (
@@ -74,7 +74,7 @@ from ._jsonrpc import (
 from ._replay_gen import end_marker
 from ._updates import ConfigOptionUpdate, SessionConfigOption
 
-__all__ = ["client_connection_step", "receive_client_bytes"]
+__all__ = ["client_connection_step"]
 
 #: Updates held per unknown session while a `session/new` is in flight (then: findings).
 ORPHAN_LIMIT: Final = 1024
@@ -324,16 +324,3 @@ def client_connection_step(conn: ClientConnection, input: object) -> ConnectionS
     elif not host_intent(b, input):
         raise LocalProtocolError("E0", f"not a client connection input: {kind.__name__}")
     return b.done()
-
-
-def receive_client_bytes(conn: ClientConnection, data: bytes) -> ConnectionStep:
-    """Feed raw bytes: frame them, then process each message in order."""
-    decoder, events = feed_ndjson(conn.decoder, data)
-    conn = attrs.evolve(conn, decoder=decoder)
-    wire: list[dict[str, Any]] = []
-    found: list[object] = []
-    for event in events:
-        conn, outbound, more = client_connection_step(conn, event)
-        wire.extend(outbound)
-        found.extend(more)
-    return ConnectionStep(conn, tuple(wire), tuple(found))

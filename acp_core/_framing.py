@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import attrs
 
+from ._errors import ArgumentError
 from ._fastnew import fast_constructor
 
 __all__ = [
@@ -168,10 +169,14 @@ def feed_ndjson(
     """Feed bytes (any split: a byte, a line, many lines): `(decoder', events)` in order.
 
     Totality: for any bytes the result is a decoder and events, never an exception (a
-    non-bytes `data` is a `TypeError`, the caller's bug).
+    non-bytes `data` is an `ArgumentError`, the caller's bug).
     """
     if type(data) is not bytes:
-        data = bytes(data)  # bytearray / memoryview; anything else raises TypeError
+        raw: object = data
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            msg = f"feed_ndjson takes bytes, not {type(raw).__name__}"
+            raise ArgumentError(msg)
+        data = bytes(raw)
     events: list[Event] = []
     limit = decoder.max_line
     pending = decoder.pending
@@ -227,7 +232,7 @@ def _dumps(message: Any, *, ascii_only: bool = False) -> str:
         return json.dumps(message, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as e:
         msg = f"not a JSON value: {e}"
-        raise TypeError(msg) from None
+        raise ArgumentError(msg) from None
 
 
 def _text(message: Any) -> str:
@@ -248,7 +253,8 @@ def encode_ndjson(message: Any) -> bytes:
     have no UTF-8 form (lone surrogates) are written as `\\uXXXX` escapes.
 
     Raises:
-        TypeError: `message` is not JSON (our own bug, never the peer's).
+        ArgumentError: `message` is not JSON (our own bug, never the peer's; also a
+            `TypeError`).
     """
     return _text(message).encode("utf-8") + b"\n"
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import acp_core as acp
 from acp_core._framing import (
     FramingError,
     NdjsonDecoder,
@@ -183,3 +184,15 @@ def test_the_fast_parser_when_installed_gives_what_the_reference_gives(data: byt
     for sample in (data, *edge):
         fast, reference = _framing._parse_fast(sample), _framing._parse_stdlib(sample)
         assert _summary([fast]) == _summary([reference]), sample[:40]
+
+
+def test_what_is_not_bytes_or_json_is_the_callers_error() -> None:
+    with pytest.raises(acp.ArgumentError):
+        feed_ndjson(NdjsonDecoder(), 5)  # type: ignore[arg-type]
+    with pytest.raises(acp.ArgumentError):
+        encode_ndjson({"a": object()})
+    with pytest.raises(acp.ArgumentError):
+        encode_ndjson({"a": float("nan")})
+    with pytest.raises(acp.ArgumentError):
+        acp.receive_bytes(object(), b"{}\n")  # type: ignore[arg-type]
+    assert feed_ndjson(NdjsonDecoder(), bytearray(b"{}\n"))[1] == (Parsed({}),)
