@@ -12,19 +12,17 @@ from hypothesis import HealthCheck, settings
 from interop_setup import SDK_SCHEMA_2026_11, sdk_unavailable
 
 # The default profile is deterministic: the README's plain `pytest` must be green on the first
-# run of a fresh clone, every time. A health check about speed measures the machine, not the code,
-# so it is off in every profile. `HYPOTHESIS_PROFILE=random` explores new examples on each run (and
-# keeps the example database), for a developer hunting bugs; `ci` is the default, more examples.
+# run of a fresh clone, every time. A health check about speed, or a per-example deadline, measures
+# the machine and its load, not the code, so both are off in every profile.
+# `HYPOTHESIS_PROFILE=random` explores new examples on each run (and keeps the example database),
+# for a developer hunting bugs; `ci` is the default with more examples.
 _QUIET = [HealthCheck.too_slow]
-settings.register_profile(
-    "default", max_examples=100, derandomize=True, database=None, suppress_health_check=_QUIET
-)
+_CALM = {"suppress_health_check": _QUIET, "deadline": None}
+settings.register_profile("default", max_examples=100, derandomize=True, database=None, **_CALM)
 settings.register_profile("dev", parent=settings.get_profile("default"))  # the old name
-settings.register_profile(
-    "ci", max_examples=200, derandomize=True, database=None, suppress_health_check=_QUIET
-)
-settings.register_profile("random", max_examples=100, suppress_health_check=_QUIET)
-settings.register_profile("fast", max_examples=20, derandomize=True, suppress_health_check=_QUIET)
+settings.register_profile("ci", max_examples=200, derandomize=True, database=None, **_CALM)
+settings.register_profile("random", max_examples=100, **_CALM)
+settings.register_profile("fast", max_examples=20, derandomize=True, **_CALM)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 SPEC_DIR = Path(
