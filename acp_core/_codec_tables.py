@@ -22,6 +22,7 @@ from . import _jsonrpc as j
 from . import _updates as u
 from . import _updates_2026_11 as u11
 from . import _updates_preview as up
+from . import _updates_session as us
 from ._codec_core import OBJECT, REQUEST_ID, Codec, Ctx, ListCodec, Record, Union
 from ._codec_derive import Deriver, Members, members_of
 from ._codec_fast import fast_update
@@ -119,7 +120,7 @@ _NAMES: Final[dict[Members, str]] = {
 
 
 # The names the value classes' annotations use: every module that declares wire types.
-_NAMESPACE: Final = {**vars(c), **vars(u), **vars(u11), **vars(up), **vars(j)}
+_NAMESPACE: Final = {**vars(c), **vars(us), **vars(u), **vars(u11), **vars(up), **vars(j)}
 
 
 class Typed(NamedTuple):
