@@ -41,7 +41,8 @@ from ._state import (
     SessionState,
     ToolCallState,
     new_message_state,
-    new_session_state,
+    with_messages,
+    with_tool_calls,
 )
 from ._updates import (
     AgentMessage,
@@ -77,18 +78,7 @@ def _write_tools(state: SessionState, tools: dict[str, ToolCallState]) -> Sessio
     tool_calls = state.tool_calls.mutate()
     for tool_call_id, tool_call in tools.items():
         tool_calls[tool_call_id] = tool_call
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        state.timeline,
-        state._messages,
-        tool_calls.finish(),
-        state.terminals,
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
+    return with_tool_calls(state, tool_calls.finish(), state.terminals, state.timeline)
 
 
 _CHUNK_ROLES: Final[dict[type[Any], str]] = {
@@ -122,18 +112,7 @@ def _write_pending(state: SessionState, pending: dict[str, _Buffer]) -> SessionS
             for index, chunk_scoped in metas.items():
                 chunk_meta = chunk_meta.set(index, chunk_scoped)
         messages = messages.set(message_id, new_message_state(role, content, meta, chunk_meta))
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        state.timeline,
-        messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        None,
-        None,
-    )
+    return with_messages(state, messages, state.timeline)
 
 
 def fold(

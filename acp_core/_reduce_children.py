@@ -226,9 +226,7 @@ def begin_resume(
     )
 
 
-def end_resume(
-    tree: SessionTree, request_id: int | str | None, *, succeeded: bool
-) -> SessionTree:
+def end_resume(tree: SessionTree, request_id: int | str | None, *, succeeded: bool) -> SessionTree:
     """The resume request `request_id` was answered: every session still replaying for it
     (the resumed one and children announced during it) is complete (with a diagnostic, R57) on
     success, truncated on failure (C37)."""

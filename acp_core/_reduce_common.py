@@ -1,8 +1,9 @@
 """Building blocks shared by the reducers: diagnostic ids, the patch algebra, state rebuilds.
 
 Owns: the reducer diagnostic rule ids, `patch_meta` (the one place that says what a `_meta`
-patch does), positional rebuilds of a `SessionState` with one part changed, base64 decoding
-of terminal bytes, and the default records of new entities.
+patch does), session-wide rebuilds (`set_aux`, `diagnose`), base64 decoding of terminal
+bytes, and the default records of new entities. State rebuilds go through the named builders
+of `_state.py` (re-exported here for the reducers), which alone know the hot slot.
 Must not know: what any particular update means (the `_reduce_*` modules), JSON, engines.
 """
 
@@ -19,12 +20,12 @@ from ._fastnew import fast_constructor
 from ._json import UNSET, JsonObject, Meta
 from ._pcoll import PMap
 from ._state import (
-    EntityRef,
-    SessionAux,
     SessionState,
     TerminalState,
     ToolCallState,
-    new_session_state,
+    add_to_timeline,
+    with_aux,
+    with_terminals,
 )
 
 __all__ = [
@@ -70,21 +71,6 @@ def patch_meta(old: JsonObject | None, patch: Meta) -> JsonObject | None:
     return patch
 
 
-def with_aux(state: SessionState, aux: SessionAux) -> SessionState:
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        state.timeline,
-        state._messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        aux,
-        state._hot_id,
-        state._hot_content,
-    )
-
-
 def set_aux(state: SessionState, **changes: Any) -> SessionState:
     # Session-wide data changes rarely, so `evolve` (slower than a positional build) is fine.
     return with_aux(state, attrs.evolve(state.aux, **changes))
@@ -105,33 +91,3 @@ def b64decode(data: str) -> bytes | None:
         return base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
-
-
-def with_terminals(state: SessionState, terminals: PMap[str, TerminalState]) -> SessionState:
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        state.timeline,
-        state._messages,
-        state.tool_calls,
-        terminals,
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
-
-
-def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        state.timeline.append(ref),
-        state._messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )

@@ -1,8 +1,9 @@
 """Message reducers (digest 3.2, rules M1-M8): chunks append, upserts patch.
 
 Owns: `user_*`, `agent_message*` and `agent_thought*` updates, the role-mismatch diagnostic
-(Q16) and the hot slot: a chunk for the message being streamed grows only the root's
-`_hot_content` (see `SessionState`), so keeping every intermediate state stays cheap.
+(Q16). A chunk for the message being streamed takes `_state.appended_to_streamed` (one new
+root, one sequence node), so keeping every intermediate state stays cheap; how that message
+is kept is `_state.py`'s business.
 Must not know: other entities, JSON, engines.
 """
 
@@ -27,8 +28,10 @@ from ._state import (
     USER,
     EntityRef,
     SessionState,
+    appended_to_streamed,
     new_message_state,
-    new_session_state,
+    with_messages,
+    with_streamed,
 )
 from ._updates import (
     AgentMessage,
@@ -48,21 +51,11 @@ def _chunk(
     state: SessionState, message_id: str, block: ContentBlock, meta: Meta, role: str
 ) -> SessionState:
     chunk_scoped = meta is not UNSET and meta is not None
-    hot_id = state._hot_id
-    if message_id == hot_id and not chunk_scoped and state._messages[hot_id].role == role:
+    if not chunk_scoped:
         # The hot path: the message being streamed grows by one node; nothing else is built.
-        return new_session_state(
-            state.session_id,
-            state.foreground,
-            state.timeline,
-            state._messages,
-            state.tool_calls,
-            state.terminals,
-            state.plans,
-            state.aux,
-            hot_id,
-            state._hot_content.append(block),  # type: ignore[union-attr]
-        )
+        streamed = appended_to_streamed(state, message_id, block, role)
+        if streamed is not None:
+            return streamed
     messages = state.messages  # the hot message (if any) written back
     old = messages.get(message_id)
     timeline = state.timeline
@@ -91,18 +84,10 @@ def _chunk(
         )
     else:
         new_hot_id, new_hot = message_id, old.content.append(block)
-    out = new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        new_hot_id,
-        new_hot,
-    )
+    if new_hot_id is None or new_hot is None:
+        out = with_messages(state, messages, timeline)
+    else:
+        out = with_streamed(state, messages, timeline, new_hot_id, new_hot)
     if old is not None and old.role != role:
         out = role_mismatch(out, message_id, role, old.role)
     return out
@@ -154,18 +139,7 @@ def _upsert(
     new = new_message_state(old.role, content, patch_meta(old.meta, u.meta), chunk_meta)
     if not created and new == old:
         return state
-    out = new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        messages.set(message_id, new),
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        None,  # `messages` wrote the hot message back
-        None,
-    )
+    out = with_messages(state, messages.set(message_id, new), timeline)
     if old.role != role:
         out = diagnose(
             out,

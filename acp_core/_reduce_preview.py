@@ -18,7 +18,7 @@ from ._json import UNSET
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._reduce_common import add_to_timeline, diagnose
 from ._reduce_extras import merge_meta, set_extras
-from ._state import PLAN, EntityRef, Foreground, SessionState, new_session_state
+from ._state import PLAN, EntityRef, Foreground, SessionState, with_foreground, with_plans
 from ._state_extras import (
     REPLAY_COMPLETE,
     REPLAY_REPLAYING,
@@ -178,18 +178,7 @@ def _plan_removed(state: SessionState, u: PlanRemoved) -> SessionState:
     # Removal is rare: rebuild the timeline without the plan, so a later plan_update with the
     # same id starts a fresh plan at its new position (P11).
     timeline = PVec([r for r in state.timeline if not (r.kind == PLAN and r.id == u.plan_id)])
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        state._messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans.delete(u.plan_id),
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
+    return with_plans(state, state.plans.delete(u.plan_id), timeline)
 
 
 def _suggestions(state: SessionState, u: PromptSuggestionsUpdate) -> SessionState:
@@ -221,18 +210,7 @@ def _unknown_state(state: SessionState, u: UnknownStateUpdate) -> SessionState:
     )
     if new == fg:
         return state
-    return new_session_state(
-        state.session_id,
-        new,
-        state.timeline,
-        state._messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
+    return with_foreground(state, new)
 
 
 REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] = {

@@ -29,7 +29,8 @@ from ._state import (
     SessionInfo,
     SessionState,
     Usage,
-    new_session_state,
+    with_foreground,
+    with_plans,
 )
 from ._updates import (
     AvailableCommandsUpdate,
@@ -52,18 +53,7 @@ __all__ = ["REDUCERS"]
 def _set_foreground(state: SessionState, foreground: Foreground) -> SessionState:
     if foreground == state.foreground:
         return state  # Q21: repeats are idempotent
-    return new_session_state(
-        state.session_id,
-        foreground,
-        state.timeline,
-        state._messages,
-        state.tool_calls,
-        state.terminals,
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
+    return with_foreground(state, foreground)
 
 
 def _running(state: SessionState, u: RunningStateUpdate) -> SessionState:
@@ -111,18 +101,7 @@ def _plan_update(state: SessionState, u: PlanUpdate) -> SessionState:
     timeline = state.timeline
     if old is None:
         timeline = timeline.append(EntityRef(PLAN, plan_id))
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        state._messages,
-        state.tool_calls,
-        state.terminals,
-        plans.set(plan_id, new),
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
+    return with_plans(state, plans.set(plan_id, new), timeline)
 
 
 # -- session-wide updates ------------------------------------------------------------------

@@ -35,7 +35,7 @@ from ._state import (
     SessionState,
     TerminalState,
     ToolCallState,
-    new_session_state,
+    with_tool_calls,
 )
 from ._updates import (
     TerminalOutputChunk,
@@ -126,18 +126,7 @@ def _tool_call_update(state: SessionState, u: ToolCallUpdate) -> SessionState:
     timeline = state.timeline
     if created:
         timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
-    return new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        state._messages,
-        tool_calls.set(tool_call_id, new),
-        terminals,
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
-    )
+    return with_tool_calls(state, tool_calls.set(tool_call_id, new), terminals, timeline)
 
 
 def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> SessionState:
@@ -148,17 +137,11 @@ def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> Se
     if old is None:
         old = NEW_TOOL_CALL  # Q6: create with T1 defaults, then append
         timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
-    out = new_session_state(
-        state.session_id,
-        state.foreground,
-        timeline,
-        state._messages,
+    out = with_tool_calls(
+        state,
         state.tool_calls.set(tool_call_id, appended_tool_content(old, [u.content], [u.meta])),
         terminal_refs(state.terminals, (u.content,)),
-        state.plans,
-        state.aux,
-        state._hot_id,
-        state._hot_content,
+        timeline,
     )
     if unknown:
         out = unknown_tool_call(out, tool_call_id)

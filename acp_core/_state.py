@@ -14,12 +14,14 @@ the attrs `__init__` (about twice as fast; see anchors-style-study section 4.2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from ._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocation
 from ._errors import Diagnostic
+from ._fastnew import fast_constructor
 from ._json import JsonObject, JsonValue
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._state_extras import NO_EXTRAS, SessionExtras
@@ -353,63 +355,140 @@ def new_session(session_id: str) -> SessionState:
     )
 
 
-# -- fast constructors for the hot path ----------------------------------------------------
-# attrs' frozen __init__ calls object.__setattr__ per field; setting the slot descriptors
-# directly gives the same object at about half the cost. Used only inside the reducers.
+# -- builders: every rebuild of a SessionState goes through these ---------------------------
+# The hot slot (the message being streamed, kept in the root) is this module's business only:
+# a builder that does not name the messages keeps the slot as it is; one that does writes the
+# hot message back (or starts a new one). Every builder is a positional build through the
+# package's one fast constructor (`_fastnew.fast_constructor`): attrs' frozen __init__ calls
+# object.__setattr__ per field, the slot descriptors give the same object at about half the
+# cost.
 
-_new = object.__new__
+_make_session: Final[
+    Callable[
+        [
+            str,
+            Foreground,
+            PVec[EntityRef],
+            PMap[str, MessageState],
+            PMap[str, ToolCallState],
+            PMap[str, TerminalState],
+            PMap[str, PlanState],
+            SessionAux,
+            str | None,
+            PVec[ContentBlock] | None,
+        ],
+        SessionState,
+    ]
+] = fast_constructor(SessionState)
+
+#: Positional `MessageState` constructor for hot paths (role, content, meta, chunk_meta).
+new_message_state: Final[
+    Callable[[str, PVec[ContentBlock], JsonObject | None, PMap[int, JsonObject]], MessageState]
+] = fast_constructor(MessageState)
 
 
-def _slot_setters(cls: type[Any]) -> tuple[Any, ...]:
-    return tuple(cls.__dict__[a.name].__set__ for a in attrs.fields(cls))
+def with_foreground(state: SessionState, foreground: Foreground) -> SessionState:
+    """`state` with another foreground."""
+    s = state
+    return _make_session(
+        s.session_id, foreground, s.timeline, s._messages, s.tool_calls, s.terminals,
+        s.plans, s.aux, s._hot_id, s._hot_content,
+    )  # fmt: skip
 
 
-_SS = _slot_setters(SessionState)
-_MS = _slot_setters(MessageState)
+def with_timeline(state: SessionState, timeline: PVec[EntityRef]) -> SessionState:
+    """`state` with another timeline."""
+    s = state
+    return _make_session(
+        s.session_id, s.foreground, timeline, s._messages, s.tool_calls, s.terminals,
+        s.plans, s.aux, s._hot_id, s._hot_content,
+    )  # fmt: skip
 
 
-def new_session_state(
-    session_id: str,
-    foreground: Foreground,
-    timeline: PVec[EntityRef],
-    messages: PMap[str, MessageState],
+def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
+    """`state` with `ref` appended to the timeline."""
+    return with_timeline(state, state.timeline.append(ref))
+
+
+def with_tool_calls(
+    state: SessionState,
     tool_calls: PMap[str, ToolCallState],
     terminals: PMap[str, TerminalState],
-    plans: PMap[str, PlanState],
-    aux: SessionAux,
-    hot_id: str | None,
-    hot_content: PVec[ContentBlock] | None,
+    timeline: PVec[EntityRef],
 ) -> SessionState:
-    """Positional `SessionState` constructor for hot paths (every field, hot slot included)."""
-    s: SessionState = _new(SessionState)
-    a, b, c, d, e, f, g, h, i, j = _SS
-    a(s, session_id)
-    b(s, foreground)
-    c(s, timeline)
-    d(s, messages)
-    e(s, tool_calls)
-    f(s, terminals)
-    g(s, plans)
-    h(s, aux)
-    i(s, hot_id)
-    j(s, hot_content)
-    return s
+    """`state` with other tool calls (and the terminals and timeline they change)."""
+    s = state
+    return _make_session(
+        s.session_id, s.foreground, timeline, s._messages, tool_calls, terminals,
+        s.plans, s.aux, s._hot_id, s._hot_content,
+    )  # fmt: skip
 
 
-def new_message_state(
-    role: str,
+def with_terminals(state: SessionState, terminals: PMap[str, TerminalState]) -> SessionState:
+    """`state` with other terminals."""
+    return with_tool_calls(state, state.tool_calls, terminals, state.timeline)
+
+
+def with_plans(
+    state: SessionState, plans: PMap[str, PlanState], timeline: PVec[EntityRef]
+) -> SessionState:
+    """`state` with other plans (and the timeline they change)."""
+    s = state
+    return _make_session(
+        s.session_id, s.foreground, timeline, s._messages, s.tool_calls, s.terminals,
+        plans, s.aux, s._hot_id, s._hot_content,
+    )  # fmt: skip
+
+
+def with_aux(state: SessionState, aux: SessionAux) -> SessionState:
+    """`state` with other session-wide parts."""
+    s = state
+    return _make_session(
+        s.session_id, s.foreground, s.timeline, s._messages, s.tool_calls, s.terminals,
+        s.plans, aux, s._hot_id, s._hot_content,
+    )  # fmt: skip
+
+
+def with_messages(
+    state: SessionState, messages: PMap[str, MessageState], timeline: PVec[EntityRef]
+) -> SessionState:
+    """`state` with every message given in `messages` (the streamed one included: it leaves
+    the hot slot) and the timeline they change."""
+    s = state
+    return _make_session(
+        s.session_id, s.foreground, timeline, messages, s.tool_calls, s.terminals,
+        s.plans, s.aux, None, None,
+    )  # fmt: skip
+
+
+def with_streamed(
+    state: SessionState,
+    messages: PMap[str, MessageState],
+    timeline: PVec[EntityRef],
+    message_id: str,
     content: PVec[ContentBlock],
-    meta: JsonObject | None,
-    chunk_meta: PMap[int, JsonObject],
-) -> MessageState:
-    """Positional `MessageState` constructor for hot paths."""
-    m: MessageState = _new(MessageState)
-    a, b, c, d = _MS
-    a(m, role)
-    b(m, content)
-    c(m, meta)
-    d(m, chunk_meta)
-    return m
+) -> SessionState:
+    """`state` streaming `message_id` from now on: its content `content` lives in the hot
+    slot, its role and `_meta` in `messages[message_id]` (every other message is there too)."""
+    s = state
+    return _make_session(
+        s.session_id, s.foreground, timeline, messages, s.tool_calls, s.terminals,
+        s.plans, s.aux, message_id, content,
+    )  # fmt: skip
+
+
+def appended_to_streamed(
+    state: SessionState, message_id: str, block: ContentBlock, role: str
+) -> SessionState | None:
+    """The hot path: `block` appended to the message being streamed, if `message_id` is that
+    message and `role` its role (one new root and one sequence node); else None."""
+    s = state
+    if message_id != s._hot_id or s._messages[message_id].role != role:
+        return None
+    return _make_session(
+        s.session_id, s.foreground, s.timeline, s._messages, s.tool_calls, s.terminals,
+        s.plans, s.aux, message_id, s._hot_content.append(block),  # type: ignore[union-attr]
+    )  # fmt: skip
 
 
 # -- queries --------------------------------------------------------------------------
