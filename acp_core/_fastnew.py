@@ -46,8 +46,10 @@ def compile_generated(
 
 
 def fast_constructor(cls: type[T]) -> Callable[..., T]:
-    """A positional constructor of `cls` taking every field in class order."""
-    names = [a.name for a in attrs.fields(cls)]  # type: ignore[arg-type]
+    """A positional constructor of `cls` taking every field in class order (attrs fields,
+    or the `__slots__` of a plain slotted class such as `PVec`)."""
+    slots: list[str] = list(getattr(cls, "__slots__", ()))
+    names = [a.name for a in attrs.fields(cls)] if attrs.has(cls) else slots
     params = ", ".join(f"a{i}" for i in range(len(names)))
     lines = [f"def make({params}):", "    obj = new(cls)"]
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
