@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from ._content import ContentBlock
 from ._errors import ArgumentError
-from ._json import UNSET
+from ._json import UNSET, JsonObject
 from ._pcoll import EMPTY_VEC
 from ._reduce import REDUCERS, reduce
 from ._reduce_common import (
@@ -38,6 +39,7 @@ from ._state import (
     TOOL_CALL,
     USER,
     EntityRef,
+    MessageState,
     SessionState,
     ToolCallState,
     new_message_state,
@@ -93,9 +95,18 @@ _RUN_CAP: Final = 4096
 _UPSERTS: Final = (UserMessage, AgentMessage, AgentThought)
 
 
-# A pending message: [role kept, message when buffering began (None: new), blocks, chunk
-# _meta by block index (None: none)]. Local to one `fold` call.
-_Buffer = list[Any]
+class _Buffer:
+    """A pending message of one `fold` call: the role it keeps, the message when buffering
+    began (None: a new one), the buffered blocks, and chunk `_meta` by block index (None:
+    none yet). Mutable, and never seen outside the call."""
+
+    __slots__ = ("base", "blocks", "metas", "role")
+
+    def __init__(self, role: str, base: MessageState | None) -> None:
+        self.role = role
+        self.base = base
+        self.blocks: list[ContentBlock] = []
+        self.metas: dict[int, JsonObject] | None = None
 
 
 def _write_pending(state: SessionState, pending: dict[str, _Buffer]) -> SessionState:
@@ -103,7 +114,8 @@ def _write_pending(state: SessionState, pending: dict[str, _Buffer]) -> SessionS
     if not pending:
         return state
     messages = state.messages  # the hot message (if any) written back
-    for message_id, (role, base, blocks, metas) in pending.items():
+    for message_id, buffer in pending.items():
+        role, base, blocks, metas = buffer.role, buffer.base, buffer.blocks, buffer.metas
         if base is None:
             content, meta, chunk_meta = EMPTY_VEC.extend(blocks), None, EMPTY_PMAP
         else:
@@ -166,19 +178,19 @@ def fold(
                 old = state.message(message_id)
                 if old is None:
                     state = add_to_timeline(state, EntityRef(MESSAGE, message_id))
-                    buffer = [role, None, [], None]
+                    buffer = _Buffer(role, None)
                 else:
-                    buffer = [old.role, old, [], None]
+                    buffer = _Buffer(old.role, old)
                 pending[message_id] = buffer
-            if buffer[0] != role:
-                state = role_mismatch(state, message_id, role, buffer[0])
-            blocks = buffer[2]
+            if buffer.role != role:
+                state = role_mismatch(state, message_id, role, buffer.role)
+            blocks = buffer.blocks
             meta = item.meta
             if meta is not UNSET and meta is not None:
-                first = 0 if buffer[1] is None else len(buffer[1].content)
-                if buffer[3] is None:
-                    buffer[3] = {}
-                buffer[3][first + len(blocks)] = meta
+                first = 0 if buffer.base is None else len(buffer.base.content)
+                if buffer.metas is None:
+                    buffer.metas = {}
+                buffer.metas[first + len(blocks)] = meta
             blocks.append(item.content)
             if len(blocks) >= _RUN_CAP:  # keep the buffer small: write this message now
                 state = _write_pending(state, {message_id: pending.pop(message_id)})
