@@ -113,8 +113,10 @@ from ._framing import (
 )
 from ._intents import (
     AcceptPrompt,
+    AgentIntent,
     AnswerPermission,
     CancelPermission,
+    ClientIntent,
     EndTurn,
     FinishToolCall,
     Received,
@@ -281,6 +283,7 @@ __all__ = [
     "AcpError",
     "AgentConnection",
     "AgentEngine",
+    "AgentIntent",
     "AgentMessage",
     "AgentMessageChunk",
     "AgentSession",
@@ -304,6 +307,7 @@ __all__ = [
     "CancelledOutcome",
     "ClientConnection",
     "ClientEngine",
+    "ClientIntent",
     "ClientSession",
     "CloseRequested",
     "CloseSession",

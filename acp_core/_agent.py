@@ -266,7 +266,7 @@ class _Build:
                 self.set(counter=n)
                 return candidate
 
-    def done(self) -> Step:
+    def done(self) -> Step[AgentEngine]:
         engine = attrs.evolve(self.engine, session=self.session, **self.changes)
         return Step(engine, tuple(self.wire))
 
@@ -770,7 +770,7 @@ _AGENT_STEPS: Final[dict[type[Any], Any]] = {
 AGENT_INPUTS: Final = tuple(_AGENT_STEPS)
 
 
-def agent_step(engine: AgentEngine, intent: object) -> Step:
+def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
     """Apply one intent (or received message) to the agent engine.
 
     Returns:

@@ -21,8 +21,8 @@ from typing import Any, Final, TextIO
 
 import attrs
 
-from ._agent import AgentEngine, new_agent, permission_decision
-from ._client import ClientEngine, new_client
+from ._agent import AgentEngine, agent_step, new_agent, permission_decision
+from ._client import ClientEngine, client_step, new_client
 from ._codec import decode_message
 from ._content import TerminalRef, TextContent, ToolContent
 from ._intents import (
@@ -141,12 +141,12 @@ class _Wire:
 
     def agent_does(self, *intents: object) -> None:
         for intent in intents:
-            self.agent, outbound = step(self.agent, intent)
+            self.agent, outbound = agent_step(self.agent, intent)
             self._send("agent", outbound)
 
     def client_does(self, *intents: object) -> None:
         for intent in intents:
-            self.client, outbound = step(self.client, intent)
+            self.client, outbound = client_step(self.client, intent)
             self._send("client", outbound)
 
 

@@ -143,7 +143,7 @@ class _Build:
     def send(self, message: Message) -> None:
         self.wire.append(encode_message(message))
 
-    def done(self) -> Step:
+    def done(self) -> Step[ClientEngine]:
         return Step(attrs.evolve(self.engine, **self.changes), tuple(self.wire))
 
 
@@ -321,7 +321,7 @@ _CLIENT_STEPS: Final[dict[type[Any], Any]] = {
 CLIENT_INPUTS: Final = tuple(_CLIENT_STEPS)
 
 
-def client_step(engine: ClientEngine, intent: object) -> Step:
+def client_step(engine: ClientEngine, intent: object) -> Step[ClientEngine]:
     """Apply one intent (or received message) to the client engine.
 
     Raises:

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import attrs
 
-from ._agent import AgentEngine, Turn, new_agent
+from ._agent import AgentEngine, Turn, agent_step, new_agent
 from ._connection_values import (
     AnswerRequest,
     ConnectionStep,
@@ -34,7 +34,6 @@ from ._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from ._pcoll import PMap
 from ._revision import DEFAULT_REVISION, Revision
 from ._state import SessionState
-from ._step import step
 from ._updates import SessionConfigOption
 
 __all__ = ["AgentConnection", "AgentSession", "Build", "OpenSession", "new_agent_connection"]
@@ -199,7 +198,7 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
     """Step one session's engine; its outbound goes on the wire when the session is
     attached. Raises what the engine raises, before anything changed."""
     session = b.sessions[session_id]
-    engine, outbound = step(session.engine, intent)
+    engine, outbound = agent_step(session.engine, intent)
     if type(intent) is RequestPermission:
         request_id = intent.request_id
         if session.attached:

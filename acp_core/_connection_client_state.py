@@ -263,10 +263,10 @@ class Build:
 def step_session(b: Build, session_id: str, intent: object) -> None:
     """Step one session's engine and send what it returns (raises what the engine raises,
     before anything changed)."""
-    from ._step import step
+    from ._client import client_step
 
     session = b.sessions[session_id]
-    engine, outbound = step(session.engine, intent)
+    engine, outbound = client_step(session.engine, intent)
     b.sessions = b.sessions.set(session_id, attrs.evolve(session, engine=engine))
     b.wire.extend(outbound)
 

@@ -21,7 +21,7 @@ change what an engine stored or already sent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, Generic, NamedTuple, TypeAlias, TypeVar
 
 import attrs
 import immutables
@@ -44,8 +44,10 @@ from ._updates import Cost, OtherPlan, PlanEntry, PlanItems, TerminalExitStatus
 
 __all__ = [
     "AcceptPrompt",
+    "AgentIntent",
     "AnswerPermission",
     "CancelPermission",
+    "ClientIntent",
     "EndTurn",
     "FinishToolCall",
     "Received",
@@ -299,10 +301,16 @@ class _Checked:
                 object.__setattr__(self, field, kept)  # frozen: only here, before use
 
 
-class Step(NamedTuple):
-    """What an engine step returns: the new engine state and the wire dicts to send, in order."""
+E = TypeVar("E")
 
-    state: Any
+
+class Step(NamedTuple, Generic[E]):
+    """What an engine step returns: the new engine state and the wire dicts to send, in order.
+
+    `Step[AgentEngine]` / `Step[ClientEngine]`: `step` is typed per engine, so a type checker
+    follows an engine through its steps."""
+
+    state: E
     outbound: tuple[dict[str, Any], ...]
 
 
@@ -549,3 +557,32 @@ class AnswerPermission(_Checked):
 
     request_id: int | str | None = _f(_request_id)
     option_id: str = _f(_str)
+
+
+#: Everything the agent engine steps with (`step(AgentEngine, AgentIntent)`).
+AgentIntent: TypeAlias = (
+    AcceptPrompt
+    | RejectPrompt
+    | ReportUserMessage
+    | StartWork
+    | SendAgentText
+    | SendThought
+    | SendAgentMessage
+    | UpdatePlan
+    | StartToolCall
+    | UpdateToolCall
+    | SendToolContent
+    | FinishToolCall
+    | UpdateTerminal
+    | SendTerminalOutput
+    | ReportUsage
+    | UpdateSessionInfo
+    | RequestPermission
+    | CancelPermission
+    | EndTurn
+    | ReportAbort
+    | Received
+)
+
+#: Everything the client engine steps with (`step(ClientEngine, ClientIntent)`).
+ClientIntent: TypeAlias = SendPrompt | SendCancel | AnswerPermission | Received

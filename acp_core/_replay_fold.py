@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from ._client import ClientEngine, new_client
+from ._client import ClientEngine, client_step, new_client
 from ._codec import decode_message_diagnosed, decode_permission_result
 from ._errors import AcpError, DecodeError, Diagnostic
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt
@@ -39,7 +39,6 @@ from ._jsonrpc import (
 from ._predicates import RequestKey, request_key, shown
 from ._revision import DEFAULT_REVISION, Revision
 from ._state import SessionState
-from ._step import step
 from ._updates import SessionUpdate
 from ._v1 import normalize_v1_step
 from ._v1_detect import looks_like_v1
@@ -288,7 +287,7 @@ class Replayer:
         """Step the session's engine; a refusal is a note and leaves the engine as it was."""
         engine = self._engine(sid)
         try:
-            new, _ = step(engine, intent)
+            new, _ = client_step(engine, intent)
         except AcpError as e:
             effect.notes.append(Diagnostic(REFUSED, "$", f"the client engine refused it: {e}"))
             return False

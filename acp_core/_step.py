@@ -5,15 +5,23 @@ Owns: nothing but the dispatch. Must not know: what any intent means.
 
 from __future__ import annotations
 
+from typing import overload
+
 from ._agent import AgentEngine, agent_step
 from ._client import ClientEngine, client_step
 from ._errors import ArgumentError
-from ._intents import Step
+from ._intents import AgentIntent, ClientIntent, Step
 
 __all__ = ["step"]
 
 
-def step(engine: AgentEngine | ClientEngine, intent: object) -> Step:
+@overload
+def step(engine: AgentEngine, intent: AgentIntent) -> Step[AgentEngine]: ...
+@overload
+def step(engine: ClientEngine, intent: ClientIntent) -> Step[ClientEngine]: ...
+def step(
+    engine: AgentEngine | ClientEngine, intent: object
+) -> Step[AgentEngine] | Step[ClientEngine]:
     """Apply an intent (or `Received(message)`) to an engine: `(engine', outbound)`.
 
     Pure: the given engine is unchanged; on error nothing was built.
