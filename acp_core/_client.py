@@ -22,6 +22,7 @@ Theory of operation.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
 import attrs
@@ -29,7 +30,7 @@ import attrs
 from ._codec import decode_prompt_result, encode_message, encode_result
 from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
-from ._json import UNSET, freeze_json
+from ._json import UNSET, JsonValue, freeze_json
 from ._jsonrpc import (
     CancelledOutcome,
     CancelRequestNotification,
@@ -123,7 +124,10 @@ def prompt_message_id(client: ClientEngine, request_id: int | str | None) -> str
     return None
 
 
-_CANCELLED: Final = freeze_json(encode_result(RequestPermissionResult(CancelledOutcome())))
+@functools.cache
+def _cancelled() -> JsonValue:
+    # Built on first use, not at import: encoding derives the codec's tables (issue 15).
+    return freeze_json(encode_result(RequestPermissionResult(CancelledOutcome())))
 
 
 class _Build:
@@ -195,7 +199,7 @@ def _bind(b: _Build, message_id: str) -> None:
 
 
 def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
-    b.send(Response(request_id, _CANCELLED))
+    b.send(Response(request_id, _cancelled()))
     b.set(pending=b.get("pending").delete(request_id))
 
 
