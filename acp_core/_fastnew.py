@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-__all__ = ["compile_generated", "fast_constructor"]
+__all__ = ["compile_generated", "fast_constructor", "fast_replace"]
 
 T = TypeVar("T")
 
@@ -62,3 +62,29 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     make: Callable[..., T] = compile_generated(lines, "make", namespace, label)
     make.__qualname__ = f"fast_{cls.__name__}"
     return make
+
+
+def fast_replace(
+    cls: type[T], names: tuple[str, ...], fixed: dict[str, object] | None = None
+) -> Callable[..., T]:
+    """`replace(old, *values)`: a copy of `old` with the fields `names` set to `values` (in
+    that order) and the fields in `fixed` set to those constants; one generated function, so
+    a rebuild of a large record is one call (the reducers' named state builders)."""
+    fixed = fixed or {}
+    params = ", ".join(["old", *(f"v{i}" for i in range(len(names)))])
+    lines = [f"def replace({params}):", "    obj = new(cls)"]
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    for k, a in enumerate(attrs.fields(cls)):  # type: ignore[arg-type]
+        namespace[f"s{k}"] = getattr(cls, a.name).__set__
+        if a.name in names:
+            value = f"v{names.index(a.name)}"
+        elif a.name in fixed:
+            namespace[f"c{k}"] = fixed[a.name]
+            value = f"c{k}"
+        else:
+            value = f"old.{a.name}"
+        lines.append(f"    s{k}(obj, {value})")
+    lines.append("    return obj")
+    label = f"fast replace {cls.__module__}.{cls.__qualname__} {','.join(names)}"
+    replace: Callable[..., T] = compile_generated(lines, "replace", namespace, label)
+    return replace

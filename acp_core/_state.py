@@ -21,7 +21,7 @@ import attrs
 
 from ._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocation
 from ._errors import Diagnostic
-from ._fastnew import fast_constructor
+from ._fastnew import fast_constructor, fast_replace
 from ._json import JsonObject, JsonValue
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._state_extras import NO_EXTRAS, SessionExtras
@@ -358,28 +358,56 @@ def new_session(session_id: str) -> SessionState:
 # -- builders: every rebuild of a SessionState goes through these ---------------------------
 # The hot slot (the message being streamed, kept in the root) is this module's business only:
 # a builder that does not name the messages keeps the slot as it is; one that does writes the
-# hot message back (or starts a new one). Every builder is a positional build through the
-# package's one fast constructor (`_fastnew.fast_constructor`): attrs' frozen __init__ calls
-# object.__setattr__ per field, the slot descriptors give the same object at about half the
-# cost.
+# hot message back (or starts a new one). Each builder is one generated function
+# (`_fastnew.fast_replace`, the package's one constructor trick): attrs' frozen __init__ calls
+# object.__setattr__ per field, setting the slot descriptors gives the same object at about
+# half the cost, and a rebuild stays a single call.
 
-_make_session: Final[
+_S = SessionState
+_NO_HOT: Final[dict[str, object]] = {"_hot_id": None, "_hot_content": None}
+
+#: `state` with another foreground.
+with_foreground: Final[Callable[[SessionState, Foreground], SessionState]] = fast_replace(
+    _S, ("foreground",)
+)
+#: `state` with another timeline.
+with_timeline: Final[Callable[[SessionState, PVec[EntityRef]], SessionState]] = fast_replace(
+    _S, ("timeline",)
+)
+#: `state` with other tool calls, and the terminals and timeline they change.
+with_tool_calls: Final[
     Callable[
-        [
-            str,
-            Foreground,
-            PVec[EntityRef],
-            PMap[str, MessageState],
-            PMap[str, ToolCallState],
-            PMap[str, TerminalState],
-            PMap[str, PlanState],
-            SessionAux,
-            str | None,
-            PVec[ContentBlock] | None,
-        ],
+        [SessionState, PMap[str, ToolCallState], PMap[str, TerminalState], PVec[EntityRef]],
         SessionState,
     ]
-] = fast_constructor(SessionState)
+] = fast_replace(_S, ("tool_calls", "terminals", "timeline"))
+#: `state` with other terminals.
+with_terminals: Final[Callable[[SessionState, PMap[str, TerminalState]], SessionState]] = (
+    fast_replace(_S, ("terminals",))
+)
+#: `state` with other plans, and the timeline they change.
+with_plans: Final[Callable[[SessionState, PMap[str, PlanState], PVec[EntityRef]], SessionState]] = (
+    fast_replace(_S, ("plans", "timeline"))
+)
+#: `state` with other session-wide parts.
+with_aux: Final[Callable[[SessionState, SessionAux], SessionState]] = fast_replace(_S, ("aux",))
+#: `state` with every message in `messages` (the streamed one included: it leaves the hot
+#: slot) and the timeline they change.
+with_messages: Final[
+    Callable[[SessionState, PMap[str, MessageState], PVec[EntityRef]], SessionState]
+] = fast_replace(_S, ("_messages", "timeline"), _NO_HOT)
+#: `state` streaming `message_id` from now on (`messages`, `timeline`, `message_id`,
+#: `content`): the content lives in the hot slot, its role and `_meta` in
+#: `messages[message_id]` (every other message is there too).
+with_streamed: Final[
+    Callable[
+        [SessionState, PMap[str, MessageState], PVec[EntityRef], str, PVec[ContentBlock]],
+        SessionState,
+    ]
+] = fast_replace(_S, ("_messages", "timeline", "_hot_id", "_hot_content"))
+_with_hot_content: Final[Callable[[SessionState, PVec[ContentBlock]], SessionState]] = fast_replace(
+    _S, ("_hot_content",)
+)
 
 #: Positional `MessageState` constructor for hot paths (role, content, meta, chunk_meta).
 new_message_state: Final[
@@ -387,94 +415,9 @@ new_message_state: Final[
 ] = fast_constructor(MessageState)
 
 
-def with_foreground(state: SessionState, foreground: Foreground) -> SessionState:
-    """`state` with another foreground."""
-    s = state
-    return _make_session(
-        s.session_id, foreground, s.timeline, s._messages, s.tool_calls, s.terminals,
-        s.plans, s.aux, s._hot_id, s._hot_content,
-    )  # fmt: skip
-
-
-def with_timeline(state: SessionState, timeline: PVec[EntityRef]) -> SessionState:
-    """`state` with another timeline."""
-    s = state
-    return _make_session(
-        s.session_id, s.foreground, timeline, s._messages, s.tool_calls, s.terminals,
-        s.plans, s.aux, s._hot_id, s._hot_content,
-    )  # fmt: skip
-
-
 def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
     """`state` with `ref` appended to the timeline."""
     return with_timeline(state, state.timeline.append(ref))
-
-
-def with_tool_calls(
-    state: SessionState,
-    tool_calls: PMap[str, ToolCallState],
-    terminals: PMap[str, TerminalState],
-    timeline: PVec[EntityRef],
-) -> SessionState:
-    """`state` with other tool calls (and the terminals and timeline they change)."""
-    s = state
-    return _make_session(
-        s.session_id, s.foreground, timeline, s._messages, tool_calls, terminals,
-        s.plans, s.aux, s._hot_id, s._hot_content,
-    )  # fmt: skip
-
-
-def with_terminals(state: SessionState, terminals: PMap[str, TerminalState]) -> SessionState:
-    """`state` with other terminals."""
-    return with_tool_calls(state, state.tool_calls, terminals, state.timeline)
-
-
-def with_plans(
-    state: SessionState, plans: PMap[str, PlanState], timeline: PVec[EntityRef]
-) -> SessionState:
-    """`state` with other plans (and the timeline they change)."""
-    s = state
-    return _make_session(
-        s.session_id, s.foreground, timeline, s._messages, s.tool_calls, s.terminals,
-        plans, s.aux, s._hot_id, s._hot_content,
-    )  # fmt: skip
-
-
-def with_aux(state: SessionState, aux: SessionAux) -> SessionState:
-    """`state` with other session-wide parts."""
-    s = state
-    return _make_session(
-        s.session_id, s.foreground, s.timeline, s._messages, s.tool_calls, s.terminals,
-        s.plans, aux, s._hot_id, s._hot_content,
-    )  # fmt: skip
-
-
-def with_messages(
-    state: SessionState, messages: PMap[str, MessageState], timeline: PVec[EntityRef]
-) -> SessionState:
-    """`state` with every message given in `messages` (the streamed one included: it leaves
-    the hot slot) and the timeline they change."""
-    s = state
-    return _make_session(
-        s.session_id, s.foreground, timeline, messages, s.tool_calls, s.terminals,
-        s.plans, s.aux, None, None,
-    )  # fmt: skip
-
-
-def with_streamed(
-    state: SessionState,
-    messages: PMap[str, MessageState],
-    timeline: PVec[EntityRef],
-    message_id: str,
-    content: PVec[ContentBlock],
-) -> SessionState:
-    """`state` streaming `message_id` from now on: its content `content` lives in the hot
-    slot, its role and `_meta` in `messages[message_id]` (every other message is there too)."""
-    s = state
-    return _make_session(
-        s.session_id, s.foreground, timeline, messages, s.tool_calls, s.terminals,
-        s.plans, s.aux, message_id, content,
-    )  # fmt: skip
 
 
 def appended_to_streamed(
@@ -482,13 +425,9 @@ def appended_to_streamed(
 ) -> SessionState | None:
     """The hot path: `block` appended to the message being streamed, if `message_id` is that
     message and `role` its role (one new root and one sequence node); else None."""
-    s = state
-    if message_id != s._hot_id or s._messages[message_id].role != role:
+    if message_id != state._hot_id or state._messages[message_id].role != role:
         return None
-    return _make_session(
-        s.session_id, s.foreground, s.timeline, s._messages, s.tool_calls, s.terminals,
-        s.plans, s.aux, message_id, s._hot_content.append(block),  # type: ignore[union-attr]
-    )  # fmt: skip
+    return _with_hot_content(state, state._hot_content.append(block))  # type: ignore[union-attr]
 
 
 # -- queries --------------------------------------------------------------------------
