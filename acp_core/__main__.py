@@ -131,6 +131,13 @@ def _replay_lines(path: str) -> Iterator[str]:
         raise _cli_replay.ReadError(str(e)) from None
 
 
+_CLIENT_SIDE_NOTE = (
+    "judging client rules only: agent rules such as R11 (requires_action before the "
+    "answer) are judged on the agent's recording, since a quick answer can overtake a "
+    "requires_action on its way to the client"
+)
+
+
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="trace in JSON lines ('-' reads stdin)")
     p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
@@ -139,6 +146,11 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
         choices=sorted(REVISIONS),
         default=DEFAULT_REVISION.name,
         help="protocol revision to judge by (default: %(default)s)",
+    )
+    p.add_argument(
+        "--side",
+        choices=("agent", "client"),
+        help="judge only the rules that bind this side (judge each side on its own recording)",
     )
 
 
@@ -149,18 +161,21 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     progress = _progress("check")
     if progress is not None:  # a progress line needs the total: read the entries first
         entries = counting(list(entries), "check", progress)
-    found = check_trace(entries, revision=REVISIONS[args.revision])
+    found = check_trace(entries, revision=REVISIONS[args.revision], side=args.side)
     if progress is not None:
         progress.done()
     if not lines:
         raise BadInputError(f"{args.file}: empty: no trace entries to check")
     violations = [v.to_json() | {"index": lines[v.index]} for v in found]
-    mandatory = sum(v["level"] in ("MUST", "MUST NOT") for v in violations)
+    mandatory = sum(v.mandatory for v in found)
     if args.json:
         out.write(json.dumps(violations, ensure_ascii=False) + "\n")
     else:
+        if args.side == "client":
+            out.write(f"{args.file}: {_CLIENT_SIDE_NOTE}\n")
         for v in violations:
-            out.write(f"{args.file}:{v['index']}: {v['rule']} ({v['level']}) {v['message']}\n")
+            level = f"{v['level']}, warning" if v.get("warning") else v["level"]
+            out.write(f"{args.file}:{v['index']}: {v['rule']} ({level}) {v['message']}\n")
         out.write(
             f"{len(violations)} violation(s), {mandatory} of MUST level\n"
             if violations

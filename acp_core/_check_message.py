@@ -12,8 +12,10 @@ were already reported); it lives only as long as one `check_trace` call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final, TypeAlias
+
+import attrs
 
 from . import _content as c
 from . import _jsonrpc as j
@@ -23,14 +25,22 @@ from ._errors import DecodeError
 from ._predicates import (
     MESSAGE_UPDATE_TAGS,
     Family,
+    custom_root_keys,
     is_absolute,
     is_base64,
+    later_revision_of_key,
     open_enum_finding,
+    shown,
 )
 from ._revision import Revision
 from ._updates_preview import PlanMarkdown
 
-__all__ = ["Finding", "MessageRules", "Seen", "explain_undecodable"]
+__all__ = ["CHECKED", "Finding", "MessageRules", "Seen", "explain_undecodable"]
+
+#: The rules these checks (and the naming of decode failures) report.
+CHECKED: Final = frozenset(
+    {"D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41", "R43", "R44"}
+)
 
 #: A broken rule without its place: (rule id, readable explanation).
 Finding: TypeAlias = tuple[str, str]
@@ -76,10 +86,30 @@ class MessageRules:
     def update(self, seen: Seen, upd: u.SessionUpdate) -> list[Finding]:
         """What a `session/update`'s update breaks on its own."""
         self._update(seen, upd)
+        self.root_keys(upd)
         return self._take()
+
+    def root_keys(self, value: object) -> None:
+        """R43: unknown keys at the root of any spec type in `value` (`_meta` is the place)."""
+        for holder, keys in _extras(value):
+            name = type(holder).__name__
+            custom = custom_root_keys(self.revision, name, keys)
+            if custom:
+                later = [r for k in custom if (r := later_revision_of_key(name, k))]
+                hint = (
+                    f" (defined in the {later[0]} draft: check with --revision {later[0]})"
+                    if later
+                    else ""
+                )
+                self.found(
+                    "R43",
+                    f"custom key(s) {', '.join(shown(k) for k in custom)} at the root of "
+                    f"{name}; extensions go in `_meta`{hint}",
+                )
 
     def permission(self, seen: Seen, msg: j.RequestPermissionRequest) -> list[Finding]:
         """What a `session/request_permission` breaks on its own."""
+        self.root_keys(msg)
         if not msg.title.strip():
             self.found("R26", "permission request with an empty `title`")
         for option in msg.options:
@@ -166,8 +196,24 @@ class MessageRules:
             for option in upd.config_options:
                 if isinstance(option, u.OtherSessionConfigOption):
                     self.raw_tag("config option type", option.raw)
+                elif isinstance(option, u.SessionConfigSelect):
+                    self.select_value(option)
         elif isinstance(upd, u.OtherUpdate):
             self.enum("sessionUpdate", upd.session_update)
+
+    def select_value(self, option: u.SessionConfigSelect) -> None:
+        values = {
+            v.value
+            for item in option.options
+            for v in (item.options if isinstance(item, u.SessionConfigSelectGroup) else (item,))
+        }
+        if option.current_value not in values:
+            self.found(
+                "R41",
+                f"config option {shown(option.config_id)} has current value "
+                f"{shown(option.current_value)}, which is not one of its values: every option "
+                "always has a current value",
+            )
 
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]
@@ -222,6 +268,41 @@ class MessageRules:
         finding = open_enum_finding(self.revision, family, value)
         if finding is not None:
             self._found.append(finding)
+
+
+def _extras(value: object) -> Iterator[tuple[object, Mapping[str, Any]]]:
+    # Every decoded value in `value` with unknown keys, depth first (values are small trees).
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, tuple):
+            stack.extend(v)
+            continue
+        fields = _FIELDS[type(v)]
+        if fields is None:
+            continue
+        extra = getattr(v, "extra", None)
+        if extra:
+            yield v, extra
+        stack.extend(getattr(v, f) for f in fields)
+
+
+def _descend(cls: type) -> tuple[str, ...] | None:
+    if not attrs.has(cls):
+        return None
+    return tuple(f.name for f in attrs.fields(cls) if f.name not in _OPAQUE)
+
+
+_OPAQUE: Final = frozenset({"extra", "raw", "meta", "envelope_extra", "chunk_meta"})
+
+
+class _FieldCache(dict[type, "tuple[str, ...] | None"]):
+    def __missing__(self, cls: type) -> tuple[str, ...] | None:
+        self[cls] = found = _descend(cls)
+        return found
+
+
+_FIELDS: Final = _FieldCache()
 
 
 # A permission option that decodes, to test whether the options were the only problem.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import binascii
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final, Literal, TypeAlias
 
 from . import _jsonrpc as j
@@ -30,10 +30,12 @@ __all__ = [
     "PERMISSION_OPTION_KINDS",
     "Family",
     "RequestKey",
+    "custom_root_keys",
     "is_absolute",
     "is_base64",
     "is_custom",
     "known_values",
+    "later_revision_of_key",
     "open_enum_finding",
     "open_enum_rule",
     "request_key",
@@ -65,6 +67,34 @@ MESSAGE_UPDATE_TAGS: Final = frozenset(
         "agent_thought",
     }
 )
+
+# Keys a later revision adds to types 2026-08 already has, while the codec keeps them as
+# unknown keys: not custom in that revision (R43), custom in earlier ones.
+_LATER_KEYS: Final[Mapping[str, Mapping[str, frozenset[str]]]] = {
+    "2026-11": {
+        "AvailableCommand": frozenset({"type"}),
+        "IdleStateUpdate": frozenset({"background"}),
+        "RunningStateUpdate": frozenset({"background"}),
+        "RequiresActionStateUpdate": frozenset({"background"}),
+        "TerminalUpdate": frozenset({"capabilities", "size"}),
+        "ToolCallUpdate": frozenset({"capabilities", "name"}),
+    },
+}
+
+
+def custom_root_keys(revision: Revision, type_name: str, keys: Iterable[object]) -> list[str]:
+    """The keys among `keys` (unknown keys of a decoded `type_name`) that are custom in
+    `revision`: neither `_meta` nor defined by the revision (R43)."""
+    allowed = _LATER_KEYS.get(revision.name, {}).get(type_name, frozenset())
+    return sorted(k for k in keys if isinstance(k, str) and k != "_meta" and k not in allowed)
+
+
+def later_revision_of_key(type_name: str, key: str) -> str | None:
+    """The later revision that defines `key` on `type_name`, if one does (for hints)."""
+    return next(
+        (name for name, keys in _LATER_KEYS.items() if key in keys.get(type_name, ())), None
+    )
+
 
 #: The open enums and unions a value can be checked against.
 Family: TypeAlias = Literal[

@@ -70,10 +70,13 @@ def test_each_good_trace_has_no_violation(path: Path) -> None:
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
 def test_every_prefix_of_a_good_trace_is_clean(path: Path) -> None:
-    # A recording may stop anywhere: nothing is demanded of work that has not ended.
+    # A recording may stop anywhere: nothing is demanded of work that has not ended; work
+    # still running when it stops is an R7 warning, which never fails a trace.
     entries = load(path)
     for n in range(len(entries)):
-        assert found(entries[:n], revision_of(path)) == [], n
+        violations = acp.check_trace(entries[:n], revision=revision_of(path))
+        assert [v.rule for v in violations if not v.warning] == [], n
+        assert all(v.rule == "R7" and not v.mandatory for v in violations), n
 
 
 def test_the_corpus_covers_every_checked_rule_and_only_those() -> None:
@@ -303,8 +306,8 @@ def test_interleaved_sessions_do_not_interfere(picks: list[bool]) -> None:
 
 def test_a_violation_in_one_session_stays_there() -> None:
     good = _relabel(load(TRACES / "good_prompt_turn.jsonl"), "sess_other", 1000)
-    bad = load(TRACES / "bad_R6_4_turn_ends_without_running.jsonl")
-    assert found(bad + good) == [("R6", 4)]
+    bad = load(TRACES / "bad_R6_3_output_before_running.jsonl")
+    assert found(bad + good) == [("R6", 3)]
 
 
 # -- robustness ------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def test_indices_are_line_indices_even_with_blank_lines(
 
 
 def test_stdin_is_read_for_dash() -> None:
-    text = (TRACES / "bad_R6_4_turn_ends_without_running.jsonl").read_text()
+    text = (TRACES / "bad_R6_3_output_before_running.jsonl").read_text()
     r = run("check", "--json", "-", stdin=text)
     assert r.returncode == 1
     assert [v["rule"] for v in json.loads(r.stdout)] == ["R6"]
@@ -159,3 +159,32 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
             main(argv)
         assert exc.value.code == 2
         assert "usage:" in capsys.readouterr().err
+
+
+# -- one side's rules, warnings ----------------------------------------------------------
+
+
+def test_side_agent_leaves_client_rules_out_and_side_client_says_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client_fault = str(TRACES / "bad_C15_7_selected_after_cancel.jsonl")
+    agent_fault = str(TRACES / "bad_R11_4_permission_while_running_without_requires_action.jsonl")
+    assert run_in_process(capsys, "check", "--side", "agent", client_fault).returncode == 0
+    ran = run_in_process(capsys, "check", "--side", "client", client_fault)
+    assert ran.returncode == 1
+    assert "C15 (MUST)" in ran.stdout
+    assert "R11" in ran.stdout.splitlines()[0]  # the ordering note comes first
+    ran = run_in_process(capsys, "check", "--side", "client", agent_fault)
+    assert ran.returncode == 0
+    assert "R11 (SHOULD)" not in ran.stdout
+
+
+def test_a_trace_that_ends_while_running_is_a_warning_not_a_failure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    trace = str(TRACES / "bad_R7_3_recording_ends_while_running.jsonl")
+    ran = run_in_process(capsys, "check", trace)
+    assert ran.returncode == 0
+    assert "R7 (MUST, warning)" in ran.stdout
+    (v,) = json.loads(run_in_process(capsys, "check", "--json", trace).stdout)
+    assert (v["rule"], v["warning"]) == ("R7", True)

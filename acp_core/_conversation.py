@@ -1,0 +1,575 @@
+"""The conversation machine: every rule about the order of messages in one ACP session.
+
+Owns: `Conversation` (one session's lifecycle, as a frozen value), `Phase`, `Finding`,
+`observe` (the one entry point), `finish` (what the end of a recording shows), and the
+transition table and guards, each guard named by the rule id it decides.
+Must not know: which side it runs on (h11's Rule 2: it is told who sent each message),
+files, line numbers beyond the `at` label it is given, engines, JSON text, what a single
+message breaks on its own (`_check_message.py`) or which values are known (`_predicates.py`).
+
+Theory of operation.
+- A message becomes an *event*: a `Kind` plus the sender. Requests are paired with their
+  answers here (J1, J2, C25), so an answer arrives as the kind of what it answers
+  (`PROMPT_ANSWER`, `PERMISSION_ANSWER`, ...). Direction faults (a `session/update` from the
+  client) are J2 findings and nothing else happens.
+- `TRANSITIONS` is the foreground phase table `(phase, state kind) -> phase`: the reported
+  `state_update`s move the phase, nothing else does. `UNKNOWN` is where a recording that
+  starts mid-session begins (only `Conversation.mid_session`); it is not reachable from
+  `IDLE`, so engines (which start at `Conversation.start`) never get the checker's leniency.
+- The *turn* is foreground work from its start (a prompt sent while idle, or `running` /
+  `requires_action` after idle) to the idle that ends it. Prompts wait in `prompts` until a
+  user message binds to them (Q7: first in, first out under 2026-08; the result's
+  `messageId` under 2026-11) and their work ends.
+- `GUARDS` lists, per event kind, the checks that run *before* the event's effect, each as
+  `Guard(rule, kinds, check, applies)`; `check` returns the finding's message or None. The
+  effect (bookkeeping) then runs unconditionally: a finding never wedges the session.
+- Permission requests block running work (R11, R12); a cancel covers the work and its
+  pending requests (R21, R22, C15, R23); `session/close` cancels like `session/cancel`
+  (R24); `session/resume` opens a replay window in which history is no live work (R38, R39).
+- Bookkeeping is bounded by what is outstanding: answered prompts leave at the idle that
+  ends their work, answered requests are remembered in a window of `_ANSWERED_WINDOW`.
+
+Adding rules (the 2026-11 and Preview rules, for instance): write a check function
+`(conversation, event) -> str | None`, and add `Guard("R47", (Kind.X, ...), check,
+applies=lambda revision: ...)` to `GUARDS` (or concatenate a tuple of them from a new
+module). `applies` is how a rule is scoped to protocol revisions: it reads the `Revision`
+value (a flag or a rule set of the registry), never a revision name. A new event kind is a
+new `Kind` member plus a line in `_classify`; new bookkeeping is a field with a default and
+a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the `checked`
+column of docs/rules.md, so a new guard shows up there by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import attrs
+
+from . import _jsonrpc as j
+from . import _updates as u
+from ._conversation_guards import CHECKED, GUARDS, early_output, ending, prompt_of, work_id
+from ._conversation_state import (
+    AGENT,
+    CLIENT,
+    PEER,
+    Conversation,
+    Event,
+    Finding,
+    Guard,
+    Kind,
+    Pending,
+    Phase,
+    Prompt,
+    Sender,
+    Turn,
+)
+from ._json import JsonValue
+from ._pcoll import PMap
+from ._predicates import RequestKey, request_key, shown
+
+__all__ = [
+    "CHECKED",
+    "GUARDS",
+    "TRANSITIONS",
+    "Conversation",
+    "Finding",
+    "Guard",
+    "Kind",
+    "Phase",
+    "Prompt",
+    "Sender",
+    "Turn",
+    "finish",
+    "observe",
+]
+
+#: The foreground phase after each reported state (every transition is legal for the
+#: reducers; the unusual ones are guards: S1, S2).
+TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
+    (phase, kind): target
+    for phase in Phase
+    for kind, target in (
+        (Kind.RUNNING, Phase.RUNNING),
+        (Kind.REQUIRES_ACTION, Phase.REQUIRES_ACTION),
+        (Kind.IDLE, Phase.IDLE),
+        (Kind.OTHER_STATE, Phase.OTHER),
+    )
+}
+
+# Updates that are conversation history (what a replay sends) and the agent's own output.
+_USER: Final = (u.UserMessageChunk, u.UserMessage)
+_WORK: Final = (
+    u.AgentMessageChunk,
+    u.AgentMessage,
+    u.AgentThoughtChunk,
+    u.AgentThought,
+    u.ToolCallUpdate,
+    u.ToolCallContentChunk,
+    u.TerminalUpdate,
+    u.TerminalOutputChunk,
+    u.PlanUpdate,
+)
+_STATES: Final[Mapping[type, Kind]] = {
+    u.RunningStateUpdate: Kind.RUNNING,
+    u.RequiresActionStateUpdate: Kind.REQUIRES_ACTION,
+    u.IdleStateUpdate: Kind.IDLE,
+    u.OtherStateUpdate: Kind.OTHER_STATE,
+}
+_ANSWERS: Final[Mapping[tuple[str, Sender], Kind]] = {
+    (j.Method.SESSION_PROMPT, AGENT): Kind.PROMPT_ANSWER,
+    (j.Method.REQUEST_PERMISSION, CLIENT): Kind.PERMISSION_ANSWER,
+    ("session/resume", AGENT): Kind.RESUME_ANSWER,
+    ("session/close", AGENT): Kind.CLOSE_ANSWER,
+    ("session/set_config_option", AGENT): Kind.CONFIG_ANSWER,
+}
+_ANSWERED_WINDOW: Final = 64
+
+
+class _Obs:
+    """One observation's builder: changes and findings. Local to one `observe` call."""
+
+    __slots__ = ("changes", "conv", "found")
+
+    def __init__(self, conv: Conversation) -> None:
+        self.conv = conv
+        self.changes: dict[str, Any] = {}
+        self.found: list[Finding] = []
+
+    def get(self, name: str) -> Any:
+        return self.changes[name] if name in self.changes else getattr(self.conv, name)
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def report(self, rule: str, at: int, message: str) -> None:
+        self.found.append(Finding(rule, message, at))
+
+
+# -- classification and request pairing ------------------------------------------------------
+
+
+def _request(o: _Obs, sender: Sender, request_id: object, pending: Pending) -> None:
+    key = (sender, request_key(request_id))
+    requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
+    first = requests.get(key)
+    if first is not None:
+        o.report(
+            "J2",
+            pending.at,
+            f"{sender} reuses request id {shown(request_id)} while the request of line "
+            f"{first.at} is still unanswered",
+        )
+    o.set(requests=requests.set(key, pending))
+
+
+def _direction(o: _Obs, sender: Sender, expected: Sender, method: str, at: int) -> bool:
+    if sender != expected:
+        o.report(
+            "J2", at, f"`{method}` is sent by the {expected}, but this one comes from the {sender}"
+        )
+        return False
+    return True
+
+
+def _answer(o: _Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) -> Event | None:
+    if isinstance(msg, j.ErrorResponse) and msg.id is None:
+        return None  # an answer to a message that could not be read (JSON-RPC parse errors)
+    peer = PEER[sender]
+    key = (peer, request_key(msg.id))
+    requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
+    pending = requests.get(key)
+    if pending is None:
+        earlier = next((i for k, i in o.conv.answered if k == key), None)
+        why = (
+            f"request {shown(msg.id)} was already answered at line {earlier}"
+            if earlier is not None
+            else f"no outstanding request from the {peer} has id {shown(msg.id)} "
+            "(notifications are never answered)"
+        )
+        o.report("C25" if sender == CLIENT else "J1", at, f"{sender} sends a response, but {why}")
+        return None
+    o.set(
+        requests=requests.delete(key),
+        answered=(*o.conv.answered[-(_ANSWERED_WINDOW - 1) :], (key, at)),
+    )
+    kind = _ANSWERS.get((pending.method, sender), Kind.OTHER)
+    return Event(kind, sender, at, msg, pending, key[1])
+
+
+def _classify(o: _Obs, sender: Sender, msg: object, at: int) -> Event | None:
+    if isinstance(msg, j.UpdateSessionNotification):
+        if not _direction(o, sender, AGENT, "session/update", at):
+            return None
+        upd = msg.update
+        kind = _STATES.get(type(upd))
+        if kind is None:
+            kind = (
+                Kind.USER_MESSAGE
+                if isinstance(upd, _USER)
+                else Kind.WORK
+                if isinstance(upd, _WORK)
+                else Kind.BACKGROUND
+            )
+        return Event(kind, sender, at, upd)
+    if isinstance(msg, j.PromptRequest):
+        _request(o, sender, msg.id, Pending(j.Method.SESSION_PROMPT, at))
+        if not _direction(o, sender, CLIENT, "session/prompt", at):
+            return None
+        return Event(Kind.PROMPT, sender, at, msg, key=request_key(msg.id))
+    if isinstance(msg, j.CancelSessionNotification):
+        if not _direction(o, sender, CLIENT, "session/cancel", at):
+            return None
+        return Event(Kind.CANCEL, sender, at, msg)
+    if isinstance(msg, j.RequestPermissionRequest):
+        _request(o, sender, msg.id, Pending(j.Method.REQUEST_PERMISSION, at))
+        if not _direction(o, sender, AGENT, "session/request_permission", at):
+            return None
+        return Event(Kind.PERMISSION, sender, at, msg, key=request_key(msg.id))
+    if isinstance(msg, j.Request):
+        return _generic_request(o, sender, msg, at)
+    if isinstance(msg, j.Notification):
+        if msg.method in (j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION):
+            o.report("J2", at, f"`{msg.method}` is a request but is sent without an id")
+        return None
+    if isinstance(msg, (j.Response, j.ErrorResponse)):
+        return _answer(o, sender, msg, at)
+    return None  # $/cancel_request: either side may send it; nothing to track
+
+
+def _generic_request(o: _Obs, sender: Sender, msg: j.Request, at: int) -> Event | None:
+    params: Mapping[str, JsonValue] = msg.params if isinstance(msg.params, Mapping) else {}
+    if msg.method in (j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL):
+        o.report("J2", at, f"`{msg.method}` is a notification but is sent with id {shown(msg.id)}")
+    detail = params.get("configId") if msg.method == "session/set_config_option" else None
+    _request(o, sender, msg.id, Pending(msg.method, at, detail))
+    if sender == CLIENT and msg.method == "session/resume":
+        return Event(Kind.RESUME, sender, at, params)
+    if sender == CLIENT and msg.method == "session/close":
+        return Event(Kind.CLOSE, sender, at, params)
+    return None
+
+
+_BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
+    kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
+}
+
+# -- effects: the bookkeeping of each event kind ----------------------------------------------
+
+
+def _start_turn(o: _Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
+    o.set(turn=Turn(prompt, at, started), work_ids=PMap(), late_ids=PMap())
+
+
+def _first_waiting(o: _Obs) -> RequestKey | None:
+    prompts: tuple[Prompt, ...] = o.get("prompts")
+    return prompts[0].key if prompts else None
+
+
+def _on_prompt(o: _Obs, e: Event) -> None:
+    msg: j.PromptRequest = e.message
+    assert e.key is not None
+    o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at)))
+    c = o.conv
+    if c.turn is None and c.phase in (Phase.UNKNOWN, Phase.IDLE) and not c.replaying:
+        _start_turn(o, e.at, started=False, prompt=e.key)
+
+
+def _replace_prompt(o: _Obs, new: Prompt) -> None:
+    o.set(prompts=tuple(new if p.key == new.key else p for p in o.get("prompts")))
+
+
+def _on_prompt_answer(o: _Obs, e: Event) -> None:
+    c = o.conv
+    p = prompt_of(c, e.key)
+    if p is None:
+        return
+    turn = c.turn
+    if isinstance(e.message, j.ErrorResponse):
+        o.set(prompts=tuple(q for q in c.prompts if q is not p))
+        if turn is not None and turn.prompt == p.key:
+            if turn.started:
+                o.set(turn=attrs.evolve(turn, prompt=None))
+            else:
+                # it cancelled (or refused) this turn, not work that comes later
+                o.set(turn=None, cancel_at=None, cancel_by_close=False)
+        return
+    p = attrs.evolve(p, accepted=True)
+    if turn is not None and turn.prompt is not None and turn.prompt != p.key:
+        current = prompt_of(c, turn.prompt)
+        if current is not None and not current.accepted and not current.user_reported:
+            # The agent took another waiting prompt (an older queued one, Q4): the work
+            # belongs to the prompt it answered.
+            o.set(turn=attrs.evolve(turn, prompt=p.key))
+    result = e.message.result
+    mid = result.get("messageId") if isinstance(result, Mapping) else None
+    if c.revision.prompt_result_has_message_id and isinstance(mid, str) and mid:
+        p = attrs.evolve(p, result_id=mid)
+        if p.bound_id is not None and p.bound_id != mid:
+            p = attrs.evolve(p, user_reported=mid in c.user_ids)  # the FIFO guess was wrong
+        elif mid in c.user_ids:
+            p = attrs.evolve(p, user_reported=True)
+    _replace_prompt(o, p)
+
+
+def _on_cancel(o: _Obs, e: Event, *, by_close: bool = False) -> None:
+    c = o.conv
+    if not c.working:
+        return  # harmless while idle; no reply expected (Q20)
+    cancelled = c.cancelled_permissions
+    for key in c.permissions:
+        cancelled = cancelled.set(key, (e.at, False))
+    o.set(cancel_at=e.at, cancel_by_close=by_close, cancelled_permissions=cancelled)
+
+
+def _on_permission(o: _Obs, e: Event) -> None:
+    c = o.conv
+    assert e.key is not None
+    o.set(permissions=c.permissions.set(e.key, e.at))
+    if c.phase is Phase.RUNNING and not c.replaying:
+        o.set(silent=c.silent.set(e.key, e.at))
+
+
+def _on_permission_answer(o: _Obs, e: Event) -> None:
+    c = o.conv
+    key = e.key
+    assert key is not None
+    asked = c.permissions.get(key)
+    o.set(permissions=c.permissions.delete(key) if asked is not None else c.permissions)
+    silent = c.silent.get(key)
+    if silent is not None:
+        o.set(silent=c.silent.delete(key))
+        o.report(
+            "R11",
+            silent,
+            "permission requested while running, but no requires_action was reported "
+            f"before the client answered (line {e.at}). If this was recorded at the client, a "
+            "quick answer can overtake a requires_action already on its way: judge agent "
+            "rules on the agent's recording (`check --side agent`)",
+        )
+    cancelled = c.cancelled_permissions.get(key)
+    if cancelled is not None:
+        o.set(cancelled_permissions=c.cancelled_permissions.delete(key))
+        _c15_answer(o, e, asked, cancelled[0])
+    remaining: PMap[RequestKey, int] = o.get("permissions")
+    if c.phase is Phase.REQUIRES_ACTION and not remaining and c.cancel_at is None:
+        o.set(awaiting_resume=e.at)
+
+
+def _c15_answer(o: _Obs, e: Event, asked: int | None, cancel_at: int) -> None:
+    msg = e.message
+    if isinstance(msg, j.ErrorResponse):
+        if msg.error.code != j.ErrorCode.REQUEST_CANCELLED:
+            o.report(
+                "C15",
+                e.at,
+                f"permission request of line {asked} was pending at session/cancel (line "
+                f"{cancel_at}); it is answered with error {shown(msg.error.code)} instead of "
+                "the cancelled outcome",
+            )
+        return
+    result = msg.result
+    outcome = result.get("outcome") if isinstance(result, Mapping) else None
+    tag = outcome.get("outcome") if isinstance(outcome, Mapping) else None
+    if isinstance(tag, str) and tag != "cancelled":
+        o.report(
+            "C15",
+            e.at,
+            f"permission request of line {asked} was pending when the client sent "
+            f'session/cancel (line {cancel_at}); it must be answered with {{"outcome": '
+            '"cancelled"}',
+        )
+
+
+def _on_resume(o: _Obs, e: Event) -> None:
+    params: Mapping[str, JsonValue] = e.message
+    replay = params.get("replayFrom")
+    if replay is None:  # omitted or null: no replay allowed
+        o.set(replay_forbidden=True)
+    else:
+        start = isinstance(replay, Mapping) and replay.get("type") == "start"
+        o.set(replaying=True, replay_from_start=start, replayed=False)
+
+
+def _on_resume_answer(o: _Obs, e: Event) -> None:
+    # Replayed turns are history, not live work.
+    o.set(replaying=False, replay_forbidden=False, replay_from_start=False, turn=None)
+
+
+def _on_close(o: _Obs, e: Event) -> None:
+    _on_cancel(o, e, by_close=True)
+
+
+def _on_close_answer(o: _Obs, e: Event) -> None:
+    if isinstance(e.message, j.Response):
+        o.set(closed_at=e.at)
+
+
+def _on_running(o: _Obs, e: Event) -> None:
+    c = o.conv
+    if not c.replaying:
+        if c.turn is None:
+            _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+        else:
+            o.set(turn=attrs.evolve(c.turn, started=True))
+        o.set(awaiting_resume=None)
+
+
+def _on_requires_action(o: _Obs, e: Event) -> None:
+    c = o.conv
+    if not c.replaying:
+        if c.turn is None:
+            _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+        else:
+            o.set(turn=attrs.evolve(c.turn, started=True))
+        o.set(silent=PMap(), awaiting_resume=None)
+
+
+def _on_idle(o: _Obs, e: Event) -> None:
+    c = o.conv
+    if not ending(c):
+        return
+    turn = c.turn
+    prompt = prompt_of(c, turn.prompt) if turn is not None else None
+    stop = _stop_of(e)
+    if c.cancel_at is not None:
+        marked = c.cancelled_permissions
+        for key, (at, _) in c.cancelled_permissions.items():
+            marked = marked.set(key, (at, True))
+        o.set(cancelled_permissions=marked, late_ids=c.work_ids)
+    # Prompts inserted into this turn are done; later ones wait for the next turn.
+    done = tuple(p for p in c.prompts if p is prompt or p.user_reported)
+    o.set(
+        prompts=tuple(p for p in c.prompts if p is not prompt and not p.user_reported),
+        turn=None,
+        cancel_at=None,
+        cancel_by_close=False,
+        awaiting_resume=None,
+        work_ids=PMap(),
+        ended=tuple((p, stop if isinstance(stop, str) else None) for p in done),
+    )
+
+
+def _on_user_message(o: _Obs, e: Event) -> None:
+    c = o.conv
+    message_id: str = e.message.message_id
+    if message_id in c.user_ids:
+        return
+    o.set(user_ids=c.user_ids.set(message_id, True))
+    if c.replaying:
+        o.set(replayed=True)
+        return
+    o.set(history=True)
+    waiting = [p for p in c.prompts if not p.user_reported]
+    match = next((p for p in waiting if p.result_id == message_id), None)
+    if match is None:  # first in, first out among prompts not bound by a result id
+        match = next((p for p in waiting if p.result_id is None), None)
+    if match is not None:
+        _replace_prompt(o, attrs.evolve(match, user_reported=True, bound_id=message_id))
+
+
+def _on_work(o: _Obs, e: Event) -> None:
+    c = o.conv
+    if c.replaying:
+        o.set(replayed=True)
+        return
+    if isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
+        o.set(history=True)
+    if c.awaiting_resume is not None:
+        o.set(awaiting_resume=None)
+    if c.turn is not None and early_output(c, e) is not None:
+        o.set(turn=attrs.evolve(c.turn, early_output=True))  # R6 is said once per turn
+    ident = work_id(e.message)
+    if ident is not None and c.working and ident not in c.work_ids:
+        o.set(work_ids=c.work_ids.set(ident, True))
+
+
+def _on_other_state(o: _Obs, e: Event) -> None:
+    pass
+
+
+def _phase(o: _Obs, e: Event) -> None:
+    target = TRANSITIONS.get((o.conv.phase, e.kind))
+    if target is not None:
+        o.set(phase=target, phase_at=e.at)
+
+
+_EFFECTS: Final[Mapping[Kind, Callable[[_Obs, Event], None]]] = {
+    Kind.PROMPT: _on_prompt,
+    Kind.PROMPT_ANSWER: _on_prompt_answer,
+    Kind.CANCEL: _on_cancel,
+    Kind.PERMISSION: _on_permission,
+    Kind.PERMISSION_ANSWER: _on_permission_answer,
+    Kind.RESUME: _on_resume,
+    Kind.RESUME_ANSWER: _on_resume_answer,
+    Kind.CLOSE: _on_close,
+    Kind.CLOSE_ANSWER: _on_close_answer,
+    Kind.RUNNING: _on_running,
+    Kind.REQUIRES_ACTION: _on_requires_action,
+    Kind.IDLE: _on_idle,
+    Kind.OTHER_STATE: _on_other_state,
+    Kind.USER_MESSAGE: _on_user_message,
+    Kind.WORK: _on_work,
+}
+
+
+def observe(
+    conv: Conversation, sender: Sender, message: object, *, at: int | None = None
+) -> tuple[Conversation, tuple[Finding, ...]]:
+    """Follow one message `sender` sent in this session: the new machine and what it broke.
+
+    `message` is a decoded message (`acp_core` values); `at` labels the findings (the
+    checker passes the line index; by default the count of messages observed so far).
+    Total: any message gives a machine and findings, never an exception.
+    """
+    label = conv.events if at is None else at
+    o = _Obs(conv)
+    o.set(events=conv.events + 1, ended=())
+    event = _classify(o, sender, message, label)
+    if event is not None:
+        if o.changes:
+            o.conv = attrs.evolve(conv, **o.changes)
+            o.changes = {}
+        for g in _BY_KIND[event.kind]:
+            if g.applies(conv.revision):
+                why = g.check(o.conv, event)
+                if why is not None:
+                    o.report(g.rule, label, why)
+        effect = _EFFECTS.get(event.kind)
+        if effect is not None:
+            effect(o, event)
+        if event.kind in _STATES.values():
+            _phase(o, event)
+    return attrs.evolve(o.conv, **o.changes) if o.changes else o.conv, tuple(o.found)
+
+
+def finish(conv: Conversation) -> tuple[Finding, ...]:
+    """What the end of a recording shows: permission requests a cancel left unanswered after
+    the work ended (C15), and work still running (R7, a warning: the recording may simply
+    stop early)."""
+    found = [
+        Finding(
+            "C15",
+            f"permission request {shown(key[1])} was pending at this session/cancel and is "
+            "never answered with the cancelled outcome",
+            at,
+        )
+        for key, (at, ended) in conv.cancelled_permissions.items()
+        if ended
+    ]
+    if conv.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION, Phase.OTHER) and not conv.replaying:
+        found.append(
+            Finding(
+                "R7",
+                f"the recording ends while foreground work is {conv.phase.value} (since line "
+                f"{conv.phase_at}): no idle reports that the agent is ready for a new prompt",
+                conv.phase_at,
+                warning=True,
+            )
+        )
+    return tuple(found)
+
+
+def _stop_of(e: Event) -> str | None:
+    stop = e.message.stop_reason
+    return stop if isinstance(stop, str) else None
