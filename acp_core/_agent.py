@@ -36,6 +36,7 @@ from typing import Any, Final
 
 import attrs
 
+from ._check import Violation
 from ._codec import decode_permission_result, encode_message, encode_result, encode_update
 from ._content import (
     ContentBlock,
@@ -45,6 +46,7 @@ from ._content import (
     ToolCallContent,
     ToolContent,
 )
+from ._conversation import Conversation, observe
 from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from ._intents import (
     AcceptPrompt,
@@ -88,6 +90,7 @@ from ._jsonrpc import (
     RpcError,
     SelectedOutcome,
     ToolCallPermissionSubject,
+    UpdateSessionNotification,
 )
 from ._pcoll import PMap
 from ._predicates import (
@@ -98,6 +101,7 @@ from ._predicates import (
 )
 from ._reduce import reduce
 from ._revision import DEFAULT_REVISION, Revision
+from ._rules import RULES
 from ._state import SessionState, new_session
 from ._updates import (
     AgentMessage,
@@ -191,6 +195,9 @@ class AgentEngine:
         counter: next number of the deterministic id counter.
         next_request_id: next JSON-RPC id for requests this engine sends.
         id_prefix: prefix of generated ids (keeps ids unique across engines).
+        conversation: the session's lifecycle as the conversation machine follows it; every
+            message this engine sends passes it first.
+        violations: what the client broke, in the order received (`check_trace`'s values).
     """
 
     session: SessionState
@@ -203,6 +210,8 @@ class AgentEngine:
     counter: int = 1
     next_request_id: int = 0
     id_prefix: str = ""
+    conversation: Conversation = attrs.field(factory=Conversation.start)
+    violations: tuple[Violation, ...] = ()
 
     @property
     def session_id(self) -> str:
@@ -219,7 +228,12 @@ def new_agent(
     session_id: str, *, revision: Revision = DEFAULT_REVISION, id_prefix: str = ""
 ) -> AgentEngine:
     """A fresh agent engine for a session that is idle (Q2)."""
-    return AgentEngine(new_session(session_id), revision, id_prefix=id_prefix)
+    return AgentEngine(
+        new_session(session_id),
+        revision,
+        id_prefix=id_prefix,
+        conversation=Conversation.start(revision),
+    )
 
 
 def permission_decision(
@@ -237,8 +251,28 @@ class _Build:
         self.session = engine.session
         self.wire: list[dict[str, Any]] = []
         self.changes: dict[str, Any] = {}
+        self.conversation = engine.conversation
+        self.violations: list[Violation] = []
+        self.ids: list[int | str | None] = []
+
+    def own(self, message: Message) -> None:
+        # Every message we send passes the conversation machine first: a finding is a rule
+        # this engine would break, refused before anything is returned (the step is pure).
+        self.conversation, findings = observe(self.conversation, "agent", message)
+        for f in findings:
+            if RULES[f.rule].side == "client" or f.warning:  # the client's fault, shown here
+                self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
+            else:
+                raise _refuse(f.rule, f"{f.message} (the rule: {RULES[f.rule].summary})")
+
+    def receive(self, message: Message) -> None:
+        """Follow a message of the client through the machine; keep what it broke."""
+        self.conversation, findings = observe(self.conversation, "client", message)
+        for f in findings:
+            self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
 
     def update(self, update: SessionUpdate) -> None:
+        self.own(UpdateSessionNotification(self.session.session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(
             {
@@ -249,6 +283,7 @@ class _Build:
         )
 
     def send(self, message: Message) -> None:
+        self.own(message)
         self.wire.append(encode_message(message))
 
     def set(self, **changes: Any) -> None:
@@ -264,11 +299,16 @@ class _Build:
             n += 1
             if candidate not in taken:
                 self.set(counter=n)
+                self.ids.append(candidate)
                 return candidate
 
     def done(self) -> Step[AgentEngine]:
-        engine = attrs.evolve(self.engine, session=self.session, **self.changes)
-        return Step(engine, tuple(self.wire))
+        if self.violations:
+            self.set(violations=(*self.engine.violations, *self.violations))
+        engine = attrs.evolve(
+            self.engine, session=self.session, conversation=self.conversation, **self.changes
+        )
+        return Step(engine, tuple(self.wire), tuple(self.ids))
 
 
 # -- checks --------------------------------------------------------------------------------
@@ -592,6 +632,7 @@ def _request_permission(b: _Build, intent: RequestPermission) -> None:
         while request_id in engine.pending or request_id in engine.decisions:
             request_id += 1
         b.set(next_request_id=request_id + 1)
+        b.ids.append(request_id)
     elif request_id in engine.pending:
         raise _refuse("E2", f"request id {request_id!r} is already pending")
     subject: Any = UNSET
@@ -718,10 +759,12 @@ def _received(b: _Build, intent: Received) -> None:
             raise _remote("E3", f"prompt for session {message.session_id!r}")
         if any(p.id == message.id for p in engine.prompts):
             raise _remote("E3", f"prompt id {message.id!r} is already waiting")
+        b.receive(message)
         b.set(prompts=(*engine.prompts, message))
     elif type(message) is CancelSessionNotification:
         if message.session_id != engine.session_id:
             raise _remote("E3", f"cancel for session {message.session_id!r}")
+        b.receive(message)  # before the answers it causes
         if engine.turn is not None:
             b.set(turn=attrs.evolve(engine.turn, cancel_requested=True))
         # Prompts not accepted yet are cancelled with the work ("its prompts not yet
@@ -732,12 +775,14 @@ def _received(b: _Build, intent: Received) -> None:
         b.set(prompts=())
         # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
     elif type(message) is Response or type(message) is ErrorResponse:
+        b.receive(message)
         _answered(b, message)
     elif type(message) is Request:
+        b.receive(message)
         # Unknown requests get "method not found" (the protocol's automatic reply).
         b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
     elif type(message) is Notification or type(message) is CancelRequestNotification:
-        pass  # unknown notifications are ignored; the client cannot cancel our requests
+        b.receive(message)  # unknown notifications are ignored; the client cannot cancel ours
     else:
         raise _remote("E3", f"an agent does not receive {type(message).__name__}")
 

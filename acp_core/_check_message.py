@@ -33,9 +33,10 @@ from ._predicates import (
     shown,
 )
 from ._revision import Revision
+from ._state import SessionState
 from ._updates_preview import PlanMarkdown
 
-__all__ = ["CHECKED", "Finding", "MessageRules", "Seen", "explain_undecodable"]
+__all__ = ["CHECKED", "Finding", "MessageRules", "Seen", "StateSeen", "explain_undecodable"]
 
 #: The rules these checks (and the naming of decode failures) report.
 CHECKED: Final = frozenset(
@@ -60,13 +61,42 @@ _ROLE: Final[Mapping[type, str]] = {
 
 
 class Seen:
-    """What one session already reported: message id -> role, tool call ids."""
+    """What one session already reported: message id -> role, tool call ids (the checker's
+    memory; engines use `StateSeen`, since their reducers already remember)."""
 
     __slots__ = ("roles", "tools")
 
     def __init__(self) -> None:
         self.roles: dict[str, str] = {}
         self.tools: set[str] = set()
+
+    def role(self, message_id: str, role: str) -> str:
+        """The role `message_id` already names; `role` is recorded when it is new."""
+        return self.roles.setdefault(message_id, role)
+
+    def first_sight(self, tool_call_id: str) -> bool:
+        """True the first time `tool_call_id` is seen."""
+        if tool_call_id in self.tools:
+            return False
+        self.tools.add(tool_call_id)
+        return True
+
+
+class StateSeen(Seen):
+    """`Seen` answered from a folded session (what a client engine already applied)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: SessionState) -> None:
+        super().__init__()
+        self.state = state
+
+    def role(self, message_id: str, role: str) -> str:
+        known = self.state.message(message_id)
+        return known.role if known is not None else super().role(message_id, role)
+
+    def first_sight(self, tool_call_id: str) -> bool:
+        return tool_call_id not in self.state.tool_calls and super().first_sight(tool_call_id)
 
 
 class MessageRules:
@@ -165,8 +195,7 @@ class MessageRules:
         elif isinstance(upd, u.ToolCallUpdate):
             self.tool_call(seen, upd)
         elif isinstance(upd, u.ToolCallContentChunk):
-            if upd.tool_call_id not in seen.tools:
-                seen.tools.add(upd.tool_call_id)
+            if seen.first_sight(upd.tool_call_id):
                 self.found(
                     "R14",
                     f"tool call {upd.tool_call_id!r} is first reported by a "
@@ -217,7 +246,7 @@ class MessageRules:
 
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]
-        known = seen.roles.setdefault(mid, role)
+        known = seen.role(mid, role)
         if known != role:
             self.found(
                 "R5",
@@ -225,12 +254,9 @@ class MessageRules:
             )
 
     def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:
-        if upd.tool_call_id not in seen.tools:
-            seen.tools.add(upd.tool_call_id)
-            if not isinstance(upd.title, str):
-                self.found(
-                    "R14", f"tool call {upd.tool_call_id!r} is first reported without a title"
-                )
+        # first_sight records the id: call it first, whatever the title
+        if seen.first_sight(upd.tool_call_id) and not isinstance(upd.title, str):
+            self.found("R14", f"tool call {upd.tool_call_id!r} is first reported without a title")
         if isinstance(upd.kind, str):
             self.enum("tool kind", upd.kind)
         if isinstance(upd.status, str):

@@ -10,10 +10,18 @@ Theory of operation.
   marks (C14): on `SendCancel` every unfinished tool call of the current work (first seen or
   updated since the foreground last left idle, Q18) is shown `cancelled`. Later agent updates
   still apply to both (C16); any status the agent sends wins (Q19).
-- Prompts are bound to the user message the agent reports (Q7): the first *new* message id of
-  a user-message update binds to the oldest unbound prompt, first in first out; a result that
-  carries a `messageId` (2026-11 revision) binds directly, and then FIFO binding is not used
-  (the user message may arrive before the result that names it).
+- Every message sent and received goes through the conversation machine
+  (`_conversation.observe`), which holds the lifecycle: what the agent breaks is kept in
+  `violations` (the same `Violation` values `check_trace` returns for this recording; the
+  index counts the messages this engine sent and received), what this client would break
+  is refused with `LocalProtocolError`. The same single-message checks as the checker run on
+  what the agent sends.
+- Prompts are bound to the user message the agent reports (Q7), as the machine binds them:
+  the first *new* message id of a user-message update binds to the oldest unbound prompt,
+  first in first out; a result that carries a `messageId` (2026-11 revision) binds directly,
+  and then FIFO binding is not used (the user message may arrive before the result that
+  names it). When the idle that ends a prompt's work arrives, its record says so
+  (`SentPrompt.ended`, `stop_reason`; `sent_prompt` reads it).
 - On cancel the client answers every pending permission request with the `cancelled` outcome
   (C15), and any that arrives before the work goes idle too; a `$/cancel_request` for an open
   request is answered the same way (Q17).
@@ -27,7 +35,10 @@ from typing import Any, Final
 
 import attrs
 
+from ._check import Violation
+from ._check_message import MessageRules, StateSeen
 from ._codec import decode_prompt_result, encode_message, encode_result
+from ._conversation import Conversation, Finding, observe
 from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
 from ._json import UNSET, JsonValue, freeze_json
@@ -49,20 +60,27 @@ from ._jsonrpc import (
     ToolCallPermissionSubject,
     UpdateSessionNotification,
 )
-from ._pcoll import PMap
+from ._pcoll import PMap, PVec
+from ._predicates import RequestKey, request_key
 from ._reduce import reduce
 from ._revision import DEFAULT_REVISION, Revision
+from ._rules import RULES
 from ._state import SessionState, new_session
 from ._updates import (
     SessionUpdate,
     ToolCallContentChunk,
     ToolCallStatus,
     ToolCallUpdate,
-    UserMessage,
-    UserMessageChunk,
 )
 
-__all__ = ["ClientEngine", "SentPrompt", "client_step", "new_client", "prompt_message_id"]
+__all__ = [
+    "ClientEngine",
+    "SentPrompt",
+    "client_step",
+    "new_client",
+    "prompt_message_id",
+    "sent_prompt",
+]
 
 
 @attrs.frozen
@@ -71,13 +89,18 @@ class SentPrompt:
 
     Attributes:
         request_id: its JSON-RPC id.
-        state: `sent`, `accepted` (answered `{}`) or `rejected` (answered with an error).
+        state: `sent`, `accepted` (answered `{}`) or `rejected` (answered with an error; a
+            rejected prompt never has work).
         message_id: the user message the agent reported for it, once bound (Q7).
+        ended: the idle that ends its work arrived.
+        stop_reason: that idle's stop reason (None while running, or when it had none).
     """
 
     request_id: int | str | None
     state: str = "sent"
     message_id: str | None = None
+    ended: bool = False
+    stop_reason: str | None = None
 
 
 @attrs.frozen
@@ -88,40 +111,58 @@ class ClientEngine:
         session: what the agent reported, folded.
         view: `session` plus the local cancel marks: what a UI should show.
         revision: the protocol revision spoken.
-        prompts: every prompt sent, in order.
+        sent: every prompt sent, by request key (`prompts` lists them in order).
+        order: the request keys of `sent`, in sending order.
         pending: permission requests not answered yet, by request id.
-        cancel_requested: `session/cancel` sent and no idle seen since.
         work_tool_calls: tool calls of the current foreground work (Q18).
         next_request_id: next JSON-RPC id for requests this client sends.
+        conversation: the lifecycle of this session, as the conversation machine sees it.
+        violations: what the agent broke, in the order received (`check_trace`'s values).
     """
 
     session: SessionState
     view: SessionState
     revision: Revision = DEFAULT_REVISION
-    prompts: tuple[SentPrompt, ...] = ()
+    sent: PMap[RequestKey, SentPrompt] = attrs.field(factory=PMap)
+    order: PVec[RequestKey] = attrs.field(factory=PVec)
     pending: PMap[int | str | None, RequestPermissionRequest] = attrs.field(factory=PMap)
-    cancel_requested: bool = False
     work_tool_calls: PMap[str, bool] = attrs.field(factory=PMap)
     next_request_id: int = 0
+    conversation: Conversation = attrs.field(factory=Conversation.start)
+    violations: tuple[Violation, ...] = ()
 
     @property
     def session_id(self) -> str:
         """The session this client talks to."""
         return self.session.session_id
 
+    @property
+    def prompts(self) -> tuple[SentPrompt, ...]:
+        """Every prompt sent, in order (built on each read; `sent_prompt` reads one)."""
+        return tuple(self.sent[key] for key in self.order)
+
+    @property
+    def cancel_requested(self) -> bool:
+        """`session/cancel` was sent during foreground work that has not ended yet."""
+        return self.conversation.cancel_at is not None
+
 
 def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> ClientEngine:
     """A fresh client engine for an established session (after `session/new`)."""
     state = new_session(session_id)
-    return ClientEngine(state, state, revision)
+    return ClientEngine(state, state, revision, conversation=Conversation.start(revision))
+
+
+def sent_prompt(client: ClientEngine, request_id: int | str | None) -> SentPrompt | None:
+    """The record of the prompt `request_id`: whether it was accepted, its user message, and
+    whether its work ended (`ended`) with which stop reason (`stop_reason`)."""
+    return client.sent.get(request_key(request_id))
 
 
 def prompt_message_id(client: ClientEngine, request_id: int | str | None) -> str | None:
     """The user message id the agent reported for the prompt `request_id` (Q7)."""
-    for prompt in client.prompts:
-        if prompt.request_id == request_id:
-            return prompt.message_id
-    return None
+    prompt = sent_prompt(client, request_id)
+    return None if prompt is None else prompt.message_id
 
 
 @functools.cache
@@ -137,6 +178,9 @@ class _Build:
         self.engine = engine
         self.wire: list[dict[str, Any]] = []
         self.changes: dict[str, Any] = {}
+        self.conversation = engine.conversation
+        self.violations: list[Violation] = []
+        self.ids: list[int | str | None] = []
 
     def get(self, name: str) -> Any:
         return self.changes[name] if name in self.changes else getattr(self.engine, name)
@@ -145,10 +189,62 @@ class _Build:
         self.changes.update(changes)
 
     def send(self, message: Message) -> None:
+        self.conversation, findings = observe(self.conversation, "client", message)
+        for f in findings:
+            # What our own message shows can be the agent's fault (R11 shows at the answer).
+            if RULES[f.rule].side == "agent" or f.warning:
+                self.record((f,))
+            else:
+                raise LocalProtocolError(f.rule, _hinted(f))
         self.wire.append(encode_message(message))
 
+    def receive(self, message: Message) -> None:
+        """Follow a message of the agent through the machine; keep what it broke."""
+        before = self.conversation
+        self.conversation, findings = observe(before, "agent", message)
+        self.record(findings)
+        after = self.conversation
+        if after.prompts is not before.prompts or after.ended:
+            _sync_prompts(self, after)
+
+    def record(self, findings: tuple[Finding, ...] | list[tuple[str, str]]) -> None:
+        at = self.conversation.events - 1
+        for f in findings:
+            rule, message, where, warning = (
+                (f.rule, f.message, f.at, f.warning)
+                if isinstance(f, Finding)
+                else (f[0], f[1], at, False)
+            )
+            self.violations.append(Violation(rule, RULES[rule].level, where, message, warning))
+
     def done(self) -> Step[ClientEngine]:
-        return Step(attrs.evolve(self.engine, **self.changes), tuple(self.wire))
+        if self.violations:
+            self.set(violations=(*self.engine.violations, *self.violations))
+        engine = attrs.evolve(self.engine, conversation=self.conversation, **self.changes)
+        return Step(engine, tuple(self.wire), tuple(self.ids))
+
+
+def _hinted(finding: Finding) -> str:
+    return f"{finding.message} (the rule: {RULES[finding.rule].summary})"
+
+
+def _sync_prompts(b: _Build, conv: Conversation) -> None:
+    # Copy the machine's binding (Q7) and the end of each prompt's work into the records.
+    sent: PMap[RequestKey, SentPrompt] = b.get("sent")
+    revision = b.engine.revision
+    for p in conv.prompts:
+        record = sent.get(p.key)
+        message_id = p.message_id(revision)
+        if record is not None and message_id is not None and record.message_id != message_id:
+            sent = sent.set(p.key, attrs.evolve(record, message_id=message_id))
+    for p, stop in conv.ended:
+        record = sent.get(p.key)
+        if record is not None:
+            message_id = p.message_id(revision) or record.message_id
+            sent = sent.set(
+                p.key, attrs.evolve(record, message_id=message_id, ended=True, stop_reason=stop)
+            )
+    b.set(sent=sent)
 
 
 def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
@@ -161,6 +257,8 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
     before: SessionState = b.get("session")
     view: SessionState = b.get("view")
     revision = b.engine.revision
+    if not subject:
+        b.record(MessageRules(revision).update(StateSeen(before), update))
     session = reduce(before, update, revision=revision)
     view_update = update
     if subject and isinstance(update, ToolCallUpdate):
@@ -173,29 +271,8 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
     now_idle = session.foreground.state == "idle"
     if was_idle and not now_idle:
         b.set(work_tool_calls=PMap())  # new foreground work starts (Q18)
-    if now_idle and b.get("cancel_requested"):
-        b.set(cancel_requested=False)  # any idle ends the wait for cancellation (Q20)
     if not now_idle and isinstance(update, (ToolCallUpdate, ToolCallContentChunk)):
         b.set(work_tool_calls=b.get("work_tool_calls").set(update.tool_call_id, True))
-    if isinstance(update, (UserMessage, UserMessageChunk)) and not (
-        b.engine.revision.prompt_result_has_message_id
-    ):
-        # FIFO only where results carry no id; otherwise the result binds, instead (Q7).
-        message_id = update.message_id
-        if before.message(message_id) is None:
-            _bind(b, message_id)
-
-
-def _bind(b: _Build, message_id: str) -> None:
-    prompts: tuple[SentPrompt, ...] = b.get("prompts")
-    if any(p.message_id == message_id for p in prompts):
-        return
-    for i, prompt in enumerate(prompts):
-        if prompt.message_id is None and prompt.state != "rejected":
-            bound = attrs.evolve(prompt, message_id=message_id)
-            b.set(prompts=(*prompts[:i], bound, *prompts[i + 1 :]))
-            return
-    # Not ours: a user message inserted by the agent or another client (M8).
 
 
 def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
@@ -211,13 +288,15 @@ def _send_prompt(b: _Build, intent: SendPrompt) -> None:
     request_id = intent.request_id
     if request_id is None:
         request_id = engine.next_request_id
-        while any(p.request_id == request_id for p in engine.prompts):
+        while request_key(request_id) in engine.sent:
             request_id += 1
         b.set(next_request_id=request_id + 1)
-    elif any(p.request_id == request_id for p in engine.prompts):
+    elif request_key(request_id) in engine.sent:
         raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
     b.send(PromptRequest(request_id, engine.session_id, intent.content, intent.meta))
-    b.set(prompts=(*engine.prompts, SentPrompt(request_id)))
+    key = request_key(request_id)
+    b.set(sent=engine.sent.set(key, SentPrompt(request_id)), order=engine.order.append(key))
+    b.ids.append(request_id)
 
 
 def _send_cancel(b: _Build, intent: SendCancel) -> None:
@@ -226,8 +305,7 @@ def _send_cancel(b: _Build, intent: SendCancel) -> None:
     for request_id in list(engine.pending.keys()):
         _answer_cancelled(b, request_id)  # C15
     if engine.session.foreground.state == "idle":
-        return  # nothing is running: expect no reply (Q20)
-    b.set(cancel_requested=True)
+        return  # nothing is running: nothing to mark, and expect no reply (Q20)
     view = engine.view
     for tool_call_id in engine.work_tool_calls:
         call = view.tool_calls.get(tool_call_id)
@@ -261,44 +339,40 @@ def _remote(rule: str, detail: str) -> RemoteProtocolError:
 
 
 def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
-    prompts: tuple[SentPrompt, ...] = b.get("prompts")
-    for i, prompt in enumerate(prompts):
-        if prompt.request_id != message.id or prompt.state != "sent":
-            continue
-        if isinstance(message, ErrorResponse):
-            answered = attrs.evolve(prompt, state="rejected")
-        else:
-            try:
-                result = decode_prompt_result(message.result)
-            except AcpError:
-                raise _remote(
-                    "R1", f"prompt {message.id!r} answered with a malformed result"
-                ) from None
-            message_id = result.message_id if isinstance(result.message_id, str) else None
-            answered = attrs.evolve(
-                prompt, state="accepted", message_id=prompt.message_id or message_id
-            )
-        b.set(prompts=(*prompts[:i], answered, *prompts[i + 1 :]))
-        return True
-    return False
+    sent: PMap[RequestKey, SentPrompt] = b.get("sent")
+    key = request_key(message.id)
+    prompt = sent.get(key)
+    if prompt is None or prompt.state != "sent":
+        return False
+    if isinstance(message, ErrorResponse):
+        answered = attrs.evolve(prompt, state="rejected")
+    else:
+        try:
+            decode_prompt_result(message.result)
+        except AcpError:
+            raise _remote("R1", f"prompt {message.id!r} answered with a malformed result") from None
+        answered = attrs.evolve(prompt, state="accepted")  # the machine binds the id (Q7)
+    b.set(sent=sent.set(key, answered))
+    return True
 
 
 def _received(b: _Build, intent: Received) -> None:
     message = intent.message
     engine = b.engine
+    session_id = getattr(message, "session_id", engine.session_id)
+    if session_id != engine.session_id:
+        raise _remote("E3", f"{type(message).__name__} for session {session_id!r}")
+    b.receive(message)  # before any answer this step sends in reply
     if isinstance(message, UpdateSessionNotification):
-        if message.session_id != engine.session_id:
-            raise _remote("E3", f"update for session {message.session_id!r}")
         _apply(b, message.update)
     elif isinstance(message, RequestPermissionRequest):
-        if message.session_id != engine.session_id:
-            raise _remote("E3", f"permission request for session {message.session_id!r}")
         if message.id in engine.pending:
             raise _remote("E3", f"permission request id {message.id!r} is already pending")
+        b.record(MessageRules(engine.revision).permission(StateSeen(engine.session), message))
         if isinstance(message.subject, ToolCallPermissionSubject):
             _apply(b, message.subject.tool_call, subject=True)  # T10
         b.set(pending=engine.pending.set(message.id, message))
-        if engine.cancel_requested:
+        if b.conversation.cancel_at is not None:
             _answer_cancelled(b, message.id)  # C15: everything pending after a cancel
     elif isinstance(message, CancelRequestNotification):
         if message.request_id in engine.pending:

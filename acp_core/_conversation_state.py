@@ -159,7 +159,9 @@ class Conversation:
     late_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids of cancelled, ended work
     closed_at: int | None = None
     ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
-    events: int = 0
+    # A position label, not lifecycle state: two machines that differ only in how many
+    # messages they have seen behave the same, so it is left out of equality.
+    events: int = attrs.field(default=0, eq=False)
 
     @classmethod
     def start(cls, revision: Revision = DEFAULT_REVISION) -> Conversation:

@@ -304,14 +304,39 @@ class _Checked:
 E = TypeVar("E")
 
 
-class Step(NamedTuple, Generic[E]):
+class _StepShape(NamedTuple, Generic[E]):
+    state: E
+    outbound: tuple[dict[str, Any], ...]
+
+
+class Step(_StepShape[E]):
     """What an engine step returns: the new engine state and the wire dicts to send, in order.
 
     `Step[AgentEngine]` / `Step[ClientEngine]`: `step` is typed per engine, so a type checker
-    follows an engine through its steps."""
+    follows an engine through its steps. It unpacks as `engine, outbound = step(...)`. `ids`
+    names the ids the engine generated in this step (request ids, and the message and tool
+    call ids it chose), in order; ids the caller gave are not repeated there.
+    """
 
-    state: E
-    outbound: tuple[dict[str, Any], ...]
+    def __new__(
+        cls,
+        state: E,
+        outbound: tuple[dict[str, Any], ...],
+        ids: tuple[int | str | None, ...] = (),
+    ) -> Step[E]:
+        self: Step[E] = tuple.__new__(cls, (state, outbound))
+        object.__setattr__(self, "_ids", tuple(ids))  # set once; Step has no setters
+        return self
+
+    @property
+    def ids(self) -> tuple[int | str | None, ...]:
+        """The ids this step generated (see the class docstring)."""
+        found: tuple[int | str | None, ...] = self.__dict__.get("_ids", ())
+        return found
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "Step is immutable"
+        raise AttributeError(msg)
 
 
 @attrs.frozen
