@@ -30,56 +30,45 @@ Theory of operation.
 
 from __future__ import annotations
 
-import base64
-import re
 from typing import Any, Final
 
 import attrs
 
+from ._agent_build import (
+    Build,
+    check_content_block,
+    check_value,
+    known_tool_call,
+    new_message_id,
+    refuse,
+)
+from ._agent_output import OUTPUT_STEPS
 from ._check import Violation
-from ._codec import decode_permission_result, encode_message, encode_result, encode_update
+from ._codec import decode_permission_result, encode_result
 from ._content import (
     ContentBlock,
-    OtherContent,
-    OtherToolCallContent,
-    TextContent,
-    ToolCallContent,
-    ToolContent,
 )
-from ._conversation import Conversation, observe
+from ._conversation import Conversation
 from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from ._intents import (
     AcceptPrompt,
     CancelPermission,
     EndTurn,
-    FinishToolCall,
     Received,
     RejectPrompt,
     ReportAbort,
-    ReportUsage,
     ReportUserMessage,
     RequestPermission,
-    SendAgentMessage,
-    SendAgentText,
-    SendTerminalOutput,
-    SendThought,
-    SendToolContent,
-    StartToolCall,
     StartWork,
     Step,
-    UpdatePlan,
-    UpdateSessionInfo,
-    UpdateTerminal,
-    UpdateToolCall,
 )
-from ._json import UNSET, JsonObject, Meta
+from ._json import UNSET, JsonObject
 from ._jsonrpc import (
     CancelledOutcome,
     CancelRequestNotification,
     CancelSessionNotification,
     ErrorCode,
     ErrorResponse,
-    Message,
     Notification,
     PermissionOption,
     PromptRequest,
@@ -90,38 +79,18 @@ from ._jsonrpc import (
     RpcError,
     SelectedOutcome,
     ToolCallPermissionSubject,
-    UpdateSessionNotification,
 )
 from ._pcoll import PMap
 from ._predicates import (
     APPROVING_OPTION_KINDS,
-    Family,
-    is_absolute,
-    open_enum_finding,
 )
-from ._reduce import reduce
 from ._revision import DEFAULT_REVISION, Revision
-from ._rules import RULES
 from ._state import SessionState, new_session
 from ._updates import (
-    AgentMessage,
-    AgentMessageChunk,
-    AgentThoughtChunk,
-    Cost,
     IdleStateUpdate,
-    OtherPlan,
-    PlanItems,
-    PlanUpdate,
     RequiresActionStateUpdate,
     RunningStateUpdate,
-    SessionInfoUpdate,
-    SessionUpdate,
-    TerminalOutput,
-    TerminalOutputChunk,
-    TerminalUpdate,
-    ToolCallContentChunk,
     ToolCallUpdate,
-    UsageUpdate,
     UserMessage,
     UserMessageChunk,
 )
@@ -136,7 +105,6 @@ __all__ = [
     "permission_decision",
 ]
 
-_CURRENCY: Final = re.compile(r"[A-Z]{3}")
 
 
 @attrs.frozen
@@ -198,6 +166,7 @@ class AgentEngine:
         conversation: the session's lifecycle as the conversation machine follows it; every
             message this engine sends passes it first.
         violations: what the client broke, in the order received (`check_trace`'s values).
+        messages: how many messages this engine sent and received.
     """
 
     session: SessionState
@@ -212,6 +181,9 @@ class AgentEngine:
     id_prefix: str = ""
     conversation: Conversation = attrs.field(factory=Conversation.start)
     violations: tuple[Violation, ...] = ()
+    # How many messages this engine sent and received: the index of its violations. A
+    # position label, not state: left out of equality.
+    messages: int = attrs.field(default=0, eq=False)
 
     @property
     def session_id(self) -> str:
@@ -243,136 +215,14 @@ def permission_decision(
     return engine.decisions.get(request_id)
 
 
-class _Build:
-    """Collects one step's changes. Local to a single step call, never shared."""
-
-    def __init__(self, engine: AgentEngine) -> None:
-        self.engine = engine
-        self.session = engine.session
-        self.wire: list[dict[str, Any]] = []
-        self.changes: dict[str, Any] = {}
-        self.conversation = engine.conversation
-        self.violations: list[Violation] = []
-        self.ids: list[int | str | None] = []
-
-    def own(self, message: Message) -> None:
-        # Every message we send passes the conversation machine first: a finding is a rule
-        # this engine would break, refused before anything is returned (the step is pure).
-        self.conversation, findings = observe(self.conversation, "agent", message)
-        for f in findings:
-            if RULES[f.rule].side == "client" or f.warning:  # the client's fault, shown here
-                self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
-            else:
-                raise _refuse(f.rule, f"{f.message} (the rule: {RULES[f.rule].summary})")
-
-    def receive(self, message: Message) -> None:
-        """Follow a message of the client through the machine; keep what it broke."""
-        self.conversation, findings = observe(self.conversation, "client", message)
-        for f in findings:
-            self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
-
-    def update(self, update: SessionUpdate) -> None:
-        self.own(UpdateSessionNotification(self.session.session_id, update))
-        self.session = reduce(self.session, update, revision=self.engine.revision)
-        self.wire.append(
-            {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {"sessionId": self.session.session_id, "update": encode_update(update)},
-            }
-        )
-
-    def send(self, message: Message) -> None:
-        self.own(message)
-        self.wire.append(encode_message(message))
-
-    def set(self, **changes: Any) -> None:
-        self.changes.update(changes)
-
-    def get(self, name: str) -> Any:
-        return self.changes[name] if name in self.changes else getattr(self.engine, name)
-
-    def new_id(self, kind: str, taken: PMap[str, Any]) -> str:
-        n = self.get("counter")
-        while True:
-            candidate = f"{self.engine.id_prefix}{kind}-{n}"
-            n += 1
-            if candidate not in taken:
-                self.set(counter=n)
-                self.ids.append(candidate)
-                return candidate
-
-    def done(self) -> Step[AgentEngine]:
-        if self.violations:
-            self.set(violations=(*self.engine.violations, *self.violations))
-        engine = attrs.evolve(
-            self.engine, session=self.session, conversation=self.conversation, **self.changes
-        )
-        return Step(engine, tuple(self.wire), tuple(self.ids))
-
-
-# -- checks --------------------------------------------------------------------------------
-
-
-def _refuse(rule: str, detail: str) -> LocalProtocolError:
-    return LocalProtocolError(rule, detail)
-
-
-def _custom(revision: Revision, family: Family, value: str) -> None:
-    # R18/R19: one predicate for engine, client engine and checker (same value, same rule).
-    finding = open_enum_finding(revision, family, value)
-    if finding is not None:
-        raise _refuse(*finding)
-
-
-def _check_block(block: ContentBlock) -> None:
-    if type(block) is OtherContent:
-        _custom(DEFAULT_REVISION, "content block type", block.type)  # no revision adds one
-
-
-def _check_tool_content(item: ToolCallContent) -> None:
-    if type(item) is OtherToolCallContent:
-        _custom(DEFAULT_REVISION, "tool call content type", item.type)
-    elif type(item) is ToolContent:
-        _check_block(item.content)
-
-
-def _block(content: str | ContentBlock) -> ContentBlock:
-    return TextContent(content) if isinstance(content, str) else content
-
-
-def _message_id(b: _Build, given: str | None, role: str) -> str:
-    messages = b.session.messages
-    if given is None:
-        return b.new_id(role, messages)
-    if not given:
-        raise _refuse("R4", "message ids are non-empty strings")
-    old = messages.get(given)
-    if old is not None and old.role != role:
-        raise _refuse("R5", f"message id {given!r} already names a {old.role} message")
-    return given
-
-
-def _known_tool_call(b: _Build, tool_call_id: str) -> None:
-    if tool_call_id not in b.session.tool_calls:
-        raise _refuse(
-            "R13", f"tool call {tool_call_id!r} was never reported: start it with StartToolCall"
-        )
-
-
-def _absolute(path: str, rule: str, what: str) -> None:
-    if not is_absolute(path):
-        raise _refuse(rule, f"{what} must be an absolute path, got {path!r}")
-
-
 # -- agent intents -------------------------------------------------------------------------
 
 
 def _report_user_message(
-    b: _Build, content: tuple[ContentBlock, ...], message_id: str, *, chunked: bool
+    b: Build, content: tuple[ContentBlock, ...], message_id: str, *, chunked: bool
 ) -> None:
     for block in content:
-        _check_block(block)
+        check_content_block(block)
     if chunked and content:
         for block in content:
             b.update(UserMessageChunk(message_id, block))
@@ -380,13 +230,13 @@ def _report_user_message(
         b.update(UserMessage(message_id, content))
 
 
-def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
+def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
     engine = b.engine
     prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
     if prompt is None:
-        raise _refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
+        raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
     if engine.turn is not None:
-        raise _refuse(
+        raise refuse(
             "E1",
             "foreground work is active: end it before accepting another prompt (Q4), "
             "or reject the prompt",
@@ -394,7 +244,7 @@ def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
     if prompt is not engine.prompts[0] and not engine.revision.prompt_result_has_message_id:
         # Q7: with `{}` results a client binds user messages to its prompts first in, first
         # out, so a newer prompt inserted first would be taken for the older one.
-        raise _refuse(
+        raise refuse(
             "E1",
             f"prompt {engine.prompts[0].id!r} is older: accept or reject it first "
             "(the 2026-08 result names no message, Q7)",
@@ -403,8 +253,8 @@ def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
     if intent.user_message_id is not None and b.session.message(intent.user_message_id):
         # R5: the prompt lands as a new message; reusing an id would overwrite an old one and
         # leave the client nothing new to bind the prompt to (Q7).
-        raise _refuse("R5", f"message id {intent.user_message_id!r} is already used")
-    message_id = _message_id(b, intent.user_message_id, "user")
+        raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
+    message_id = new_message_id(b, intent.user_message_id, "user")
     result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
     b.send(Response(prompt.id, encode_result(result)))  # type: ignore[arg-type]
     _report_user_message(b, content, message_id, chunked=intent.chunked)
@@ -416,17 +266,17 @@ def _accept_prompt(b: _Build, intent: AcceptPrompt) -> None:
     )
 
 
-def _reject_prompt(b: _Build, intent: RejectPrompt) -> None:
+def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
     engine = b.engine
     prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
     if prompt is None:
-        raise _refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
+        raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
     b.send(ErrorResponse(prompt.id, RpcError(intent.code, intent.message, intent.data)))
     b.set(prompts=tuple(p for p in engine.prompts if p is not prompt))
 
 
-def _report_user(b: _Build, intent: ReportUserMessage) -> None:
-    message_id = _message_id(b, intent.message_id, "user")
+def _report_user(b: Build, intent: ReportUserMessage) -> None:
+    message_id = new_message_id(b, intent.message_id, "user")
     _report_user_message(b, intent.content, message_id, chunked=intent.chunked)
     turn = b.engine.turn
     if turn is not None and turn.user_message_id is None:
@@ -434,197 +284,24 @@ def _report_user(b: _Build, intent: ReportUserMessage) -> None:
     b.set(open_message=None)
 
 
-def _start_work(b: _Build, intent: StartWork) -> None:
+def _start_work(b: Build, intent: StartWork) -> None:
     if b.engine.turn is not None:
-        raise _refuse("E1", "foreground work is already active")
+        raise refuse("E1", "foreground work is already active")
     if b.engine.prompts:
         # A client that sees `running` after its prompt takes it for that prompt's turn;
         # waiting prompts come first: accept or reject them before starting own work (Q4).
-        raise _refuse("E1", "a received prompt is waiting: accept or reject it first")
+        raise refuse("E1", "a received prompt is waiting: accept or reject it first")
     b.update(RunningStateUpdate())
     b.set(turn=Turn(None, False, None), open_message=None)
 
 
-def _stream(
-    b: _Build, role: str, content: str | ContentBlock, given: str | None, new: bool, meta: Meta
-) -> None:
-    block = _block(content)
-    _check_block(block)
-    open_message = b.engine.open_message
-    if given is None and not new and open_message is not None and open_message[0] == role:
-        message_id = open_message[1]
-    else:
-        message_id = _message_id(b, given, role)
-    if role == "agent":
-        b.update(AgentMessageChunk(message_id, block, meta))
-    else:
-        b.update(AgentThoughtChunk(message_id, block, meta))
-    b.set(open_message=(role, message_id))
-
-
-def _send_text(b: _Build, intent: SendAgentText) -> None:
-    _stream(b, "agent", intent.content, intent.message_id, intent.new_message, intent.meta)
-
-
-def _send_thought(b: _Build, intent: SendThought) -> None:
-    _stream(b, "thought", intent.content, intent.message_id, intent.new_message, intent.meta)
-
-
-def _send_message(b: _Build, intent: SendAgentMessage) -> None:
-    for block in intent.content:
-        _check_block(block)
-    message_id = _message_id(b, intent.message_id, "agent")
-    b.update(AgentMessage(message_id, intent.content, intent.meta))
-    b.set(open_message=("agent", message_id))
-
-
-def _update_plan(b: _Build, intent: UpdatePlan) -> None:
-    plan: PlanItems | OtherPlan
-    plan = PlanItems(intent.plan_id, intent.entries) if intent.plan is None else intent.plan
-    if isinstance(plan, OtherPlan):
-        # `raw` is the caller's JSON: check the two members every plan variant needs before
-        # the properties read them.
-        if not isinstance(plan.raw.get("type"), str):
-            raise _refuse("D1", "a plan object carries a string `type`")
-        if not isinstance(plan.raw.get("planId"), str):
-            raise _refuse("R29", "every plan carries a non-empty planId")
-    if not plan.plan_id:
-        raise _refuse("R29", "every plan carries a non-empty planId")
-    if isinstance(plan, PlanItems):
-        for entry in plan.entries:
-            _custom(b.engine.revision, "plan entry priority", entry.priority)
-            _custom(b.engine.revision, "plan entry status", entry.status)
-    else:
-        _custom(b.engine.revision, "plan type", plan.type)
-    b.update(PlanUpdate(plan))
-    b.set(open_message=None)
-
-
-def _start_tool_call(b: _Build, intent: StartToolCall) -> None:
-    tool_call_id = intent.tool_call_id
-    if tool_call_id is None:
-        tool_call_id = b.new_id("call", b.session.tool_calls)
-    elif tool_call_id in b.session.tool_calls or not tool_call_id:
-        raise _refuse("R13", f"tool call id {tool_call_id!r} is empty or already used")
+def _request_permission(b: Build, intent: RequestPermission) -> None:
     if not intent.title:
-        raise _refuse("R14", "give a tool call a title the first time it is reported")
-    _custom(b.engine.revision, "tool kind", intent.kind)
-    _custom(b.engine.revision, "tool call status", intent.status)
-    for item in intent.content:
-        _check_tool_content(item)
-    b.update(
-        ToolCallUpdate(
-            tool_call_id,
-            intent.title,
-            intent.kind,
-            intent.status,
-            intent.content or UNSET,
-            intent.locations or UNSET,
-            intent.raw_input,
-            UNSET,
-            intent.meta,
-        )
-    )
-    b.set(open_message=None)
-
-
-def _update_tool_call(b: _Build, intent: UpdateToolCall) -> None:
-    _known_tool_call(b, intent.tool_call_id)
-    if isinstance(intent.kind, str):
-        _custom(b.engine.revision, "tool kind", intent.kind)
-    if isinstance(intent.status, str):
-        _custom(b.engine.revision, "tool call status", intent.status)
-    for item in intent.content if isinstance(intent.content, tuple) else ():
-        _check_tool_content(item)
-    b.update(
-        ToolCallUpdate(
-            intent.tool_call_id,
-            intent.title,
-            intent.kind,
-            intent.status,
-            intent.content,
-            intent.locations,
-            intent.raw_input,
-            intent.raw_output,
-            intent.meta,
-        )
-    )
-    b.set(open_message=None)
-
-
-def _send_tool_content(b: _Build, intent: SendToolContent) -> None:
-    _known_tool_call(b, intent.tool_call_id)
-    _check_tool_content(intent.content)
-    b.update(ToolCallContentChunk(intent.tool_call_id, intent.content, intent.meta))
-    b.set(open_message=None)
-
-
-def _finish_tool_call(b: _Build, intent: FinishToolCall) -> None:
-    _known_tool_call(b, intent.tool_call_id)
-    _custom(b.engine.revision, "tool call status", intent.status)
-    for item in intent.content if isinstance(intent.content, tuple) else ():
-        _check_tool_content(item)
-    b.update(
-        ToolCallUpdate(
-            intent.tool_call_id,
-            status=intent.status,
-            content=intent.content,
-            raw_output=intent.raw_output,
-        )
-    )
-    b.set(open_message=None)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def _update_terminal(b: _Build, intent: UpdateTerminal) -> None:
-    if not intent.terminal_id:
-        raise _refuse("R31", "terminal ids are non-empty strings")
-    if isinstance(intent.cwd, str):
-        _absolute(intent.cwd, "R33", "a terminal cwd")
-    output = intent.output
-    b.update(
-        TerminalUpdate(
-            intent.terminal_id,
-            intent.command,
-            intent.cwd,
-            TerminalOutput(_b64(output)) if isinstance(output, bytes) else output,
-            intent.exit_status,
-            intent.meta,
-        )
-    )
-
-
-def _send_terminal_output(b: _Build, intent: SendTerminalOutput) -> None:
-    if not intent.terminal_id:
-        raise _refuse("R31", "terminal ids are non-empty strings")
-    # R34: each chunk is base64 of just its own bytes.
-    b.update(TerminalOutputChunk(intent.terminal_id, _b64(intent.data)))
-
-
-def _report_usage(b: _Build, intent: ReportUsage) -> None:
-    for name, value in (("used", intent.used), ("size", intent.size)):
-        if type(value) is not int or not 0 <= value < 2**64:
-            raise _refuse("R37", f"usage `{name}` is a non-negative token count, got {value!r}")
-    cost = intent.cost
-    if isinstance(cost, Cost) and not _CURRENCY.fullmatch(cost.currency):
-        raise _refuse("R37", f"cost currency is an ISO 4217 code, got {cost.currency!r}")
-    b.update(UsageUpdate(intent.used, intent.size, cost))
-
-
-def _update_info(b: _Build, intent: UpdateSessionInfo) -> None:
-    b.update(SessionInfoUpdate(intent.title, intent.updated_at, intent.meta))
-
-
-def _request_permission(b: _Build, intent: RequestPermission) -> None:
-    if not intent.title:
-        raise _refuse("R26", "a permission request carries a non-empty title")
+        raise refuse("R26", "a permission request carries a non-empty title")
     if not intent.options:
-        raise _refuse("R26", "a permission request offers at least one option")
+        raise refuse("R26", "a permission request offers at least one option")
     for option in intent.options:
-        _custom(b.engine.revision, "permission option kind", option.kind)
+        check_value(b.engine.revision, "permission option kind", option.kind)
     engine = b.engine
     request_id = intent.request_id
     if request_id is None:
@@ -634,10 +311,10 @@ def _request_permission(b: _Build, intent: RequestPermission) -> None:
         b.set(next_request_id=request_id + 1)
         b.ids.append(request_id)
     elif request_id in engine.pending:
-        raise _refuse("E2", f"request id {request_id!r} is already pending")
+        raise refuse("E2", f"request id {request_id!r} is already pending")
     subject: Any = UNSET
     if intent.tool_call_id is not None:
-        _known_tool_call(b, intent.tool_call_id)
+        known_tool_call(b, intent.tool_call_id)
         call = b.session.tool_calls[intent.tool_call_id]
         # The subject is the same upsert shape as tool_call_update; current values only, so
         # applying it changes nothing on the client (T10).
@@ -666,21 +343,21 @@ def _request_permission(b: _Build, intent: RequestPermission) -> None:
     )
 
 
-def _cancel_permission(b: _Build, intent: CancelPermission) -> None:
+def _cancel_permission(b: Build, intent: CancelPermission) -> None:
     if intent.request_id not in b.engine.pending:
-        raise _refuse("E2", f"no pending permission request has id {intent.request_id!r}")
+        raise refuse("E2", f"no pending permission request has id {intent.request_id!r}")
     b.send(CancelRequestNotification(intent.request_id))
 
 
-def _end(b: _Build, stop_reason: str, meta: JsonObject | None = None) -> None:
+def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
     turn = b.engine.turn
     if turn is None:
-        raise _refuse("R7", "there is no foreground work to end")
+        raise refuse("R7", "there is no foreground work to end")
     if turn.prompt_driven and turn.user_message_id is None:
-        raise _refuse("R2", "report the user message before ending the turn")
+        raise refuse("R2", "report the user message before ending the turn")
     if turn.cancel_requested:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
-    _custom(b.engine.revision, "stop reason", stop_reason)
+    check_value(b.engine.revision, "stop reason", stop_reason)
     b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
     pending = b.get("pending")
     for request_id, request in pending.items():
@@ -690,11 +367,11 @@ def _end(b: _Build, stop_reason: str, meta: JsonObject | None = None) -> None:
     b.set(turn=None, open_message=None, pending=pending)
 
 
-def _end_turn(b: _Build, intent: EndTurn) -> None:
+def _end_turn(b: Build, intent: EndTurn) -> None:
     _end(b, intent.stop_reason, None if intent.meta is UNSET else intent.meta)
 
 
-def _report_abort(b: _Build, intent: ReportAbort) -> None:
+def _report_abort(b: Build, intent: ReportAbort) -> None:
     # R22: an abort caused by the cancel is reported as `cancelled`, never as an error.
     stop = intent.stop_reason
     if stop is None:
@@ -725,7 +402,7 @@ def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> Pe
     return PermissionDecision(False, str(outcome.raw.get("outcome")))
 
 
-def _answered(b: _Build, message: Response | ErrorResponse) -> None:
+def _answered(b: Build, message: Response | ErrorResponse) -> None:
     engine = b.engine
     pending = engine.pending.get(message.id)
     if pending is None:
@@ -751,7 +428,7 @@ def _answered(b: _Build, message: Response | ErrorResponse) -> None:
             b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15
 
 
-def _received(b: _Build, intent: Received) -> None:
+def _received(b: Build, intent: Received) -> None:
     message = intent.message
     engine = b.engine
     if type(message) is PromptRequest:
@@ -792,18 +469,7 @@ _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     RejectPrompt: _reject_prompt,
     ReportUserMessage: _report_user,
     StartWork: _start_work,
-    SendAgentText: _send_text,
-    SendThought: _send_thought,
-    SendAgentMessage: _send_message,
-    UpdatePlan: _update_plan,
-    StartToolCall: _start_tool_call,
-    UpdateToolCall: _update_tool_call,
-    SendToolContent: _send_tool_content,
-    FinishToolCall: _finish_tool_call,
-    UpdateTerminal: _update_terminal,
-    SendTerminalOutput: _send_terminal_output,
-    ReportUsage: _report_usage,
-    UpdateSessionInfo: _update_info,
+    **OUTPUT_STEPS,
     RequestPermission: _request_permission,
     CancelPermission: _cancel_permission,
     EndTurn: _end_turn,
@@ -828,6 +494,6 @@ def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
     handler = _AGENT_STEPS.get(type(intent))
     if handler is None:
         raise LocalProtocolError("E0", f"not an agent intent: {type(intent).__name__}")
-    b = _Build(engine)
+    b = Build(engine)
     handler(b, intent)
     return b.done()

@@ -118,6 +118,7 @@ class ClientEngine:
         next_request_id: next JSON-RPC id for requests this client sends.
         conversation: the lifecycle of this session, as the conversation machine sees it.
         violations: what the agent broke, in the order received (`check_trace`'s values).
+        messages: how many messages this engine sent and received.
     """
 
     session: SessionState
@@ -130,6 +131,9 @@ class ClientEngine:
     next_request_id: int = 0
     conversation: Conversation = attrs.field(factory=Conversation.start)
     violations: tuple[Violation, ...] = ()
+    # How many messages this engine sent and received: the index of its violations. A
+    # position label, not state: left out of equality.
+    messages: int = attrs.field(default=0, eq=False)
 
     @property
     def session_id(self) -> str:
@@ -181,6 +185,7 @@ class _Build:
         self.conversation = engine.conversation
         self.violations: list[Violation] = []
         self.ids: list[int | str | None] = []
+        self.at = engine.messages
 
     def get(self, name: str) -> Any:
         return self.changes[name] if name in self.changes else getattr(self.engine, name)
@@ -189,7 +194,8 @@ class _Build:
         self.changes.update(changes)
 
     def send(self, message: Message) -> None:
-        self.conversation, findings = observe(self.conversation, "client", message)
+        self.conversation, findings = observe(self.conversation, "client", message, at=self.at)
+        self.at += 1
         for f in findings:
             # What our own message shows can be the agent's fault (R11 shows at the answer).
             if RULES[f.rule].side == "agent" or f.warning:
@@ -201,14 +207,15 @@ class _Build:
     def receive(self, message: Message) -> None:
         """Follow a message of the agent through the machine; keep what it broke."""
         before = self.conversation
-        self.conversation, findings = observe(before, "agent", message)
+        self.conversation, findings = observe(before, "agent", message, at=self.at)
+        self.at += 1
         self.record(findings)
         after = self.conversation
         if after.prompts is not before.prompts or after.ended:
             _sync_prompts(self, after)
 
     def record(self, findings: tuple[Finding, ...] | list[tuple[str, str]]) -> None:
-        at = self.conversation.events - 1
+        at = self.at - 1
         for f in findings:
             rule, message, where, warning = (
                 (f.rule, f.message, f.at, f.warning)
@@ -220,7 +227,9 @@ class _Build:
     def done(self) -> Step[ClientEngine]:
         if self.violations:
             self.set(violations=(*self.engine.violations, *self.violations))
-        engine = attrs.evolve(self.engine, conversation=self.conversation, **self.changes)
+        engine = attrs.evolve(
+            self.engine, conversation=self.conversation, messages=self.at, **self.changes
+        )
         return Step(engine, tuple(self.wire), tuple(self.ids))
 
 

@@ -64,9 +64,11 @@ from ._conversation_state import (
     Sender,
     Turn,
 )
+from ._fastnew import fast_constructor
 from ._json import JsonValue
 from ._pcoll import PMap
 from ._predicates import RequestKey, request_key, shown
+from ._revision import Revision
 
 __all__ = [
     "CHECKED",
@@ -253,6 +255,17 @@ def _generic_request(o: _Obs, sender: Sender, msg: j.Request, at: int) -> Event 
 _BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
     kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
 }
+_IN_SCOPE: dict[tuple[Kind, Revision], tuple[tuple[str, Any], ...]] = {}
+
+
+def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
+    # The guards of `kind` that apply in `revision`, worked out once per pair (a memo of a
+    # pure function of frozen values: it never changes an answer).
+    found = _IN_SCOPE.get((kind, revision))
+    if found is None:
+        found = tuple((g.rule, g.check) for g in _BY_KIND[kind] if g.applies(revision))
+        _IN_SCOPE[(kind, revision)] = found
+    return found
 
 # -- effects: the bookkeeping of each event kind ----------------------------------------------
 
@@ -473,7 +486,7 @@ def _on_work(o: _Obs, e: Event) -> None:
     if c.replaying:
         o.set(replayed=True)
         return
-    if isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
+    if not c.history and isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
         o.set(history=True)
     if c.awaiting_resume is not None:
         o.set(awaiting_resume=None)
@@ -486,12 +499,6 @@ def _on_work(o: _Obs, e: Event) -> None:
 
 def _on_other_state(o: _Obs, e: Event) -> None:
     pass
-
-
-def _phase(o: _Obs, e: Event) -> None:
-    target = TRANSITIONS.get((o.conv.phase, e.kind))
-    if target is not None:
-        o.set(phase=target, phase_at=e.at)
 
 
 _EFFECTS: Final[Mapping[Kind, Callable[[_Obs, Event], None]]] = {
@@ -514,33 +521,43 @@ _EFFECTS: Final[Mapping[Kind, Callable[[_Obs, Event], None]]] = {
 
 
 def observe(
-    conv: Conversation, sender: Sender, message: object, *, at: int | None = None
+    conv: Conversation, sender: Sender, message: object, *, at: int = 0
 ) -> tuple[Conversation, tuple[Finding, ...]]:
     """Follow one message `sender` sent in this session: the new machine and what it broke.
 
     `message` is a decoded message (`acp_core` values); `at` labels the findings (the
-    checker passes the line index; by default the count of messages observed so far).
-    Total: any message gives a machine and findings, never an exception.
+    checker passes the line index, the engines the count of messages they sent and
+    received). Total: any message gives a machine and findings, never an exception; a
+    message that changes nothing returns the same machine.
     """
-    label = conv.events if at is None else at
     o = _Obs(conv)
-    o.set(events=conv.events + 1, ended=())
-    event = _classify(o, sender, message, label)
+    if conv.ended:
+        o.set(ended=())
+    event = _classify(o, sender, message, at)
     if event is not None:
         if o.changes:
-            o.conv = attrs.evolve(conv, **o.changes)
+            o.conv = _rebuild(conv, o.changes)
             o.changes = {}
-        for g in _BY_KIND[event.kind]:
-            if g.applies(conv.revision):
-                why = g.check(o.conv, event)
-                if why is not None:
-                    o.report(g.rule, label, why)
+        for rule, check in _guards(event.kind, conv.revision):
+            why = check(o.conv, event)
+            if why is not None:
+                o.report(rule, at, why)
         effect = _EFFECTS.get(event.kind)
         if effect is not None:
             effect(o, event)
-        if event.kind in _STATES.values():
-            _phase(o, event)
-    return attrs.evolve(o.conv, **o.changes) if o.changes else o.conv, tuple(o.found)
+        target = TRANSITIONS.get((o.conv.phase, event.kind))
+        if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
+            o.set(phase=target, phase_at=at)
+    return (_rebuild(o.conv, o.changes) if o.changes else o.conv), tuple(o.found)
+
+
+_FIELDS: Final = tuple(a.name for a in attrs.fields(Conversation))
+_MAKE: Final = fast_constructor(Conversation)
+
+
+def _rebuild(conv: Conversation, changes: dict[str, Any]) -> Conversation:
+    # attrs.evolve re-runs __init__ over every field; this sets the slots directly.
+    return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS])
 
 
 def finish(conv: Conversation) -> tuple[Finding, ...]:

@@ -131,10 +131,7 @@ class Pending:
 
 @attrs.frozen
 class Conversation:
-    """One session's lifecycle, as seen from both sides (a value; see the module header).
-
-    `events` counts observed messages; it is the default `at` label.
-    """
+    """One session's lifecycle, as seen from both sides (a value; see `_conversation.py`)."""
 
     revision: Revision = DEFAULT_REVISION
     phase: Phase = Phase.IDLE
@@ -159,9 +156,6 @@ class Conversation:
     late_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids of cancelled, ended work
     closed_at: int | None = None
     ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
-    # A position label, not lifecycle state: two machines that differ only in how many
-    # messages they have seen behave the same, so it is left out of equality.
-    events: int = attrs.field(default=0, eq=False)
 
     @classmethod
     def start(cls, revision: Revision = DEFAULT_REVISION) -> Conversation:
@@ -184,16 +178,26 @@ class Conversation:
         return self.turn is not None or self.phase not in (Phase.UNKNOWN, Phase.IDLE)
 
 
-@attrs.frozen
 class Event:
-    """One observed message, classified."""
+    """One observed message, classified (built for each message: a plain slotted class)."""
 
-    kind: Kind
-    sender: Sender
-    at: int
-    message: Any
-    pending: Pending | None = None  # for answers: the request answered
-    key: RequestKey | None = None
+    __slots__ = ("at", "key", "kind", "message", "pending", "sender")
+
+    def __init__(
+        self,
+        kind: Kind,
+        sender: Sender,
+        at: int,
+        message: Any,
+        pending: Pending | None = None,
+        key: RequestKey | None = None,
+    ) -> None:
+        self.kind = kind
+        self.sender = sender
+        self.at = at
+        self.message = message
+        self.pending = pending  # for answers: the request answered
+        self.key = key
 
 
 _Check: TypeAlias = Callable[[Conversation, Event], "str | None"]
