@@ -15,7 +15,7 @@ from ._agent import (
     permission_decision,
 )
 from ._check import Violation, check_trace
-from ._client import ClientEngine, SentPrompt, new_client, prompt_message_id
+from ._client import ClientEngine, SentPrompt, new_client, prompt_message_id, sent_prompt
 from ._codec import (
     Decoded,
     decode_message,
@@ -518,6 +518,7 @@ __all__ = [
     "report_path_beside",
     "restore",
     "rules_markdown",
+    "sent_prompt",
     "snapshot",
     "step",
     "terminal_bytes",

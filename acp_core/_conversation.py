@@ -310,7 +310,13 @@ def _on_prompt_answer(o: _Obs, e: Event) -> None:
     p = attrs.evolve(p, accepted=True)
     if turn is not None and turn.prompt is not None and turn.prompt != p.key:
         current = prompt_of(c, turn.prompt)
-        if current is not None and not current.accepted and not current.user_reported:
+        # Under 2026-11 results name their messages, so a FIFO-bound user message proves
+        # nothing about which prompt the work is for; under 2026-08 it does (Q7).
+        if (
+            current is not None
+            and not current.accepted
+            and (not current.user_reported or c.revision.prompt_result_has_message_id)
+        ):
             # The agent took another waiting prompt (an older queued one, Q4): the work
             # belongs to the prompt it answered.
             o.set(turn=attrs.evolve(turn, prompt=p.key))

@@ -63,11 +63,14 @@ def _r6_idle(c: Conversation, e: Event) -> str | None:
 
 def early_output(c: Conversation, e: Event) -> str | None:
     # "Whenever foreground work starts": output for an accepted prompt before `running`.
+    # Accepted means answered: a user message alone may be one the agent inserted while
+    # the prompt still waits (FIFO binding cannot tell, Q7), and background output is
+    # allowed then (R40).
     turn = c.turn
     if c.replaying or turn is None or turn.started or turn.early_output:
         return None
     p = prompt_of(c, turn.prompt)
-    if p is None or not (p.accepted or p.user_reported):
+    if p is None or not p.accepted:
         return None
     return (
         f"the prompt of line {p.at} was accepted, but its work reports output before any "
