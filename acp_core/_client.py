@@ -300,12 +300,12 @@ def _send_prompt(b: _Build, intent: SendPrompt) -> None:
         while request_key(request_id) in engine.sent:
             request_id += 1
         b.set(next_request_id=request_id + 1)
+        b.ids.append(request_id)
     elif request_key(request_id) in engine.sent:
         raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
     b.send(PromptRequest(request_id, engine.session_id, intent.content, intent.meta))
     key = request_key(request_id)
     b.set(sent=engine.sent.set(key, SentPrompt(request_id)), order=engine.order.append(key))
-    b.ids.append(request_id)
 
 
 def _send_cancel(b: _Build, intent: SendCancel) -> None:
