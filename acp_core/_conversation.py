@@ -456,7 +456,11 @@ def _on_idle(o: _Obs, e: Event) -> None:
         for key, (at, _) in c.cancelled_permissions.items():
             marked = marked.set(key, (at, True))
         o.set(cancelled_permissions=marked, late_ids=c.work_ids)
-    # Prompts inserted into this turn are done; later ones wait for the next turn.
+    # Prompts inserted into this turn are done; later ones wait for the next turn. A turn
+    # prompt neither answered nor reported was not taken: the work was other work that
+    # crossed it (agent-initiated, seen first from the client's end), so it waits on.
+    if prompt is not None and not (prompt.accepted or prompt.user_reported):
+        prompt = None
     done = tuple(p for p in c.prompts if p is prompt or p.user_reported)
     o.set(
         prompts=tuple(p for p in c.prompts if p is not prompt and not p.user_reported),
@@ -482,9 +486,17 @@ def _on_user_message(o: _Obs, e: Event) -> None:
     waiting = [p for p in c.prompts if not p.user_reported]
     match = next((p for p in waiting if p.result_id == message_id), None)
     if match is None:  # first in, first out among prompts not bound by a result id
-        match = next((p for p in waiting if p.result_id is None), None)
+        match = next((p for p in waiting if p.result_id is None and _may_bind(c, p)), None)
     if match is not None:
         _replace_prompt(o, attrs.evolve(match, user_reported=True, bound_id=message_id))
+
+
+def _may_bind(c: Conversation, p: Prompt) -> bool:
+    # A user message reported during agent-initiated work is the agent's own (M8), not a
+    # waiting prompt's, until the agent answers that prompt (Q7 binds only prompt work).
+    turn = c.turn
+    agents_own = turn is not None and turn.started and turn.prompt is None
+    return p.accepted or not agents_own
 
 
 def _on_work(o: _Obs, e: Event) -> None:

@@ -78,8 +78,15 @@ def early_output(c: Conversation, e: Event) -> str | None:
     )
 
 
-def _r2(c: Conversation, e: Event) -> str | None:
+def _taken(c: Conversation) -> Prompt | None:
+    # The prompt whose work an idle now ends: answered or with its user message reported
+    # (else the work was other work that crossed a waiting prompt; it is judged later).
     p = prompt_of(c, c.turn.prompt) if c.turn is not None and ending(c) else None
+    return p if p is not None and (p.accepted or p.user_reported) else None
+
+
+def _r2(c: Conversation, e: Event) -> str | None:
+    p = _taken(c)
     if p is None or p.user_reported:
         return None
     return (
@@ -89,7 +96,7 @@ def _r2(c: Conversation, e: Event) -> str | None:
 
 
 def _r1_idle(c: Conversation, e: Event) -> str | None:
-    p = prompt_of(c, c.turn.prompt) if c.turn is not None and ending(c) else None
+    p = _taken(c)
     if p is None or p.accepted:
         return None
     return f"the turn ends before the prompt of line {p.at} was answered"

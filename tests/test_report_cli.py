@@ -116,7 +116,9 @@ def test_mermaid_participants_never_take_ids_from_the_trace() -> None:
     ]  # fmt: skip
     out = mermaid_sequence(entries).splitlines()
     assert out[3] == "    participant L2 as child s#59;1 participant X"
-    assert out[-1].startswith("    L2-)L0: 1 update state_update")
+    # the child ends the recording running: the last note is the checker's R7 warning
+    assert out[-2].startswith("    L2-)L0: 1 update state_update")
+    assert out[-1].startswith("    Note over L2: R7 ")
     assert all(line.startswith("    ") for line in out[1:])
 
 

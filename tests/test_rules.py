@@ -107,7 +107,8 @@ def test_every_rule_id_the_package_raises_is_catalogued() -> None:
 
     package = Path(acp_core.__file__).parent
     pattern = re.compile(
-        r"(?:_refuse|_remote|LocalProtocolError|RemoteProtocolError)\(\s*\"([A-Z]\d+)\"", re.S
+        r"(?:\brefuse|_refuse|_remote|LocalProtocolError|RemoteProtocolError)\(\s*\"([A-Z]\d+)\"",
+        re.S,
     )
     raised = {m.group(1) for f in package.glob("*.py") for m in pattern.finditer(f.read_text())}
     assert raised, "the pattern must find the engines' rule ids"
