@@ -27,6 +27,7 @@ from ._connection_values import (
     error_reply,
     result_reply,
 )
+from ._conversation import Conversation
 from ._errors import LocalProtocolError
 from ._framing import NdjsonDecoder
 from ._intents import RequestPermission
@@ -246,8 +247,13 @@ def open_session(b: Build, intent: OpenSession) -> None:
     if intent.state is not None:
         if intent.state.session_id != intent.session_id:
             raise LocalProtocolError("E3", "the state belongs to another session")
-        engine = attrs.evolve(engine, session=intent.state)
-        if intent.state.foreground.state != "idle":
+        foreground = intent.state.foreground.state
+        engine = attrs.evolve(
+            engine,
+            session=intent.state,
+            conversation=Conversation.start(b.conn.revision, foreground),
+        )
+        if foreground != "idle":
             engine = attrs.evolve(engine, turn=Turn(None, False, None))
     session = AgentSession(engine, intent.cwd, intent.config_options, attached=False)
     b.sessions = b.sessions.set(intent.session_id, session)

@@ -335,10 +335,15 @@ def _on_cancel(o: _Obs, e: Event, *, by_close: bool = False) -> None:
     c = o.conv
     if not c.working:
         return  # harmless while idle; no reply expected (Q20)
+    if by_close:
+        # The agent cancels as if session/cancel had come (R24); the client's duty to answer
+        # pending requests `cancelled` (C15) belongs to session/cancel only.
+        o.set(cancel_at=e.at, cancel_by_close=True)
+        return
     cancelled = c.cancelled_permissions
     for key in c.permissions:
         cancelled = cancelled.set(key, (e.at, False))
-    o.set(cancel_at=e.at, cancel_by_close=by_close, cancelled_permissions=cancelled)
+    o.set(cancel_at=e.at, cancel_by_close=False, cancelled_permissions=cancelled)
 
 
 def _on_permission(o: _Obs, e: Event) -> None:
@@ -402,6 +407,7 @@ def _c15_answer(o: _Obs, e: Event, asked: int | None, cancel_at: int) -> None:
 
 def _on_resume(o: _Obs, e: Event) -> None:
     params: Mapping[str, JsonValue] = e.message
+    o.set(closed_at=None)  # a resumed session is open again
     replay = params.get("replayFrom")
     if replay is None:  # omitted or null: no replay allowed
         o.set(replay_forbidden=True)

@@ -50,6 +50,13 @@ class Phase(enum.Enum):
     OTHER = "other"  #: a state value this revision does not know (R19 says so)
 
 
+_PHASES: Final[Mapping[str, Phase]] = {
+    "idle": Phase.IDLE,
+    "running": Phase.RUNNING,
+    "requires_action": Phase.REQUIRES_ACTION,
+}
+
+
 class Kind(enum.Enum):
     """What an observed message is, for the lifecycle."""
 
@@ -158,9 +165,12 @@ class Conversation:
     ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
 
     @classmethod
-    def start(cls, revision: Revision = DEFAULT_REVISION) -> Conversation:
-        """A session that is idle (what an engine starts from, Q2)."""
-        return cls(revision)
+    def start(cls, revision: Revision = DEFAULT_REVISION, foreground: str = "idle") -> Conversation:
+        """A session in a known state: idle after `session/new` (what an engine starts from,
+        Q2), or the reported state of a restored session (work in progress, no prompt)."""
+        phase = _PHASES.get(foreground, Phase.OTHER)
+        turn = None if phase is Phase.IDLE else Turn(None, 0, True)
+        return cls(revision, phase, turn=turn)
 
     @classmethod
     def mid_session(cls, revision: Revision = DEFAULT_REVISION) -> Conversation:

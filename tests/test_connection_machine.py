@@ -174,7 +174,9 @@ class ConnectionPair(RuleBasedStateMachine):
         other.settle()  # a copy of the agent's connection serves it: nothing flows back
         assert other.client.view(session_id) == self._engine(session_id).session
         assert other.client.sessions[session_id].replay == "complete"
-        assert acp.check_trace(other.client_trace, revision=self.revision) == ()
+        # a run may stop mid-work: that is an R7 warning, never a broken rule
+        found = acp.check_trace(other.client_trace, revision=self.revision)
+        assert tuple(v for v in found if not v.warning) == ()
         self.resumed_elsewhere.append(other)
 
     @rule()
@@ -312,9 +314,9 @@ class ConnectionPair(RuleBasedStateMachine):
         self._quiesce()
         assert _request_ledger(pair.agent_trace, "agent") == []
         assert _request_ledger(pair.client_trace, "client") == []
-        violations = acp.check_trace(pair.agent_trace, revision=self.revision)
+        violations = _faults(acp.check_trace(pair.agent_trace, revision=self.revision))
         assert violations == (), violations
-        client_side = acp.check_trace(pair.client_trace, revision=self.revision)
+        client_side = _faults(acp.check_trace(pair.client_trace, revision=self.revision))
         assert [v for v in client_side if acp.RULES[v.rule].side != "agent"] == []
         for session_id in self.opened:
             if session_id in self.without_history:
@@ -337,3 +339,8 @@ TestConnectionPair = ConnectionPair.TestCase
 TestConnectionPair.settings = settings(stateful_step_count=40, deadline=None)
 TestConnectionPair2026_08 = ConnectionPair2026_08.TestCase
 TestConnectionPair2026_08.settings = settings(stateful_step_count=40, deadline=None)
+
+
+def _faults(found: tuple[acp.Violation, ...]) -> tuple[acp.Violation, ...]:
+    # A run may stop mid-work: that is an R7 warning, never a broken rule.
+    return tuple(v for v in found if not v.warning)
