@@ -62,7 +62,7 @@ def _origins() -> dict[str, str]:
 
 
 def _module_source(module: str) -> tuple[str, ast.Module]:
-    text = (PACKAGE / f"{module}.py").read_text(encoding="utf-8")
+    text = (PACKAGE / f"{module.replace('.', '/')}.py").read_text(encoding="utf-8")
     return text, ast.parse(text)
 
 

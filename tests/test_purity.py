@@ -21,7 +21,7 @@ FORBIDDEN_MODULES = {
     "sys", "tempfile", "threading", "time", "urllib", "uuid",
 }  # fmt: skip
 FORBIDDEN_CALLS = {"open", "print", "input", "breakpoint", "exit", "quit"}
-CORE = sorted(p for p in PACKAGE.glob("*.py") if p.name != "__main__.py")
+CORE = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__main__.py")
 
 
 def _violations(path: Path) -> list[str]:

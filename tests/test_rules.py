@@ -110,7 +110,7 @@ def test_every_rule_id_the_package_raises_is_catalogued() -> None:
         r"(?:\brefuse|_refuse|_remote|LocalProtocolError|RemoteProtocolError)\(\s*\"([A-Z]\d+)\"",
         re.S,
     )
-    raised = {m.group(1) for f in package.glob("*.py") for m in pattern.finditer(f.read_text())}
+    raised = {m.group(1) for f in package.rglob("*.py") for m in pattern.finditer(f.read_text())}
     assert raised, "the pattern must find the engines' rule ids"
     assert {"E0", "E1", "E2", "E3", "E4", "R1"} <= raised
     assert raised <= set(RULES), sorted(raised - set(RULES))
