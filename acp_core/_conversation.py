@@ -30,13 +30,16 @@ Theory of operation.
   ends their work, answered requests are remembered in a window of `_ANSWERED_WINDOW`.
 
 Adding rules (the 2026-11 and Preview rules, for instance): write a check function
-`(conversation, event) -> str | None`, and add `Guard("R47", (Kind.X, ...), check,
-applies=lambda revision: ...)` to `GUARDS` (or concatenate a tuple of them from a new
-module). `applies` is how a rule is scoped to protocol revisions: it reads the `Revision`
-value (a flag or a rule set of the registry), never a revision name. A new event kind is a
-new `Kind` member plus a line in `_classify`; new bookkeeping is a field with a default and
-a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the `checked`
-column of docs/rules.md, so a new guard shows up there by itself.
+`(conversation, event) -> str | None` in `_conversation_guards.py` (or a new module whose
+tuple of guards is concatenated to `GUARDS`) and list it as `Guard("R47", (Kind.X, ...),
+check)`. Which revisions a rule applies in is data of the registry: a guard runs when
+`revision.applies(rule)` (a revision drops rules with `rules_dropped`; a rule that exists
+only from some revision on is simply absent from the earlier ones' scope by listing it in
+their `rules_dropped`, or by `Guard(..., applies=lambda r: r.includes("2026-11"))`, which
+reads the `Revision` value, never compares names). A new event kind is a new `Kind` member
+plus a line in `classify` (`_conversation_events.py`); new bookkeeping is a field with a
+default and a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the
+`checked` column of docs/rules.md, so a new guard shows up there by itself.
 """
 
 from __future__ import annotations
@@ -48,17 +51,14 @@ import attrs
 
 from . import _jsonrpc as j
 from . import _updates as u
+from ._conversation_events import Obs, classify
 from ._conversation_guards import CHECKED, GUARDS, early_output, ending, prompt_of, work_id
 from ._conversation_state import (
-    AGENT,
-    CLIENT,
-    PEER,
     Conversation,
     Event,
     Finding,
     Guard,
     Kind,
-    Pending,
     Phase,
     Prompt,
     Sender,
@@ -67,7 +67,7 @@ from ._conversation_state import (
 from ._fastnew import fast_constructor
 from ._json import JsonValue
 from ._pcoll import PMap
-from ._predicates import RequestKey, request_key, shown
+from ._predicates import RequestKey, shown
 from ._revision import Revision
 
 __all__ = [
@@ -99,159 +99,6 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
     )
 }
 
-# Updates that are conversation history (what a replay sends) and the agent's own output.
-_USER: Final = (u.UserMessageChunk, u.UserMessage)
-_WORK: Final = (
-    u.AgentMessageChunk,
-    u.AgentMessage,
-    u.AgentThoughtChunk,
-    u.AgentThought,
-    u.ToolCallUpdate,
-    u.ToolCallContentChunk,
-    u.TerminalUpdate,
-    u.TerminalOutputChunk,
-    u.PlanUpdate,
-)
-_STATES: Final[Mapping[type, Kind]] = {
-    u.RunningStateUpdate: Kind.RUNNING,
-    u.RequiresActionStateUpdate: Kind.REQUIRES_ACTION,
-    u.IdleStateUpdate: Kind.IDLE,
-    u.OtherStateUpdate: Kind.OTHER_STATE,
-}
-_ANSWERS: Final[Mapping[tuple[str, Sender], Kind]] = {
-    (j.Method.SESSION_PROMPT, AGENT): Kind.PROMPT_ANSWER,
-    (j.Method.REQUEST_PERMISSION, CLIENT): Kind.PERMISSION_ANSWER,
-    ("session/resume", AGENT): Kind.RESUME_ANSWER,
-    ("session/close", AGENT): Kind.CLOSE_ANSWER,
-    ("session/set_config_option", AGENT): Kind.CONFIG_ANSWER,
-}
-_ANSWERED_WINDOW: Final = 64
-
-
-class _Obs:
-    """One observation's builder: changes and findings. Local to one `observe` call."""
-
-    __slots__ = ("changes", "conv", "found")
-
-    def __init__(self, conv: Conversation) -> None:
-        self.conv = conv
-        self.changes: dict[str, Any] = {}
-        self.found: list[Finding] = []
-
-    def get(self, name: str) -> Any:
-        return self.changes[name] if name in self.changes else getattr(self.conv, name)
-
-    def set(self, **changes: Any) -> None:
-        self.changes.update(changes)
-
-    def report(self, rule: str, at: int, message: str) -> None:
-        self.found.append(Finding(rule, message, at))
-
-
-# -- classification and request pairing ------------------------------------------------------
-
-
-def _request(o: _Obs, sender: Sender, request_id: object, pending: Pending) -> None:
-    key = (sender, request_key(request_id))
-    requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
-    first = requests.get(key)
-    if first is not None:
-        o.report(
-            "J2",
-            pending.at,
-            f"{sender} reuses request id {shown(request_id)} while the request of line "
-            f"{first.at} is still unanswered",
-        )
-    o.set(requests=requests.set(key, pending))
-
-
-def _direction(o: _Obs, sender: Sender, expected: Sender, method: str, at: int) -> bool:
-    if sender != expected:
-        o.report(
-            "J2", at, f"`{method}` is sent by the {expected}, but this one comes from the {sender}"
-        )
-        return False
-    return True
-
-
-def _answer(o: _Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) -> Event | None:
-    if isinstance(msg, j.ErrorResponse) and msg.id is None:
-        return None  # an answer to a message that could not be read (JSON-RPC parse errors)
-    peer = PEER[sender]
-    key = (peer, request_key(msg.id))
-    requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
-    pending = requests.get(key)
-    if pending is None:
-        earlier = next((i for k, i in o.conv.answered if k == key), None)
-        why = (
-            f"request {shown(msg.id)} was already answered at line {earlier}"
-            if earlier is not None
-            else f"no outstanding request from the {peer} has id {shown(msg.id)} "
-            "(notifications are never answered)"
-        )
-        o.report("C25" if sender == CLIENT else "J1", at, f"{sender} sends a response, but {why}")
-        return None
-    o.set(
-        requests=requests.delete(key),
-        answered=(*o.conv.answered[-(_ANSWERED_WINDOW - 1) :], (key, at)),
-    )
-    kind = _ANSWERS.get((pending.method, sender), Kind.OTHER)
-    return Event(kind, sender, at, msg, pending, key[1])
-
-
-def _classify(o: _Obs, sender: Sender, msg: object, at: int) -> Event | None:
-    if isinstance(msg, j.UpdateSessionNotification):
-        if not _direction(o, sender, AGENT, "session/update", at):
-            return None
-        upd = msg.update
-        kind = _STATES.get(type(upd))
-        if kind is None:
-            kind = (
-                Kind.USER_MESSAGE
-                if isinstance(upd, _USER)
-                else Kind.WORK
-                if isinstance(upd, _WORK)
-                else Kind.BACKGROUND
-            )
-        return Event(kind, sender, at, upd)
-    if isinstance(msg, j.PromptRequest):
-        _request(o, sender, msg.id, Pending(j.Method.SESSION_PROMPT, at))
-        if not _direction(o, sender, CLIENT, "session/prompt", at):
-            return None
-        return Event(Kind.PROMPT, sender, at, msg, key=request_key(msg.id))
-    if isinstance(msg, j.CancelSessionNotification):
-        if not _direction(o, sender, CLIENT, "session/cancel", at):
-            return None
-        return Event(Kind.CANCEL, sender, at, msg)
-    if isinstance(msg, j.RequestPermissionRequest):
-        _request(o, sender, msg.id, Pending(j.Method.REQUEST_PERMISSION, at))
-        if not _direction(o, sender, AGENT, "session/request_permission", at):
-            return None
-        return Event(Kind.PERMISSION, sender, at, msg, key=request_key(msg.id))
-    if isinstance(msg, j.Request):
-        return _generic_request(o, sender, msg, at)
-    if isinstance(msg, j.Notification):
-        if msg.method in (j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION):
-            o.report("J2", at, f"`{msg.method}` is a request but is sent without an id")
-        return None
-    if isinstance(msg, (j.Response, j.ErrorResponse)):
-        return _answer(o, sender, msg, at)
-    return None  # $/cancel_request: either side may send it; nothing to track
-
-
-def _generic_request(o: _Obs, sender: Sender, msg: j.Request, at: int) -> Event | None:
-    params: Mapping[str, JsonValue] = msg.params if isinstance(msg.params, Mapping) else {}
-    if msg.method in (j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL):
-        o.report("J2", at, f"`{msg.method}` is a notification but is sent with id {shown(msg.id)}")
-    detail = params.get("configId") if msg.method == "session/set_config_option" else None
-    _request(o, sender, msg.id, Pending(msg.method, at, detail))
-    if sender == CLIENT and msg.method == "session/resume":
-        return Event(Kind.RESUME, sender, at, params)
-    if sender == CLIENT and msg.method == "session/close":
-        return Event(Kind.CLOSE, sender, at, params)
-    return None
-
-
 _BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
     kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
 }
@@ -263,23 +110,27 @@ def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
     # pure function of frozen values: it never changes an answer).
     found = _IN_SCOPE.get((kind, revision))
     if found is None:
-        found = tuple((g.rule, g.check) for g in _BY_KIND[kind] if g.applies(revision))
+        found = tuple(
+            (g.rule, g.check)
+            for g in _BY_KIND[kind]
+            if revision.applies(g.rule) and g.applies(revision)
+        )
         _IN_SCOPE[(kind, revision)] = found
     return found
 
 # -- effects: the bookkeeping of each event kind ----------------------------------------------
 
 
-def _start_turn(o: _Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
+def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
     o.set(turn=Turn(prompt, at, started), work_ids=PMap(), late_ids=PMap())
 
 
-def _first_waiting(o: _Obs) -> RequestKey | None:
+def _first_waiting(o: Obs) -> RequestKey | None:
     prompts: tuple[Prompt, ...] = o.get("prompts")
     return prompts[0].key if prompts else None
 
 
-def _on_prompt(o: _Obs, e: Event) -> None:
+def _on_prompt(o: Obs, e: Event) -> None:
     msg: j.PromptRequest = e.message
     assert e.key is not None
     o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at)))
@@ -288,11 +139,11 @@ def _on_prompt(o: _Obs, e: Event) -> None:
         _start_turn(o, e.at, started=False, prompt=e.key)
 
 
-def _replace_prompt(o: _Obs, new: Prompt) -> None:
+def _replace_prompt(o: Obs, new: Prompt) -> None:
     o.set(prompts=tuple(new if p.key == new.key else p for p in o.get("prompts")))
 
 
-def _on_prompt_answer(o: _Obs, e: Event) -> None:
+def _on_prompt_answer(o: Obs, e: Event) -> None:
     c = o.conv
     p = prompt_of(c, e.key)
     if p is None:
@@ -331,7 +182,7 @@ def _on_prompt_answer(o: _Obs, e: Event) -> None:
     _replace_prompt(o, p)
 
 
-def _on_cancel(o: _Obs, e: Event, *, by_close: bool = False) -> None:
+def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:
     c = o.conv
     if not c.working:
         return  # harmless while idle; no reply expected (Q20)
@@ -346,7 +197,7 @@ def _on_cancel(o: _Obs, e: Event, *, by_close: bool = False) -> None:
     o.set(cancel_at=e.at, cancel_by_close=False, cancelled_permissions=cancelled)
 
 
-def _on_permission(o: _Obs, e: Event) -> None:
+def _on_permission(o: Obs, e: Event) -> None:
     c = o.conv
     assert e.key is not None
     o.set(permissions=c.permissions.set(e.key, e.at))
@@ -354,7 +205,7 @@ def _on_permission(o: _Obs, e: Event) -> None:
         o.set(silent=c.silent.set(e.key, e.at))
 
 
-def _on_permission_answer(o: _Obs, e: Event) -> None:
+def _on_permission_answer(o: Obs, e: Event) -> None:
     c = o.conv
     key = e.key
     assert key is not None
@@ -380,7 +231,7 @@ def _on_permission_answer(o: _Obs, e: Event) -> None:
         o.set(awaiting_resume=e.at)
 
 
-def _c15_answer(o: _Obs, e: Event, asked: int | None, cancel_at: int) -> None:
+def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
     msg = e.message
     if isinstance(msg, j.ErrorResponse):
         if msg.error.code != j.ErrorCode.REQUEST_CANCELLED:
@@ -405,7 +256,7 @@ def _c15_answer(o: _Obs, e: Event, asked: int | None, cancel_at: int) -> None:
         )
 
 
-def _on_resume(o: _Obs, e: Event) -> None:
+def _on_resume(o: Obs, e: Event) -> None:
     params: Mapping[str, JsonValue] = e.message
     o.set(closed_at=None)  # a resumed session is open again
     replay = params.get("replayFrom")
@@ -416,21 +267,21 @@ def _on_resume(o: _Obs, e: Event) -> None:
         o.set(replaying=True, replay_from_start=start, replayed=False)
 
 
-def _on_resume_answer(o: _Obs, e: Event) -> None:
+def _on_resume_answer(o: Obs, e: Event) -> None:
     # Replayed turns are history, not live work.
     o.set(replaying=False, replay_forbidden=False, replay_from_start=False, turn=None)
 
 
-def _on_close(o: _Obs, e: Event) -> None:
+def _on_close(o: Obs, e: Event) -> None:
     _on_cancel(o, e, by_close=True)
 
 
-def _on_close_answer(o: _Obs, e: Event) -> None:
+def _on_close_answer(o: Obs, e: Event) -> None:
     if isinstance(e.message, j.Response):
         o.set(closed_at=e.at)
 
 
-def _on_running(o: _Obs, e: Event) -> None:
+def _on_running(o: Obs, e: Event) -> None:
     c = o.conv
     if not c.replaying:
         if c.turn is None:
@@ -440,7 +291,7 @@ def _on_running(o: _Obs, e: Event) -> None:
         o.set(awaiting_resume=None)
 
 
-def _on_requires_action(o: _Obs, e: Event) -> None:
+def _on_requires_action(o: Obs, e: Event) -> None:
     c = o.conv
     if not c.replaying:
         if c.turn is None:
@@ -450,7 +301,7 @@ def _on_requires_action(o: _Obs, e: Event) -> None:
         o.set(silent=PMap(), awaiting_resume=None)
 
 
-def _on_idle(o: _Obs, e: Event) -> None:
+def _on_idle(o: Obs, e: Event) -> None:
     c = o.conv
     if not ending(c):
         return
@@ -479,7 +330,7 @@ def _on_idle(o: _Obs, e: Event) -> None:
     )
 
 
-def _on_user_message(o: _Obs, e: Event) -> None:
+def _on_user_message(o: Obs, e: Event) -> None:
     c = o.conv
     message_id: str = e.message.message_id
     if message_id in c.user_ids:
@@ -505,7 +356,7 @@ def _may_bind(c: Conversation, p: Prompt) -> bool:
     return p.accepted or not agents_own
 
 
-def _on_work(o: _Obs, e: Event) -> None:
+def _on_work(o: Obs, e: Event) -> None:
     c = o.conv
     if c.replaying:
         o.set(replayed=True)
@@ -521,11 +372,11 @@ def _on_work(o: _Obs, e: Event) -> None:
         o.set(work_ids=c.work_ids.set(ident, True))
 
 
-def _on_other_state(o: _Obs, e: Event) -> None:
+def _on_other_state(o: Obs, e: Event) -> None:
     pass
 
 
-_EFFECTS: Final[Mapping[Kind, Callable[[_Obs, Event], None]]] = {
+_EFFECTS: Final[Mapping[Kind, Callable[[Obs, Event], None]]] = {
     Kind.PROMPT: _on_prompt,
     Kind.PROMPT_ANSWER: _on_prompt_answer,
     Kind.CANCEL: _on_cancel,
@@ -554,10 +405,10 @@ def observe(
     received). Total: any message gives a machine and findings, never an exception; a
     message that changes nothing returns the same machine.
     """
-    o = _Obs(conv)
+    o = Obs(conv)
     if conv.ended:
         o.set(ended=())
-    event = _classify(o, sender, message, at)
+    event = classify(o, sender, message, at)
     if event is not None:
         if o.changes:
             o.conv = _rebuild(conv, o.changes)
