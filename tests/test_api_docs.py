@@ -1,4 +1,4 @@
-"""docs/api.md is generated from `acp_core.__all__` and the docstrings, and kept in sync.
+"""docs/api.md is generated from the package's public names and docstrings, and kept in sync.
 
 `api_markdown()` builds the reference: one section per area, one entry per public name, in
 the order the defining module declares them, with its signature and its docstring (or the
@@ -51,14 +51,35 @@ _ITEM = re.compile(r"^([A-Za-z_][\w, ]*|`[^`]+`)\s*(\([^)]*\))?:\s*(.*)$")
 
 
 def _origins() -> dict[str, str]:
-    """Public name -> the private module `acp_core/__init__.py` imports it from."""
-    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
-    origin: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                origin[alias.asname or alias.name] = node.module
-    return origin
+    """Public name -> the private module that defines it (`acp_core._HOME`, without the package)."""
+    return {name: module.removeprefix("acp_core.") for name, module in acp_core._HOME.items()}
+
+
+#: Every public name: the curated root (`acp_core.__all__`) and the public submodules.
+PUBLIC: tuple[str, ...] = tuple(acp_core._HOME)
+
+#: The public submodules, in the order docs/api.md introduces them.
+SUBMODULES = (
+    "values",
+    "intents",
+    "connection",
+    "engines",
+    "codec",
+    "sessions",
+    "checker",
+    "v1",
+    "errors",
+)
+
+
+def homes() -> dict[str, str]:
+    """Public name -> where to import it from: the package root for the curated common path,
+    else the one public submodule that is its home."""
+    home = dict.fromkeys(acp_core.__all__, "acp_core")
+    for sub in SUBMODULES:
+        for name in getattr(acp_core, sub).__all__:
+            home.setdefault(name, f"acp_core.{sub}")
+    return home
 
 
 def _module_source(module: str) -> tuple[str, ast.Module]:
@@ -209,7 +230,7 @@ def _constants(cls: type) -> list[str]:
 
 def _entry(name: str, module: str) -> list[str]:
     obj = getattr(acp_core, name)
-    lines = [f"### `{name}`", ""]
+    lines = [f"### `{name}`", "", f"`from {homes()[name]} import {name}`", ""]
     if inspect.isclass(obj) or inspect.isfunction(obj):
         is_enum = inspect.isclass(obj) and issubclass(obj, enum.Enum)
         constants = _constants(obj) if inspect.isclass(obj) and not is_enum else []
@@ -239,30 +260,46 @@ def _entry(name: str, module: str) -> list[str]:
     return [*(line.rstrip() for line in lines), ""]
 
 
+#: The "Names moved in 0.2" note (the renames come from `acp_core._intents.RENAMED`).
+MOVED: tuple[str, ...] = (
+    "## Names moved in 0.2",
+    "",
+    "The package root now holds only the common path. Every other name moved to its home "
+    "submodule (named in each entry below); `acp_core.X` and `from acp_core import X` still "
+    "work for every name of 0.1, for one release, without a warning. Switch to the home "
+    "submodule before 0.3.",
+)
+
+
 def api_markdown() -> str:
     """The text of docs/api.md."""
     origin = _origins()
     known = {m for _, modules in SECTIONS for m in modules}
     sections = list(SECTIONS)
-    extra = sorted({origin[n].lstrip(".") for n in acp_core.__all__} - known)
+    extra = sorted({origin[n].lstrip(".") for n in PUBLIC} - known)
     if extra:
         sections.append(("More", tuple(extra)))
     out = [
         "# API reference",
         "",
-        "<!-- Generated from `acp_core.__all__` and the docstrings by `api_markdown()` in",
+        "<!-- Generated from `acp_core._HOME` and the docstrings by `api_markdown()` in",
         "     tests/test_api_docs.py (`python tests/test_api_docs.py` rewrites this file);",
         "     do not edit by hand: the test keeps the two in sync. -->",
         "",
-        f"Every public name of acp-core {acp_core.__version__}, all importable from the package "
-        "root (`import acp_core as acp; acp.step(...)`). The private modules named below are "
-        "where each one is defined; do not import from them.",
+        f"Every public name of acp-core {acp_core.__version__}, each with its home: the package "
+        "root holds the common path (`import acp_core as acp; acp.step(...)`, the names in "
+        "`acp_core.__all__`); the rest live in the public submodules "
+        + ", ".join(f"`acp_core.{sub}`" for sub in SUBMODULES)
+        + ". The private modules named below are where each one is defined; do not import "
+        "from them.",
+        "",
+        *MOVED,
         "",
     ]
     toc = []
     body: list[str] = []
     for title, modules in sections:
-        names = [n for n in acp_core.__all__ if origin[n].lstrip(".") in modules]
+        names = [n for n in PUBLIC if origin[n].lstrip(".") in modules]
         if not names:
             continue
         names.sort(
@@ -291,15 +328,15 @@ def test_docs_api_md_is_generated_from_the_package() -> None:
 
 def test_every_public_name_has_an_entry() -> None:
     text = api_markdown()
-    for name in acp_core.__all__:
-        assert f"\n### `{name}`\n" in text, name
+    for name in PUBLIC:
+        assert text.count(f"\n### `{name}`\n") == 1, name
 
 
 def test_every_public_name_is_documented() -> None:
     # A docstring, a `#:` comment above a constant, or a type alias's own definition.
     origin = _origins()
     undocumented = []
-    for name in acp_core.__all__:
+    for name in PUBLIC:
         obj = getattr(acp_core, name)
         if inspect.isclass(obj) or inspect.isfunction(obj):
             if not inspect.getdoc(obj):

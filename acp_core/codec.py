@@ -1,0 +1,46 @@
+"""The codec beyond the common path: diagnosed decoders, result codecs and the revision
+registry.
+
+A public submodule of acp-core (docs/api.md lists each name in its home)."""
+
+from __future__ import annotations
+
+from acp_core._codec import (
+    Decoded,
+    decode_message,
+    decode_message_diagnosed,
+    decode_permission_result,
+    decode_prompt_result,
+    decode_update,
+    decode_update_diagnosed,
+    encode_message,
+    encode_result,
+    encode_update,
+)
+from acp_core._revision import (
+    DEFAULT_REVISION,
+    KNOWN_UPDATE_TAGS,
+    REVISIONS,
+    V2_2026_08,
+    V2_2026_11,
+    Revision,
+)
+
+__all__ = [
+    "DEFAULT_REVISION",
+    "KNOWN_UPDATE_TAGS",
+    "REVISIONS",
+    "V2_2026_08",
+    "V2_2026_11",
+    "Decoded",
+    "Revision",
+    "decode_message",
+    "decode_message_diagnosed",
+    "decode_permission_result",
+    "decode_prompt_result",
+    "decode_update",
+    "decode_update_diagnosed",
+    "encode_message",
+    "encode_result",
+    "encode_update",
+]
