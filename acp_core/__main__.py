@@ -1,4 +1,4 @@
-"""Command line: `python -m acp_core <command>` (demo, replay, check, report, rules).
+"""Command line: `python -m acp_core <command>` (demo, replay, check, report, rules, explore).
 
 The only module of acp_core that does I/O: the `_cli_*` modules it calls (demo, replay) get
 their output streams and a reader from here.
@@ -15,14 +15,16 @@ by line, never whole.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from importlib.resources import files
-from typing import NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO
 
-from . import _cli_demo, _cli_replay, _cli_report
+from . import _cli_demo, _cli_replay, _cli_report, _explore_cli
 from ._check import check_trace
 from ._cli_progress import ProgressLine
 from ._errors import AcpError
@@ -242,6 +244,42 @@ def _run_report(args: argparse.Namespace) -> int:
             progress.done()
 
 
+# -- explore (the clock, the files and the processes of `_explore_cli`) ----------------------
+
+
+@contextlib.contextmanager
+def _map_shards(workers: int, executor: str, scheduler: str | None) -> Iterator[Any]:
+    """A `map_shards` for `explore`: this process, a local process pool, or Dask."""
+    if executor == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise BadInputError("--executor dask needs: pip install 'acp-core[distributed]'")
+        cluster = None if scheduler else LocalCluster(n_workers=max(workers, 1), processes=True)
+        with Client(scheduler or cluster) as client:
+            yield lambda fn, tasks: client.gather(client.map(fn, tasks, pure=False))
+        if cluster is not None:
+            cluster.close()
+    elif workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            yield lambda fn, tasks: list(pool.map(fn, tasks))
+    else:
+        yield lambda fn, tasks: [fn(t) for t in tasks]
+
+
+def _run_explore(args: argparse.Namespace) -> int:
+    def write_trace(name: str, example: Any) -> str:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, name)
+        write_text(path, "".join(_explore_cli.trace_lines(example)))
+        write_report_beside(path, list(example.entries), list(range(len(example.entries))))
+        return path
+
+    return _explore_cli.run(args, sys.stdout, time.perf_counter, write_trace, _map_shards)
+
+
 # -- rules ---------------------------------------------------------------------------------
 
 
@@ -260,6 +298,7 @@ COMMANDS: list[Command] = [
         _run_check,
     ),
     Command("report", _cli_report.HELP, _cli_report.configure, _run_report),
+    Command("explore", _explore_cli.HELP, _explore_cli.configure, _run_explore),
     Command(
         "rules", "print the rule catalogue as Markdown (docs/rules.md)", lambda p: None, _run_rules
     ),

@@ -1,0 +1,238 @@
+"""Bounded exhaustive exploration of an agent connection and a client connection.
+
+Every interleaving of the alphabet in `_explore_model` (client actions, agent intents, and
+deliveries of the lines in flight, each direction first in first out, the two directions
+racing) is walked breadth-first up to a depth; states are deduplicated by value (the frozen
+`PairState`'s hash and equality); every reached recording is judged by the checker and every
+agent session by the replay law. A violation is reported once per rule, with the first path
+that shows it: breadth-first, that path is a shortest one (among the paths the deduplication
+keeps: a state is reached once, by its first path). A state in violation is not expanded.
+
+Pure: `explore` and `explore_levels` read no clock and write no file. Parallel runs pass a
+`map_shards` function (the CLI gives a process pool's or a Dask client's); the frontier is
+cut into shards by a stable digest of each state (`_explore_digest`), each shard is expanded
+by `expand_shard`, and the results are merged in frontier order, so any number of workers
+gives exactly the states, transitions and violations of one process.
+
+Judging: agent rules on the agent's own recording, client and `both` rules on the client's
+(each end reads its peer's messages in its own order; docs/transports.md, "Recording").
+Only MUST / MUST NOT rules count (what `python -m acp_core check` exits 1 for). The replay
+law: folding the replay the agent would send on resume rebuilds the session it folds (its
+rule id here is `replay-law`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from ._check import check_trace
+from ._errors import ArgumentError
+from ._explore_digest import stable_digest
+from ._explore_model import ACTIONS, Node, PairState, initial_node, session_ids, successors
+from ._pcoll import PVec
+from ._reduce import reduce
+from ._replay_gen import replay_updates, state_snapshot
+from ._revision import V2_2026_08, V2_2026_11, Revision
+from ._rules import RULES
+from ._state import SessionState, new_session
+
+__all__ = [
+    "ACTIONS",
+    "Counterexample",
+    "ExploreLevel",
+    "ExploreResult",
+    "PairState",
+    "expand_shard",
+    "explore",
+    "explore_levels",
+    "shard_of",
+]
+
+_REVISIONS = {r.name: r for r in (V2_2026_08, V2_2026_11)}
+_MUST = ("MUST", "MUST NOT")
+REPLAY_LAW = "replay-law"
+
+
+@attrs.frozen
+class Counterexample:
+    """A violation and the shortest path found to it.
+
+    Attributes:
+        rule: the rule id (`docs/rules.md`), or `replay-law`.
+        message: what broke.
+        path: the actions from the initial state (initialize + sessions open, delivered).
+        side: whose recording shows it (`agent` or `client`).
+        entries: that recording, as checker entries (`{"from", "message"}`): a trace file
+            `check` and `replay` accept, one entry a line.
+    """
+
+    rule: str
+    message: str
+    path: tuple[str, ...]
+    side: str
+    entries: tuple[Any, ...]
+
+
+@attrs.frozen
+class ExploreLevel:
+    """One breadth-first level: what was known once every state at `depth - 1` was expanded."""
+
+    depth: int
+    states: int
+    transitions: int
+    frontier: int
+    violations: tuple[Counterexample, ...]
+
+
+@attrs.frozen
+class ExploreResult:
+    """The outcome: distinct states, transitions taken, the depth completed, violations."""
+
+    states: int
+    transitions: int
+    depth: int
+    violations: tuple[Counterexample, ...]
+
+
+def _replayed(state: SessionState, revision: Revision) -> SessionState:
+    fresh = new_session(state.session_id)
+    for update in (*replay_updates(state), *state_snapshot(state)):
+        fresh = reduce(fresh, update, revision=revision)
+    return fresh
+
+
+def _without_live_only(state: SessionState) -> SessionState:
+    # What the spec keeps out of a replay (docs/semantics.md, "What a replay does not carry").
+    return attrs.evolve(state, aux=attrs.evolve(state.aux, unknown=PVec(), diagnostics=PVec()))
+
+
+def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample, ...]:
+    """The MUST-level violations `node`'s recordings show, and replay-law failures of the
+    agent sessions the last action changed."""
+    found: list[Counterexample] = []
+    for side, rec, keep in (
+        ("agent", node.recording.agent_trace, lambda r: r == "agent"),
+        ("client", node.recording.client_trace, lambda r: r != "agent"),
+    ):
+        entries = rec()
+        for v in check_trace(entries, revision=revision):
+            if v.level in _MUST and (v.rule not in RULES or keep(RULES[v.rule].side)):
+                found.append(Counterexample(v.rule, v.message, node.path, side, tuple(entries)))
+    for sid, session in node.state.agent.sessions.items():
+        before = parent.state.agent.sessions.get(sid)
+        if before is not None and before.engine.session is session.engine.session:
+            continue
+        state = session.engine.session
+        if _without_live_only(_replayed(state, revision)) != _without_live_only(state):
+            entries = tuple(node.recording.agent_trace())
+            found.append(
+                Counterexample(
+                    REPLAY_LAW,
+                    f"the replay of {sid} does not rebuild its state",
+                    node.path,
+                    "agent",
+                    entries,
+                )
+            )
+    return tuple(found)
+
+
+#: What `expand_shard` returns for one node: (label, successor, its digest, its violations).
+Expansion = list[tuple[str, Node, bytes, tuple[Counterexample, ...]]]
+
+
+def expand_shard(task: tuple[str, int, Sequence[Node]]) -> list[Expansion]:
+    """Expand every node of a shard: `(revision name, sessions, nodes)` -> per node, its
+    successors in alphabet order. A top-level function, so processes can run it."""
+    revision_name, sessions, nodes = task
+    revision = _REVISIONS[revision_name]
+    return [
+        [(label, nxt, stable_digest(nxt.state), judge(node, nxt, revision))
+         for label, nxt in successors(node, sessions)]
+        for node in nodes
+    ]
+
+
+def shard_of(digest: bytes, shards: int) -> int:
+    """The shard a state with this digest belongs to (the same in every process)."""
+    return int.from_bytes(digest[:8], "big") % shards
+
+
+MapShards = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
+
+
+def _serial_map(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+    return [fn(t) for t in tasks]
+
+
+def explore_levels(
+    *,
+    revision: Revision = V2_2026_08,
+    depth: int = 6,
+    sessions: int = 1,
+    shards: int = 1,
+    map_shards: MapShards = _serial_map,
+) -> Iterator[ExploreLevel]:
+    """Walk breadth-first, yielding after each completed level (1..depth).
+
+    `map_shards(fn, tasks)` runs `fn` on each task and returns the results in task order
+    (default: in this process); `shards` is how many tasks a level is cut into.
+    """
+    if revision.name not in _REVISIONS:
+        raise ArgumentError(f"explore knows revisions {sorted(_REVISIONS)}, not {revision.name!r}")
+    if sessions < 1 or depth < 0 or shards < 1:
+        raise ArgumentError("explore needs sessions >= 1, depth >= 0 and shards >= 1")
+    root = initial_node(revision, sessions)
+    seen: set[PairState] = {root.state}
+    frontier: list[tuple[Node, bytes]] = [(root, stable_digest(root.state))]
+    transitions = 0
+    found: dict[str, Counterexample] = {}
+    for level in range(1, depth + 1):
+        buckets: list[list[int]] = [[] for _ in range(shards)]
+        for index, (_, digest) in enumerate(frontier):
+            buckets[shard_of(digest, shards)].append(index)
+        tasks = [(revision.name, sessions, [frontier[i][0] for i in b]) for b in buckets if b]
+        results = map_shards(expand_shard, tasks)
+        by_index: dict[int, Expansion] = {}
+        for bucket, result in zip((b for b in buckets if b), results, strict=True):
+            by_index.update(zip(bucket, result, strict=True))
+        nxt: list[tuple[Node, bytes]] = []
+        for index in range(len(frontier)):  # merge in frontier order: independent of shards
+            for _label, node, digest, violations in by_index[index]:
+                transitions += 1
+                if node.state in seen:
+                    continue
+                seen.add(node.state)
+                for v in violations:
+                    found.setdefault(v.rule, v)
+                if not violations:
+                    nxt.append((node, digest))
+        frontier = nxt
+        yield ExploreLevel(level, len(seen), transitions, len(frontier), tuple(found.values()))
+        if not frontier:
+            return
+
+
+def explore(
+    *,
+    revision: Revision = V2_2026_08,
+    depth: int = 6,
+    sessions: int = 1,
+    shards: int = 1,
+    map_shards: MapShards = _serial_map,
+) -> ExploreResult:
+    """Explore every interleaving up to `depth` actions; see the module docstring."""
+    last = ExploreLevel(0, 1, 0, 1, ())
+    for last in explore_levels(
+        revision=revision, depth=depth, sessions=sessions, shards=shards, map_shards=map_shards
+    ):
+        pass
+    return ExploreResult(last.states, last.transitions, last.depth, last.violations)
+
+
+def session_pool(sessions: int) -> tuple[str, ...]:
+    """The session ids a model with `sessions` sessions uses."""
+    return session_ids(sessions)
