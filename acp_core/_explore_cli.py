@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Final, TextIO
 
-from .explore import Counterexample, ExploreLevel, MapShards, explore_levels
 from ._revision import V2_2026_08, V2_2026_11, Revision
+from .explore import Counterexample, ExploreLevel, MapShards, explore_levels
 
 __all__ = ["HELP", "configure", "run", "trace_lines"]
 
@@ -40,13 +40,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--workers", type=int, default=1, help="local processes (default 1: this process)"
     )
     parser.add_argument("--executor", choices=("local", "dask"), default="local")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (default: a "
-                        "LocalCluster of --workers processes)")
-    parser.add_argument("--seconds", type=float, default=None,
-                        help="stop after the first level that ends past this budget")
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a Dask scheduler (default: a LocalCluster of --workers processes)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="stop after the first level that ends past this budget",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--out", metavar="DIR", default="explore-out",
-                        help="where counterexample traces go (default explore-out)")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default="explore-out",
+        help="where counterexample traces go (default explore-out)",
+    )
 
 
 def trace_lines(example: Counterexample) -> Iterator[str]:
@@ -76,8 +87,9 @@ def run(
             map_shards=map_shards,
         ):
             if not args.json:
-                out.write(f"depth {last.depth}: {last.states} states, "
-                          f"{last.transitions} transitions\n")
+                out.write(
+                    f"depth {last.depth}: {last.states} states, {last.transitions} transitions\n"
+                )
             if args.seconds is not None and clock() - start > args.seconds:
                 break
     elapsed = max(clock() - start, 1e-9)
@@ -107,10 +119,14 @@ def run(
     if args.json:
         out.write(json.dumps(summary) + "\n")
     else:
-        out.write(f"{last.states} states, {last.transitions} transitions, depth {last.depth} "
-                  f"completed, {summary['states_per_second']} states/s, "
-                  f"{len(violations)} violation(s)\n")
-        for v in violations:
-            out.write(f"{v['rule']} in {v['steps']} steps ({' / '.join(v['path'])}): "
-                      f"{v['message']} -> {v['trace']}\n")
+        out.write(
+            f"{last.states} states, {last.transitions} transitions, depth {last.depth} "
+            f"completed, {summary['states_per_second']} states/s, "
+            f"{len(violations)} violation(s)\n"
+        )
+        for v, example in zip(violations, last.violations, strict=True):
+            out.write(
+                f"{v['rule']} in {v['steps']} steps ({' / '.join(example.path)}): "
+                f"{v['message']} -> {v['trace']}\n"
+            )
     return 1 if violations else 0

@@ -33,7 +33,7 @@ def _encode(value: Any, out: list[bytes]) -> None:
         for field in attrs.fields(type(value)):
             _encode(getattr(value, field.name), out)
         out.append(b">")
-    elif isinstance(value, Mapping) or hasattr(value, "items") and hasattr(value, "keys"):
+    elif isinstance(value, Mapping) or (hasattr(value, "items") and hasattr(value, "keys")):
         items = []
         for key, item in value.items():
             k: list[bytes] = []

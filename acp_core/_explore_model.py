@@ -123,7 +123,7 @@ def _send(node: Node, side: str, conn: object, outbound: tuple[dict[str, Any], .
 
 def _do(node: Node, side: str, intent: object) -> Node:
     conn = node.state.agent if side == "agent" else node.state.client
-    step = connection_step(conn, intent)  # type: ignore[arg-type]
+    step = connection_step(conn, intent)
     return _send(node, side, step.connection, step.outbound)
 
 
@@ -136,7 +136,7 @@ def _deliver(node: Node, to: str) -> Node | None:
         step = receive_bytes(state.agent, line)
         node = Node(
             attrs.evolve(state, to_agent=rest),
-            attrs.evolve(rec, agent=rec.agent + (("client", line),)),
+            attrs.evolve(rec, agent=(*rec.agent, ("client", line))),
             node.path,
         )
         return _send(node, "agent", step.connection, step.outbound)
@@ -146,7 +146,7 @@ def _deliver(node: Node, to: str) -> Node | None:
     cstep = receive_bytes(state.client, line)
     node = Node(
         attrs.evolve(state, to_client=rest),
-        attrs.evolve(rec, client=rec.client + (("agent", line),)),
+        attrs.evolve(rec, client=(*rec.client, ("agent", line))),
         node.path,
     )
     return _send(node, "client", cstep.connection, cstep.outbound)
@@ -295,11 +295,20 @@ def initial_node(revision: Revision, sessions: int) -> Node:
     return node
 
 
-def successors(node: Node, sessions: int) -> Iterator[tuple[str, Node]]:
-    """Every enabled action of `node` and the node it leads to, in alphabet order."""
+#: Every action name (`deliver` stands for both deliveries).
+ACTION_NAMES: tuple[str, ...] = (*(name for name, _ in ACTIONS), "deliver")
+
+
+def successors(
+    node: Node, sessions: int, only: frozenset[str] | None = None
+) -> Iterator[tuple[str, Node]]:
+    """Every enabled action of `node` and the node it leads to, in alphabet order (only the
+    actions named in `only`, when given)."""
     state = node.state
     for sid in session_ids(sessions):
         for name, guard in ACTIONS:
+            if only is not None and name not in only:
+                continue
             chosen = guard(state, sid)
             if chosen is None:
                 continue
@@ -308,9 +317,9 @@ def successors(node: Node, sessions: int) -> Iterator[tuple[str, Node]]:
             except AcpError:
                 continue  # the connection refuses it here: not enabled
             label = f"{name} {sid}"
-            yield label, Node(nxt.state, nxt.recording, node.path + (label,))
-    for to in ("agent", "client"):
+            yield label, Node(nxt.state, nxt.recording, (*node.path, label))
+    for to in ("agent", "client") if only is None or "deliver" in only else ():
         delivered = _deliver(node, to)
         if delivered is not None:
             label = f"deliver>{to}"
-            yield label, Node(delivered.state, delivered.recording, node.path + (label,))
+            yield label, Node(delivered.state, delivered.recording, (*node.path, label))

@@ -23,7 +23,7 @@ rule id here is `replay-law`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -31,7 +31,14 @@ import attrs
 from ._check import check_trace
 from ._errors import ArgumentError
 from ._explore_digest import stable_digest
-from ._explore_model import ACTIONS, Node, PairState, initial_node, session_ids, successors
+from ._explore_model import (
+    ACTION_NAMES,
+    ACTIONS,
+    Node,
+    PairState,
+    initial_node,
+    successors,
+)
 from ._pcoll import PVec
 from ._reduce import reduce
 from ._replay_gen import replay_updates, state_snapshot
@@ -41,6 +48,7 @@ from ._state import SessionState, new_session
 
 __all__ = [
     "ACTIONS",
+    "ACTION_NAMES",
     "Counterexample",
     "ExploreLevel",
     "ExploreResult",
@@ -113,13 +121,13 @@ def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample,
     """The MUST-level violations `node`'s recordings show, and replay-law failures of the
     agent sessions the last action changed."""
     found: list[Counterexample] = []
-    for side, rec, keep in (
-        ("agent", node.recording.agent_trace, lambda r: r == "agent"),
-        ("client", node.recording.client_trace, lambda r: r != "agent"),
+    for side, entries in (
+        ("agent", node.recording.agent_trace()),
+        ("client", node.recording.client_trace()),
     ):
-        entries = rec()
         for v in check_trace(entries, revision=revision):
-            if v.level in _MUST and (v.rule not in RULES or keep(RULES[v.rule].side)):
+            bound = RULES[v.rule].side if v.rule in RULES else side
+            if v.level in _MUST and (bound == "agent") == (side == "agent"):
                 found.append(Counterexample(v.rule, v.message, node.path, side, tuple(entries)))
     for sid, session in node.state.agent.sessions.items():
         before = parent.state.agent.sessions.get(sid)
@@ -127,14 +135,13 @@ def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample,
             continue
         state = session.engine.session
         if _without_live_only(_replayed(state, revision)) != _without_live_only(state):
-            entries = tuple(node.recording.agent_trace())
             found.append(
                 Counterexample(
                     REPLAY_LAW,
                     f"the replay of {sid} does not rebuild its state",
                     node.path,
                     "agent",
-                    entries,
+                    tuple(node.recording.agent_trace()),
                 )
             )
     return tuple(found)
@@ -144,14 +151,19 @@ def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample,
 Expansion = list[tuple[str, Node, bytes, tuple[Counterexample, ...]]]
 
 
-def expand_shard(task: tuple[str, int, Sequence[Node]]) -> list[Expansion]:
-    """Expand every node of a shard: `(revision name, sessions, nodes)` -> per node, its
-    successors in alphabet order. A top-level function, so processes can run it."""
-    revision_name, sessions, nodes = task
+Task = tuple[str, int, "frozenset[str] | None", Sequence[Node]]
+
+
+def expand_shard(task: Task) -> list[Expansion]:
+    """Expand every node of a shard: `(revision name, sessions, actions, nodes)` -> per node,
+    its successors in alphabet order. A top-level function, so processes can run it."""
+    revision_name, sessions, only, nodes = task
     revision = _REVISIONS[revision_name]
     return [
-        [(label, nxt, stable_digest(nxt.state), judge(node, nxt, revision))
-         for label, nxt in successors(node, sessions)]
+        [
+            (label, nxt, stable_digest(nxt.state), judge(node, nxt, revision))
+            for label, nxt in successors(node, sessions, only)
+        ]
         for node in nodes
     ]
 
@@ -175,8 +187,11 @@ def explore_levels(
     sessions: int = 1,
     shards: int = 1,
     map_shards: MapShards = _serial_map,
+    actions: Iterable[str] | None = None,
 ) -> Iterator[ExploreLevel]:
     """Walk breadth-first, yielding after each completed level (1..depth).
+
+    `actions` restricts the alphabet to these names (`ACTION_NAMES`; default: all of it).
 
     `map_shards(fn, tasks)` runs `fn` on each task and returns the results in task order
     (default: in this process); `shards` is how many tasks a level is cut into.
@@ -185,6 +200,9 @@ def explore_levels(
         raise ArgumentError(f"explore knows revisions {sorted(_REVISIONS)}, not {revision.name!r}")
     if sessions < 1 or depth < 0 or shards < 1:
         raise ArgumentError("explore needs sessions >= 1, depth >= 0 and shards >= 1")
+    only = None if actions is None else frozenset(actions)
+    if only is not None and not only <= set(ACTION_NAMES):
+        raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")
     root = initial_node(revision, sessions)
     seen: set[PairState] = {root.state}
     frontier: list[tuple[Node, bytes]] = [(root, stable_digest(root.state))]
@@ -194,7 +212,9 @@ def explore_levels(
         buckets: list[list[int]] = [[] for _ in range(shards)]
         for index, (_, digest) in enumerate(frontier):
             buckets[shard_of(digest, shards)].append(index)
-        tasks = [(revision.name, sessions, [frontier[i][0] for i in b]) for b in buckets if b]
+        tasks: list[Task] = [
+            (revision.name, sessions, only, [frontier[i][0] for i in b]) for b in buckets if b
+        ]
         results = map_shards(expand_shard, tasks)
         by_index: dict[int, Expansion] = {}
         for bucket, result in zip((b for b in buckets if b), results, strict=True):
@@ -223,16 +243,17 @@ def explore(
     sessions: int = 1,
     shards: int = 1,
     map_shards: MapShards = _serial_map,
+    actions: Iterable[str] | None = None,
 ) -> ExploreResult:
     """Explore every interleaving up to `depth` actions; see the module docstring."""
     last = ExploreLevel(0, 1, 0, 1, ())
-    for last in explore_levels(
-        revision=revision, depth=depth, sessions=sessions, shards=shards, map_shards=map_shards
+    for level in explore_levels(
+        revision=revision,
+        depth=depth,
+        sessions=sessions,
+        shards=shards,
+        map_shards=map_shards,
+        actions=actions,
     ):
-        pass
+        last = level
     return ExploreResult(last.states, last.transitions, last.depth, last.violations)
-
-
-def session_pool(sessions: int) -> tuple[str, ...]:
-    """The session ids a model with `sessions` sessions uses."""
-    return session_ids(sessions)

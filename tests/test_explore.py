@@ -1,0 +1,111 @@
+"""`acp_core.explore`: the default alphabet finds nothing, shards change nothing, the CLI.
+
+The planted bugs it must find are in tests/test_explore_mutants.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import acp_core as acp
+from acp_core.__main__ import main
+from acp_core._explore_digest import stable_digest
+from acp_core._explore_model import initial_node
+from acp_core.explore import ACTION_NAMES, explore, explore_levels
+
+
+@pytest.mark.parametrize("revision", [acp.V2_2026_08, acp.V2_2026_11], ids=lambda r: r.name)
+def test_the_default_alphabet_breaks_no_rule(revision: acp.Revision) -> None:
+    result = explore(revision=revision, depth=6, sessions=1)
+    assert result.depth == 6
+    assert result.violations == ()
+    assert result.states > 100
+    assert result.transitions >= result.states - 1
+
+
+def test_two_sessions_break_no_rule() -> None:
+    assert explore(depth=4, sessions=2).violations == ()
+
+
+def test_levels_grow_and_deduplicate() -> None:
+    levels = list(explore_levels(depth=5))
+    assert [lv.depth for lv in levels] == [1, 2, 3, 4, 5]
+    states = [lv.states for lv in levels]
+    assert states == sorted(states)
+    # Deduplication: interleavings that commute meet in one state.
+    assert levels[-1].transitions > levels[-1].states
+
+
+def test_shards_give_the_same_result_as_one() -> None:
+    one = explore(depth=5, sessions=2)
+    assert explore(depth=5, sessions=2, shards=3) == one
+
+
+def test_local_processes_give_the_same_result_as_one() -> None:
+    one = explore(depth=4, sessions=2)
+    with ProcessPoolExecutor(2) as pool:
+        many = explore(
+            depth=4, sessions=2, shards=2, map_shards=lambda fn, tasks: list(pool.map(fn, tasks))
+        )
+    assert many == one
+
+
+def test_the_digest_is_the_same_in_another_process() -> None:
+    code = (
+        "from acp_core._explore_model import initial_node;"
+        "from acp_core._explore_digest import stable_digest;"
+        "import acp_core as acp;"
+        "print(stable_digest(initial_node(acp.V2_2026_11, 2).state).hex())"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    other = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert other.stdout.strip() == stable_digest(initial_node(acp.V2_2026_11, 2).state).hex()
+
+
+def test_a_restricted_alphabet_is_checked() -> None:
+    assert "deliver" in ACTION_NAMES
+    with pytest.raises(acp.ArgumentError):
+        explore(depth=1, actions=("fly",))
+    small = explore(depth=6, actions=("prompt", "deliver"))
+    assert small.states < explore(depth=6).states
+
+
+def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["explore", "--depth", "4", "--json", "--out", str(tmp_path)])
+    summary: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert summary["violations"] == []
+    assert summary["depth"] == 4
+    assert summary["states"] == explore(depth=4).states
+    assert summary["transitions"] == explore(depth=4).transitions
+
+
+def test_cli_writes_a_counterexample_check_and_replay_accept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_explore_mutants import _wire_mutant, no_running
+
+    _wire_mutant(monkeypatch, no_running)
+    status = main(["explore", "--depth", "5", "--json", "--out", str(tmp_path)])
+    summary = json.loads(capsys.readouterr().out)
+    assert status == 1
+    (violation,) = [
+        v for v in summary["violations"] if v["rule"] == summary["violations"][0]["rule"]
+    ]
+    trace = Path(violation["trace"])
+    assert trace.exists()
+    assert trace.with_suffix(".html").exists()
+    monkeypatch.undo()
+    assert main(["check", str(trace)]) == 1
+    assert violation["rule"] in capsys.readouterr().out
+    assert main(["replay", str(trace)]) in (0, 1)

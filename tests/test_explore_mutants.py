@@ -1,0 +1,197 @@
+"""Planted bugs: each mutant of the agent's engine or connection is found by `explore` with a
+counterexample of at most 12 steps, written as a trace that `python -m acp_core check` flags.
+
+Each mutant changes what one connection writes (the outbound of its steps): what a buggy
+agent or client puts on the wire whatever its insides (mutants of the engines' insides are
+left for when the engines settle: the machine helper is rebuilding them). The unmutated model has no
+violation at the same depth (the control row), so each finding is the mutant's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import acp_core as acp
+from acp_core import _explore_model
+from acp_core.__main__ import main
+from acp_core.explore import Counterexample, explore_levels
+
+Outbound = tuple[dict[str, Any], ...]
+
+
+def _update(message: dict[str, Any]) -> dict[str, Any] | None:
+    if message.get("method") == "session/update":
+        update = message["params"]["update"]
+        assert isinstance(update, dict)
+        return update
+    return None
+
+
+def _state(message: dict[str, Any], state: str) -> bool:
+    u = _update(message)
+    return u is not None and u.get("sessionUpdate") == "state_update" and u.get("state") == state
+
+
+def _is_user_message(message: dict[str, Any]) -> bool:
+    u = _update(message)
+    return u is not None and u.get("sessionUpdate") in ("user_message", "user_message_chunk")
+
+
+def no_running(out: Outbound) -> Outbound:
+    return tuple(m for m in out if not _state(m, "running"))
+
+
+def no_requires_action(out: Outbound) -> Outbound:
+    return tuple(m for m in out if not _state(m, "requires_action"))
+
+
+def no_user_message(out: Outbound) -> Outbound:
+    return tuple(m for m in out if not _is_user_message(m))
+
+
+def prompt_answered_twice(out: Outbound) -> Outbound:
+    if not any(_is_user_message(m) for m in out):
+        return out
+    doubled: list[dict[str, Any]] = []
+    for m in out:
+        doubled.append(m)
+        if "result" in m:
+            doubled.append(m)
+    return tuple(doubled)
+
+
+def cancelled_turn_ends_normally(out: Outbound) -> Outbound:
+    def rewrite(m: dict[str, Any]) -> dict[str, Any]:
+        u = _update(m)
+        if u is not None and u.get("stopReason") == "cancelled":
+            update = {**u, "stopReason": "end_turn"}
+            return {**m, "params": {**m["params"], "update": update}}
+        return m
+
+    return tuple(rewrite(m) for m in out)
+
+
+def idle_without_stop_reason(out: Outbound) -> Outbound:
+    def rewrite(m: dict[str, Any]) -> dict[str, Any]:
+        u = _update(m)
+        if u is not None and _state(m, "idle"):
+            update = {k: v for k, v in u.items() if k != "stopReason"}
+            return {**m, "params": {**m["params"], "update": update}}
+        return m
+
+    return tuple(rewrite(m) for m in out)
+
+
+def prompt_never_answered(out: Outbound) -> Outbound:
+    if any(_is_user_message(m) for m in out):
+        return tuple(m for m in out if "result" not in m)
+    return out
+
+
+def _doubled(pick: Callable[[dict[str, Any]], bool]) -> Callable[[Outbound], Outbound]:
+    def change(out: Outbound) -> Outbound:
+        return tuple(x for m in out for x in ((m, m) if pick(m) else (m,)))
+
+    return change
+
+
+def _wire_mutant(monkeypatch: pytest.MonkeyPatch, change: Callable[[Outbound], Outbound]) -> None:
+    """The agent connection writes `change(outbound)` instead of its outbound."""
+    real_step, real_bytes = _explore_model.connection_step, _explore_model.receive_bytes
+
+    def mutated(real: Callable[..., acp.ConnectionStep]) -> Callable[..., acp.ConnectionStep]:
+        def run(conn: Any, intent: Any) -> acp.ConnectionStep:
+            step = real(conn, intent)
+            if isinstance(conn, acp.AgentConnection):
+                return step._replace(outbound=change(step.outbound))
+            return step
+
+        return run
+
+    monkeypatch.setattr(_explore_model, "connection_step", mutated(real_step))
+    monkeypatch.setattr(_explore_model, "receive_bytes", mutated(real_bytes))
+
+
+def _client_wire_mutant(
+    monkeypatch: pytest.MonkeyPatch, change: Callable[[Outbound], Outbound]
+) -> None:
+    """The client connection writes `change(outbound)` instead of its outbound."""
+    real_step, real_bytes = _explore_model.connection_step, _explore_model.receive_bytes
+
+    def mutated(real: Callable[..., acp.ConnectionStep]) -> Callable[..., acp.ConnectionStep]:
+        def run(conn: Any, intent: Any) -> acp.ConnectionStep:
+            step = real(conn, intent)
+            if isinstance(conn, acp.ClientConnection):
+                return step._replace(outbound=change(step.outbound))
+            return step
+
+        return run
+
+    monkeypatch.setattr(_explore_model, "connection_step", mutated(real_step))
+    monkeypatch.setattr(_explore_model, "receive_bytes", mutated(real_bytes))
+
+
+ASKING = ("prompt", "accept", "tool", "ask", "allow", "deliver")
+MUTANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], int, tuple[str, ...] | None]] = {
+    # name: (apply, sessions, alphabet subset or None for all of it)
+    "no running after accepting a prompt": (lambda m: _wire_mutant(m, no_running), 1, None),
+    "a prompt answered twice": (lambda m: _wire_mutant(m, prompt_answered_twice), 1, None),
+    "a prompt never answered": (lambda m: _wire_mutant(m, prompt_never_answered), 1, None),
+    "no user message for a prompt": (lambda m: _wire_mutant(m, no_user_message), 1, None),
+    "a cancelled turn ends as end_turn": (
+        lambda m: _wire_mutant(m, cancelled_turn_ends_normally),
+        1,
+        ("prompt", "accept", "cancel", "end", "deliver"),
+    ),
+    "a turn ends without a stop reason": (
+        lambda m: _wire_mutant(m, idle_without_stop_reason),
+        1,
+        None,
+    ),
+    "the client sends a prompt twice (same id)": (
+        lambda m: _client_wire_mutant(m, _doubled(lambda x: x.get("method") == "session/prompt")),
+        1,
+        None,
+    ),
+    "the client answers a permission request twice": (
+        lambda m: _client_wire_mutant(m, _doubled(lambda x: "result" in x and "method" not in x)),
+        1,
+        ASKING,
+    ),
+}
+
+
+def _first_violations(
+    sessions: int, actions: tuple[str, ...] | None, depth: int = 12
+) -> tuple[int, tuple[Counterexample, ...]]:
+    for level in explore_levels(
+        revision=acp.V2_2026_08, depth=depth, sessions=sessions, actions=actions
+    ):
+        if level.violations:
+            return level.depth, level.violations
+    return depth, ()
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_explore_finds_the_planted_bug(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    apply, sessions, actions = MUTANTS[name]
+    with monkeypatch.context() as m:
+        apply(m)
+        depth, violations = _first_violations(sessions, actions)
+    assert violations, f"{name}: not found to depth {depth}"
+    example = violations[0]
+    assert len(example.path) <= 12
+    trace = tmp_path / "counterexample.jsonl"
+    trace.write_text("".join(json.dumps(e) + "\n" for e in example.entries), encoding="utf-8")
+    # The unmutated core judges the written trace: `check` flags it (exit 1) with that rule.
+    assert main(["check", str(trace)]) == 1
+    assert example.rule in capsys.readouterr().out
+    # Control: the same model without the mutant finds nothing to that depth.
+    assert _first_violations(sessions, actions, depth=len(example.path))[1] == ()
