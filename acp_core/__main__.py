@@ -252,13 +252,15 @@ def _map_shards(workers: int, executor: str, scheduler: str | None) -> Iterator[
     """A `map_shards` for `explore`: this process, a local process pool, or Dask."""
     if executor == "dask":
         try:
-            from dask.distributed import Client, LocalCluster  # type: ignore[import-not-found,unused-ignore]
+            import dask.distributed as dd  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             raise BadInputError(
                 "--executor dask needs: pip install 'acp-core[distributed]'"
             ) from None
-        cluster = None if scheduler else LocalCluster(n_workers=max(workers, 1), processes=True)
-        with Client(scheduler or cluster) as client:
+        new_cluster: Any = dd.LocalCluster
+        new_client: Any = dd.Client
+        cluster = None if scheduler else new_cluster(n_workers=max(workers, 1), processes=True)
+        with new_client(scheduler or cluster) as client:
             yield lambda fn, tasks: client.gather(client.map(fn, tasks, pure=False))
         if cluster is not None:
             cluster.close()

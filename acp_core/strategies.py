@@ -79,6 +79,7 @@ from ._strategies_messages import (
     update_session_notifications,
     wire_messages,
 )
+from ._strategies_pair import PairRun, pair_runs
 from ._strategies_updates import (
     agent_message_chunks,
     agent_messages,
@@ -122,6 +123,7 @@ from ._strategies_updates import (
 )
 
 __all__ = [
+    "PairRun",
     "agent_message_chunks",
     "agent_messages",
     "agent_thought_chunks",
@@ -164,6 +166,7 @@ __all__ = [
     "other_state_updates",
     "other_tool_call_contents",
     "other_updates",
+    "pair_runs",
     "patches",
     "permission_options",
     "permission_outcomes",
