@@ -16,7 +16,8 @@ gives exactly the states, transitions and violations of one process.
 
 Judging: agent rules on the agent's own recording, client and `both` rules on the client's
 (each end reads its peer's messages in its own order; docs/transports.md, "Recording").
-Only MUST / MUST NOT rules count (what `python -m acp_core check` exits 1 for). The replay
+Only broken MUST / MUST NOT rules count, not warnings (what `python -m acp_core check` exits
+1 for; a recording that ends mid-turn is an R7 warning). The replay
 law: folding the replay the agent would send on resume rebuilds the session it folds (its
 rule id here is `replay-law`).
 """
@@ -60,7 +61,6 @@ __all__ = [
 ]
 
 _REVISIONS = {r.name: r for r in (V2_2026_08, V2_2026_11)}
-_MUST = ("MUST", "MUST NOT")
 REPLAY_LAW = "replay-law"
 
 
@@ -127,7 +127,7 @@ def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample,
     ):
         for v in check_trace(entries, revision=revision):
             bound = RULES[v.rule].side if v.rule in RULES else side
-            if v.level in _MUST and (bound == "agent") == (side == "agent"):
+            if v.mandatory and (bound == "agent") == (side == "agent"):
                 found.append(Counterexample(v.rule, v.message, node.path, side, tuple(entries)))
     for sid, session in node.state.agent.sessions.items():
         before = parent.state.agent.sessions.get(sid)
