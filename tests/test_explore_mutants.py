@@ -100,14 +100,19 @@ def _doubled(pick: Callable[[dict[str, Any]], bool]) -> Callable[[Outbound], Out
     return change
 
 
-def _wire_mutant(monkeypatch: pytest.MonkeyPatch, change: Callable[[Outbound], Outbound]) -> None:
-    """The agent connection writes `change(outbound)` instead of its outbound."""
+def _wire_mutant(
+    monkeypatch: pytest.MonkeyPatch,
+    change: Callable[[Outbound], Outbound],
+    side: type = acp.AgentConnection,
+) -> None:
+    """The `side` connection (the agent's by default) writes `change(outbound)` instead of
+    its outbound."""
     real_step, real_bytes = _explore_model.connection_step, _explore_model.receive_bytes
 
     def mutated(real: Callable[..., acp.ConnectionStep]) -> Callable[..., acp.ConnectionStep]:
         def run(conn: Any, intent: Any) -> acp.ConnectionStep:
             step = real(conn, intent)
-            if isinstance(conn, acp.AgentConnection):
+            if isinstance(conn, side):
                 return step._replace(outbound=change(step.outbound))
             return step
 
@@ -121,19 +126,7 @@ def _client_wire_mutant(
     monkeypatch: pytest.MonkeyPatch, change: Callable[[Outbound], Outbound]
 ) -> None:
     """The client connection writes `change(outbound)` instead of its outbound."""
-    real_step, real_bytes = _explore_model.connection_step, _explore_model.receive_bytes
-
-    def mutated(real: Callable[..., acp.ConnectionStep]) -> Callable[..., acp.ConnectionStep]:
-        def run(conn: Any, intent: Any) -> acp.ConnectionStep:
-            step = real(conn, intent)
-            if isinstance(conn, acp.ClientConnection):
-                return step._replace(outbound=change(step.outbound))
-            return step
-
-        return run
-
-    monkeypatch.setattr(_explore_model, "connection_step", mutated(real_step))
-    monkeypatch.setattr(_explore_model, "receive_bytes", mutated(real_bytes))
+    _wire_mutant(monkeypatch, change, acp.ClientConnection)
 
 
 ASKING = ("prompt", "accept", "tool", "ask", "allow", "deliver")
