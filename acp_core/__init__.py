@@ -75,6 +75,11 @@ __all__ = [
 #: Every public name -> the module that defines it (full dotted paths, so a later move of
 #: files can rewrite them mechanically).
 _HOME: dict[str, str] = {
+    # the 0.1 intent names, aliases for one release (docs/api.md "Names moved in 0.2")
+    "UpdatePlan": "acp_core._renamed",
+    "UpdateSessionInfo": "acp_core._renamed",
+    "UpdateTerminal": "acp_core._renamed",
+    "UpdateToolCall": "acp_core._renamed",
     "AgentEngine": "acp_core._agent",
     "PendingPermission": "acp_core._agent",
     "PermissionDecision": "acp_core._agent",
@@ -199,10 +204,10 @@ _HOME: dict[str, str] = {
     "StartToolCall": "acp_core._intents",
     "StartWork": "acp_core._intents",
     "Step": "acp_core._intents",
-    "UpdatePlan": "acp_core._intents",
-    "UpdateSessionInfo": "acp_core._intents",
-    "UpdateTerminal": "acp_core._intents",
-    "UpdateToolCall": "acp_core._intents",
+    "ReportPlan": "acp_core._intents",
+    "PatchSessionInfo": "acp_core._intents",
+    "PatchTerminal": "acp_core._intents",
+    "PatchToolCall": "acp_core._intents",
     "EMPTY_OBJECT": "acp_core._json",
     "UNSET": "acp_core._json",
     "JsonObject": "acp_core._json",

@@ -28,6 +28,10 @@ from ._agent_build import (
 from ._content import ContentBlock
 from ._intents import (
     FinishToolCall,
+    PatchSessionInfo,
+    PatchTerminal,
+    PatchToolCall,
+    ReportPlan,
     ReportUsage,
     SendAgentMessage,
     SendAgentText,
@@ -35,10 +39,6 @@ from ._intents import (
     SendThought,
     SendToolContent,
     StartToolCall,
-    UpdatePlan,
-    UpdateSessionInfo,
-    UpdateTerminal,
-    UpdateToolCall,
 )
 from ._json import UNSET, Meta
 from ._updates import (
@@ -96,7 +96,7 @@ def _send_message(b: Build, intent: SendAgentMessage) -> None:
     b.set(open_message=("agent", message_id))
 
 
-def _update_plan(b: Build, intent: UpdatePlan) -> None:
+def _update_plan(b: Build, intent: ReportPlan) -> None:
     plan: PlanItems | OtherPlan
     plan = PlanItems(intent.plan_id, intent.entries) if intent.plan is None else intent.plan
     if isinstance(plan, OtherPlan):
@@ -146,7 +146,7 @@ def _start_tool_call(b: Build, intent: StartToolCall) -> None:
     b.set(open_message=None)
 
 
-def _update_tool_call(b: Build, intent: UpdateToolCall) -> None:
+def _update_tool_call(b: Build, intent: PatchToolCall) -> None:
     known_tool_call(b, intent.tool_call_id)
     if isinstance(intent.kind, str):
         check_value(b.engine.revision, "tool kind", intent.kind)
@@ -197,7 +197,7 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _update_terminal(b: Build, intent: UpdateTerminal) -> None:
+def _update_terminal(b: Build, intent: PatchTerminal) -> None:
     if not intent.terminal_id:
         raise refuse("R31", "terminal ids are non-empty strings")
     if isinstance(intent.cwd, str):
@@ -232,7 +232,7 @@ def _report_usage(b: Build, intent: ReportUsage) -> None:
     b.update(UsageUpdate(intent.used, intent.size, cost))
 
 
-def _update_info(b: Build, intent: UpdateSessionInfo) -> None:
+def _update_info(b: Build, intent: PatchSessionInfo) -> None:
     b.update(SessionInfoUpdate(intent.title, intent.updated_at, intent.meta))
 
 
@@ -242,13 +242,13 @@ OUTPUT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
     SendAgentText: _send_text,
     SendThought: _send_thought,
     SendAgentMessage: _send_message,
-    UpdatePlan: _update_plan,
+    ReportPlan: _update_plan,
     StartToolCall: _start_tool_call,
-    UpdateToolCall: _update_tool_call,
+    PatchToolCall: _update_tool_call,
     SendToolContent: _send_tool_content,
     FinishToolCall: _finish_tool_call,
-    UpdateTerminal: _update_terminal,
+    PatchTerminal: _update_terminal,
     SendTerminalOutput: _send_terminal_output,
     ReportUsage: _report_usage,
-    UpdateSessionInfo: _update_info,
+    PatchSessionInfo: _update_info,
 }

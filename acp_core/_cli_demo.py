@@ -30,7 +30,10 @@ from ._intents import (
     AnswerPermission,
     EndTurn,
     FinishToolCall,
+    PatchSessionInfo,
+    PatchTerminal,
     Received,
+    ReportPlan,
     ReportUsage,
     RequestPermission,
     SendAgentText,
@@ -40,9 +43,6 @@ from ._intents import (
     SendThought,
     SendToolContent,
     StartToolCall,
-    UpdatePlan,
-    UpdateSessionInfo,
-    UpdateTerminal,
 )
 from ._json import freeze_json
 from ._jsonrpc import Batch, PermissionOption
@@ -160,12 +160,12 @@ def demo_conversation() -> Demo:
     )
     wire.agent_does(
         AcceptPrompt(1),
-        UpdateSessionInfo(title="Exploring the project"),
+        PatchSessionInfo(title="Exploring the project"),
         SendThought("The user wants a listing. "),
         SendThought("Running `ls` needs their permission."),
         SendAgentText("Let me look at the files. "),
         SendAgentText("I'll list the directory first."),
-        UpdatePlan(
+        ReportPlan(
             (
                 PlanEntry("List the project directory", "high", "in_progress"),
                 PlanEntry("Summarise what is there", "medium", "pending"),
@@ -183,14 +183,14 @@ def demo_conversation() -> Demo:
     assert decision is not None
     assert decision.approved
     wire.agent_does(
-        UpdateTerminal("term-1", command="ls", cwd=CWD),
+        PatchTerminal("term-1", command="ls", cwd=CWD),
         SendToolContent("call-ls", TerminalRef("term-1")),
         SendTerminalOutput("term-1", b"README.md\nacp_core\n"),
         SendTerminalOutput("term-1", b"docs\nexamples\n"),
-        UpdateTerminal("term-1", exit_status=TerminalExitStatus(exit_code=0)),
+        PatchTerminal("term-1", exit_status=TerminalExitStatus(exit_code=0)),
         SendToolContent("call-ls", ToolContent(TextContent("4 entries"))),
         FinishToolCall("call-ls"),
-        UpdatePlan(
+        ReportPlan(
             (
                 PlanEntry("List the project directory", "high", "completed"),
                 PlanEntry("Summarise what is there", "medium", "completed"),

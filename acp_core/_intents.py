@@ -50,9 +50,13 @@ __all__ = [
     "ClientIntent",
     "EndTurn",
     "FinishToolCall",
+    "PatchSessionInfo",
+    "PatchTerminal",
+    "PatchToolCall",
     "Received",
     "RejectPrompt",
     "ReportAbort",
+    "ReportPlan",
     "ReportUsage",
     "ReportUserMessage",
     "RequestPermission",
@@ -66,10 +70,6 @@ __all__ = [
     "StartToolCall",
     "StartWork",
     "Step",
-    "UpdatePlan",
-    "UpdateSessionInfo",
-    "UpdateTerminal",
-    "UpdateToolCall",
 ]
 
 
@@ -421,7 +421,7 @@ class SendAgentMessage(_Checked):
 
 
 @attrs.frozen
-class UpdatePlan(_Checked):
+class ReportPlan(_Checked):
     """Report a plan's complete current content (`plan_update`).
 
     Give `entries` (an `items` plan under `plan_id`) or a whole `plan` value.
@@ -447,7 +447,7 @@ class StartToolCall(_Checked):
 
 
 @attrs.frozen
-class UpdateToolCall(_Checked):
+class PatchToolCall(_Checked):
     """Patch a reported tool call (only the fields given are sent)."""
 
     tool_call_id: str = _f(_str)
@@ -481,7 +481,7 @@ class FinishToolCall(_Checked):
 
 
 @attrs.frozen
-class UpdateTerminal(_Checked):
+class PatchTerminal(_Checked):
     """Patch a display terminal; `output` (raw bytes) replaces all of its bytes."""
 
     terminal_id: str = _f(_str)
@@ -510,7 +510,7 @@ class ReportUsage(_Checked):
 
 
 @attrs.frozen
-class UpdateSessionInfo(_Checked):
+class PatchSessionInfo(_Checked):
     """Patch the session's title / updatedAt (`session_info_update`)."""
 
     title: Patch[str] = _f(_patch(_str), UNSET)
@@ -593,15 +593,15 @@ AgentIntent: TypeAlias = (
     | SendAgentText
     | SendThought
     | SendAgentMessage
-    | UpdatePlan
+    | ReportPlan
     | StartToolCall
-    | UpdateToolCall
+    | PatchToolCall
     | SendToolContent
     | FinishToolCall
-    | UpdateTerminal
+    | PatchTerminal
     | SendTerminalOutput
     | ReportUsage
-    | UpdateSessionInfo
+    | PatchSessionInfo
     | RequestPermission
     | CancelPermission
     | EndTurn

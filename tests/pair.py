@@ -407,8 +407,8 @@ def agent_intent_strategies(
             message_id=message_ids,
             meta=metas,
         ),
-        acp.UpdatePlan: st.builds(
-            acp.UpdatePlan,
+        acp.ReportPlan: st.builds(
+            acp.ReportPlan,
             entries=_tuples(_plan_entries, 3),
             plan_id=st.sampled_from(("plan-1", "plan-2", "")),
             plan=st.none() | st.none() | _other_plans,
@@ -424,8 +424,8 @@ def agent_intent_strategies(
             raw_input=st.just(UNSET) | json_values,
             meta=metas,
         ),
-        acp.UpdateToolCall: st.builds(
-            acp.UpdateToolCall,
+        acp.PatchToolCall: st.builds(
+            acp.PatchToolCall,
             tool_call_id=tool_ids,
             title=acps.patches(st.text(max_size=5)),
             kind=acps.patches(tool_kinds),
@@ -444,8 +444,8 @@ def agent_intent_strategies(
             content=st.just(UNSET) | _tuples(tool_call_contents),
             raw_output=st.just(UNSET) | json_values,
         ),
-        acp.UpdateTerminal: st.builds(
-            acp.UpdateTerminal,
+        acp.PatchTerminal: st.builds(
+            acp.PatchTerminal,
             terminal_id=terminal_ids,
             command=acps.patches(st.just("make")),
             cwd=acps.patches(st.sampled_from(("/work", "C:\\work", "relative/dir", ""))),
@@ -458,8 +458,8 @@ def agent_intent_strategies(
         acp.ReportUsage: st.builds(
             acp.ReportUsage, used=counts, size=counts, cost=acps.patches(costs)
         ),
-        acp.UpdateSessionInfo: st.builds(
-            acp.UpdateSessionInfo,
+        acp.PatchSessionInfo: st.builds(
+            acp.PatchSessionInfo,
             title=acps.patches(st.text(max_size=5)),
             updated_at=acps.patches(st.just("2026-01-01T00:00:00Z")),
             meta=metas,

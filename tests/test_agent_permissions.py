@@ -107,7 +107,7 @@ def test_granted_permission_without_a_tool_call_only_resumes() -> None:
 
 
 def test_granted_permission_leaves_a_tool_that_already_moved_on_alone() -> None:
-    engine = step(_blocked(), acp.UpdateToolCall("t1", status="completed")).state
+    engine = step(_blocked(), acp.PatchToolCall("t1", status="completed")).state
     _, out = receive(engine, selected_wire(0, "once"))
     assert updates_of(out) == [RUNNING]
 

@@ -20,8 +20,12 @@ from acp_core import (
     OtherContent,
     OtherPlan,
     OtherToolCallContent,
+    PatchSessionInfo,
+    PatchTerminal,
+    PatchToolCall,
     PermissionOption,
     PlanEntry,
+    ReportPlan,
     ReportUsage,
     ReportUserMessage,
     RequestPermission,
@@ -33,10 +37,6 @@ from acp_core import (
     StartToolCall,
     TextContent,
     ToolContent,
-    UpdatePlan,
-    UpdateSessionInfo,
-    UpdateTerminal,
-    UpdateToolCall,
     freeze_json,
     new_agent,
     step,
@@ -89,14 +89,14 @@ CUSTOM_VALUES = [
         id="tool-status",
     ),
     pytest.param(
-        UpdateToolCall("t1", kind="exec"),
-        UpdateToolCall("t1", kind="_exec"),
+        PatchToolCall("t1", kind="exec"),
+        PatchToolCall("t1", kind="_exec"),
         "R18",
         id="patch-kind",
     ),
     pytest.param(
-        UpdateToolCall("t1", status="done"),
-        UpdateToolCall("t1", status="_done"),
+        PatchToolCall("t1", status="done"),
+        PatchToolCall("t1", status="_done"),
         "R18",
         id="patch-status",
     ),
@@ -107,20 +107,20 @@ CUSTOM_VALUES = [
         id="final-status",
     ),
     pytest.param(
-        UpdatePlan((_entry(priority="urgent"),)),
-        UpdatePlan((_entry(priority="_urgent"),)),
+        ReportPlan((_entry(priority="urgent"),)),
+        ReportPlan((_entry(priority="_urgent"),)),
         "R18",
         id="plan-priority",
     ),
     pytest.param(
-        UpdatePlan((_entry(status="blocked"),)),
-        UpdatePlan((_entry(status="_blocked"),)),
+        ReportPlan((_entry(status="blocked"),)),
+        ReportPlan((_entry(status="_blocked"),)),
         "R18",
         id="plan-status",
     ),
     pytest.param(
-        UpdatePlan(plan=_other_plan({"type": "markdown", "planId": "p"})),
-        UpdatePlan(plan=_other_plan({"type": "_markdown", "planId": "p"})),
+        ReportPlan(plan=_other_plan({"type": "markdown", "planId": "p"})),
+        ReportPlan(plan=_other_plan({"type": "_markdown", "planId": "p"})),
         "R18",
         id="plan-type",
     ),
@@ -167,8 +167,8 @@ CUSTOM_VALUES = [
         id="nested-tool-content-block-type",
     ),
     pytest.param(
-        UpdateToolCall("t1", content=(_other_tool_content("chart"),)),
-        UpdateToolCall("t1", content=(_other_tool_content("_chart"),)),
+        PatchToolCall("t1", content=(_other_tool_content("chart"),)),
+        PatchToolCall("t1", content=(_other_tool_content("_chart"),)),
         "R19",
         id="patch-tool-content-type",
     ),
@@ -227,22 +227,22 @@ def test_every_known_tool_kind_is_accepted() -> None:
         pytest.param(StartToolCall(""), "R14", id="tool-call-without-title"),
         pytest.param(StartToolCall("t", tool_call_id="t1"), "R13", id="tool-call-id-reused"),
         pytest.param(StartToolCall("t", tool_call_id=""), "R13", id="empty-tool-call-id"),
-        pytest.param(UpdateToolCall("ghost", title="x"), "R13", id="update-unknown-tool"),
+        pytest.param(PatchToolCall("ghost", title="x"), "R13", id="update-unknown-tool"),
         pytest.param(
             SendToolContent("ghost", ToolContent(TextContent("x"))),
             "R13",
             id="content-for-unknown-tool",
         ),
         pytest.param(FinishToolCall("ghost"), "R13", id="finish-unknown-tool"),
-        pytest.param(UpdatePlan(plan_id=""), "R29", id="empty-plan-id"),
+        pytest.param(ReportPlan(plan_id=""), "R29", id="empty-plan-id"),
         pytest.param(
-            UpdatePlan(plan=_other_plan({"type": "_x", "planId": ""})), "R29", id="other-plan-id"
+            ReportPlan(plan=_other_plan({"type": "_x", "planId": ""})), "R29", id="other-plan-id"
         ),
-        pytest.param(UpdatePlan(plan=_other_plan({"type": "_x"})), "R29", id="no-plan-id"),
-        pytest.param(UpdatePlan(plan=_other_plan({"planId": "p"})), "D1", id="no-plan-type"),
-        pytest.param(UpdateTerminal(""), "R31", id="empty-terminal-id"),
+        pytest.param(ReportPlan(plan=_other_plan({"type": "_x"})), "R29", id="no-plan-id"),
+        pytest.param(ReportPlan(plan=_other_plan({"planId": "p"})), "D1", id="no-plan-type"),
+        pytest.param(PatchTerminal(""), "R31", id="empty-terminal-id"),
         pytest.param(SendTerminalOutput("", b"x"), "R31", id="chunk-for-empty-terminal-id"),
-        pytest.param(UpdateTerminal("term", cwd="relative/dir"), "R33", id="relative-cwd"),
+        pytest.param(PatchTerminal("term", cwd="relative/dir"), "R33", id="relative-cwd"),
         pytest.param(ReportUsage(-1, 100), "R37", id="negative-used"),
         pytest.param(ReportUsage(1, 2**64), "R37", id="size-over-uint64"),
         pytest.param(ReportUsage(1, 100, acp.Cost(1.0, "usd")), "R37", id="currency-not-iso"),
@@ -254,13 +254,13 @@ def test_illegal_reports_are_refused_with_their_rule(intent: object, rule: str) 
 
 @pytest.mark.parametrize("cwd", ["/home/u", "C:\\work", "D:/x", "\\\\server\\share"])
 def test_absolute_terminal_cwds_are_accepted(cwd: str) -> None:
-    _, out = step(_running(), UpdateTerminal("term", command="ls", cwd=cwd))
+    _, out = step(_running(), PatchTerminal("term", command="ls", cwd=cwd))
     assert updates_of(out)[0]["cwd"] == cwd
 
 
 def test_terminal_bytes_are_base64_of_each_chunk_and_of_the_whole_snapshot() -> None:
     # R34: a snapshot replaces all bytes; each chunk encodes just its own bytes.
-    engine, out = step(_running(), UpdateTerminal("term", command="cat", output=b"\x00\xff"))
+    engine, out = step(_running(), PatchTerminal("term", command="cat", output=b"\x00\xff"))
     assert updates_of(out)[0]["output"] == {"data": "AP8="}
     engine, out = step(engine, SendTerminalOutput("term", b"ab"))
     assert updates_of(out)[0] == {
@@ -298,15 +298,15 @@ BACKGROUND = [
     SendThought("bg"),
     SendAgentMessage((TextContent("bg"),)),
     ReportUserMessage((TextContent("inserted"),)),
-    UpdatePlan((_entry(),)),
+    ReportPlan((_entry(),)),
     StartToolCall("bg", tool_call_id="b1"),
-    UpdateToolCall("b1", status="in_progress"),
+    PatchToolCall("b1", status="in_progress"),
     SendToolContent("b1", ToolContent(TextContent("out"))),
     FinishToolCall("b1"),
-    UpdateTerminal("term", command="make", cwd="/src"),
+    PatchTerminal("term", command="make", cwd="/src"),
     SendTerminalOutput("term", b"ok\n"),
     ReportUsage(10, 100),
-    UpdateSessionInfo(title="Title"),
+    PatchSessionInfo(title="Title"),
 ]
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 import acp_core
+from acp_core import _renamed
 
 ROOT = Path(__file__).resolve().parents[1]
 API_MD = ROOT / "docs" / "api.md"
@@ -56,7 +57,7 @@ def _origins() -> dict[str, str]:
 
 
 #: Every public name: the curated root (`acp_core.__all__`) and the public submodules.
-PUBLIC: tuple[str, ...] = tuple(acp_core._HOME)
+PUBLIC: tuple[str, ...] = tuple(n for n in acp_core._HOME if n not in _renamed.RENAMED)
 
 #: The public submodules, in the order docs/api.md introduces them.
 SUBMODULES = (
@@ -268,6 +269,11 @@ MOVED: tuple[str, ...] = (
     "submodule (named in each entry below); `acp_core.X` and `from acp_core import X` still "
     "work for every name of 0.1, for one release, without a warning. Switch to the home "
     "submodule before 0.3.",
+    "",
+    "Four intents were renamed so that no intent reads as a value's words reversed (intents are "
+    "imperative verbs and never start with `Update`); the old names stay as aliases until 0.3:",
+    "",
+    *(f"- `{old}` → `{new}`" for old, new in _renamed.RENAMED.items()),
 )
 
 

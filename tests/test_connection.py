@@ -346,7 +346,7 @@ def test_a_restored_session_is_served_detached_until_resumed() -> None:
     state = pair.agent.engine(session_id).session
     restarted = Pair()
     restarted.agent_do(acp.OpenSession(session_id, acp.restore(acp.snapshot(state)), "/work"))
-    quiet = restarted.agent_says(session_id, acp.UpdateSessionInfo(title="kept"))
+    quiet = restarted.agent_says(session_id, acp.PatchSessionInfo(title="kept"))
     assert quiet.outbound == ()  # detached: folded, not sent
     restarted.client_do(acp.ResumeSession(session_id, "/work", replay=True))
     restarted.settle()
@@ -364,7 +364,7 @@ def test_close_of_an_idle_session_answers_at_once_and_stops_its_traffic() -> Non
     pair.settle()
     assert session_id not in pair.client.sessions
     assert acp.SessionClosed(session_id) in pair.agent_events
-    assert pair.agent_says(session_id, acp.UpdateSessionInfo(title="late")).outbound == ()
+    assert pair.agent_says(session_id, acp.PatchSessionInfo(title="late")).outbound == ()
     pair.client_do(acp.CloseSession(session_id))  # closing what is not active succeeds
     pair.settle()
     assert [e for e in pair.client_events if isinstance(e, acp.RequestAnswered)][-1].error is None

@@ -242,7 +242,7 @@ class ConnectionPair(RuleBasedStateMachine):
     def agent_background_update(self, i: int, title: str) -> None:
         session_id = self._working(i)
         if session_id is not None:
-            self.pair.agent_says(session_id, acp.UpdateSessionInfo(title=title))
+            self.pair.agent_says(session_id, acp.PatchSessionInfo(title=title))
 
     @rule(i=indexes)
     def agent_ends_the_turn(self, i: int) -> None:

@@ -201,7 +201,7 @@ class Conversation(RuleBasedStateMachine):
         status=st.sampled_from(("pending", "in_progress", "completed", "failed", "cancelled")),
     )
     def agent_updates_tool_call(self, tool_call: str, status: str) -> None:
-        self._tool_update(acp.UpdateToolCall(tool_call, status=status))
+        self._tool_update(acp.PatchToolCall(tool_call, status=status))
 
     @rule(tool_call=tool_calls)
     def agent_streams_tool_content(self, tool_call: str) -> None:
@@ -255,11 +255,11 @@ class Conversation(RuleBasedStateMachine):
     )
     def agent_background_activity(self, which: str) -> None:
         intent: object = {
-            "plan": acp.UpdatePlan((acp.PlanEntry("step", "high", "in_progress"),)),
-            "terminal": acp.UpdateTerminal("term-1", command="make", cwd="/src"),
+            "plan": acp.ReportPlan((acp.PlanEntry("step", "high", "in_progress"),)),
+            "terminal": acp.PatchTerminal("term-1", command="make", cwd="/src"),
             "output": acp.SendTerminalOutput("term-1", b"ok\n"),
             "usage": acp.ReportUsage(100, 1000),
-            "info": acp.UpdateSessionInfo(title="Session"),
+            "info": acp.PatchSessionInfo(title="Session"),
         }[which]
         self.pair.agent_does(intent)
 

@@ -43,12 +43,12 @@ MISTYPED: list[tuple[Callable[[], object], str]] = [
     (lambda: acp.StartToolCall(["t"]), "StartToolCall.title"),  # type: ignore[arg-type]
     (lambda: acp.StartToolCall("t", raw_input={"a": {1, 2}}), "StartToolCall.raw_input"),
     (lambda: acp.StartToolCall("t", raw_input=float("nan")), "StartToolCall.raw_input"),
-    (lambda: acp.UpdateToolCall("t", content=(_T,)), "UpdateToolCall.content[0]"),
+    (lambda: acp.PatchToolCall("t", content=(_T,)), "PatchToolCall.content[0]"),
     (lambda: acp.SendToolContent("t", _T), "SendToolContent.content"),  # type: ignore[arg-type]
-    (lambda: acp.UpdateTerminal("t", output="text"), "UpdateTerminal.output"),  # type: ignore[arg-type]
+    (lambda: acp.PatchTerminal("t", output="text"), "PatchTerminal.output"),  # type: ignore[arg-type]
     (lambda: acp.SendTerminalOutput("t", "text"), "SendTerminalOutput.data"),  # type: ignore[arg-type]
-    (lambda: acp.UpdatePlan(entries=[5]), "UpdatePlan.entries[0]"),  # type: ignore[list-item]
-    (lambda: acp.UpdateSessionInfo(title=5), "UpdateSessionInfo.title"),  # type: ignore[arg-type]
+    (lambda: acp.ReportPlan(entries=[5]), "ReportPlan.entries[0]"),  # type: ignore[list-item]
+    (lambda: acp.PatchSessionInfo(title=5), "PatchSessionInfo.title"),  # type: ignore[arg-type]
     (lambda: acp.SendAgentText("x", meta=[1]), "SendAgentText.meta"),  # type: ignore[arg-type]
     (lambda: acp.AnswerPermission(1, None), "AnswerPermission.option_id"),  # type: ignore[arg-type]
     (lambda: acp.CancelPermission(object()), "CancelPermission.request_id"),  # type: ignore[arg-type]
@@ -65,12 +65,12 @@ MISTYPED: list[tuple[Callable[[], object], str]] = [
     ),  # type: ignore[arg-type]
     (lambda: acp.ReportUsage(1, 2, acp.Cost(10**5000, "USD")), "ReportUsage.cost"),
     (
-        lambda: acp.UpdatePlan((acp.PlanEntry(None, "high", "pending"),)),
-        "UpdatePlan.entries[0]",
+        lambda: acp.ReportPlan((acp.PlanEntry(None, "high", "pending"),)),
+        "ReportPlan.entries[0]",
     ),  # type: ignore[arg-type]
     (
-        lambda: acp.UpdateTerminal("x", exit_status=acp.TerminalExitStatus(exit_code="1")),
-        "UpdateTerminal.exit_status",
+        lambda: acp.PatchTerminal("x", exit_status=acp.TerminalExitStatus(exit_code="1")),
+        "PatchTerminal.exit_status",
     ),  # type: ignore[arg-type]
     (
         lambda: acp.StartToolCall("t", locations=(acp.ToolCallLocation(5),)),

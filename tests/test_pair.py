@@ -20,8 +20,11 @@ from acp_core import (
     CancelPermission,
     EndTurn,
     FinishToolCall,
+    PatchTerminal,
+    PatchToolCall,
     PermissionOption,
     ReportAbort,
+    ReportPlan,
     ReportUsage,
     RequestPermission,
     SendAgentText,
@@ -33,9 +36,6 @@ from acp_core import (
     StartWork,
     TextContent,
     ToolContent,
-    UpdatePlan,
-    UpdateTerminal,
-    UpdateToolCall,
     permission_decision,
     prompt_message_id,
 )
@@ -84,7 +84,7 @@ def test_prompt_turn_with_permission_keeps_both_sides_in_sync(
     pair.client_does(SendPrompt(HELLO))
     for intent in (
         AcceptPrompt(0),
-        UpdatePlan((acp.PlanEntry("Edit the file", "high", "pending"),)),
+        ReportPlan((acp.PlanEntry("Edit the file", "high", "pending"),)),
         SendThought("thinking"),
         SendAgentText("I will edit"),
         StartToolCall("Edit a.py", tool_call_id="t1", kind="edit"),
@@ -154,7 +154,7 @@ def test_agent_initiated_work_and_background_activity(validate: OutboundValidato
     pair = _pair(validate)
     for intent in (
         StartToolCall("Index", tool_call_id="bg", status="in_progress"),  # background (R40)
-        UpdateTerminal("term-1", command="make", cwd="/src", output=b"start\n"),
+        PatchTerminal("term-1", command="make", cwd="/src", output=b"start\n"),
         StartWork(),
         SendAgentText("Found something"),
         EndTurn(),
@@ -235,7 +235,7 @@ def test_answer_crossing_a_withdrawal(validate: OutboundValidator) -> None:
     pair.flush()  # the withdrawal reaches the client after it answered: ignored
     decision = permission_decision(pair.agent, 0)
     assert decision == acp.PermissionDecision(True, "selected", "y")
-    pair.agent_does(UpdateToolCall("t1", status="completed"))
+    pair.agent_does(PatchToolCall("t1", status="completed"))
     pair.agent_does(EndTurn())
     pair.flush()
     pair.assert_in_sync()

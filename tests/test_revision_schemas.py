@@ -28,13 +28,13 @@ from acp_core import (
     AnswerPermission,
     EndTurn,
     FinishToolCall,
+    PatchTerminal,
     PermissionOption,
     RequestPermission,
     SendAgentText,
     SendCancel,
     SendPrompt,
     StartToolCall,
-    UpdateTerminal,
 )
 
 _SCHEMAS = {
@@ -160,7 +160,7 @@ def _conversation(pair: AgentClientPair) -> None:
         AcceptPrompt(0),
         SendAgentText("thinking about it"),
         StartToolCall("Read file", tool_call_id="t1", kind="read", status="in_progress"),
-        UpdateTerminal("term-1", command="make", cwd="/src", output=b"ok\n"),
+        PatchTerminal("term-1", command="make", cwd="/src", output=b"ok\n"),
         RequestPermission("Run it?", options, tool_call_id="t1"),
     ):
         pair.agent_does(intent)
