@@ -141,9 +141,22 @@ def _check_update_normalises(obj: object) -> None:
 
 def _check_message_normalises(obj: object) -> None:
     value = _decode_or_none(acp.decode_message, obj, strict=False)
-    if value is not None and not isinstance(value, acp.Batch):
+    if value is None or isinstance(value, acp.Batch):
         # (A batch's invalid entries keep only their frozen raw JSON, not a re-decodable form.)
-        assert acp.decode_message(acp.encode_message(value), strict=True) == value
+        return
+    wire = acp.encode_message(value)
+    foreign = [k for k in getattr(value, "envelope_extra", {}) if k in _ENVELOPE_MEMBERS]
+    if foreign:
+        # Lenient decoding keeps a JSON-RPC member this kind of message does not own (`result`
+        # beside `method`) verbatim; strict decoding refuses exactly that, naming the member.
+        with pytest.raises(acp.DecodeError) as refused:
+            acp.decode_message(wire, strict=True)
+        assert refused.value.path.rsplit(".", 1)[-1] in foreign
+        return
+    assert acp.decode_message(wire, strict=True) == value
+
+
+_ENVELOPE_MEMBERS = frozenset(("jsonrpc", "id", "method", "params", "result", "error"))
 
 
 @given(anything)
