@@ -327,14 +327,18 @@ def encode_result(result: j.PromptResult | j.RequestPermissionResult) -> dict[st
 # -- parts, for other layers that store values as JSON (snapshots) ---------------------
 
 
-def decode_part(name: str, obj: object, path: Path = None) -> Any:
-    """Decode one schema part (strict, every revision's fields), e.g.
-    `decode_part("ContentBlock", {...})`.
+def decode_part(
+    name: str, obj: object, path: Path = None, *, revision: Revision = DEFAULT_REVISION
+) -> Any:
+    """Decode one schema part (strict) as `revision` has it, e.g.
+    `decode_part("ContentBlock", {...})`. Like every decoder, a later revision's variant is
+    an `Other*` value here (a markdown plan is `OtherPlan` at 2026-08), so what a state
+    holds restores as it was reduced.
 
     Raises:
         DecodeError: the object does not match the part.
     """
-    return encoding_tables().parts[name].decode(_plain(obj), path, STRICT)
+    return tables(revision).parts[name].decode(_plain(obj), path, STRICT)
 
 
 def encode_part(name: str, value: Any) -> Any:

@@ -54,6 +54,7 @@ __all__ = [
     "SKIP_INVALID_ITEM",
     "STR",
     "STRICT",
+    "BoundedStr",
     "Codec",
     "Ctx",
     "Decoded",
@@ -179,6 +180,20 @@ class _Int(Codec):
 
     def decode(self, obj: object, path: Path, ctx: Ctx) -> int:
         if type(obj) is int and self.lo <= obj <= self.hi:
+            return obj
+        raise self.fail(path)
+
+
+class BoundedStr(Codec):
+    """A string whose length the schema bounds (`minLength` / `maxLength`)."""
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.expected = f"string of {lo} to {hi} characters"
+
+    def decode(self, obj: object, path: Path, ctx: Ctx) -> str:
+        if type(obj) is str and self.lo <= len(obj) <= self.hi:
             return obj
         raise self.fail(path)
 
@@ -483,6 +498,7 @@ OBJECT: Final = _Object()
 REQUEST_ID: Final = _RequestId()
 #: Integer codecs by the width names `wire(codec=...)` uses.
 INTS: Final[Mapping[str, Codec]] = {
+    "uint16": _Int(1, 2**16 - 1, "uint16, at least 1"),  # terminal sizes (2026-11)
     "uint32": _Int(0, 2**32 - 1, "uint32"),
     "uint64": _Int(0, 2**64 - 1, "uint64"),
     "int64": _Int(-(2**63), 2**63 - 1, "int64"),

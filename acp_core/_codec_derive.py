@@ -30,6 +30,7 @@ from ._codec_core import (
     NUMBER,
     OBJECT,
     STR,
+    BoundedStr,
     Codec,
     Field,
     ListCodec,
@@ -173,10 +174,16 @@ class Deriver:
             codec: Codec = ListCodec(self.of_type(item, where), skip_invalid=wf.skip_invalid)
             return NonEmpty(codec) if wf.min_items else codec  # type: ignore[arg-type]
         if t is int:
-            if wf.codec is None:
+            width = wf.codec
+            for revision, later in wf.codec_since:  # the latest width this lineage has
+                if revision in self.lineage:
+                    width = later
+            if width is None:
                 msg = f"{where}: an int field needs wire(codec=...) to say its width"
                 raise TypeError(msg)
-            return INTS[wf.codec]
+            return INTS[width]
+        if t is str and wf.length is not None:
+            return BoundedStr(*wf.length)
         scalar = _SCALARS.get(t)
         if scalar is not None:
             return scalar

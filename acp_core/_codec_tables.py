@@ -19,6 +19,7 @@ import attrs
 
 from . import _content as c
 from . import _jsonrpc as j
+from . import _setup as setup
 from . import _updates as u
 from . import _updates_2026_11 as u11
 from . import _updates_preview as up
@@ -29,6 +30,7 @@ from ._codec_fast import fast_update
 from ._errors import DecodeError
 from ._json import Path, render_path
 from ._revision import REVISIONS, Revision
+from ._wire import since_of
 
 __all__ = ["Tables", "Typed", "encoding_tables", "tables"]
 
@@ -78,6 +80,22 @@ class _SelectOptions(Codec):
         ]
 
 
+def _nested_state(d: Deriver) -> Codec:
+    """A state snapshot inside another update (`subagent_update.state`, Preview): the state
+    classes' own tag (`state`) without the `sessionUpdate` key they carry at the top level."""
+    variants: dict[str, Codec] = {}
+    other: type[Any] | None = None
+    for cls in typing.get_args(u.StateUpdate):
+        if not d.on_wire(since_of(cls)):
+            continue
+        tag: tuple[tuple[str, str], ...] = cls.__wire_tag__
+        if len(tag) < 2:
+            other = cls
+            continue
+        variants[tag[1][1]] = Record(cls, cls.__name__, d.fields(cls), tag[1:])
+    return Union("state", "StateUpdate", variants, other)
+
+
 def _check_diff_change(value: c.DiffChange, path: Path) -> None:
     # move/copy name their source; the other known operations have none.
     if value.operation in ("move", "copy") and not isinstance(value.old_path, str):
@@ -120,7 +138,9 @@ _NAMES: Final[dict[Members, str]] = {
 
 
 # The names the value classes' annotations use: every module that declares wire types.
-_NAMESPACE: Final = {**vars(c), **vars(us), **vars(u), **vars(u11), **vars(up), **vars(j)}
+_NAMESPACE: Final = {
+    **vars(c), **vars(us), **vars(u), **vars(u11), **vars(up), **vars(j), **vars(setup)
+}
 
 
 class Typed(NamedTuple):
@@ -139,6 +159,8 @@ _METHODS: Final = (
     (j.CancelSessionNotification, j.Method.SESSION_CANCEL),
     (j.RequestPermissionRequest, j.Method.REQUEST_PERMISSION),
     (j.CancelRequestNotification, j.Method.CANCEL_REQUEST),
+    (j.CancelToolCallRequest, j.Method.TOOL_CALL_CANCEL),
+    (j.CancelTerminalRequest, j.Method.TERMINAL_CANCEL),
 )
 
 
@@ -160,6 +182,7 @@ class Tables:
                 {tuple[u.SessionConfigSelectOption, ...], tuple[u.SessionConfigSelectGroup, ...]}
             ): _SelectOptions,
             members_of(c.DiffChange | c.OtherDiffChange): _diff_change,
+            members_of(u.StateUpdate): _nested_state,
             frozenset({int, str}): lambda d: REQUEST_ID,
             # Built from the alias itself: a variant listed in `SessionUpdate` is decoded.
             members_of(u.SessionUpdate): lambda d: UpdateCodec(
@@ -176,7 +199,9 @@ class Tables:
             j.PromptResult: self.prompt_result,
             j.RequestPermissionResult: self.permission_result,
         }
-        self.messages = tuple(_typed(d, cls, method) for cls, method in _METHODS)
+        self.messages = tuple(
+            _typed(d, cls, method) for cls, method in _METHODS if d.on_wire(since_of(cls))
+        )
         self.by_method = {(t.method, t.has_id): t for t in self.messages}
         self.by_class = {t.cls: t for t in self.messages}
         #: Schema parts, for other layers that store values as JSON (snapshots).
@@ -184,7 +209,7 @@ class Tables:
             "ContentBlock": d.of_type(c.ContentBlock, "parts"),
             "ToolCallContent": d.of_type(c.ToolCallContent, "parts"),
             "ToolCallLocation": d.record(c.ToolCallLocation),
-            "PlanUpdateContent": d.of_type(u.PlanItems | u.OtherPlan, "parts"),
+            "PlanUpdateContent": d.of_type(u.PlanItems | up.PlanMarkdown | u.OtherPlan, "parts"),
             "AvailableCommand": d.record(u.AvailableCommand),
             "SessionConfigOption": d.of_type(u.SessionConfigOption, "parts"),
             "Cost": d.record(u.Cost),
@@ -194,6 +219,11 @@ class Tables:
             "JsonObject": OBJECT,
             "PermissionOption": d.record(j.PermissionOption),
             "RequestPermissionSubject": d.of_type(j.PermissionSubject, "parts"),
+            # Session set-up (read by whoever runs `session/new` / `session/resume`).
+            "ResumeSessionRequest": d.record(setup.ResumeSessionRequest),
+            "NewSessionResult": d.record(setup.NewSessionResult),
+            "ResumeSessionResult": d.record(setup.ResumeSessionResult),
+            "ClientCapabilities": d.record(setup.ClientCapabilities),
         }
 
 

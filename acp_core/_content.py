@@ -22,7 +22,7 @@ from typing import Final, TypeAlias
 import attrs
 
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
-from ._wire import wire, wire_tag
+from ._wire import PREVIEW_NAME, wire, wire_tag
 
 __all__ = [
     "Annotations",
@@ -293,6 +293,9 @@ class OtherToolCallContent:
 class SessionReference:
     """`{"type": "session"}` (Preview): a display-only link to a session the client knows;
     it grants no control and proves no work (C52)."""
+
+    __wire_tag__ = wire_tag(type="session")
+    __wire_since__ = PREVIEW_NAME
 
     session_id: str
     meta: Meta = UNSET

@@ -22,12 +22,14 @@ import attrs
 from ._content import ContentBlock
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, Unset
 from ._updates import SessionUpdate, ToolCallUpdate
-from ._wire import wire, wire_tag
+from ._wire import PREVIEW_NAME, wire, wire_tag
 
 __all__ = [
     "Batch",
     "CancelRequestNotification",
     "CancelSessionNotification",
+    "CancelTerminalRequest",
+    "CancelToolCallRequest",
     "CancelledOutcome",
     "CommandPermissionSubject",
     "ErrorCode",
@@ -66,6 +68,10 @@ class Method:
     SESSION_CANCEL: Final = "session/cancel"
     REQUEST_PERMISSION: Final = "session/request_permission"
     CANCEL_REQUEST: Final = "$/cancel_request"
+    TOOL_CALL_CANCEL: Final = "tool_call/cancel"  # 2026-11 on
+    TERMINAL_CANCEL: Final = "terminal/cancel"  # 2026-11 on
+    SESSION_NEW: Final = "session/new"
+    SESSION_RESUME: Final = "session/resume"
 
 
 class ErrorCode:
@@ -217,6 +223,40 @@ class PromptRequest:
     session_id: str
     prompt: tuple[ContentBlock, ...] = attrs.field(metadata=wire(skip_invalid=False))
     meta: Meta = UNSET
+    #: One key per user submission, reused on every retry (Preview on, R67, C42-C43).
+    idempotency_key: Patch[str] = attrs.field(
+        default=UNSET, metadata=wire(since=PREVIEW_NAME, lenient=False, length=(1, 255))
+    )
+    extra: JsonObject = EMPTY_OBJECT
+    envelope_extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class CancelToolCallRequest:
+    """`tool_call/cancel` (client -> agent, 2026-11 on): only while the call advertises
+    `capabilities.cancel` (C41); answered `{}` once accepted (R75)."""
+
+    __wire_since__ = "2026-11"
+
+    id: int | str | None
+    session_id: str
+    tool_call_id: str
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+    envelope_extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class CancelTerminalRequest:
+    """`terminal/cancel` (client -> agent, 2026-11 on): only while the terminal advertises
+    `capabilities.cancel` (C41); answered `{}` once accepted (R75)."""
+
+    __wire_since__ = "2026-11"
+
+    id: int | str | None
+    session_id: str
+    terminal_id: str
+    meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
     envelope_extra: JsonObject = EMPTY_OBJECT
 
@@ -314,6 +354,8 @@ Message: TypeAlias = (
     | CancelSessionNotification
     | RequestPermissionRequest
     | CancelRequestNotification
+    | CancelToolCallRequest
+    | CancelTerminalRequest
     | Request
     | Notification
     | Response

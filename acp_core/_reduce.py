@@ -36,7 +36,7 @@ from . import _reduce_preview as preview
 from . import _reduce_session as session
 from . import _reduce_tools as tools
 from ._errors import ArgumentError
-from ._json import JsonObject
+from ._json import UNSET, JsonObject
 from ._pcoll import PMap
 from ._reduce_common import (
     BAD_BASE64,
@@ -55,6 +55,7 @@ from ._updates import (
     SessionUpdate,
     TerminalUpdate,
     ToolCallUpdate,
+    UsageUpdate,
     UserMessage,
 )
 
@@ -122,7 +123,8 @@ def reduce(
 
     The input state is never changed. An update that changes nothing returns `state`
     itself. Never raises for a decoded update; anomalies become `state.diagnostics`.
-    `revision` only matters for `_meta` patches (replace in 2026-08, merge in 2026-11).
+    `revision` only matters for `_meta` patches (replace in 2026-08, merge in 2026-11, and
+    for `usage_update` too in the Preview).
 
     Raises:
         ArgumentError: `update` is not a session update value (a programming error; also a
@@ -134,7 +136,18 @@ def reduce(
         raise ArgumentError(msg)
     if revision.meta_patch_merges:
         update = _merge_meta(state, update)
+        if revision.usage_meta_patches and type(update) is UsageUpdate:
+            update = _merge_usage_meta(state, update)
     return reducer(state, update)
+
+
+def _merge_usage_meta(state: SessionState, update: UsageUpdate) -> UsageUpdate:
+    """Preview (V7): `usage_update._meta` is a metadata patch; absent keeps the stored one."""
+    usage = state.usage
+    old = None if usage is None else usage.meta
+    if update.meta is UNSET:
+        return update if old is None else attrs.evolve(update, meta=old)
+    return attrs.evolve(update, meta=extras.merge_meta(old, update.meta))
 
 
 #: Every reducer by update type (the table `fold` dispatches with).

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ._json import UNSET
+from ._jsonrpc import RpcError
 from ._pcoll import PMap
 from ._reduce_common import (
     V1_KIND_ON_V2,
@@ -56,23 +57,31 @@ def _set_foreground(state: SessionState, foreground: Foreground) -> SessionState
     return with_foreground(state, foreground)
 
 
+def _background(u: RunningStateUpdate | RequiresActionStateUpdate | IdleStateUpdate) -> Any:
+    # 3.8, P12: a list is the new snapshot; absent or null means "not reported" (None), never
+    # the previous list.
+    return u.background if isinstance(u.background, tuple) else None
+
+
 def _running(state: SessionState, u: RunningStateUpdate) -> SessionState:
     # The stop reason belongs to the most recent idle; a running update does not clear it.
     fg = state.foreground
-    return _set_foreground(state, Foreground("running", fg.stop_reason, meta_or_none(u.meta)))
+    fg = Foreground("running", fg.stop_reason, meta_or_none(u.meta), None, _background(u))
+    return _set_foreground(state, fg)
 
 
 def _requires_action(state: SessionState, u: RequiresActionStateUpdate) -> SessionState:
     fg = state.foreground
-    return _set_foreground(
-        state, Foreground("requires_action", fg.stop_reason, meta_or_none(u.meta))
-    )
+    fg = Foreground("requires_action", fg.stop_reason, meta_or_none(u.meta), None, _background(u))
+    return _set_foreground(state, fg)
 
 
 def _idle(state: SessionState, u: IdleStateUpdate) -> SessionState:
     # Q1: a missing/null stop reason reads as "not reported".
     stop = None if u.stop_reason is UNSET else u.stop_reason
-    return _set_foreground(state, Foreground("idle", stop, meta_or_none(u.meta)))
+    error = u.error if isinstance(u.error, RpcError) else None
+    fg = Foreground("idle", stop, meta_or_none(u.meta), None, _background(u), None, error)
+    return _set_foreground(state, fg)
 
 
 def _other_state(state: SessionState, u: OtherStateUpdate) -> SessionState:

@@ -86,6 +86,7 @@ def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
         patch_meta(old.meta, u.meta),
         chunk_meta,
         old.name if u.name is UNSET else u.name,
+        old.capabilities if u.capabilities is UNSET else u.capabilities,
     )
 
 
@@ -109,6 +110,7 @@ def appended_tool_content(
         old.meta,
         chunk_meta,
         old.name,
+        old.capabilities,
     )
 
 
@@ -190,6 +192,8 @@ def _terminal_update(state: SessionState, u: TerminalUpdate) -> SessionState:
         snapshot_meta,
         old.exit_status if u.exit_status is UNSET else u.exit_status,
         patch_meta(old.meta, u.meta),
+        old.size if u.size is UNSET else u.size,
+        old.capabilities if u.capabilities is UNSET else u.capabilities,
     )
     if not created and _same_terminal(old, new):
         return state
@@ -207,6 +211,8 @@ def _same_terminal(old: TerminalState, new: TerminalState) -> bool:
         and new.snapshot_meta == old.snapshot_meta
         and new.exit_status == old.exit_status
         and new.meta == old.meta
+        and new.size == old.size
+        and new.capabilities == old.capabilities
     )
 
 
@@ -229,6 +235,8 @@ def _terminal_output_chunk(state: SessionState, u: TerminalOutputChunk) -> Sessi
         old.snapshot_meta,
         old.exit_status,
         old.meta,
+        old.size,
+        old.capabilities,
     )
     return with_terminals(state, state.terminals.set(terminal_id, new))
 
@@ -271,6 +279,8 @@ def terminal_run(state: SessionState, run: list[TerminalOutputChunk]) -> Session
         old.snapshot_meta,
         old.exit_status,
         old.meta,
+        old.size,
+        old.capabilities,
     )
     return with_terminals(state, state.terminals.set(terminal_id, new))
 

@@ -22,16 +22,21 @@ import attrs
 import immutables
 
 from ._updates import SessionUpdate, StopReason, ToolCallStatus
-from ._wire import BASE_REVISION, since_of
+from ._wire import BASE_REVISION, PREVIEW_NAME, since_of
 
 __all__ = [
     "DEFAULT_REVISION",
     "KNOWN_UPDATE_TAGS",
+    "PREVIEW",
     "REVISIONS",
+    "REVISION_ALIASES",
+    "REVISION_CHOICES",
     "V2_2026_08",
     "V2_2026_11",
+    "V2_PREVIEW",
     "Revision",
     "decoded_update_tags",
+    "revision_named",
 ]
 
 
@@ -60,6 +65,8 @@ class Revision:
             class or field with `since` in the lineage is on this revision's wire.
         update_kinds: every `sessionUpdate` tag the revision defines (cumulative), including
             tags acp-core does not decode into a class yet (`decoded_update_kinds`).
+        usage_meta_patches: `usage_update._meta` is a metadata patch (Preview) instead of
+            being replaced with each report.
         rules_added, rules_dropped: catalogue rule ids that apply only from this revision
             on, or no longer apply in it (relative to the base revision's catalogue).
     """
@@ -74,6 +81,7 @@ class Revision:
     update_kinds: frozenset[str] = attrs.field()
     rules_added: frozenset[str] = frozenset()
     rules_dropped: frozenset[str] = frozenset()
+    usage_meta_patches: bool = False
 
     @lineage.default
     def _own_lineage(self) -> tuple[str, ...]:
@@ -121,6 +129,7 @@ def _later(
         "update_kinds": base.update_kinds | decoded_update_tags(lineage) | new_update_kinds,
         "rules_added": base.rules_added,
         "rules_dropped": base.rules_dropped,
+        "usage_meta_patches": base.usage_meta_patches,
     }
     fields.update(changes)
     return Revision(**fields)  # type: ignore[arg-type]
@@ -142,14 +151,47 @@ V2_2026_11: Final = _later(
     meta_patch_merges=True,
     new_stop_reasons=frozenset({StopReason.ERROR}),
     new_tool_statuses=frozenset({ToolCallStatus.PAUSED}),
-    # Stable in the draft, not decoded into classes yet (they decode to `OtherUpdate`).
-    new_update_kinds=frozenset({"notice", "compaction_update", "compaction_summary_chunk"}),
+    rules_dropped=frozenset({"C15"}),  # replaced by C40 (Preview digest 4.3)
 )
 
-#: Every known revision by name (what `--revision` offers; tests iterate it).
-REVISIONS: Final[Mapping[str, Revision]] = immutables.Map(
-    {r.name: r for r in (V2_2026_08, V2_2026_11)}
+#: The v2 Preview of 2026-11-20 (schema crate 1.20.0, about JSON schema 2.0.0-alpha.17; no
+#: machine-readable schema is published, acp-core follows the reconstruction): subagent child
+#: sessions, inter-session messages, the replay marker, plan removal and markdown plans, the
+#: unknown state, prompt idempotency keys, unstable prompt suggestions; `usage_update._meta`
+#: becomes a metadata patch. Also reachable as `preview` (`revision_named`).
+V2_PREVIEW: Final = _later(
+    V2_2026_11,
+    PREVIEW_NAME,
+    "1.20.0 (schema crate; reconstructed)",
+    usage_meta_patches=True,
 )
+
+#: The v2 Preview under its alias (`PREVIEW.name` is its dated name, `2026-11-20`).
+PREVIEW: Final = V2_PREVIEW
+
+#: Every known revision by its dated name (what `--revision` offers; tests iterate it).
+REVISIONS: Final[Mapping[str, Revision]] = immutables.Map(
+    {r.name: r for r in (V2_2026_08, V2_2026_11, V2_PREVIEW)}
+)
+
+#: Other names a revision answers to.
+REVISION_ALIASES: Final[Mapping[str, str]] = immutables.Map({"preview": PREVIEW_NAME})
+
+#: Every name `revision_named` accepts (dated names and aliases), for `--revision` choices.
+REVISION_CHOICES: Final = tuple(sorted((*REVISIONS, *REVISION_ALIASES)))
+
+
+def revision_named(name: str) -> Revision:
+    """The revision called `name` (a dated name such as `2026-11`, or an alias: `preview`).
+
+    Raises:
+        KeyError: no revision has that name (`REVISION_CHOICES` lists them).
+    """
+    found = REVISIONS.get(REVISION_ALIASES.get(name, name))
+    if found is None:
+        msg = f"unknown revision {name!r}; known: {', '.join(REVISION_CHOICES)}"
+        raise KeyError(msg)
+    return found
 
 #: The revision used when none is given.
 DEFAULT_REVISION: Final = V2_2026_08

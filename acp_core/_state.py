@@ -40,6 +40,9 @@ from ._updates_2026_11 import (
     BackgroundTerminal,
     BackgroundToolCall,
     BackgroundWork,
+    TerminalCapabilities,
+    TerminalSize,
+    ToolCallCapabilities,
 )
 from ._updates_preview import PlanMarkdown
 
@@ -157,6 +160,13 @@ class ToolCallState:
     #: The tool's programmatic name (2026-11 on), None when none was reported. Last, so
     #: positional construction stays as it was.
     name: str | None = None
+    #: What the client may do to the call (2026-11 on); None: no controls (C41).
+    capabilities: ToolCallCapabilities | None = None
+
+    @property
+    def can_cancel(self) -> bool:
+        """`tool_call/cancel` may be sent for the call now (C41)."""
+        return self.capabilities is not None and self.capabilities.can_cancel
 
     @property
     def finished(self) -> bool:
@@ -179,6 +189,14 @@ class TerminalState:
     snapshot_meta: JsonObject | None = None
     exit_status: TerminalExitStatus | None = None
     meta: JsonObject | None = None
+    #: The program's size and what the client may do (2026-11 on); None: not reported.
+    size: TerminalSize | None = None
+    capabilities: TerminalCapabilities | None = None
+
+    @property
+    def can_cancel(self) -> bool:
+        """`terminal/cancel` may be sent for the terminal now (C41)."""
+        return self.capabilities is not None and self.capabilities.can_cancel
 
     @property
     def exited(self) -> bool:

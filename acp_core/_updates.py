@@ -16,13 +16,21 @@ give them their meaning (absent = unchanged, null = cleared, value = replaced).
 
 from __future__ import annotations
 
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 import attrs
 
 from ._content import ContentBlock, ToolCallContent, ToolCallLocation
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
-from ._updates_2026_11 import CompactionSummaryChunk, CompactionUpdate, Notice
+from ._updates_2026_11 import (
+    BackgroundWork,
+    CompactionSummaryChunk,
+    CompactionUpdate,
+    Notice,
+    TerminalCapabilities,
+    TerminalSize,
+    ToolCallCapabilities,
+)
 from ._updates_preview import (
     PlanMarkdown,
     PlanRemoved,
@@ -50,6 +58,9 @@ from ._updates_session import (
     UsageUpdate,
 )
 from ._wire import wire, wire_tag
+
+if TYPE_CHECKING:
+    from ._jsonrpc import RpcError
 
 __all__ = [
     "AgentMessage",
@@ -258,6 +269,10 @@ class RunningStateUpdate:
     __wire_tag__ = wire_tag(sessionUpdate="state_update", state="running")
 
     meta: Meta = UNSET
+    #: The background-work snapshot (2026-11 on): None/absent = not reported, () = none.
+    background: Patch[tuple[BackgroundWork, ...]] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11")
+    )
     extra: JsonObject = EMPTY_OBJECT
 
 
@@ -269,6 +284,12 @@ class IdleStateUpdate:
 
     stop_reason: Patch[str] = UNSET
     meta: Meta = UNSET
+    #: The background-work snapshot (2026-11 on): None/absent = not reported, () = none.
+    background: Patch[tuple[BackgroundWork, ...]] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11")
+    )
+    #: The error of an `error` stop (2026-11 on; `ErrorStopReason.error`).
+    error: Patch[RpcError] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
     extra: JsonObject = EMPTY_OBJECT
 
 
@@ -279,6 +300,10 @@ class RequiresActionStateUpdate:
     __wire_tag__ = wire_tag(sessionUpdate="state_update", state="requires_action")
 
     meta: Meta = UNSET
+    #: The background-work snapshot (2026-11 on): None/absent = not reported, () = none.
+    background: Patch[tuple[BackgroundWork, ...]] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11")
+    )
     extra: JsonObject = EMPTY_OBJECT
 
 
@@ -328,6 +353,10 @@ class ToolCallUpdate:
     #: The tool's programmatic name (2026-11 on; earlier revisions keep `name` in `extra`).
     #: After `meta`, not in schema order, so positional construction stays as it was.
     name: Patch[str] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
+    #: What the client may do to the call (2026-11 on): replaced whole; malformed = none.
+    capabilities: Patch[ToolCallCapabilities] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11", on_error=None)
+    )
     extra: JsonObject = EMPTY_OBJECT
 
 
@@ -359,7 +388,10 @@ class TerminalOutput:
 class TerminalExitStatus:
     """Exit information; any instance (even with nothing set) marks the terminal exited."""
 
-    exit_code: Patch[int] = attrs.field(default=UNSET, metadata=wire(codec="uint32"))
+    # uint32 in 2026-08; signed (int64) from 2026-11 on.
+    exit_code: Patch[int] = attrs.field(
+        default=UNSET, metadata=wire(codec="uint32", codec_since=(("2026-11", "int64"),))
+    )
     signal: Patch[str] = UNSET
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -377,6 +409,11 @@ class TerminalUpdate:
     output: Patch[TerminalOutput] = UNSET
     exit_status: Patch[TerminalExitStatus] = UNSET
     meta: Meta = UNSET
+    #: The size the program runs with, and what the client may do (2026-11 on).
+    size: Patch[TerminalSize] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
+    capabilities: Patch[TerminalCapabilities] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11", on_error=None)
+    )
     extra: JsonObject = EMPTY_OBJECT
 
 

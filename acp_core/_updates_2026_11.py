@@ -18,6 +18,7 @@ import attrs
 
 from ._content import ContentBlock
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._wire import PREVIEW_NAME, wire, wire_tag
 
 __all__ = [
     "BackgroundSubagent",
@@ -63,6 +64,9 @@ class CompactionStatus:
 class BackgroundTerminal:
     """`{"type": "terminal"}`: a display terminal whose process runs in the background."""
 
+    __wire_tag__ = wire_tag(type="terminal")
+    __wire_since__ = "2026-11"
+
     terminal_id: str
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -72,6 +76,9 @@ class BackgroundTerminal:
 class BackgroundToolCall:
     """`{"type": "tool_call"}`: a tool call that keeps running in the background."""
 
+    __wire_tag__ = wire_tag(type="tool_call")
+    __wire_since__ = "2026-11"
+
     tool_call_id: str
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
@@ -80,6 +87,9 @@ class BackgroundToolCall:
 @attrs.frozen
 class BackgroundSubagent:
     """`{"type": "subagent"}` (Preview): a detached child session still at work."""
+
+    __wire_tag__ = wire_tag(type="subagent")
+    __wire_since__ = PREVIEW_NAME
 
     session_id: str
     meta: Meta = UNSET
@@ -148,8 +158,8 @@ class TerminalCapabilities:
 class TerminalSize:
     """The size a terminal's program runs with (for faithful rendering)."""
 
-    cols: int
-    rows: int
+    cols: int = attrs.field(metadata=wire(codec="uint16"))
+    rows: int = attrs.field(metadata=wire(codec="uint16"))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -160,6 +170,9 @@ class TerminalSize:
 @attrs.frozen
 class Notice:
     """`notice`: a live, transient message for the user (never history, R65)."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="notice")
+    __wire_since__ = "2026-11"
 
     severity: str
     title: str
@@ -175,6 +188,9 @@ class CompactionUpdate:
     `status` is required at 2026-11 and a patch in the Preview (absent keeps it, null resets
     it to `in_progress`, C53)."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="compaction_update")
+    __wire_since__ = "2026-11"
+
     compaction_id: str
     status: Patch[str] = UNSET
     summary: Patch[tuple[ContentBlock, ...]] = UNSET
@@ -186,6 +202,9 @@ class CompactionUpdate:
 @attrs.frozen
 class CompactionSummaryChunk:
     """`compaction_summary_chunk`: append one block to a compaction's summary."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="compaction_summary_chunk")
+    __wire_since__ = "2026-11"
 
     compaction_id: str
     content: ContentBlock

@@ -16,6 +16,7 @@ import attrs
 
 from ._content import ContentBlock
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._wire import PREVIEW_NAME, wire, wire_tag
 
 if TYPE_CHECKING:
     from ._updates import StateUpdate
@@ -42,6 +43,9 @@ class UnknownStateUpdate:
 
     Not an outcome: it cancels and resolves nothing (R77); the last known state is kept (C48).
     """
+
+    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="unknown")
+    __wire_since__ = PREVIEW_NAME
 
     background: Patch[tuple[BackgroundWork, ...]] = UNSET
     meta: Meta = UNSET
@@ -72,6 +76,9 @@ class SubagentUpdate:
     Every field but `session_id` is a patch; `state` is the mirrored child state (null: no
     current report, which is neither idle nor cancelled, C31); `meta` is a `_meta` patch."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="subagent_update")
+    __wire_since__ = PREVIEW_NAME
+
     session_id: str
     title: Patch[str] = UNSET
     description: Patch[str] = UNSET
@@ -87,6 +94,9 @@ class SubagentUpdate:
 class SessionMessage:
     """`session_message`: create or patch the inter-session message `message_id` (R54)."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="session_message")
+    __wire_since__ = PREVIEW_NAME
+
     message_id: str
     sender_session_id: Patch[str] = UNSET
     recipient_session_id: Patch[str] = UNSET
@@ -101,6 +111,9 @@ class SessionMessage:
 class SessionMessageChunk:
     """`session_message_chunk`: append one block to the inter-session message `message_id`."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="session_message_chunk")
+    __wire_since__ = PREVIEW_NAME
+
     message_id: str
     content: ContentBlock
     meta: Meta = UNSET  # chunk-scoped
@@ -111,6 +124,9 @@ class SessionMessageChunk:
 class ReplayComplete:
     """`replay_complete`: the end of the history a `session/resume` with a cursor asked for."""
 
+    __wire_tag__ = wire_tag(sessionUpdate="replay_complete")
+    __wire_since__ = PREVIEW_NAME
+
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -118,6 +134,9 @@ class ReplayComplete:
 @attrs.frozen
 class PlanRemoved:
     """`plan_removed`: delete the plan `plan_id` (an unknown id changes nothing, C46)."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="plan_removed")
+    __wire_since__ = PREVIEW_NAME
 
     plan_id: str
     meta: Meta = UNSET
@@ -127,6 +146,9 @@ class PlanRemoved:
 @attrs.frozen
 class PlanMarkdown:
     """`{"type": "markdown"}` plan content: the whole plan as Markdown; `path` only names a file."""
+
+    __wire_tag__ = wire_tag(type="markdown")
+    __wire_since__ = PREVIEW_NAME
 
     plan_id: str
     content: str
@@ -139,7 +161,7 @@ class PlanMarkdown:
 class PromptSuggestion:
     """One suggested prompt, sendable unchanged as `session/prompt.prompt` (at least one block)."""
 
-    prompt: tuple[ContentBlock, ...]
+    prompt: tuple[ContentBlock, ...] = attrs.field(metadata=wire(min_items=1, skip_invalid=False))
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -147,6 +169,9 @@ class PromptSuggestion:
 @attrs.frozen
 class PromptSuggestionsUpdate:
     """`prompt_suggestions_update` (unstable): the complete suggestion list; `()` withdraws all."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="prompt_suggestions_update")
+    __wire_since__ = PREVIEW_NAME
 
     suggestions: tuple[PromptSuggestion, ...]
     meta: Meta = UNSET

@@ -59,6 +59,8 @@ class AvailableCommand:
     description: str
     input: Patch[TextCommandInput | OtherCommandInput] = UNSET
     meta: Meta = UNSET
+    #: The command's kind tag (2026-11 on: `command`, or an unknown kind kept as sent).
+    type: Patch[str] = attrs.field(default=UNSET, metadata=wire(since="2026-11", lenient=False))
     extra: JsonObject = EMPTY_OBJECT
 
 

@@ -22,16 +22,19 @@ from typing import Final
 
 import attrs
 
-__all__ = ["BASE_REVISION", "WIRE", "WireField", "since_of", "wire", "wire_tag"]
+__all__ = ["BASE_REVISION", "PREVIEW_NAME", "WIRE", "WireField", "since_of", "wire", "wire_tag"]
 
 #: The revision a class or field belongs to when it names no `since`.
 BASE_REVISION: Final = "2026-08"
+
+#: The dated name of the v2 Preview (2026-11-20); `preview` is its alias in `_revision.py`.
+PREVIEW_NAME: Final = "2026-11-20"
 
 #: The attrs metadata key under which a field's `WireField` is stored.
 WIRE: Final = "acp.wire"
 
 #: Integer codecs by name (JSON numbers carry no width, the schema's `format` does).
-INT_CODECS: Final = frozenset({"uint32", "uint64", "int64"})
+INT_CODECS: Final = frozenset({"uint16", "uint32", "uint64", "int64"})
 
 
 @attrs.frozen
@@ -49,6 +52,9 @@ class WireField:
         min_items: the list's `minItems`.
         since: the first revision (by name) whose wire carries this field; earlier revisions
             keep the key in `extra` like any unknown key.
+        length: a string's `(minLength, maxLength)`.
+        codec_since: later integer widths, as `(revision, width)` pairs: from that revision
+            on the field uses that width (e.g. `exitCode` is uint32, then int64 in 2026-11).
     """
 
     key: str | None = None
@@ -58,6 +64,8 @@ class WireField:
     skip_invalid: bool = True
     min_items: int = 0
     since: str | None = None
+    codec_since: tuple[tuple[str, str], ...] = ()
+    length: tuple[int, int] | None = None
 
 
 def wire(
@@ -69,12 +77,19 @@ def wire(
     skip_invalid: bool = True,
     min_items: int = 0,
     since: str | None = None,
+    codec_since: tuple[tuple[str, str], ...] = (),
+    length: tuple[int, int] | None = None,
 ) -> dict[str, WireField]:
     """Attrs metadata for a field that departs from the derived wire shape."""
-    if codec is not None and codec not in INT_CODECS:
-        msg = f"unknown integer codec {codec!r}"
-        raise ValueError(msg)
-    return {WIRE: WireField(key, codec, lenient, on_error, skip_invalid, min_items, since)}
+    for width in (codec, *(w for _, w in codec_since)):
+        if width is not None and width not in INT_CODECS:
+            msg = f"unknown integer codec {width!r}"
+            raise ValueError(msg)
+    return {
+        WIRE: WireField(
+            key, codec, lenient, on_error, skip_invalid, min_items, since, codec_since, length
+        )
+    }
 
 
 def since_of(cls: object) -> str:

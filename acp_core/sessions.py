@@ -37,6 +37,9 @@ from acp_core._reduce_preview import (
 from acp_core._render import (
     render_session,
 )
+from acp_core._setup import (
+    seed_session,
+)
 from acp_core._snapshot import (
     restore,
     snapshot,
@@ -66,5 +69,6 @@ __all__ = [
     "reduce_tree",
     "render_session",
     "restore",
+    "seed_session",
     "snapshot",
 ]

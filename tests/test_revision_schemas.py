@@ -44,30 +44,11 @@ _SCHEMAS = {
 
 
 def _revisions() -> list[acp.Revision]:
-    return [acp.V2_2026_08, acp.V2_2026_11, *_preview()]
-
-
-def _preview() -> list[acp.Revision]:
-    preview = getattr(acp, "PREVIEW", None)
-    return [] if preview is None else [preview]
-
-
-_REGISTRY = hasattr(acp, "REVISIONS")
-
-
-def _decoding_revisions() -> list[Any]:
-    # While work is in flight (issue 11): 2026-11 decodes notices and compaction only once
-    # their codec exists; the marks go when each part lands.
-    waiting = pytest.mark.xfail(strict=True, reason="not decoded into classes yet")
-    return [
-        pytest.param(acp.V2_2026_08, id="2026-08", marks=() if _REGISTRY else waiting),
-        pytest.param(acp.V2_2026_11, id="2026-11", marks=waiting),
-        *(pytest.param(r, id=r.name) for r in _preview()),
-    ]
+    return list(acp.REVISIONS.values())
 
 
 def _schema_key(revision: acp.Revision) -> str:
-    return "preview" if revision.name not in ("2026-08", "2026-11") else revision.name
+    return "preview" if revision is acp.PREVIEW else revision.name
 
 
 @cache
@@ -128,13 +109,12 @@ MINIMAL: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.xfail(not _REGISTRY, strict=True, reason="revision registry not landed yet")
 @pytest.mark.parametrize("revision", _revisions(), ids=lambda r: r.name)
 def test_update_kinds_are_the_schemas_tags(revision: acp.Revision) -> None:
     assert set(revision.update_kinds) == _schema_tags(_schema(_schema_key(revision)))
 
 
-@pytest.mark.parametrize("revision", _decoding_revisions())
+@pytest.mark.parametrize("revision", _revisions(), ids=lambda r: r.name)
 def test_no_named_kind_decodes_to_an_unknown_update(revision: acp.Revision) -> None:
     schema = _schema(_schema_key(revision))
     unknown = []
