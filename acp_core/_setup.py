@@ -72,7 +72,9 @@ class NewSessionResult:
 
     session_id: str
     config_options: Patch[tuple[SessionConfigOption, ...]] = UNSET
-    available_commands: Patch[tuple[AvailableCommand, ...]] = UNSET
+    available_commands: Patch[tuple[AvailableCommand, ...]] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11")
+    )
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
@@ -82,7 +84,9 @@ class ResumeSessionResult:
     """The `session/resume` result (after the replay and the state snapshot, R62)."""
 
     config_options: Patch[tuple[SessionConfigOption, ...]] = UNSET
-    available_commands: Patch[tuple[AvailableCommand, ...]] = UNSET
+    available_commands: Patch[tuple[AvailableCommand, ...]] = attrs.field(
+        default=UNSET, metadata=wire(since="2026-11")
+    )
     meta: Meta = UNSET
     extra: JsonObject = EMPTY_OBJECT
 
