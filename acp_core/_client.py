@@ -37,6 +37,7 @@ import attrs
 
 from ._check import Violation
 from ._check_message import MessageRules, StateSeen
+from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
 from ._codec import decode_prompt_result, encode_message, encode_result
 from ._conversation import Conversation, Finding, observe
 from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
@@ -81,26 +82,6 @@ __all__ = [
     "prompt_message_id",
     "sent_prompt",
 ]
-
-
-@attrs.frozen
-class SentPrompt:
-    """A prompt this client sent.
-
-    Attributes:
-        request_id: its JSON-RPC id.
-        state: `sent`, `accepted` (answered `{}`) or `rejected` (answered with an error; a
-            rejected prompt never has work).
-        message_id: the user message the agent reported for it, once bound (Q7).
-        ended: the idle that ends its work arrived.
-        stop_reason: that idle's stop reason (None while running, or when it had none).
-    """
-
-    request_id: int | str | None
-    state: str = "sent"
-    message_id: str | None = None
-    ended: bool = False
-    stop_reason: str | None = None
 
 
 @attrs.frozen
@@ -155,18 +136,6 @@ def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> Cli
     """A fresh client engine for an established session (after `session/new`)."""
     state = new_session(session_id)
     return ClientEngine(state, state, revision, conversation=Conversation.start(revision))
-
-
-def sent_prompt(client: ClientEngine, request_id: int | str | None) -> SentPrompt | None:
-    """The record of the prompt `request_id`: whether it was accepted, its user message, and
-    whether its work ended (`ended`) with which stop reason (`stop_reason`)."""
-    return client.sent.get(request_key(request_id))
-
-
-def prompt_message_id(client: ClientEngine, request_id: int | str | None) -> str | None:
-    """The user message id the agent reported for the prompt `request_id` (Q7)."""
-    prompt = sent_prompt(client, request_id)
-    return None if prompt is None else prompt.message_id
 
 
 @functools.cache
