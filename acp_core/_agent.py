@@ -43,13 +43,14 @@ from ._agent_build import (
     refuse,
 )
 from ._agent_output import OUTPUT_STEPS
+from ._agent_receive import PermissionDecision, received
 from ._check import Violation
-from ._codec import decode_permission_result, encode_result
+from ._codec import encode_result
 from ._content import (
     ContentBlock,
 )
 from ._conversation import Conversation
-from ._errors import AcpError, LocalProtocolError, RemoteProtocolError
+from ._errors import LocalProtocolError
 from ._intents import (
     AcceptPrompt,
     CancelPermission,
@@ -64,26 +65,17 @@ from ._intents import (
 )
 from ._json import UNSET, JsonObject
 from ._jsonrpc import (
-    CancelledOutcome,
     CancelRequestNotification,
-    CancelSessionNotification,
-    ErrorCode,
     ErrorResponse,
-    Notification,
     PermissionOption,
     PromptRequest,
     PromptResult,
-    Request,
     RequestPermissionRequest,
     Response,
     RpcError,
-    SelectedOutcome,
     ToolCallPermissionSubject,
 )
 from ._pcoll import PMap
-from ._predicates import (
-    APPROVING_OPTION_KINDS,
-)
 from ._revision import DEFAULT_REVISION, Revision
 from ._state import SessionState, new_session
 from ._updates import (
@@ -131,21 +123,6 @@ class PendingPermission:
     tool_call_id: str | None
     options: tuple[PermissionOption, ...]
     foreground: bool  # blocks the current turn (False: background, or its turn has ended)
-
-
-@attrs.frozen
-class PermissionDecision:
-    """How a permission request was answered.
-
-    Attributes:
-        approved: True only for a selected option whose kind is `allow_*`.
-        outcome: `selected`, `cancelled`, `error` or the unknown outcome's tag.
-        option_id: the selected option, if any.
-    """
-
-    approved: bool
-    outcome: str
-    option_id: str | None = None
 
 
 @attrs.frozen
@@ -379,91 +356,6 @@ def _report_abort(b: Build, intent: ReportAbort) -> None:
     _end(b, stop)
 
 
-# -- received messages ---------------------------------------------------------------------
-
-
-def _remote(rule: str, detail: str, code: int = ErrorCode.INVALID_REQUEST) -> RemoteProtocolError:
-    return RemoteProtocolError(rule, detail, code)
-
-
-def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> PermissionDecision:
-    if isinstance(message, ErrorResponse):
-        return PermissionDecision(False, "error")  # -32800 included (Q17)
-    try:
-        outcome = decode_permission_result(message.result).outcome
-    except AcpError:  # a malformed answer is never approval (R25)
-        return PermissionDecision(False, "invalid")
-    if isinstance(outcome, SelectedOutcome):
-        kind = next((o.kind for o in pending.options if o.option_id == outcome.option_id), None)
-        approved = kind in APPROVING_OPTION_KINDS
-        return PermissionDecision(approved, "selected", outcome.option_id)
-    if isinstance(outcome, CancelledOutcome):
-        return PermissionDecision(False, "cancelled")
-    return PermissionDecision(False, str(outcome.raw.get("outcome")))
-
-
-def _answered(b: Build, message: Response | ErrorResponse) -> None:
-    engine = b.engine
-    pending = engine.pending.get(message.id)
-    if pending is None:
-        raise _remote("C25", f"response {message.id!r} answers no pending request")
-    decision = _decide(pending, message)
-    remaining = engine.pending.delete(message.id)
-    b.set(pending=remaining, decisions=engine.decisions.set(message.id, decision))
-    turn = engine.turn
-    blocked = any(p.foreground for p in remaining.values())
-    if (
-        turn is not None
-        and not turn.cancel_requested
-        and not blocked
-        and b.session.foreground.state == "requires_action"
-    ):
-        b.update(RunningStateUpdate())  # R12
-    # R20: after a cancel the blocked work winds down, so a late grant starts no tool (an
-    # `in_progress` would also override the client's local `cancelled` mark, Q19).
-    winding_down = turn is not None and turn.cancel_requested and pending.foreground
-    if decision.approved and pending.tool_call_id is not None and not winding_down:
-        call = b.session.tool_calls.get(pending.tool_call_id)
-        if call is not None and call.status == "pending":
-            b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15
-
-
-def _received(b: Build, intent: Received) -> None:
-    message = intent.message
-    engine = b.engine
-    if type(message) is PromptRequest:
-        if message.session_id != engine.session_id:
-            raise _remote("E3", f"prompt for session {message.session_id!r}")
-        if any(p.id == message.id for p in engine.prompts):
-            raise _remote("E3", f"prompt id {message.id!r} is already waiting")
-        b.receive(message)
-        b.set(prompts=(*engine.prompts, message))
-    elif type(message) is CancelSessionNotification:
-        if message.session_id != engine.session_id:
-            raise _remote("E3", f"cancel for session {message.session_id!r}")
-        b.receive(message)  # before the answers it causes
-        if engine.turn is not None:
-            b.set(turn=attrs.evolve(engine.turn, cancel_requested=True))
-        # Prompts not accepted yet are cancelled with the work ("its prompts not yet
-        # inserted", 2026-11 draft), each answered -32800 so none is dropped silently (Q4).
-        for prompt in engine.prompts:
-            cancelled = RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled")
-            b.send(ErrorResponse(prompt.id, cancelled))
-        b.set(prompts=())
-        # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
-    elif type(message) is Response or type(message) is ErrorResponse:
-        b.receive(message)
-        _answered(b, message)
-    elif type(message) is Request:
-        b.receive(message)
-        # Unknown requests get "method not found" (the protocol's automatic reply).
-        b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
-    elif type(message) is Notification or type(message) is CancelRequestNotification:
-        b.receive(message)  # unknown notifications are ignored; the client cannot cancel ours
-    else:
-        raise _remote("E3", f"an agent does not receive {type(message).__name__}")
-
-
 _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     AcceptPrompt: _accept_prompt,
     RejectPrompt: _reject_prompt,
@@ -474,7 +366,7 @@ _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     CancelPermission: _cancel_permission,
     EndTurn: _end_turn,
     ReportAbort: _report_abort,
-    Received: _received,
+    Received: received,
 }
 
 #: The agent engine's input alphabet (used by the totality tests).
