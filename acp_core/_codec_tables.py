@@ -22,8 +22,10 @@ from . import _jsonrpc as j
 from . import _setup as setup
 from . import _updates as u
 from . import _updates_2026_11 as u11
+from . import _updates_plans as upl
 from . import _updates_preview as up
 from . import _updates_session as us
+from . import _updates_tools as ut
 from ._codec_core import OBJECT, REQUEST_ID, Codec, Ctx, ListCodec, Record, Union
 from ._codec_derive import Deriver, Members, members_of
 from ._codec_fast import fast_update
@@ -139,7 +141,15 @@ _NAMES: Final[dict[Members, str]] = {
 
 # The names the value classes' annotations use: every module that declares wire types.
 _NAMESPACE: Final = {
-    **vars(c), **vars(us), **vars(u), **vars(u11), **vars(up), **vars(j), **vars(setup)
+    **vars(c),
+    **vars(us),
+    **vars(u),
+    **vars(u11),
+    **vars(up),
+    **vars(upl),
+    **vars(ut),
+    **vars(j),
+    **vars(setup),
 }
 
 

@@ -20,19 +20,23 @@ from typing import TYPE_CHECKING, Final, TypeAlias
 
 import attrs
 
-from ._content import ContentBlock, ToolCallContent, ToolCallLocation
-from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
+from ._content import ContentBlock
+from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
 from ._updates_2026_11 import (
     BackgroundWork,
     CompactionSummaryChunk,
     CompactionUpdate,
     Notice,
-    TerminalCapabilities,
-    TerminalSize,
-    ToolCallCapabilities,
+)
+from ._updates_plans import (
+    OtherPlan,
+    PlanEntry,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    PlanItems,
+    PlanUpdate,
 )
 from ._updates_preview import (
-    PlanMarkdown,
     PlanRemoved,
     PromptSuggestionsUpdate,
     ReplayComplete,
@@ -56,6 +60,16 @@ from ._updates_session import (
     SessionInfoUpdate,
     TextCommandInput,
     UsageUpdate,
+)
+from ._updates_tools import (
+    TerminalExitStatus,
+    TerminalOutput,
+    TerminalOutputChunk,
+    TerminalUpdate,
+    ToolCallContentChunk,
+    ToolCallStatus,
+    ToolCallUpdate,
+    ToolKind,
 )
 from ._wire import wire, wire_tag
 
@@ -135,58 +149,6 @@ class ForegroundState:
     IDLE: Final = "idle"
     REQUIRES_ACTION: Final = "requires_action"
     KNOWN: Final = frozenset({RUNNING, IDLE, REQUIRES_ACTION})
-
-
-class ToolKind:
-    """Category of a tool call (`other` is the default)."""
-
-    READ: Final = "read"
-    EDIT: Final = "edit"
-    DELETE: Final = "delete"
-    MOVE: Final = "move"
-    SEARCH: Final = "search"
-    EXECUTE: Final = "execute"
-    THINK: Final = "think"
-    FETCH: Final = "fetch"
-    SWITCH_MODE: Final = "switch_mode"
-    OTHER: Final = "other"
-    KNOWN: Final = frozenset(
-        {READ, EDIT, DELETE, MOVE, SEARCH, EXECUTE, THINK, FETCH, SWITCH_MODE, OTHER}
-    )
-
-
-class ToolCallStatus:
-    """Execution status of a tool call (`pending` is the default)."""
-
-    PENDING: Final = "pending"
-    IN_PROGRESS: Final = "in_progress"
-    COMPLETED: Final = "completed"
-    FAILED: Final = "failed"
-    CANCELLED: Final = "cancelled"
-    PAUSED: Final = "paused"  # 2026-11 on
-    #: The known values of the 2026-08 revision; `Revision.tool_statuses` has each revision's.
-    KNOWN: Final = frozenset({PENDING, IN_PROGRESS, COMPLETED, FAILED, CANCELLED})
-    #: Statuses after which a tool call is finished (unknown statuses are not).
-    TERMINAL: Final = frozenset({COMPLETED, FAILED, CANCELLED})
-
-
-class PlanEntryPriority:
-    """Priority of a plan entry."""
-
-    HIGH: Final = "high"
-    MEDIUM: Final = "medium"
-    LOW: Final = "low"
-    KNOWN: Final = frozenset({HIGH, MEDIUM, LOW})
-
-
-class PlanEntryStatus:
-    """Status of a plan entry."""
-
-    PENDING: Final = "pending"
-    IN_PROGRESS: Final = "in_progress"
-    COMPLETED: Final = "completed"
-    CANCELLED: Final = "cancelled"
-    KNOWN: Final = frozenset({PENDING, IN_PROGRESS, COMPLETED, CANCELLED})
 
 
 class SessionConfigOptionCategory:
@@ -330,163 +292,6 @@ StateUpdate: TypeAlias = (
     | UnknownStateUpdate
     | OtherStateUpdate
 )
-
-
-# -- tool calls ------------------------------------------------------------------------
-
-
-@attrs.frozen
-class ToolCallUpdate:
-    """`tool_call_update`: create (first sight) or patch the tool call `tool_call_id`."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="tool_call_update")
-
-    tool_call_id: str
-    title: Patch[str] = UNSET
-    kind: Patch[str] = UNSET
-    status: Patch[str] = UNSET
-    content: Patch[tuple[ToolCallContent, ...]] = UNSET
-    locations: Patch[tuple[ToolCallLocation, ...]] = UNSET
-    raw_input: Patch[JsonValue] = UNSET
-    raw_output: Patch[JsonValue] = UNSET
-    meta: Meta = UNSET
-    #: The tool's programmatic name (2026-11 on; earlier revisions keep `name` in `extra`).
-    #: After `meta`, not in schema order, so positional construction stays as it was.
-    name: Patch[str] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
-    #: What the client may do to the call (2026-11 on): replaced whole; malformed = none.
-    capabilities: Patch[ToolCallCapabilities] = attrs.field(
-        default=UNSET, metadata=wire(since="2026-11", on_error=None)
-    )
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@attrs.frozen
-class ToolCallContentChunk:
-    """`tool_call_content_chunk`: append one content item to a tool call."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="tool_call_content_chunk")
-
-    tool_call_id: str
-    content: ToolCallContent
-    meta: Meta = UNSET  # chunk-scoped
-    extra: JsonObject = EMPTY_OBJECT
-
-
-# -- display terminals -----------------------------------------------------------------
-
-
-@attrs.frozen
-class TerminalOutput:
-    """A full replacement snapshot of a terminal's bytes (`data` is base64)."""
-
-    data: str
-    meta: Meta = UNSET
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@attrs.frozen
-class TerminalExitStatus:
-    """Exit information; any instance (even with nothing set) marks the terminal exited."""
-
-    # uint32 in 2026-08; signed (int64) from 2026-11 on.
-    exit_code: Patch[int] = attrs.field(
-        default=UNSET, metadata=wire(codec="uint32", codec_since=(("2026-11", "int64"),))
-    )
-    signal: Patch[str] = UNSET
-    meta: Meta = UNSET
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@attrs.frozen
-class TerminalUpdate:
-    """`terminal_update`: create or patch the display terminal `terminal_id`."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="terminal_update")
-
-    terminal_id: str
-    command: Patch[str] = UNSET
-    cwd: Patch[str] = UNSET
-    output: Patch[TerminalOutput] = UNSET
-    exit_status: Patch[TerminalExitStatus] = UNSET
-    meta: Meta = UNSET
-    #: The size the program runs with, and what the client may do (2026-11 on).
-    size: Patch[TerminalSize] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
-    capabilities: Patch[TerminalCapabilities] = attrs.field(
-        default=UNSET, metadata=wire(since="2026-11", on_error=None)
-    )
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@attrs.frozen
-class TerminalOutputChunk:
-    """`terminal_output_chunk`: append base64-encoded bytes to a terminal."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="terminal_output_chunk")
-
-    terminal_id: str
-    data: str
-    meta: Meta = UNSET  # chunk-scoped
-    extra: JsonObject = EMPTY_OBJECT
-
-
-# -- plans -----------------------------------------------------------------------------
-
-
-@attrs.frozen
-class PlanEntry:
-    """One entry of an `items` plan."""
-
-    content: str
-    priority: str
-    status: str
-    meta: Meta = UNSET
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@attrs.frozen
-class PlanItems:
-    """`{"type": "items"}` plan content: the complete entry list."""
-
-    __wire_tag__ = wire_tag(type="items")
-
-    plan_id: str
-    entries: tuple[PlanEntry, ...] = attrs.field(metadata=wire(lenient=True, on_error=()))
-    meta: Meta = UNSET
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@attrs.frozen
-class OtherPlan:
-    """Plan content of a type this library does not know; `raw` keeps it (with `planId`)."""
-
-    raw: JsonObject
-
-    __wire_requires__ = ("planId",)  # Q9: every plan variant carries a string planId
-
-    @property
-    def type(self) -> str:
-        """The plan's `type` tag."""
-        tag = self.raw["type"]
-        assert isinstance(tag, str)
-        return tag
-
-    @property
-    def plan_id(self) -> str:
-        """The plan's id (required on every plan variant)."""
-        plan_id = self.raw["planId"]
-        assert isinstance(plan_id, str)
-        return plan_id
-
-
-@attrs.frozen
-class PlanUpdate:
-    """`plan_update`: replace the whole content of the plan `plan.plan_id`."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="plan_update")
-
-    plan: PlanItems | PlanMarkdown | OtherPlan
-    meta: Meta = UNSET
-    extra: JsonObject = EMPTY_OBJECT
 
 
 @attrs.frozen
