@@ -1,8 +1,8 @@
 """Session state as frozen values, and the queries users need on it.
 
-Owns: `SessionState` and its parts (`Foreground`, `EntityRef`, `MessageState`,
-`ToolCallState`, `TerminalState`, `PlanState`, `Usage`, `SessionInfo`), `new_session`, and
-read-only helpers (a message's text, a terminal's bytes, the tool calls of a turn).
+Owns: `SessionState` and its parts (`Foreground`, `EntityRef`, `Usage`, `SessionInfo`),
+`new_session`, its builders and hot slot, and read-only helpers (the tool calls of a turn).
+The entity records and their queries live in `_state_entities.py` (re-exported here).
 Must not know: JSON, the codec, how updates change state (`_reduce.py`).
 
 Shape for speed: the per-event path rebuilds `SessionState` and one entity, so
@@ -19,32 +19,32 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from ._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocation
+from ._content import ContentBlock
 from ._errors import Diagnostic
 from ._fastnew import fast_constructor, fast_replace
-from ._json import JsonObject, JsonValue
+from ._json import JsonObject
 from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._state_entities import (
+    MessageState,
+    PlanState,
+    TerminalState,
+    ToolCallState,
+    message_text,
+    terminal_bytes,
+)
 from ._state_extras import NO_EXTRAS, SessionExtras
 from ._updates import (
     AvailableCommand,
     Cost,
-    OtherPlan,
     OtherUpdate,
-    PlanItems,
     SessionConfigOption,
-    TerminalExitStatus,
-    ToolCallStatus,
 )
 from ._updates_2026_11 import (
     BackgroundSubagent,
     BackgroundTerminal,
     BackgroundToolCall,
     BackgroundWork,
-    TerminalCapabilities,
-    TerminalSize,
-    ToolCallCapabilities,
 )
-from ._updates_preview import PlanMarkdown
 
 if TYPE_CHECKING:
     from ._jsonrpc import RpcError
@@ -125,91 +125,6 @@ class EntityRef:
 
     kind: str
     id: str
-
-
-@attrs.frozen
-class MessageState:
-    """A user message, agent message or thought.
-
-    Attributes:
-        role: `user`, `agent` or `thought`.
-        content: blocks in order (chunks append; a full update replaces).
-        meta: the message's own `_meta` (patched by upserts only).
-        chunk_meta: chunk-scoped `_meta`, keyed by the index of the block the chunk added.
-    """
-
-    role: str
-    content: PVec[ContentBlock]
-    meta: JsonObject | None = None
-    chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
-
-
-@attrs.frozen
-class ToolCallState:
-    """A tool call as the client should show it (fields unset are None)."""
-
-    title: str | None = None
-    kind: str = "other"
-    status: str = ToolCallStatus.PENDING
-    content: PVec[ToolCallContent] = attrs.field(default=EMPTY_VEC)
-    locations: tuple[ToolCallLocation, ...] = ()
-    raw_input: JsonValue = None
-    raw_output: JsonValue = None
-    meta: JsonObject | None = None
-    chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
-    #: The tool's programmatic name (2026-11 on), None when none was reported. Last, so
-    #: positional construction stays as it was.
-    name: str | None = None
-    #: What the client may do to the call (2026-11 on); None: no controls (C41).
-    capabilities: ToolCallCapabilities | None = None
-
-    @property
-    def can_cancel(self) -> bool:
-        """`tool_call/cancel` may be sent for the call now (C41)."""
-        return self.capabilities is not None and self.capabilities.can_cancel
-
-    @property
-    def finished(self) -> bool:
-        """True for completed, failed and cancelled (unknown statuses are not finished)."""
-        return self.status in ToolCallStatus.TERMINAL
-
-
-def _joined(chunks: PVec[bytes]) -> bytes:
-    return b"".join(chunks)
-
-
-@attrs.frozen
-class TerminalState:
-    """A display-only terminal: raw bytes (kept as decoded chunks), command, cwd, exit."""
-
-    command: str | None = None
-    cwd: str | None = None
-    # Compared by content: how the bytes were chunked on the wire carries no meaning (X6).
-    output: PVec[bytes] = attrs.field(default=EMPTY_VEC, eq=_joined)
-    snapshot_meta: JsonObject | None = None
-    exit_status: TerminalExitStatus | None = None
-    meta: JsonObject | None = None
-    #: The program's size and what the client may do (2026-11 on); None: not reported.
-    size: TerminalSize | None = None
-    capabilities: TerminalCapabilities | None = None
-
-    @property
-    def can_cancel(self) -> bool:
-        """`terminal/cancel` may be sent for the terminal now (C41)."""
-        return self.capabilities is not None and self.capabilities.can_cancel
-
-    @property
-    def exited(self) -> bool:
-        """Whether an exit status was reported (and not cleared)."""
-        return self.exit_status is not None
-
-
-@attrs.frozen
-class PlanState:
-    """The current content of one plan and the `_meta` of the update that set it."""
-
-    plan: PlanItems | PlanMarkdown | OtherPlan
-    meta: JsonObject | None = None
 
 
 @attrs.frozen
@@ -449,16 +364,6 @@ def appended_to_streamed(
 
 
 # -- queries --------------------------------------------------------------------------
-
-
-def message_text(message: MessageState, separator: str = "") -> str:
-    """The message's text blocks joined (other block types are skipped)."""
-    return separator.join(b.text for b in message.content if type(b) is TextContent)
-
-
-def terminal_bytes(terminal: TerminalState) -> bytes:
-    """All bytes of a display terminal, in order."""
-    return b"".join(terminal.output)
 
 
 def is_active(state: SessionState) -> bool:
