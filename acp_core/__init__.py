@@ -404,7 +404,7 @@ _HOME: dict[str, str] = {
     "ReplayFromStart": "acp_core._setup",
     "ResumeSessionRequest": "acp_core._setup",
     "ResumeSessionResult": "acp_core._setup",
-    "seed_session": "acp_core._setup",
+    "seed_session": "acp_core._reduce_session",
 }
 
 #: The public submodules, loaded on first access like the names.

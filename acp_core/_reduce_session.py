@@ -22,6 +22,7 @@ from ._reduce_common import (
     patch_meta,
     set_aux,
 )
+from ._setup import NewSessionResult, ResumeSessionResult
 from ._state import (
     PLAN,
     EntityRef,
@@ -46,7 +47,7 @@ from ._updates import (
     UsageUpdate,
 )
 
-__all__ = ["REDUCERS"]
+__all__ = ["REDUCERS", "seed_session"]
 
 # -- foreground state (3.10, section 5) ----------------------------------------------------
 
@@ -176,3 +177,16 @@ REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] = 
     UsageUpdate: _usage,
     OtherUpdate: _other,
 }
+
+
+def seed_session(
+    state: SessionState, result: NewSessionResult | ResumeSessionResult
+) -> SessionState:
+    """The session after its set-up response: commands and config options from the response,
+    unless an update already reported them (updates may precede the response, §7.2)."""
+    changes: dict[str, object] = {}
+    if state.available_commands is None and isinstance(result.available_commands, tuple):
+        changes["available_commands"] = result.available_commands
+    if state.config_options is None and isinstance(result.config_options, tuple):
+        changes["config_options"] = result.config_options
+    return set_aux(state, **changes) if changes else state

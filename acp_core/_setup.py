@@ -3,10 +3,10 @@ client's session capabilities (2026-11 draft and Preview).
 
 Owns: `ResumeSessionRequest` (with its `replayFrom` cursor), `NewSessionResult` and
 `ResumeSessionResult` (what they seed into a view: commands and config options),
-`ClientCapabilities` with the Preview's `session.promptSuggestions` group, and
-`seed_session`, which applies a set-up response to a session without overwriting what updates
-already reported (Preview digest §7.2).
-Must not know: JSON-RPC envelopes, engines, the codec (it derives the wire shapes from here).
+and `ClientCapabilities` with the Preview's `session.promptSuggestions` group. Applying a set-up
+response to a view is a reducer (`_reduce_session.seed_session`).
+Must not know: session state, JSON-RPC envelopes, engines, the codec (it derives the wire shapes
+from here).
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from __future__ import annotations
 import attrs
 
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
-from ._reduce_common import set_aux
-from ._state import SessionState
 from ._updates import AvailableCommand, SessionConfigOption
 from ._wire import PREVIEW_NAME, wire, wire_tag
 
@@ -29,7 +27,6 @@ __all__ = [
     "ReplayFromStart",
     "ResumeSessionRequest",
     "ResumeSessionResult",
-    "seed_session",
 ]
 
 
@@ -141,15 +138,3 @@ class ClientCapabilities:
             session.prompt_suggestions, PromptSuggestionsCapabilities
         )
 
-
-def seed_session(
-    state: SessionState, result: NewSessionResult | ResumeSessionResult
-) -> SessionState:
-    """The session after its set-up response: commands and config options from the response,
-    unless an update already reported them (updates may precede the response, §7.2)."""
-    changes: dict[str, object] = {}
-    if state.available_commands is None and isinstance(result.available_commands, tuple):
-        changes["available_commands"] = result.available_commands
-    if state.config_options is None and isinstance(result.config_options, tuple):
-        changes["config_options"] = result.config_options
-    return set_aux(state, **changes) if changes else state

@@ -34,11 +34,11 @@ from acp_core._reduce_preview import (
     begin_replay,
     end_replay,
 )
+from acp_core._reduce_session import (
+    seed_session,
+)
 from acp_core._render import (
     render_session,
-)
-from acp_core._setup import (
-    seed_session,
 )
 from acp_core._snapshot import (
     restore,
