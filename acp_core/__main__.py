@@ -24,13 +24,13 @@ from collections.abc import Callable, Iterable, Iterator
 from importlib.resources import files
 from typing import Any, NamedTuple, TextIO
 
-from . import _cli_demo, _cli_replay, _cli_report, _explore_cli
-from ._check import check_trace
-from ._cli_progress import ProgressLine
+from ._cli import _cli_demo, _cli_replay, _cli_report, _explore_cli
+from ._cli._cli_progress import ProgressLine
+from ._cli._report import counting
 from ._errors import AcpError
-from ._report import counting
-from ._revision import DEFAULT_REVISION, REVISIONS
-from ._rules import rules_markdown
+from ._rules._catalogue import rules_markdown
+from ._rules._check import check_trace
+from ._wire._revision import DEFAULT_REVISION, REVISIONS
 
 #: Exit statuses of `check`.
 EXIT_OK = 0

@@ -4,21 +4,21 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._check import (
-    Violation,
-    check_trace,
-)
-from acp_core._mermaid import (
+from acp_core._cli._mermaid import (
     mermaid_sequence,
 )
-from acp_core._report import (
+from acp_core._cli._report import (
     build_report,
     report_path_beside,
 )
-from acp_core._rules import (
+from acp_core._rules._catalogue import (
     RULES,
     Rule,
     rules_markdown,
+)
+from acp_core._rules._check import (
+    Violation,
+    check_trace,
 )
 
 __all__ = [

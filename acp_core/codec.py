@@ -5,7 +5,7 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._codec import (
+from acp_core._wire._codec import (
     Decoded,
     decode_message,
     decode_message_diagnosed,
@@ -19,7 +19,7 @@ from acp_core._codec import (
     encode_result,
     encode_update,
 )
-from acp_core._revision import (
+from acp_core._wire._revision import (
     DEFAULT_REVISION,
     KNOWN_UPDATE_TAGS,
     PREVIEW,

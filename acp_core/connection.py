@@ -5,17 +5,17 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._connection import (
+from acp_core._engines._connection import (
     connection_step,
     receive_bytes,
 )
-from acp_core._connection_agent import (
+from acp_core._engines._connection_agent import (
     AgentConnection,
     AgentSession,
     OpenSession,
     new_agent_connection,
 )
-from acp_core._connection_client_state import (
+from acp_core._engines._connection_client_state import (
     CancelRequest,
     ClientConnection,
     ClientSession,
@@ -29,7 +29,7 @@ from acp_core._connection_client_state import (
     SetConfigOption,
     new_client_connection,
 )
-from acp_core._connection_values import (
+from acp_core._engines._connection_values import (
     AnswerRequest,
     CancelReceived,
     CloseRequested,
@@ -49,7 +49,7 @@ from acp_core._connection_values import (
     SessionIntent,
     SessionOpened,
 )
-from acp_core._framing import (
+from acp_core._wire._framing import (
     DEFAULT_MAX_LINE,
     JSON_PARSER,
     FramingError,

@@ -4,7 +4,7 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._agent import (
+from acp_core._engines._agent import (
     AgentEngine,
     PendingPermission,
     PermissionDecision,
@@ -12,14 +12,14 @@ from acp_core._agent import (
     new_agent,
     permission_decision,
 )
-from acp_core._client import (
+from acp_core._engines._client import (
     ClientEngine,
     SentPrompt,
     new_client,
     prompt_message_id,
     sent_prompt,
 )
-from acp_core._step import (
+from acp_core._engines._step import (
     step,
 )
 

@@ -29,10 +29,10 @@ from typing import Any
 
 import attrs
 
-from ._check import check_trace
+from ._engines._replay_gen import replay_updates, state_snapshot
 from ._errors import ArgumentError
-from ._explore_digest import stable_digest
-from ._explore_model import (
+from ._research._explore_digest import stable_digest
+from ._research._explore_model import (
     ACTION_NAMES,
     ACTIONS,
     Node,
@@ -40,12 +40,12 @@ from ._explore_model import (
     initial_node,
     successors,
 )
-from ._pcoll import PVec
-from ._reduce import reduce
-from ._replay_gen import replay_updates, state_snapshot
-from ._revision import V2_2026_08, V2_2026_11, Revision
-from ._rules import RULES
-from ._state import SessionState, new_session
+from ._rules._catalogue import RULES
+from ._rules._check import check_trace
+from ._state._pcoll import PVec
+from ._state._reduce import reduce
+from ._state._session_state import SessionState, new_session
+from ._wire._revision import V2_2026_08, V2_2026_11, Revision
 
 __all__ = [
     "ACTIONS",

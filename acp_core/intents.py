@@ -4,7 +4,7 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._intents import (
+from acp_core._engines._intents import (
     AcceptPrompt,
     AgentIntent,
     AnswerPermission,
@@ -33,7 +33,7 @@ from acp_core._intents import (
     StartWork,
     Step,
 )
-from acp_core._renamed import (  # the 0.1 names, for one release
+from acp_core._engines._renamed import (  # the 0.1 names, for one release
     UpdatePlan,
     UpdateSessionInfo,
     UpdateTerminal,

@@ -5,13 +5,16 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._fold import (
+from acp_core._cli._render import (
+    render_session,
+)
+from acp_core._state._fold import (
     fold,
 )
-from acp_core._reduce import (
+from acp_core._state._reduce import (
     reduce,
 )
-from acp_core._reduce_children import (
+from acp_core._state._reduce_children import (
     CLOSED_SESSION_TRAFFIC,
     REPARENT,
     UNANNOUNCED_SESSION,
@@ -28,19 +31,16 @@ from acp_core._reduce_children import (
     parent_of,
     reduce_tree,
 )
-from acp_core._reduce_preview import (
+from acp_core._state._reduce_preview import (
     REPLAY_WITHOUT_MARKER,
     UNEXPECTED_REPLAY_MARKER,
     begin_replay,
     end_replay,
 )
-from acp_core._reduce_session import (
+from acp_core._state._reduce_session import (
     seed_session,
 )
-from acp_core._render import (
-    render_session,
-)
-from acp_core._snapshot import (
+from acp_core._state._snapshot import (
     restore,
     snapshot,
 )

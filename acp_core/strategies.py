@@ -22,7 +22,7 @@ What the strategies draw:
 
 from __future__ import annotations
 
-from ._strategies_base import (
+from ._research._strategies_base import (
     extras,
     json_objects,
     json_values,
@@ -31,7 +31,7 @@ from ._strategies_base import (
     patches,
     unknown_tags,
 )
-from ._strategies_content import (
+from ._research._strategies_content import (
     audio_contents,
     blob_resource_contents,
     content_annotations,
@@ -53,7 +53,7 @@ from ._strategies_content import (
     tool_call_locations,
     tool_contents,
 )
-from ._strategies_messages import (
+from ._research._strategies_messages import (
     cancel_request_notifications,
     cancel_session_notifications,
     cancelled_outcomes,
@@ -79,8 +79,8 @@ from ._strategies_messages import (
     update_session_notifications,
     wire_messages,
 )
-from ._strategies_pair import PairRun, pair_runs
-from ._strategies_updates import (
+from ._research._strategies_pair import PairRun, pair_runs
+from ._research._strategies_updates import (
     agent_message_chunks,
     agent_messages,
     agent_thought_chunks,

@@ -4,17 +4,17 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._v1 import (
+from acp_core._v1._normalize import (
     looks_like_v1,
     normalize_v1,
     normalize_v1_step,
 )
-from acp_core._v1_policy import (
+from acp_core._v1._v1_policy import (
     BoundaryPolicy,
     EchoPolicy,
     V1Policy,
 )
-from acp_core._v1_state import (
+from acp_core._v1._v1_state import (
     NormalizedEvent,
     NormalizedUpdate,
     PromptError,

@@ -5,7 +5,34 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
-from acp_core._content import (
+from acp_core._state._pcoll import (
+    PVec,
+)
+from acp_core._state._session_state import (
+    EntityRef,
+    Foreground,
+    MessageState,
+    PlanState,
+    SessionAux,
+    SessionInfo,
+    SessionState,
+    TerminalState,
+    ToolCallState,
+    Usage,
+    is_active,
+    message_text,
+    new_session,
+    terminal_bytes,
+    turn_tool_calls,
+)
+from acp_core._state._state_extras import (
+    ChildLink,
+    CompactionState,
+    ReplayWindow,
+    SessionExtras,
+    SessionMessageState,
+)
+from acp_core._wire._content import (
     Annotations,
     AudioContent,
     BlobResourceContents,
@@ -30,7 +57,7 @@ from acp_core._content import (
     ToolCallLocation,
     ToolContent,
 )
-from acp_core._json import (
+from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
     JsonObject,
@@ -40,7 +67,7 @@ from acp_core._json import (
     freeze_json,
     thaw_json,
 )
-from acp_core._jsonrpc import (
+from acp_core._wire._jsonrpc import (
     Batch,
     CancelledOutcome,
     CancelRequestNotification,
@@ -72,10 +99,7 @@ from acp_core._jsonrpc import (
     ToolCallPermissionSubject,
     UpdateSessionNotification,
 )
-from acp_core._pcoll import (
-    PVec,
-)
-from acp_core._setup import (
+from acp_core._wire._setup import (
     ClientCapabilities,
     ClientSessionCapabilities,
     ContentTypeCapability,
@@ -86,31 +110,7 @@ from acp_core._setup import (
     ResumeSessionRequest,
     ResumeSessionResult,
 )
-from acp_core._state import (
-    EntityRef,
-    Foreground,
-    MessageState,
-    PlanState,
-    SessionAux,
-    SessionInfo,
-    SessionState,
-    TerminalState,
-    ToolCallState,
-    Usage,
-    is_active,
-    message_text,
-    new_session,
-    terminal_bytes,
-    turn_tool_calls,
-)
-from acp_core._state_extras import (
-    ChildLink,
-    CompactionState,
-    ReplayWindow,
-    SessionExtras,
-    SessionMessageState,
-)
-from acp_core._updates import (
+from acp_core._wire._updates import (
     AgentMessage,
     AgentMessageChunk,
     AgentThought,
@@ -142,7 +142,7 @@ from acp_core._updates import (
     UserMessage,
     UserMessageChunk,
 )
-from acp_core._updates_2026_11 import (
+from acp_core._wire._updates_2026_11 import (
     BackgroundSubagent,
     BackgroundTerminal,
     BackgroundToolCall,
@@ -158,7 +158,7 @@ from acp_core._updates_2026_11 import (
     TerminalSize,
     ToolCallCapabilities,
 )
-from acp_core._updates_preview import (
+from acp_core._wire._updates_preview import (
     PlanMarkdown,
     PlanRemoved,
     PromptSuggestion,
@@ -171,7 +171,7 @@ from acp_core._updates_preview import (
     SubagentUpdate,
     UnknownStateUpdate,
 )
-from acp_core._updates_session import (
+from acp_core._wire._updates_session import (
     AvailableCommand,
     AvailableCommandsUpdate,
     ConfigOptionUpdate,

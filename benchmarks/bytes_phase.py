@@ -69,7 +69,7 @@ def acp_bytes(session_id: str, reads: list[bytes]) -> dict[str, acp_core.Session
 def acp_bytes_stdlib(session_id: str, reads: list[bytes]) -> dict[str, acp_core.SessionState]:
     """`acp_bytes` with the standard library's JSON parser even where the `fast` extra is
     installed (the framing's reference path), to show what the extra buys in the same run."""
-    from acp_core import _framing
+    from acp_core._wire import _framing
 
     chosen = _framing._parse
     _framing._parse = _framing._parse_stdlib  # type: ignore[misc]

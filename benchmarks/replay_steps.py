@@ -25,7 +25,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `acp_core` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acp_core import _cli_replay
+from acp_core._cli import _cli_replay
 
 SESSION = "sess_bench"
 SIZES = (5_000, 10_000, 20_000)

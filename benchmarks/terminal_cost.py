@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 import acp_core as acp
-from acp_core._pcoll import EMPTY_VEC
+from acp_core._state._pcoll import EMPTY_VEC
 
 __all__ = ["terminal_costs"]
 

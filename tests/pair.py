@@ -48,9 +48,9 @@ from acp_core import (
     new_client,
     step,
 )
-from acp_core import _jsonrpc as j
 from acp_core import strategies as acps
-from acp_core._predicates import PERMISSION_OPTION_KINDS as _PERMISSION_KINDS
+from acp_core._rules._predicates import PERMISSION_OPTION_KINDS as _PERMISSION_KINDS
+from acp_core._wire import _jsonrpc as j
 
 __all__ = ["AGENT", "CLIENT", "AgentClientPair"]
 
@@ -134,7 +134,7 @@ class AgentClientPair:
     def violations(self) -> tuple[Any, ...]:
         """What the checker finds: agent rules judged on `trace`, client rules on
         `client_trace` (rules binding both sides on both)."""
-        from acp_core._rules import RULES
+        from acp_core._rules._catalogue import RULES
 
         def side_of(rule: str) -> str:
             found = RULES.get(rule)

@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 import acp_core
-from acp_core import _renamed
+from acp_core._engines import _renamed
 
 ROOT = Path(__file__).resolve().parents[1]
 API_MD = ROOT / "docs" / "api.md"
@@ -261,7 +261,7 @@ def _entry(name: str, module: str) -> list[str]:
     return [*(line.rstrip() for line in lines), ""]
 
 
-#: The "Names moved in 0.2" note (the renames come from `acp_core._intents.RENAMED`).
+#: The "Names moved in 0.2" note (the renames come from `acp_core._engines._intents.RENAMED`).
 MOVED: tuple[str, ...] = (
     "## Names moved in 0.2",
     "",

@@ -84,7 +84,7 @@ def test_hostile_traces_give_violations_with_printable_messages(entries: list[An
 def test_a_huge_id_is_named_by_its_size_where_a_message_shows_it() -> None:
     # Ids past int64 do not decode (D1); where the machine itself shows a huge value (an
     # error code here), the message names its size instead of spelling 5,000 digits.
-    from acp_core._predicates import shown
+    from acp_core._rules._predicates import shown
 
     assert shown(HUGE) == f"<an integer of {HUGE.bit_length()} bits>"
     assert shown("x" * 10_000).endswith("(10000 characters)")

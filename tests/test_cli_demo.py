@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import acp_core as acp
-from acp_core._cli_demo import demo_conversation, trace_lines
+from acp_core._cli._cli_demo import demo_conversation, trace_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 

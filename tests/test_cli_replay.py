@@ -19,7 +19,7 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._cli_demo import demo_conversation, trace_lines
+from acp_core._cli._cli_demo import demo_conversation, trace_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 V1_TRACES = Path(__file__).resolve().parent / "v1_traces"
@@ -341,7 +341,7 @@ def _plain_fold(lines: Any) -> dict[str, acp.SessionState]:
 
 @pytest.mark.parametrize("path", sorted(TRACES.glob("*.jsonl")), ids=lambda p: p.name)
 def test_the_client_engine_shows_what_the_agent_reported(path: Path) -> None:
-    from acp_core._cli_replay import TraceError, parse_trace, replay_trace
+    from acp_core._cli._cli_replay import TraceError, parse_trace, replay_trace
 
     try:
         lines = parse_trace(path.read_text())
@@ -355,7 +355,7 @@ def test_the_client_engine_shows_what_the_agent_reported(path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted(V1_TRACES.glob("*.jsonl")), ids=lambda p: p.name)
 def test_v1_replay_shows_the_normalized_fold(path: Path) -> None:
-    from acp_core._cli_replay import parse_trace, replay_trace
+    from acp_core._cli._cli_replay import parse_trace, replay_trace
 
     lines = parse_trace(path.read_text())
     replay = replay_trace(lines, steps=True)

@@ -23,13 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import acp_core as acp
-from acp_core import _codec_core as core
 from acp_core import strategies as acps
-from acp_core._codec_derive import members_of
-from acp_core._codec_fast import fast_update
-from acp_core._codec_tables import tables
-from acp_core._reduce import REDUCERS
-from acp_core._wire import since_of
+from acp_core._state._reduce import REDUCERS
+from acp_core._wire import _codec_core as core
+from acp_core._wire._codec_derive import members_of
+from acp_core._wire._codec_fast import fast_update
+from acp_core._wire._codec_tables import tables
+from acp_core._wire._fields import since_of
 
 SCHEMAS = {"2026-08": "schema.json", "2026-11": "draft-2026-11/schema.json"}
 # Class name -> schema definition name, where they differ.

@@ -37,7 +37,7 @@ from schema_validation import OutboundValidator
 
 import acp_core as acp
 from acp_core import LocalProtocolError, PermissionOption, TextContent
-from acp_core._agent import AGENT_INPUTS
+from acp_core._engines._agent import AGENT_INPUTS
 
 OPTIONS = (
     PermissionOption("y", "Yes", "allow_once"),

@@ -41,8 +41,8 @@ from acp_core import (
     StartToolCall,
     step,
 )
-from acp_core._agent import AGENT_INPUTS
-from acp_core._client import CLIENT_INPUTS
+from acp_core._engines._agent import AGENT_INPUTS
+from acp_core._engines._client import CLIENT_INPUTS
 
 SID = "sess_1"
 OPTIONS = (PermissionOption("y", "Yes", "allow_once"), PermissionOption("n", "No", "reject_once"))

@@ -17,8 +17,8 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._explore_digest import stable_digest
-from acp_core._explore_model import initial_node
+from acp_core._research._explore_digest import stable_digest
+from acp_core._research._explore_model import initial_node
 from acp_core.explore import ACTION_NAMES, explore, explore_levels
 
 
@@ -60,8 +60,8 @@ def test_local_processes_give_the_same_result_as_one() -> None:
 
 def test_the_digest_is_the_same_in_another_process() -> None:
     code = (
-        "from acp_core._explore_model import initial_node;"
-        "from acp_core._explore_digest import stable_digest;"
+        "from acp_core._research._explore_model import initial_node;"
+        "from acp_core._research._explore_digest import stable_digest;"
         "import acp_core as acp;"
         "print(stable_digest(initial_node(acp.V2_2026_11, 2).state).hex())"
     )

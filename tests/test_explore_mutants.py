@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import acp_core as acp
-from acp_core import _explore_model
 from acp_core.__main__ import main
+from acp_core._research import _explore_model
 from acp_core.explore import Counterexample, explore_levels
 
 Outbound = tuple[dict[str, Any], ...]

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acp_core as acp
-from acp_core._framing import (
+from acp_core._wire._framing import (
     FramingError,
     NdjsonDecoder,
     Parsed,
@@ -176,7 +176,7 @@ def test_frames_carry_one_message_each() -> None:
 @given(st.one_of(st.binary(max_size=60), json_values.map(lambda v: json.dumps(v).encode())))
 def test_the_fast_parser_when_installed_gives_what_the_reference_gives(data: bytes) -> None:
     pytest.importorskip("orjson", reason="the optional `fast` extra is not installed")
-    from acp_core import _framing
+    from acp_core._wire import _framing
 
     edge = [b'"\\ud800"', b"1" * 30, b"-" + b"9" * 19, b"18446744073709551616", b"1e400",
             b"-0", b"1.5e-400", b"[" * 2000 + b"]" * 2000, b'{"a":NaN}', b"\xef\xbb\xbf{}",

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import acp_core as acp
-from acp_core._pcoll import EMPTY_VEC
+from acp_core._state._pcoll import EMPTY_VEC
 
 # -- strict decoding is lossless or refuses -------------------------------------------------
 
@@ -59,7 +59,7 @@ def test_a_no_op_terminal_update_never_reads_the_terminal_bytes() -> None:
         EMPTY_VEC.append(_Unjoinable()),  # type: ignore[arg-type]
     )
     state = acp.restore(acp.snapshot(state))  # an ordinary state around the terminal
-    from acp_core._reduce_common import with_terminals
+    from acp_core._state._reduce_common import with_terminals
 
     state = with_terminals(state, state.terminals.set("t", poisoned))
     for update in (

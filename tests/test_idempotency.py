@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_core._idempotency import (
+from acp_core._engines._idempotency import (
     ANSWER,
     JOIN,
     NEW,

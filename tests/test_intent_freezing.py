@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from pair import agent_intent_strategies, client_intent_strategies
 
 import acp_core as acp
-from acp_core._agent import AGENT_INPUTS
-from acp_core._client import CLIENT_INPUTS
+from acp_core._engines._agent import AGENT_INPUTS
+from acp_core._engines._client import CLIENT_INPUTS
 
 _T = acp.TextContent("x")
 
@@ -172,7 +172,7 @@ def test_every_intent_freezes_what_it_is_given(kind: type[Any], data: st.DataObj
 
 
 def test_every_intent_kind_is_covered() -> None:
-    from acp_core import _intents
+    from acp_core._engines import _intents
 
     public = {getattr(_intents, n) for n in _intents.__all__}
     checked = {k for k in public if isinstance(k, type) and issubclass(k, _intents._Checked)}

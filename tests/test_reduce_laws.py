@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core import strategies as acps
-from acp_core._json import Unset
-from acp_core._pcoll import PVec
+from acp_core._state._pcoll import PVec
+from acp_core._wire._json import Unset
 
 SID = "sess_1"
 NEW = acp.new_session(SID)

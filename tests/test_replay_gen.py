@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core import strategies as acps
-from acp_core._replay_gen import replay_updates, state_snapshot
+from acp_core._engines._replay_gen import replay_updates, state_snapshot
 
 
 def _replayed(state: acp.SessionState, revision: acp.Revision) -> acp.SessionState:

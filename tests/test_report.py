@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acp_core as acp
-from acp_core._cli_replay import parse_trace, replay_trace
-from acp_core._report import build_report, report_model, report_path_beside
-from acp_core._report_html import embed_json
+from acp_core._cli._cli_replay import parse_trace, replay_trace
+from acp_core._cli._report import build_report, report_model, report_path_beside
+from acp_core._cli._report_html import embed_json
 
 TRACES = Path(__file__).resolve().parent / "traces"
 EXAMPLE = Path(acp.__file__).resolve().parent / "data" / "example-trace.jsonl"
@@ -80,7 +80,7 @@ def test_a_hostile_trace_cannot_add_markup_or_script() -> None:
     assert "<img" not in page
     assert "<a " not in page
     # The title and the summary bar show the name as text.
-    assert f"<title>{acp._report_html.escape_text(HOSTILE)} · acp-core report</title>" in page
+    assert f"<title>{acp._cli._report_html.escape_text(HOSTILE)} · acp-core report</title>" in page
     # The embedded model is lossless: it reads back as the model itself.
     _markup, data = data_block(page)
     assert json.loads(data) == report_model(entries, name=HOSTILE)
@@ -111,12 +111,12 @@ def test_the_page_holds_no_url_but_anchors() -> None:
         assert "://" not in markup
         assert "url(" not in markup.lower()
         assert "@import" not in markup
-        csp = acp._report_html.escape_text(acp._report_html.CSP)
+        csp = acp._cli._report_html.escape_text(acp._cli._report_html.CSP)
         assert f'http-equiv="Content-Security-Policy" content="{csp}"' in markup  # loads nothing
 
 
 def test_the_script_puts_text_on_the_page_as_text() -> None:
-    script = acp._report_assets.SCRIPT
+    script = acp._cli._report_assets.SCRIPT
     assert "innerHTML" not in script
     assert "outerHTML" not in script
     assert "insertAdjacentHTML" not in script

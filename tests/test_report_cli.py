@@ -15,8 +15,8 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main, write_report_beside
-from acp_core._cli_progress import ProgressLine
-from acp_core._mermaid import escape_label, mermaid_sequence
+from acp_core._cli._cli_progress import ProgressLine
+from acp_core._cli._mermaid import escape_label, mermaid_sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "tests" / "traces"

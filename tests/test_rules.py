@@ -10,7 +10,7 @@ import pytest
 from conftest import SPEC_DIR
 
 from acp_core import RULES, Rule, rules_markdown
-from acp_core._rules import LEVELS, SIDES
+from acp_core._rules._catalogue import LEVELS, SIDES
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST = SPEC_DIR.parent / "docs" / "acp-v2-digest.md"

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import acp_core as acp
-from acp_core._snapshot_check import check_restorable
+from acp_core._state._snapshot_check import check_restorable
 
 
 def _good() -> dict[str, Any]:
@@ -159,7 +159,7 @@ def test_every_restored_state_renders_and_keeps_the_invariants(data: st.DataObje
 )
 def test_usage_renders_in_integers(used: int, size: int, shown: str) -> None:
     # usage.used of 10^400 crashed render_session (a float division overflowed).
-    from acp_core._render import _usage
-    from acp_core._state import Usage
+    from acp_core._cli._render import _usage
+    from acp_core._state._session_state import Usage
 
     assert _usage(Usage(used, size)).endswith(shown)

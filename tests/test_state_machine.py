@@ -23,7 +23,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
 import acp_core as acp
 from acp_core import strategies as acps
-from acp_core._codec import encode_part
+from acp_core._wire._codec import encode_part
 
 SID = "sess_1"
 ROLES = {

@@ -41,9 +41,9 @@ def test_mypy_follows_an_engine_through_steps(tmp_path: Path) -> None:
     lines = [line.split(": ", 1)[1] for line in out.splitlines() if ": " in line]
     revealed = [line for line in lines if line.startswith("note: Revealed type")]
     assert revealed == [
-        'note: Revealed type is "acp_core._agent.AgentEngine"',
-        'note: Revealed type is "acp_core._client.ClientEngine"',
-        'note: Revealed type is "acp_core._agent.AgentEngine"',
+        'note: Revealed type is "acp_core._engines._agent.AgentEngine"',
+        'note: Revealed type is "acp_core._engines._client.ClientEngine"',
+        'note: Revealed type is "acp_core._engines._agent.AgentEngine"',
         'note: Revealed type is "tuple[dict[str, Any], ...]"',
     ]
     errors = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
@@ -57,8 +57,8 @@ def test_the_intent_unions_are_what_the_engines_take() -> None:
     import typing
 
     import acp_core as acp
-    from acp_core._agent import AGENT_INPUTS
-    from acp_core._client import CLIENT_INPUTS
+    from acp_core._engines._agent import AGENT_INPUTS
+    from acp_core._engines._client import CLIENT_INPUTS
 
     assert set(typing.get_args(acp.AgentIntent)) == set(AGENT_INPUTS)
     assert set(typing.get_args(acp.ClientIntent)) == set(CLIENT_INPUTS)

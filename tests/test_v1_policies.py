@@ -454,7 +454,7 @@ def test_docs_name_every_policy_and_diagnostic() -> None:
 
     import attrs
 
-    from acp_core import _v1_policy
+    from acp_core._v1 import _v1_policy
 
     doc = (Path(__file__).parents[1] / "docs" / "v1.md").read_text()
     rule_ids = [

@@ -14,7 +14,15 @@ import attrs
 import pytest
 
 import acp_core as acp
-from acp_core._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, freezing_fields
+from acp_core._wire._json import (
+    EMPTY_OBJECT,
+    UNSET,
+    JsonObject,
+    JsonValue,
+    Meta,
+    Patch,
+    freezing_fields,
+)
 
 
 @attrs.frozen(field_transformer=freezing_fields)

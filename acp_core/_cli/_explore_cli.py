@@ -1,0 +1,132 @@
+"""`python -m acp_core explore`: arguments, the summary, the counterexample files' contents.
+
+Owns: the arguments of `explore`, the text and `--json` summaries, naming and filling the
+counterexample traces (one JSON line per entry), the exit status (1 when a violation is found).
+Must not know: clocks, files, processes or Dask (`__main__.py` passes a clock, a writer and a
+factory of `map_shards` functions), the search itself (`explore.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Final, TextIO
+
+from acp_core._wire._revision import V2_2026_08, V2_2026_11, Revision
+from acp_core.explore import Counterexample, ExploreLevel, MapShards, explore_levels
+
+__all__ = ["HELP", "configure", "run", "trace_lines"]
+
+HELP: Final = (
+    "walk every interleaving of an agent and a client connection up to a depth (client "
+    "actions, agent intents, deliveries racing both ways), judge each with the checker and "
+    "the replay law, write the shortest counterexample of each violation as a trace; "
+    "exit 0: none found, 1: violations"
+)
+_REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
+
+#: Makes the `map_shards` of a run: (workers, executor name, scheduler address) -> a context.
+MapFactory = Callable[[int, str, "str | None"], AbstractContextManager[MapShards]]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of `explore`."""
+    parser.add_argument("--revision", choices=sorted(_REVISIONS), default=V2_2026_08.name)
+    parser.add_argument("--depth", type=int, default=8, help="actions per path (default 8)")
+    parser.add_argument("--sessions", type=int, default=1, help="sessions (default 1)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="local processes (default 1: this process)"
+    )
+    parser.add_argument("--executor", choices=("local", "dask"), default="local")
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a Dask scheduler (default: a LocalCluster of --workers processes)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="stop after the first level that ends past this budget",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default="explore-out",
+        help="where counterexample traces go (default explore-out)",
+    )
+
+
+def trace_lines(example: Counterexample) -> Iterator[str]:
+    """The counterexample as a trace file, one entry a line (what `check` reads)."""
+    for entry in example.entries:
+        yield json.dumps(entry, ensure_ascii=False) + "\n"
+
+
+def run(
+    args: argparse.Namespace,
+    out: TextIO,
+    clock: Callable[[], float],
+    write_trace: Callable[[str, Counterexample], str],
+    map_factory: MapFactory,
+) -> int:
+    """Explore, write each counterexample with `write_trace(name, example) -> path`, print."""
+    revision = _REVISIONS[args.revision]
+    shards = max(1, args.workers)
+    start = clock()
+    last = ExploreLevel(0, 1, 0, 1, ())
+    with map_factory(args.workers, args.executor, args.scheduler) as map_shards:
+        for last in explore_levels(
+            revision=revision,
+            depth=args.depth,
+            sessions=args.sessions,
+            shards=shards,
+            map_shards=map_shards,
+        ):
+            if not args.json:
+                out.write(
+                    f"depth {last.depth}: {last.states} states, {last.transitions} transitions\n"
+                )
+            if args.seconds is not None and clock() - start > args.seconds:
+                break
+    elapsed = max(clock() - start, 1e-9)
+    violations = [
+        {
+            "rule": v.rule,
+            "message": v.message,
+            "steps": len(v.path),
+            "path": list(v.path),
+            "side": v.side,
+            "trace": write_trace(f"{args.revision}-{v.rule}.jsonl", v),
+        }
+        for v in last.violations
+    ]
+    summary = {
+        "revision": args.revision,
+        "sessions": args.sessions,
+        "workers": args.workers,
+        "executor": args.executor,
+        "states": last.states,
+        "transitions": last.transitions,
+        "depth": last.depth,
+        "seconds": round(elapsed, 3),
+        "states_per_second": round(last.states / elapsed, 1),
+        "violations": violations,
+    }
+    if args.json:
+        out.write(json.dumps(summary) + "\n")
+    else:
+        out.write(
+            f"{last.states} states, {last.transitions} transitions, depth {last.depth} "
+            f"completed, {summary['states_per_second']} states/s, "
+            f"{len(violations)} violation(s)\n"
+        )
+        for v, example in zip(violations, last.violations, strict=True):
+            out.write(
+                f"{v['rule']} in {v['steps']} steps ({' / '.join(example.path)}): "
+                f"{v['message']} -> {v['trace']}\n"
+            )
+    return 1 if violations else 0

@@ -1,0 +1,392 @@
+"""The agent engine: an agent states its intent, the engine returns the protocol messages.
+
+Owns: `AgentEngine` (the agent side of one session, as a value), `new_agent`, and the
+agent half of `step`. Enforces the agent rules of the catalogue (R1-R46 in docs/rules.md)
+by construction or by refusing the intent with `LocalProtocolError(rule)`.
+Must not know: I/O, clocks, randomness; the wire format beyond `encode_update`.
+
+Theory of operation.
+- The engine keeps the `SessionState` of everything it sent, by folding its own updates
+  through the same reducers a client uses, so agent and client cannot disagree. The foreground
+  state (`idle` / `running` / `requires_action`) is read from that state.
+- A turn is foreground work: prompt-driven (from `AcceptPrompt`) or agent-initiated
+  (`StartWork`). Accepting a prompt answers it (`{}`; `{"messageId"}` in the 2026-11
+  revision), reports the user message under an agent-owned id, and reports `running`, in that
+  order (R1-R3, R6). One turn runs at a time; other prompts wait until the agent accepts or
+  rejects them (Q4).
+- A permission request blocks a running turn: `requires_action` follows the request (R11);
+  the answer resumes it with `running` (R12) and, when granted, marks the tool `in_progress`
+  (R15). A `cancelled` outcome, an unknown outcome or an error (`-32800` included) is never
+  approval (R25, Q17).
+- After `session/cancel` the agent may still report (R23); the turn then ends with idle +
+  `cancelled` whatever stop reason the agent asks for, and an abort becomes `cancelled` too
+  (R21, R22). Prompts received but not accepted yet are answered -32800 at once.
+- Every message update carries a message id (R4); ids are the caller's or come from a
+  deterministic counter (R5). Custom enum values must be `_`-prefixed (R18, R19).
+- Updates outside a turn are background activity (R40): allowed, foreground unchanged.
+- `step` is pure: an illegal intent raises before anything is built, so the caller's old
+  state stays valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import LocalProtocolError
+from acp_core._rules._check import Violation
+from acp_core._rules._conversation import Conversation
+from acp_core._state._pcoll import PMap
+from acp_core._state._session_state import SessionState, new_session
+from acp_core._wire._codec import encode_result
+from acp_core._wire._content import (
+    ContentBlock,
+)
+from acp_core._wire._json import UNSET, JsonObject
+from acp_core._wire._jsonrpc import (
+    CancelRequestNotification,
+    ErrorResponse,
+    PermissionOption,
+    PromptRequest,
+    PromptResult,
+    RequestPermissionRequest,
+    Response,
+    RpcError,
+    ToolCallPermissionSubject,
+)
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._updates import (
+    IdleStateUpdate,
+    RequiresActionStateUpdate,
+    RunningStateUpdate,
+    ToolCallUpdate,
+    UserMessage,
+    UserMessageChunk,
+)
+
+from ._agent_build import (
+    Build,
+    check_content_block,
+    check_value,
+    known_tool_call,
+    new_message_id,
+    refuse,
+)
+from ._agent_output import OUTPUT_STEPS
+from ._agent_receive import PermissionDecision, received
+from ._intents import (
+    AcceptPrompt,
+    CancelPermission,
+    EndTurn,
+    Received,
+    RejectPrompt,
+    ReportAbort,
+    ReportUserMessage,
+    RequestPermission,
+    StartWork,
+    Step,
+)
+
+__all__ = [
+    "AgentEngine",
+    "PendingPermission",
+    "PermissionDecision",
+    "Turn",
+    "agent_step",
+    "new_agent",
+    "permission_decision",
+]
+
+
+
+@attrs.frozen
+class Turn:
+    """The foreground work in progress.
+
+    Attributes:
+        prompt_id: id of the prompt that started it; None for agent-initiated work.
+        user_message_id: id under which the user message was reported.
+        cancel_requested: the client sent `session/cancel` during this turn.
+    """
+
+    prompt_id: int | str | None
+    prompt_driven: bool
+    user_message_id: str | None
+    cancel_requested: bool = False
+
+
+@attrs.frozen
+class PendingPermission:
+    """A permission request the client has not answered yet."""
+
+    request_id: int | str | None
+    tool_call_id: str | None
+    options: tuple[PermissionOption, ...]
+    foreground: bool  # blocks the current turn (False: background, or its turn has ended)
+
+
+@attrs.frozen
+class AgentEngine:
+    """The agent side of one session (a value: keep the old one to go back in time).
+
+    Attributes:
+        session: the `SessionState` of every update this engine sent.
+        revision: the protocol revision spoken.
+        turn: the foreground work in progress, if any.
+        prompts: received prompts not yet accepted or rejected, oldest first.
+        pending: permission requests awaiting an answer, by request id.
+        decisions: answered permission requests, by request id.
+        open_message: (role, id) of the message that text chunks currently continue.
+        counter: next number of the deterministic id counter.
+        next_request_id: next JSON-RPC id for requests this engine sends.
+        id_prefix: prefix of generated ids (keeps ids unique across engines).
+        conversation: the session's lifecycle as the conversation machine follows it; every
+            message this engine sends passes it first.
+        violations: what the client broke, in the order received (`check_trace`'s values).
+        messages: how many messages this engine sent and received.
+    """
+
+    session: SessionState
+    revision: Revision = DEFAULT_REVISION
+    turn: Turn | None = None
+    prompts: tuple[PromptRequest, ...] = ()
+    pending: PMap[int | str | None, PendingPermission] = attrs.field(factory=PMap)
+    decisions: PMap[int | str | None, PermissionDecision] = attrs.field(factory=PMap)
+    open_message: tuple[str, str] | None = None
+    counter: int = 1
+    next_request_id: int = 0
+    id_prefix: str = ""
+    conversation: Conversation = attrs.field(factory=Conversation.start)
+    violations: tuple[Violation, ...] = ()
+    # How many messages this engine sent and received: the index of its violations. A
+    # position label, not state: left out of equality.
+    messages: int = attrs.field(default=0, eq=False)
+
+    @property
+    def session_id(self) -> str:
+        """The session this engine speaks for."""
+        return self.session.session_id
+
+    @property
+    def phase(self) -> str:
+        """The foreground state last reported: `idle`, `running` or `requires_action`."""
+        return self.session.foreground.state
+
+
+def new_agent(
+    session_id: str, *, revision: Revision = DEFAULT_REVISION, id_prefix: str = ""
+) -> AgentEngine:
+    """A fresh agent engine for a session that is idle (Q2)."""
+    return AgentEngine(
+        new_session(session_id),
+        revision,
+        id_prefix=id_prefix,
+        conversation=Conversation.start(revision),
+    )
+
+
+def permission_decision(
+    engine: AgentEngine, request_id: int | str | None
+) -> PermissionDecision | None:
+    """How the permission request `request_id` was answered (None while pending/unknown)."""
+    return engine.decisions.get(request_id)
+
+
+# -- agent intents -------------------------------------------------------------------------
+
+
+def _report_user_message(
+    b: Build, content: tuple[ContentBlock, ...], message_id: str, *, chunked: bool
+) -> None:
+    for block in content:
+        check_content_block(block)
+    if chunked and content:
+        for block in content:
+            b.update(UserMessageChunk(message_id, block))
+    else:
+        b.update(UserMessage(message_id, content))
+
+
+def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
+    engine = b.engine
+    prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
+    if prompt is None:
+        raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
+    if engine.turn is not None:
+        raise refuse(
+            "E1",
+            "foreground work is active: end it before accepting another prompt (Q4), "
+            "or reject the prompt",
+        )
+    if prompt is not engine.prompts[0] and not engine.revision.prompt_result_has_message_id:
+        # Q7: with `{}` results a client binds user messages to its prompts first in, first
+        # out, so a newer prompt inserted first would be taken for the older one.
+        raise refuse(
+            "E1",
+            f"prompt {engine.prompts[0].id!r} is older: accept or reject it first "
+            "(the 2026-08 result names no message, Q7)",
+        )
+    content = prompt.prompt if intent.content is None else intent.content
+    if intent.user_message_id is not None and b.session.message(intent.user_message_id):
+        # R5: the prompt lands as a new message; reusing an id would overwrite an old one and
+        # leave the client nothing new to bind the prompt to (Q7).
+        raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
+    message_id = new_message_id(b, intent.user_message_id, "user")
+    result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
+    b.send(Response(prompt.id, encode_result(result)))  # type: ignore[arg-type]
+    _report_user_message(b, content, message_id, chunked=intent.chunked)
+    b.update(RunningStateUpdate())
+    b.set(
+        turn=Turn(prompt.id, True, message_id),
+        prompts=tuple(p for p in engine.prompts if p is not prompt),
+        open_message=None,
+    )
+
+
+def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
+    engine = b.engine
+    prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
+    if prompt is None:
+        raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
+    b.send(ErrorResponse(prompt.id, RpcError(intent.code, intent.message, intent.data)))
+    b.set(prompts=tuple(p for p in engine.prompts if p is not prompt))
+
+
+def _report_user(b: Build, intent: ReportUserMessage) -> None:
+    message_id = new_message_id(b, intent.message_id, "user")
+    _report_user_message(b, intent.content, message_id, chunked=intent.chunked)
+    turn = b.engine.turn
+    if turn is not None and turn.user_message_id is None:
+        b.set(turn=attrs.evolve(turn, user_message_id=message_id))
+    b.set(open_message=None)
+
+
+def _start_work(b: Build, intent: StartWork) -> None:
+    if b.engine.turn is not None:
+        raise refuse("E1", "foreground work is already active")
+    if b.engine.prompts:
+        # A client that sees `running` after its prompt takes it for that prompt's turn;
+        # waiting prompts come first: accept or reject them before starting own work (Q4).
+        raise refuse("E1", "a received prompt is waiting: accept or reject it first")
+    b.update(RunningStateUpdate())
+    b.set(turn=Turn(None, False, None), open_message=None)
+
+
+def _request_permission(b: Build, intent: RequestPermission) -> None:
+    if not intent.title:
+        raise refuse("R26", "a permission request carries a non-empty title")
+    if not intent.options:
+        raise refuse("R26", "a permission request offers at least one option")
+    for option in intent.options:
+        check_value(b.engine.revision, "permission option kind", option.kind)
+    engine = b.engine
+    request_id = intent.request_id
+    if request_id is None:
+        request_id = b.get("next_request_id")
+        while request_id in engine.pending or request_id in engine.decisions:
+            request_id += 1
+        b.set(next_request_id=request_id + 1)
+        b.ids.append(request_id)
+    elif request_id in engine.pending:
+        raise refuse("E2", f"request id {request_id!r} is already pending")
+    subject: Any = UNSET
+    if intent.tool_call_id is not None:
+        known_tool_call(b, intent.tool_call_id)
+        call = b.session.tool_calls[intent.tool_call_id]
+        # The subject is the same upsert shape as tool_call_update; current values only, so
+        # applying it changes nothing on the client (T10).
+        subject = ToolCallPermissionSubject(
+            ToolCallUpdate(intent.tool_call_id, call.title, call.kind, call.status)
+        )
+    b.send(
+        RequestPermissionRequest(
+            request_id,
+            engine.session_id,
+            intent.title,
+            intent.options,
+            intent.description,
+            subject,
+        )
+    )
+    foreground = engine.turn is not None
+    if foreground and b.session.foreground.state == "running":
+        b.update(RequiresActionStateUpdate())  # R11; background requests do not flip it (Q33)
+    b.set(
+        pending=engine.pending.set(
+            request_id,
+            PendingPermission(request_id, intent.tool_call_id, intent.options, foreground),
+        ),
+        open_message=None,
+    )
+
+
+def _cancel_permission(b: Build, intent: CancelPermission) -> None:
+    if intent.request_id not in b.engine.pending:
+        raise refuse("E2", f"no pending permission request has id {intent.request_id!r}")
+    b.send(CancelRequestNotification(intent.request_id))
+
+
+def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
+    turn = b.engine.turn
+    if turn is None:
+        raise refuse("R7", "there is no foreground work to end")
+    if turn.prompt_driven and turn.user_message_id is None:
+        raise refuse("R2", "report the user message before ending the turn")
+    if turn.cancel_requested:
+        stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
+    check_value(b.engine.revision, "stop reason", stop_reason)
+    b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
+    pending = b.get("pending")
+    for request_id, request in pending.items():
+        if request.foreground:
+            # The work it blocked is over: a late answer must not hold up the next turn.
+            pending = pending.set(request_id, attrs.evolve(request, foreground=False))
+    b.set(turn=None, open_message=None, pending=pending)
+
+
+def _end_turn(b: Build, intent: EndTurn) -> None:
+    _end(b, intent.stop_reason, None if intent.meta is UNSET else intent.meta)
+
+
+def _report_abort(b: Build, intent: ReportAbort) -> None:
+    # R22: an abort caused by the cancel is reported as `cancelled`, never as an error.
+    stop = intent.stop_reason
+    if stop is None:
+        stop = "error" if "error" in b.engine.revision.stop_reasons else "_error"
+    _end(b, stop)
+
+
+_AGENT_STEPS: Final[dict[type[Any], Any]] = {
+    AcceptPrompt: _accept_prompt,
+    RejectPrompt: _reject_prompt,
+    ReportUserMessage: _report_user,
+    StartWork: _start_work,
+    **OUTPUT_STEPS,
+    RequestPermission: _request_permission,
+    CancelPermission: _cancel_permission,
+    EndTurn: _end_turn,
+    ReportAbort: _report_abort,
+    Received: received,
+}
+
+#: The agent engine's input alphabet (used by the totality tests).
+AGENT_INPUTS: Final = tuple(_AGENT_STEPS)
+
+
+def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
+    """Apply one intent (or received message) to the agent engine.
+
+    Returns:
+        `Step(engine, outbound)`: the new engine and the wire dicts to send, in order.
+
+    Raises:
+        LocalProtocolError: the intent is illegal here (`rule` names the rule).
+        RemoteProtocolError: a received message breaks the protocol.
+    """
+    handler = _AGENT_STEPS.get(type(intent))
+    if handler is None:
+        raise LocalProtocolError("E0", f"not an agent intent: {type(intent).__name__}")
+    b = Build(engine)
+    handler(b, intent)
+    return b.done()

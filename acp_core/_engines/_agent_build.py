@@ -1,0 +1,181 @@
+"""What one agent step builds, and the checks every agent intent shares.
+
+Owns: `Build` (one step's changes: the session folded so far, the wire dicts, the machine,
+the generated ids), `refuse`, and the value checks of intents (open-enum values through
+`_predicates`, message ids, known tool calls, absolute paths).
+Must not know: what any particular intent means (`_engines/_agent.py`, `_engines/_agent_output.py`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from acp_core._errors import LocalProtocolError
+from acp_core._rules._catalogue import RULES
+from acp_core._rules._check import Violation
+from acp_core._rules._conversation import observe
+from acp_core._rules._predicates import Family, is_absolute, open_enum_finding
+from acp_core._state._pcoll import PMap
+from acp_core._state._reduce import reduce
+from acp_core._wire._codec import encode_message, encode_update
+from acp_core._wire._content import (
+    ContentBlock,
+    OtherContent,
+    OtherToolCallContent,
+    TextContent,
+    ToolCallContent,
+    ToolContent,
+)
+from acp_core._wire._jsonrpc import Message, UpdateSessionNotification
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._updates import SessionUpdate
+
+from ._intents import Step
+
+if TYPE_CHECKING:
+    from ._agent import AgentEngine
+
+__all__ = [
+    "Build",
+    "as_block",
+    "check_absolute",
+    "check_content_block",
+    "check_tool_content",
+    "check_value",
+    "known_tool_call",
+    "new_message_id",
+    "refuse",
+]
+
+
+class Build:
+    """Collects one step's changes. Local to a single step call, never shared."""
+
+    def __init__(self, engine: AgentEngine) -> None:
+        self.engine = engine
+        self.session = engine.session
+        self.wire: list[dict[str, Any]] = []
+        self.changes: dict[str, Any] = {}
+        self.conversation = engine.conversation
+        self.violations: list[Violation] = []
+        self.ids: list[int | str | None] = []
+        self.at = engine.messages
+
+    def own(self, message: Message) -> None:
+        # Every message we send passes the conversation machine first: a finding is a rule
+        # this engine would break, refused before anything is returned (the step is pure).
+        self.conversation, findings = observe(self.conversation, "agent", message, at=self.at)
+        self.at += 1
+        for f in findings:
+            if RULES[f.rule].side == "client" or f.warning:  # the client's fault, shown here
+                self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
+            else:
+                raise refuse(f.rule, f"{f.message} (the rule: {RULES[f.rule].summary})")
+
+    def receive(self, message: Message) -> None:
+        """Follow a message of the client through the machine; keep what it broke."""
+        self.conversation, findings = observe(self.conversation, "client", message, at=self.at)
+        self.at += 1
+        for f in findings:
+            self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
+
+    def update(self, update: SessionUpdate) -> None:
+        self.own(UpdateSessionNotification(self.session.session_id, update))
+        self.session = reduce(self.session, update, revision=self.engine.revision)
+        self.wire.append(
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {"sessionId": self.session.session_id, "update": encode_update(update)},
+            }
+        )
+
+    def send(self, message: Message) -> None:
+        self.own(message)
+        self.wire.append(encode_message(message))
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def get(self, name: str) -> Any:
+        return self.changes[name] if name in self.changes else getattr(self.engine, name)
+
+    def new_id(self, kind: str, taken: PMap[str, Any]) -> str:
+        n = self.get("counter")
+        while True:
+            candidate = f"{self.engine.id_prefix}{kind}-{n}"
+            n += 1
+            if candidate not in taken:
+                self.set(counter=n)
+                self.ids.append(candidate)
+                return candidate
+
+    def done(self) -> Step[AgentEngine]:
+        if self.violations:
+            self.set(violations=(*self.engine.violations, *self.violations))
+        engine = attrs.evolve(
+            self.engine,
+            session=self.session,
+            conversation=self.conversation,
+            messages=self.at,
+            **self.changes,
+        )
+        return Step(engine, tuple(self.wire), tuple(self.ids))
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+def refuse(rule: str, detail: str) -> LocalProtocolError:
+    return LocalProtocolError(rule, detail)
+
+
+def check_value(revision: Revision, family: Family, value: str) -> None:
+    # R18/R19: one predicate for engine, client engine and checker (same value, same rule).
+    finding = open_enum_finding(revision, family, value)
+    if finding is not None:
+        raise refuse(*finding)
+
+
+def check_content_block(block: ContentBlock) -> None:
+    if type(block) is OtherContent:
+        check_value(DEFAULT_REVISION, "content block type", block.type)  # no revision adds one
+
+
+def check_tool_content(item: ToolCallContent) -> None:
+    if type(item) is OtherToolCallContent:
+        check_value(DEFAULT_REVISION, "tool call content type", item.type)
+    elif type(item) is ToolContent:
+        check_content_block(item.content)
+
+
+def as_block(content: str | ContentBlock) -> ContentBlock:
+    return TextContent(content) if isinstance(content, str) else content
+
+
+def new_message_id(b: Build, given: str | None, role: str) -> str:
+    messages = b.session.messages
+    if given is None:
+        return b.new_id(role, messages)
+    if not given:
+        raise refuse("R4", "message ids are non-empty strings")
+    old = messages.get(given)
+    if old is not None and old.role != role:
+        raise refuse("R5", f"message id {given!r} already names a {old.role} message")
+    return given
+
+
+def known_tool_call(b: Build, tool_call_id: str) -> None:
+    if tool_call_id not in b.session.tool_calls:
+        raise refuse(
+            "R13", f"tool call {tool_call_id!r} was never reported: start it with StartToolCall"
+        )
+
+
+def check_absolute(path: str, rule: str, what: str) -> None:
+    if not is_absolute(path):
+        raise refuse(rule, f"{what} must be an absolute path, got {path!r}")
+
+

@@ -1,0 +1,137 @@
+"""Received client messages: prompts, cancels, permission answers, anything else.
+
+Owns: the step of the `Received` intent (`received`) and `PermissionDecision`, how a
+permission answer is judged: a `cancelled` outcome, an unknown outcome, a malformed answer or
+an error (`-32800` included) is never approval (R25, Q17); a grant resumes the turn (R12) and
+starts its tool (R15) unless the turn is winding down after a cancel (R20).
+Must not know: the agent's own intents (`_engines/_agent.py`, `_engines/_agent_output.py`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from acp_core._errors import AcpError, RemoteProtocolError
+from acp_core._rules._predicates import APPROVING_OPTION_KINDS
+from acp_core._wire._codec import decode_permission_result
+from acp_core._wire._jsonrpc import (
+    CancelledOutcome,
+    CancelRequestNotification,
+    CancelSessionNotification,
+    ErrorCode,
+    ErrorResponse,
+    Notification,
+    PromptRequest,
+    Request,
+    Response,
+    RpcError,
+    SelectedOutcome,
+)
+from acp_core._wire._updates import RunningStateUpdate, ToolCallUpdate
+
+from ._agent_build import Build
+from ._intents import Received
+
+if TYPE_CHECKING:
+    from ._agent import PendingPermission
+
+__all__ = ["PermissionDecision", "received"]
+
+
+@attrs.frozen
+class PermissionDecision:
+    """How a permission request was answered.
+
+    Attributes:
+        approved: True only for a selected option whose kind is `allow_*`.
+        outcome: `selected`, `cancelled`, `error` or the unknown outcome's tag.
+        option_id: the selected option, if any.
+    """
+
+    approved: bool
+    outcome: str
+    option_id: str | None = None
+
+
+def _remote(rule: str, detail: str, code: int = ErrorCode.INVALID_REQUEST) -> RemoteProtocolError:
+    return RemoteProtocolError(rule, detail, code)
+
+
+def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> PermissionDecision:
+    if isinstance(message, ErrorResponse):
+        return PermissionDecision(False, "error")  # -32800 included (Q17)
+    try:
+        outcome = decode_permission_result(message.result).outcome
+    except AcpError:  # a malformed answer is never approval (R25)
+        return PermissionDecision(False, "invalid")
+    if isinstance(outcome, SelectedOutcome):
+        kind = next((o.kind for o in pending.options if o.option_id == outcome.option_id), None)
+        approved = kind in APPROVING_OPTION_KINDS
+        return PermissionDecision(approved, "selected", outcome.option_id)
+    if isinstance(outcome, CancelledOutcome):
+        return PermissionDecision(False, "cancelled")
+    return PermissionDecision(False, str(outcome.raw.get("outcome")))
+
+
+def _answered(b: Build, message: Response | ErrorResponse) -> None:
+    engine = b.engine
+    pending = engine.pending.get(message.id)
+    if pending is None:
+        raise _remote("C25", f"response {message.id!r} answers no pending request")
+    decision = _decide(pending, message)
+    remaining = engine.pending.delete(message.id)
+    b.set(pending=remaining, decisions=engine.decisions.set(message.id, decision))
+    turn = engine.turn
+    blocked = any(p.foreground for p in remaining.values())
+    if (
+        turn is not None
+        and not turn.cancel_requested
+        and not blocked
+        and b.session.foreground.state == "requires_action"
+    ):
+        b.update(RunningStateUpdate())  # R12
+    # R20: after a cancel the blocked work winds down, so a late grant starts no tool (an
+    # `in_progress` would also override the client's local `cancelled` mark, Q19).
+    winding_down = turn is not None and turn.cancel_requested and pending.foreground
+    if decision.approved and pending.tool_call_id is not None and not winding_down:
+        call = b.session.tool_calls.get(pending.tool_call_id)
+        if call is not None and call.status == "pending":
+            b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15
+
+
+def received(b: Build, intent: Received) -> None:
+    message = intent.message
+    engine = b.engine
+    if type(message) is PromptRequest:
+        if message.session_id != engine.session_id:
+            raise _remote("E3", f"prompt for session {message.session_id!r}")
+        if any(p.id == message.id for p in engine.prompts):
+            raise _remote("E3", f"prompt id {message.id!r} is already waiting")
+        b.receive(message)
+        b.set(prompts=(*engine.prompts, message))
+    elif type(message) is CancelSessionNotification:
+        if message.session_id != engine.session_id:
+            raise _remote("E3", f"cancel for session {message.session_id!r}")
+        b.receive(message)  # before the answers it causes
+        if engine.turn is not None:
+            b.set(turn=attrs.evolve(engine.turn, cancel_requested=True))
+        # Prompts not accepted yet are cancelled with the work ("its prompts not yet
+        # inserted", 2026-11 draft), each answered -32800 so none is dropped silently (Q4).
+        for prompt in engine.prompts:
+            cancelled = RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled")
+            b.send(ErrorResponse(prompt.id, cancelled))
+        b.set(prompts=())
+        # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
+    elif type(message) is Response or type(message) is ErrorResponse:
+        b.receive(message)
+        _answered(b, message)
+    elif type(message) is Request:
+        b.receive(message)
+        # Unknown requests get "method not found" (the protocol's automatic reply).
+        b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
+    elif type(message) is Notification or type(message) is CancelRequestNotification:
+        b.receive(message)  # unknown notifications are ignored; the client cannot cancel ours
+    else:
+        raise _remote("E3", f"an agent does not receive {type(message).__name__}")

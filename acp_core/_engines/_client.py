@@ -1,0 +1,393 @@
+"""The client engine: prompt bookkeeping, permission answers, and the local cancel overlay.
+
+Owns: `ClientEngine` (the client side of one session, as a value), `new_client`, and the
+client half of `step`. Applies the client rules of the catalogue (C-rules in docs/rules.md).
+Must not know: I/O, clocks, randomness, the agent engine.
+
+Theory of operation.
+- `session` is the pure fold of what the agent reported (updates, and the `tool_call`
+  subjects of permission requests, T10); `view` is that plus the client's own provisional
+  marks (C14): on `SendCancel` every unfinished tool call of the current work (first seen or
+  updated since the foreground last left idle, Q18) is shown `cancelled`. Later agent updates
+  still apply to both (C16); any status the agent sends wins (Q19).
+- Every message sent and received goes through the conversation machine
+  (`_conversation.observe`), which holds the lifecycle: what the agent breaks is kept in
+  `violations` (the same `Violation` values `check_trace` returns for this recording; the
+  index counts the messages this engine sent and received), what this client would break
+  is refused with `LocalProtocolError`. The same single-message checks as the checker run on
+  what the agent sends.
+- Prompts are bound to the user message the agent reports (Q7), as the machine binds them:
+  the first *new* message id of a user-message update binds to the oldest unbound prompt,
+  first in first out; a result that carries a `messageId` (2026-11 revision) binds directly,
+  and then FIFO binding is not used (the user message may arrive before the result that
+  names it). When the idle that ends a prompt's work arrives, its record says so
+  (`SentPrompt.ended`, `stop_reason`; `sent_prompt` reads it).
+- On cancel the client answers every pending permission request with the `cancelled` outcome
+  (C15), and any that arrives before the work goes idle too; a `$/cancel_request` for an open
+  request is answered the same way (Q17).
+- Unknown requests are answered with -32601 (C26); notifications are never answered (C25).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
+from acp_core._rules._catalogue import RULES
+from acp_core._rules._check import Violation
+from acp_core._rules._check_message import MessageRules, StateSeen
+from acp_core._rules._conversation import Conversation, Finding, observe
+from acp_core._rules._predicates import RequestKey, request_key
+from acp_core._state._pcoll import PMap, PVec
+from acp_core._state._reduce import reduce
+from acp_core._state._session_state import SessionState, new_session
+from acp_core._wire._codec import decode_prompt_result, encode_message, encode_result
+from acp_core._wire._json import UNSET, JsonValue, freeze_json
+from acp_core._wire._jsonrpc import (
+    CancelledOutcome,
+    CancelRequestNotification,
+    CancelSessionNotification,
+    ErrorCode,
+    ErrorResponse,
+    Message,
+    Notification,
+    PromptRequest,
+    Request,
+    RequestPermissionRequest,
+    RequestPermissionResult,
+    Response,
+    RpcError,
+    SelectedOutcome,
+    ToolCallPermissionSubject,
+    UpdateSessionNotification,
+)
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._updates import (
+    SessionUpdate,
+    ToolCallContentChunk,
+    ToolCallStatus,
+    ToolCallUpdate,
+)
+
+from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
+from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
+
+__all__ = [
+    "ClientEngine",
+    "SentPrompt",
+    "client_step",
+    "new_client",
+    "prompt_message_id",
+    "sent_prompt",
+]
+
+
+@attrs.frozen
+class ClientEngine:
+    """The client side of one session (a value).
+
+    Attributes:
+        session: what the agent reported, folded.
+        view: `session` plus the local cancel marks: what a UI should show.
+        revision: the protocol revision spoken.
+        sent: every prompt sent, by request key (`prompts` lists them in order).
+        order: the request keys of `sent`, in sending order.
+        pending: permission requests not answered yet, by request id.
+        work_tool_calls: tool calls of the current foreground work (Q18).
+        next_request_id: next JSON-RPC id for requests this client sends.
+        conversation: the lifecycle of this session, as the conversation machine sees it.
+        violations: what the agent broke, in the order received (`check_trace`'s values).
+        messages: how many messages this engine sent and received.
+    """
+
+    session: SessionState
+    view: SessionState
+    revision: Revision = DEFAULT_REVISION
+    sent: PMap[RequestKey, SentPrompt] = attrs.field(factory=PMap)
+    order: PVec[RequestKey] = attrs.field(factory=PVec)
+    pending: PMap[int | str | None, RequestPermissionRequest] = attrs.field(factory=PMap)
+    work_tool_calls: PMap[str, bool] = attrs.field(factory=PMap)
+    next_request_id: int = 0
+    conversation: Conversation = attrs.field(factory=Conversation.start)
+    violations: tuple[Violation, ...] = ()
+    # How many messages this engine sent and received: the index of its violations. A
+    # position label, not state: left out of equality.
+    messages: int = attrs.field(default=0, eq=False)
+
+    @property
+    def session_id(self) -> str:
+        """The session this client talks to."""
+        return self.session.session_id
+
+    @property
+    def prompts(self) -> tuple[SentPrompt, ...]:
+        """Every prompt sent, in order (built on each read; `sent_prompt` reads one)."""
+        return tuple(self.sent[key] for key in self.order)
+
+    @property
+    def cancel_requested(self) -> bool:
+        """`session/cancel` was sent during foreground work that has not ended yet."""
+        return self.conversation.cancel_at is not None
+
+
+def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> ClientEngine:
+    """A fresh client engine for an established session (after `session/new`)."""
+    state = new_session(session_id)
+    return ClientEngine(state, state, revision, conversation=Conversation.start(revision))
+
+
+@functools.cache
+def _cancelled() -> JsonValue:
+    # Built on first use, not at import: encoding derives the codec's tables (issue 15).
+    return freeze_json(encode_result(RequestPermissionResult(CancelledOutcome())))
+
+
+class _Build:
+    """Collects one step's changes. Local to a single step call, never shared."""
+
+    def __init__(self, engine: ClientEngine) -> None:
+        self.engine = engine
+        self.wire: list[dict[str, Any]] = []
+        self.changes: dict[str, Any] = {}
+        self.conversation = engine.conversation
+        self.violations: list[Violation] = []
+        self.ids: list[int | str | None] = []
+        self.at = engine.messages
+
+    def get(self, name: str) -> Any:
+        return self.changes[name] if name in self.changes else getattr(self.engine, name)
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def send(self, message: Message) -> None:
+        self.conversation, findings = observe(self.conversation, "client", message, at=self.at)
+        self.at += 1
+        for f in findings:
+            # What our own message shows can be the agent's fault (R11 shows at the answer).
+            if RULES[f.rule].side == "agent" or f.warning:
+                self.record((f,))
+            else:
+                raise LocalProtocolError(f.rule, _hinted(f))
+        self.wire.append(encode_message(message))
+
+    def receive(self, message: Message) -> None:
+        """Follow a message of the agent through the machine; keep what it broke."""
+        before = self.conversation
+        self.conversation, findings = observe(before, "agent", message, at=self.at)
+        self.at += 1
+        self.record(findings)
+        after = self.conversation
+        if after.prompts is not before.prompts or after.ended:
+            _sync_prompts(self, after)
+
+    def record(self, findings: tuple[Finding, ...] | list[tuple[str, str]]) -> None:
+        at = self.at - 1
+        for f in findings:
+            rule, message, where, warning = (
+                (f.rule, f.message, f.at, f.warning)
+                if isinstance(f, Finding)
+                else (f[0], f[1], at, False)
+            )
+            self.violations.append(Violation(rule, RULES[rule].level, where, message, warning))
+
+    def done(self) -> Step[ClientEngine]:
+        if self.violations:
+            self.set(violations=(*self.engine.violations, *self.violations))
+        engine = attrs.evolve(
+            self.engine, conversation=self.conversation, messages=self.at, **self.changes
+        )
+        return Step(engine, tuple(self.wire), tuple(self.ids))
+
+
+def _hinted(finding: Finding) -> str:
+    return f"{finding.message} (the rule: {RULES[finding.rule].summary})"
+
+
+def _sync_prompts(b: _Build, conv: Conversation) -> None:
+    # Copy the machine's binding (Q7) and the end of each prompt's work into the records.
+    sent: PMap[RequestKey, SentPrompt] = b.get("sent")
+    revision = b.engine.revision
+    for p in conv.prompts:
+        record = sent.get(p.key)
+        message_id = p.message_id(revision)
+        if record is not None and message_id is not None and record.message_id != message_id:
+            sent = sent.set(p.key, attrs.evolve(record, message_id=message_id))
+    for p, stop in conv.ended:
+        record = sent.get(p.key)
+        if record is not None:
+            message_id = p.message_id(revision) or record.message_id
+            sent = sent.set(
+                p.key, attrs.evolve(record, message_id=message_id, ended=True, stop_reason=stop)
+            )
+    b.set(sent=sent)
+
+
+def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
+    """Fold one agent update into both the session and the view, with the bookkeeping.
+
+    `subject`: the update is the `tool_call` subject of a permission request (T10). It
+    restates the tool call rather than reporting a new status, so it leaves a local cancel
+    mark in the view alone (only a status the agent *reports* wins over it, Q19).
+    """
+    before: SessionState = b.get("session")
+    view: SessionState = b.get("view")
+    revision = b.engine.revision
+    if not subject:
+        b.record(MessageRules(revision).update(StateSeen(before), update))
+    session = reduce(before, update, revision=revision)
+    view_update = update
+    if subject and isinstance(update, ToolCallUpdate):
+        shown = view.tool_calls.get(update.tool_call_id)
+        known = before.tool_calls.get(update.tool_call_id)
+        if shown is not None and known is not None and shown.status != known.status:
+            view_update = attrs.evolve(update, status=UNSET)
+    b.set(session=session, view=reduce(view, view_update, revision=revision))
+    was_idle = before.foreground.state == "idle"
+    now_idle = session.foreground.state == "idle"
+    if was_idle and not now_idle:
+        b.set(work_tool_calls=PMap())  # new foreground work starts (Q18)
+    if not now_idle and isinstance(update, (ToolCallUpdate, ToolCallContentChunk)):
+        b.set(work_tool_calls=b.get("work_tool_calls").set(update.tool_call_id, True))
+
+
+def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
+    b.send(Response(request_id, _cancelled()))
+    b.set(pending=b.get("pending").delete(request_id))
+
+
+# -- client intents ------------------------------------------------------------------------
+
+
+def _send_prompt(b: _Build, intent: SendPrompt) -> None:
+    engine = b.engine
+    request_id = intent.request_id
+    if request_id is None:
+        request_id = engine.next_request_id
+        while request_key(request_id) in engine.sent:
+            request_id += 1
+        b.set(next_request_id=request_id + 1)
+        b.ids.append(request_id)
+    elif request_key(request_id) in engine.sent:
+        raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
+    b.send(PromptRequest(request_id, engine.session_id, intent.content, intent.meta))
+    key = request_key(request_id)
+    b.set(sent=engine.sent.set(key, SentPrompt(request_id)), order=engine.order.append(key))
+
+
+def _send_cancel(b: _Build, intent: SendCancel) -> None:
+    engine = b.engine
+    b.send(CancelSessionNotification(engine.session_id))
+    for request_id in list(engine.pending.keys()):
+        _answer_cancelled(b, request_id)  # C15
+    if engine.session.foreground.state == "idle":
+        return  # nothing is running: nothing to mark, and expect no reply (Q20)
+    view = engine.view
+    for tool_call_id in engine.work_tool_calls:
+        call = view.tool_calls.get(tool_call_id)
+        if call is not None and call.status not in ToolCallStatus.TERMINAL:
+            # C14: shown cancelled at once; a later status from the agent wins (Q19).
+            mark = ToolCallUpdate(tool_call_id, status="cancelled")
+            view = reduce(view, mark, revision=engine.revision)
+    b.set(view=view)
+
+
+def _answer_permission(b: _Build, intent: AnswerPermission) -> None:
+    request = b.engine.pending.get(intent.request_id)
+    if request is None:
+        raise LocalProtocolError(
+            "E2", f"no pending permission request has id {intent.request_id!r}"
+        )
+    if all(o.option_id != intent.option_id for o in request.options):
+        raise LocalProtocolError(
+            "E4", f"option {intent.option_id!r} was not offered by request {intent.request_id!r}"
+        )
+    result = encode_result(RequestPermissionResult(SelectedOutcome(intent.option_id)))
+    b.send(Response(intent.request_id, freeze_json(result)))
+    b.set(pending=b.engine.pending.delete(intent.request_id))
+
+
+# -- received messages ---------------------------------------------------------------------
+
+
+def _remote(rule: str, detail: str) -> RemoteProtocolError:
+    return RemoteProtocolError(rule, detail, ErrorCode.INVALID_REQUEST)
+
+
+def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
+    sent: PMap[RequestKey, SentPrompt] = b.get("sent")
+    key = request_key(message.id)
+    prompt = sent.get(key)
+    if prompt is None or prompt.state != "sent":
+        return False
+    if isinstance(message, ErrorResponse):
+        answered = attrs.evolve(prompt, state="rejected")
+    else:
+        try:
+            decode_prompt_result(message.result)
+        except AcpError:
+            raise _remote("R1", f"prompt {message.id!r} answered with a malformed result") from None
+        answered = attrs.evolve(prompt, state="accepted")  # the machine binds the id (Q7)
+    b.set(sent=sent.set(key, answered))
+    return True
+
+
+def _received(b: _Build, intent: Received) -> None:
+    message = intent.message
+    engine = b.engine
+    session_id = getattr(message, "session_id", engine.session_id)
+    if session_id != engine.session_id:
+        raise _remote("E3", f"{type(message).__name__} for session {session_id!r}")
+    b.receive(message)  # before any answer this step sends in reply
+    if isinstance(message, UpdateSessionNotification):
+        _apply(b, message.update)
+    elif isinstance(message, RequestPermissionRequest):
+        if message.id in engine.pending:
+            raise _remote("E3", f"permission request id {message.id!r} is already pending")
+        b.record(MessageRules(engine.revision).permission(StateSeen(engine.session), message))
+        if isinstance(message.subject, ToolCallPermissionSubject):
+            _apply(b, message.subject.tool_call, subject=True)  # T10
+        b.set(pending=engine.pending.set(message.id, message))
+        if b.conversation.cancel_at is not None:
+            _answer_cancelled(b, message.id)  # C15: everything pending after a cancel
+    elif isinstance(message, CancelRequestNotification):
+        if message.request_id in engine.pending:
+            _answer_cancelled(b, message.request_id)  # Q17
+    elif isinstance(message, (Response, ErrorResponse)):
+        if not _prompt_answered(b, message):
+            raise _remote("E3", f"response {message.id!r} answers no request of this client")
+    elif isinstance(message, Request):
+        b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
+    elif isinstance(message, Notification):
+        pass  # C26: unknown notifications are ignored (and never answered, C25)
+    else:
+        raise _remote("E3", f"a client does not receive {type(message).__name__}")
+
+
+_CLIENT_STEPS: Final[dict[type[Any], Any]] = {
+    SendPrompt: _send_prompt,
+    SendCancel: _send_cancel,
+    AnswerPermission: _answer_permission,
+    Received: _received,
+}
+
+#: The client engine's input alphabet.
+CLIENT_INPUTS: Final = tuple(_CLIENT_STEPS)
+
+
+def client_step(engine: ClientEngine, intent: object) -> Step[ClientEngine]:
+    """Apply one intent (or received message) to the client engine.
+
+    Raises:
+        LocalProtocolError: the intent is illegal here.
+        RemoteProtocolError: a received message breaks the protocol.
+    """
+    handler = _CLIENT_STEPS.get(type(intent))
+    if handler is None:
+        raise LocalProtocolError("E0", f"not a client intent: {type(intent).__name__}")
+    b = _Build(engine)
+    handler(b, intent)
+    return b.done()

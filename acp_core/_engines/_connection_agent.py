@@ -1,0 +1,274 @@
+"""The agent side of a whole ACP connection, as a value: every session, set-up included.
+
+Owns: `agent_connection_step` (the values live in `_engines/_connection_agent_state.py`, the
+requests the connection answers itself in `_engines/_connection_agent_setup.py`): decoding what was
+received, answering what cannot be decoded, the prompt gate (unknown session, content the
+agent did not advertise), `$/cancel_request` from the client, `_` extensions handed to the
+host, and routing of every other message to the engine of its session.
+Must not know: I/O, clocks; how an engine decides (it only steps engines through `step`); how
+the replay is built (`_engines/_replay_gen.py`).
+
+Theory of operation.
+- One engine per session, as the engines are; the connection owns what lies between them:
+  the `initialize` handshake, session set-up, the map from an outgoing request id to the
+  session that sent it, and the requests received that still owe an answer.
+- Ids: an intent that sends a request without naming an id gets the connection's next id,
+  so two sessions never share one (an engine's own counter starts at 0 for every session).
+- A session is *attached* while it is active on this connection (after `session/new` or
+  `session/resume`). A detached session (restored from storage, or closed) still folds what
+  its engine reports, so a later replay carries it, but nothing of it goes on the wire.
+- `session/resume` is served in one step: the replay (when `replayFrom` asks for it), the
+  revision's end marker if it has one, the state snapshot, then the response. Live updates of
+  the session are produced by later steps, so they always follow the replay (R59).
+- Nothing received ends the connection: a request gets its JSON-RPC error, anything else that
+  cannot be processed becomes a `Finding` event.
+
+Preview slots: children will be `AgentSession`s whose `parent` names the session above them
+(`AgentConnection.children_of` lists them; `_connection_agent_setup._resume` marks where each
+is re-announced and replayed with its own marker); `replay_complete` goes in `END_MARKERS`
+(`_engines/_replay_gen.py`); idempotency keys belong in `_prompt_gate` (a retried key answers with
+the first prompt's result).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._wire._codec import decode_message
+from acp_core._wire._content import (
+    AudioContent,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+)
+from acp_core._wire._content import TextContent as _Text
+from acp_core._wire._framing import FramingError, Parsed
+from acp_core._wire._json import EMPTY_OBJECT, JsonObject
+from acp_core._wire._jsonrpc import (
+    Batch,
+    CancelRequestNotification,
+    CancelSessionNotification,
+    ErrorResponse,
+    InvalidEntry,
+    Message,
+    Notification,
+    PromptRequest,
+    Request,
+    RequestPermissionRequest,
+    Response,
+    UpdateSessionNotification,
+)
+
+from ._connection_agent_setup import SELF_ANSWERED
+from ._connection_agent_state import (
+    AgentConnection,
+    AgentSession,
+    Build,
+    OpenSession,
+    host_answer,
+    new_agent_connection,
+    open_session,
+    session_intent,
+    step_session,
+)
+from ._connection_values import (
+    AnswerRequest,
+    CancelReceived,
+    ConnectionStep,
+    ExtensionNotification,
+    ExtensionRequest,
+    FailRequest,
+    PromptReceived,
+    RequestCancelled,
+    SessionIntent,
+    error_reply,
+    is_extension,
+    params_object,
+    raw_request_id,
+    unknown_session,
+)
+from ._intents import Received, RejectPrompt
+
+__all__ = [
+    "AgentConnection",
+    "AgentSession",
+    "OpenSession",
+    "agent_connection_step",
+    "new_agent_connection",
+]
+
+
+# -- received messages -------------------------------------------------------------------------
+
+
+def _supported(block: ContentBlock, prompt_caps: JsonObject | None) -> bool:
+    kind = type(block)
+    if kind is _Text or kind is ResourceLink:
+        return True  # the baseline every agent takes
+    caps = EMPTY_OBJECT if prompt_caps is None else prompt_caps
+    if kind is ImageContent:
+        return params_object(caps.get("image")) is not None
+    if kind is AudioContent:
+        return params_object(caps.get("audio")) is not None
+    if kind is EmbeddedResource:
+        return params_object(caps.get("embeddedContext")) is not None
+    return False  # a block type this agent cannot read (`video`, an unknown extension)
+
+
+def _prompt_gate(b: Build, message: PromptRequest) -> bool:
+    """Whether a prompt may reach its engine; if not, it has been answered."""
+    session = b.sessions.get(message.session_id)
+    if session is None or not session.attached or session.closing_pending:
+        b.answer(message.id, unknown_session(message.id, message.session_id))
+        return False
+    session_caps = params_object(b.conn.capabilities.get("session"))
+    prompt_caps = None if session_caps is None else params_object(session_caps.get("prompt"))
+    for i, block in enumerate(message.prompt):
+        if not _supported(block, prompt_caps):
+            kind = getattr(block, "type", type(block).__name__)
+            detail = f"Invalid params: content block type {kind!r} is not supported (prompt[{i}])"
+            b.answer(message.id, error_reply(message.id, -32602, detail))
+            return False
+    return True
+
+
+def _withdrawn(b: Build, request_id: int | str | None) -> None:
+    method = b.incoming.get(request_id)
+    if method is None:
+        return  # answered already, or never ours: nothing to withdraw
+    for session_id, session in b.sessions.items():
+        if any(p.id == request_id for p in session.engine.prompts):
+            step_session(b, session_id, RejectPrompt(request_id, "Request cancelled", -32800))
+            return
+    if method != "session/prompt":
+        b.answer(request_id, error_reply(request_id, -32800, "Request cancelled"))
+        b.event(RequestCancelled(request_id))
+
+
+def _receive(b: Build, message: Message) -> None:
+    kind = type(message)
+    if kind is PromptRequest:
+        assert isinstance(message, PromptRequest)
+        if message.id in b.incoming:
+            b.send(error_reply(message.id, -32600, f"request id {message.id!r} is already pending"))
+            return
+        b.incoming = b.incoming.set(message.id, "session/prompt")
+        if _prompt_gate(b, message):
+            step_session(b, message.session_id, Received(message))
+            b.event(PromptReceived(message.session_id, message.id))
+    elif kind is CancelSessionNotification:
+        assert isinstance(message, CancelSessionNotification)
+        session = b.sessions.get(message.session_id)
+        if session is None or not session.attached:
+            b.finding("E3", f"session/cancel for unknown session {message.session_id!r}")
+            return
+        step_session(b, message.session_id, Received(message))
+        b.event(CancelReceived(message.session_id))
+    elif kind is Response or kind is ErrorResponse:
+        assert isinstance(message, (Response, ErrorResponse))
+        session_id = b.outgoing.get(message.id)
+        if session_id is None:
+            b.finding("J1", f"response {message.id!r} answers no pending request")
+            return
+        b.outgoing = b.outgoing.delete(message.id)
+        if session_id in b.sessions:
+            step_session(b, session_id, Received(message))
+    elif kind is CancelRequestNotification:
+        assert isinstance(message, CancelRequestNotification)
+        _withdrawn(b, message.request_id)
+    elif kind is Request or kind is RequestPermissionRequest:
+        request: Any = message
+        if request.id in b.incoming:
+            b.send(error_reply(request.id, -32600, f"request id {request.id!r} is already pending"))
+            return
+        handler = SELF_ANSWERED.get(request.method) if kind is Request else None
+        if handler is not None:
+            b.incoming = b.incoming.set(request.id, request.method)
+            handler(b, request)
+        elif kind is Request and is_extension(request.method):
+            b.incoming = b.incoming.set(request.id, request.method)
+            b.event(ExtensionRequest(request.id, request.method, request.params))
+        else:
+            b.send(error_reply(request.id, -32601, "Method not found"))
+    elif kind is Notification:
+        assert isinstance(message, Notification)
+        if is_extension(message.method):
+            b.event(ExtensionNotification(message.method, message.params))
+        else:
+            b.finding("X0", f"unknown notification {message.method!r} ignored")
+    elif kind is UpdateSessionNotification:
+        b.finding("E3", "an agent does not receive session/update")
+
+
+def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
+    if type(item) is InvalidEntry:
+        detail = f"Invalid Request: expected {item.expected} @ {item.path}"
+        b.send(error_reply(None, item.code, detail))
+        return
+    try:
+        _receive(b, item)  # type: ignore[arg-type]
+    except ProtocolError as e:
+        # An engine refused the message: a request gets the error, anything else is noted.
+        rid = getattr(item, "id", None)
+        if type(item) in (PromptRequest, Request) and rid in b.incoming:
+            b.answer(rid, error_reply(rid, e.code, str(e)))
+        else:
+            b.finding(e.rule, str(e))
+
+
+def _receive_message(b: Build, decoded: Message | Batch) -> None:
+    if type(decoded) is Batch:
+        for item in decoded.items:
+            _receive_one(b, item)
+    else:
+        _receive_one(b, decoded)  # type: ignore[arg-type]
+
+
+def _received_value(b: Build, value: object) -> None:
+    try:
+        decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
+    except DecodeError as e:
+        if isinstance(value, dict) and "method" in value and "id" in value:
+            rid = raw_request_id(value)
+            # Never answer a pending request by mistake: a clashing id gets `id: null`.
+            b.send(error_reply(None if rid in b.incoming else rid, e.code, str(e)))
+        elif isinstance(value, dict) and "method" in value:
+            b.finding("D1", f"undecodable notification: {e}")
+        elif isinstance(value, dict) and ("result" in value or "error" in value):
+            b.finding("D1", f"undecodable response: {e}")
+        else:
+            b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
+        return
+    _receive_message(b, decoded)
+
+
+def agent_connection_step(conn: AgentConnection, input: object) -> ConnectionStep:
+    """Apply one input to the agent connection.
+
+    Inputs: `Parsed` / `FramingError` (from the framing), `Received(message)` (decoded), a
+    `SessionIntent`, `OpenSession`, `AnswerRequest` / `FailRequest`.
+
+    Raises:
+        LocalProtocolError: a host input is illegal here (nothing changed). Received input
+            never raises: it is answered or becomes a `Finding`.
+    """
+    b = Build(conn)
+    kind = type(input)
+    if kind is Parsed:
+        _received_value(b, input.value)  # type: ignore[attr-defined]
+    elif kind is FramingError:
+        b.send(input.reply)  # type: ignore[attr-defined]
+        b.finding("F1", input.detail)  # type: ignore[attr-defined]
+    elif kind is Received:
+        _receive_message(b, input.message)  # type: ignore[attr-defined]
+    elif kind is SessionIntent:
+        session_intent(b, input)  # type: ignore[arg-type]
+    elif kind is OpenSession:
+        open_session(b, input)  # type: ignore[arg-type]
+    elif kind is AnswerRequest or kind is FailRequest:
+        host_answer(b, input)  # type: ignore[arg-type]
+    else:
+        raise LocalProtocolError("E0", f"not an agent connection input: {kind.__name__}")
+    return b.done()

@@ -1,0 +1,287 @@
+"""The agent connection's values and the bookkeeping every agent-side handler shares.
+
+Owns: `AgentConnection`, `AgentSession`, `OpenSession`, `new_agent_connection`, and `Build`
+(one step's changes), with the moves every handler makes: stepping a session's engine
+(`step_session`: outbound on the wire only while attached, answered requests crossed off),
+connection-unique request ids (`fresh_id`), host intents (`session_intent`, `open_session`,
+`host_answer`) and the end of a deferred close (`finish_close`).
+Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
+`_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import LocalProtocolError
+from acp_core._rules._conversation import Conversation
+from acp_core._state._pcoll import PMap
+from acp_core._state._session_state import SessionState
+from acp_core._wire._framing import NdjsonDecoder
+from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._updates import SessionConfigOption
+
+from ._agent import AgentEngine, Turn, agent_step, new_agent
+from ._connection_values import (
+    AnswerRequest,
+    ConnectionStep,
+    FailRequest,
+    Finding,
+    Implementation,
+    SessionClosed,
+    SessionIntent,
+    error_reply,
+    result_reply,
+)
+from ._intents import RequestPermission
+
+__all__ = ["AgentConnection", "AgentSession", "Build", "OpenSession", "new_agent_connection"]
+
+_DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
+_NO_BYTES: Final = NdjsonDecoder()
+
+
+@attrs.frozen
+class AgentSession:
+    """One session of the connection, agent side.
+
+    Attributes:
+        engine: the session's agent engine.
+        cwd: its working directory.
+        config_options: its configuration (sent in `session/new` and `session/resume`
+            answers, changed by `session/set_config_option`).
+        attached: active on this connection (its traffic goes on the wire).
+        closing: ids of the `session/close` requests waiting for the running turn to end
+            (answered together, once it has).
+        parent: the parent session of a subagent child (the Preview; None for top-level).
+    """
+
+    engine: AgentEngine
+    cwd: str = "/"
+    config_options: tuple[SessionConfigOption, ...] = ()
+    attached: bool = True
+    closing: tuple[int | str | None, ...] = ()
+
+    @property
+    def closing_pending(self) -> bool:
+        """A close is waiting for the running turn to end."""
+        return bool(self.closing)
+
+    parent: str | None = None
+
+
+@attrs.frozen
+class OpenSession:
+    """Host intent: put a session on the connection, detached, from a state the host kept
+    (restored from a journal, or a fork it made). A state caught mid-turn gets an
+    agent-initiated turn in its engine, so the host can end it (`ReportAbort`)."""
+
+    session_id: str
+    state: SessionState | None = None
+    cwd: str = "/"
+    config_options: tuple[SessionConfigOption, ...] = ()
+
+
+@attrs.frozen
+class AgentConnection:
+    """The agent side of one connection (a value: keep the old one to go back in time).
+
+    Attributes:
+        info: who this agent is (`initialize` answer).
+        capabilities: the agent capabilities it advertises (frozen JSON).
+        revision: the protocol revision every session speaks.
+        protocol_version: the negotiated version (None before `initialize`).
+        peer_info, peer_capabilities: what the client sent in `initialize`.
+        sessions: every session, by id.
+        outgoing: our requests not answered yet: request id -> session id.
+        incoming: requests received and not answered yet: request id -> method.
+        next_request_id: the next id for a request we send.
+        next_session: the counter `session/new` ids are drawn from.
+        session_prefix: prefix of the session ids this connection makes.
+        decoder: the NDJSON framing state (for `receive_bytes`).
+        new_session_config: config options a new session starts with.
+    """
+
+    info: Implementation
+    capabilities: JsonObject = _DEFAULT_CAPABILITIES
+    revision: Revision = DEFAULT_REVISION
+    protocol_version: int | None = None
+    peer_info: JsonObject | None = None
+    peer_capabilities: JsonObject = EMPTY_OBJECT
+    sessions: PMap[str, AgentSession] = attrs.field(factory=PMap)
+    outgoing: PMap[int | str | None, str] = attrs.field(factory=PMap)
+    incoming: PMap[int | str | None, str] = attrs.field(factory=PMap)
+    next_request_id: int = 0
+    next_session: int = 1
+    session_prefix: str = "sess_"
+    decoder: NdjsonDecoder = _NO_BYTES
+    new_session_config: tuple[SessionConfigOption, ...] = ()
+
+    def engine(self, session_id: str) -> AgentEngine:
+        """The engine of a session (KeyError if unknown)."""
+        return self.sessions[session_id].engine
+
+    def children_of(self, session_id: str) -> tuple[str, ...]:
+        """Ids of the subagent children registered under a session (the Preview)."""
+        return tuple(sid for sid, s in self.sessions.items() if s.parent == session_id)
+
+
+def new_agent_connection(
+    info: Implementation,
+    *,
+    capabilities: object = None,
+    revision: Revision = DEFAULT_REVISION,
+    session_prefix: str = "sess_",
+    new_session_config: tuple[SessionConfigOption, ...] = (),
+    max_line: int | None = None,
+) -> AgentConnection:
+    """A fresh agent connection (nothing received yet)."""
+    caps = _DEFAULT_CAPABILITIES if capabilities is None else freeze_json(capabilities)
+    decoder = NdjsonDecoder() if max_line is None else NdjsonDecoder(max_line)
+    return AgentConnection(
+        info,
+        caps,  # type: ignore[arg-type]
+        revision,
+        session_prefix=session_prefix,
+        decoder=decoder,
+        new_session_config=new_session_config,
+    )
+
+
+class Build:
+    """One step's changes (local to one call)."""
+
+    def __init__(self, conn: AgentConnection) -> None:
+        self.conn = conn
+        self.sessions = conn.sessions
+        self.outgoing = conn.outgoing
+        self.incoming = conn.incoming
+        self.changes: dict[str, Any] = {}
+        self.wire: list[dict[str, Any]] = []
+        self.events: list[object] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.wire.append(message)
+
+    def answer(self, request_id: int | str | None, message: dict[str, Any]) -> None:
+        self.incoming = (
+            self.incoming.delete(request_id) if request_id in self.incoming else self.incoming
+        )
+        self.wire.append(message)
+
+    def event(self, event: object) -> None:
+        self.events.append(event)
+
+    def finding(self, rule: str, detail: str) -> None:
+        self.events.append(Finding(rule, detail))
+
+    def done(self) -> ConnectionStep:
+        conn = attrs.evolve(
+            self.conn,
+            sessions=self.sessions,
+            outgoing=self.outgoing,
+            incoming=self.incoming,
+            **self.changes,
+        )
+        return ConnectionStep(conn, tuple(self.wire), tuple(self.events))
+
+
+# -- stepping a session's engine -------------------------------------------------------------
+
+
+def _responses(outbound: tuple[dict[str, Any], ...]) -> list[int | str | None]:
+    return [m.get("id") for m in outbound if "method" not in m and "id" in m]
+
+
+def step_session(b: Build, session_id: str, intent: object) -> None:
+    """Step one session's engine; its outbound goes on the wire when the session is
+    attached. Raises what the engine raises, before anything changed."""
+    session = b.sessions[session_id]
+    engine, outbound = agent_step(session.engine, intent)
+    if type(intent) is RequestPermission:
+        request_id = intent.request_id
+        if session.attached:
+            b.outgoing = b.outgoing.set(request_id, session_id)
+    session = attrs.evolve(session, engine=engine)
+    if session.attached:
+        for request_id in _responses(outbound):
+            if request_id in b.incoming:
+                b.incoming = b.incoming.delete(request_id)
+        b.wire.extend(outbound)
+    b.sessions = b.sessions.set(session_id, session)
+    if session.closing_pending and engine.turn is None:
+        finish_close(b, session_id)
+
+
+def fresh_id(b: Build) -> int:
+    n: int = b.changes.get("next_request_id", b.conn.next_request_id)
+    while n in b.outgoing:
+        n += 1
+    b.changes["next_request_id"] = n + 1
+    return n
+
+
+def session_intent(b: Build, intent: SessionIntent) -> None:
+    session = b.sessions.get(intent.session_id)
+    if session is None:
+        raise LocalProtocolError("E3", f"no session {intent.session_id!r} on this connection")
+    inner = intent.intent
+    if type(inner) is RequestPermission:
+        if not session.attached:
+            raise LocalProtocolError(
+                "E3", f"session {intent.session_id!r} is not active on this connection"
+            )
+        if inner.request_id is None:
+            inner = attrs.evolve(inner, request_id=fresh_id(b))
+        elif inner.request_id in b.outgoing:
+            raise LocalProtocolError("E2", f"request id {inner.request_id!r} is already pending")
+    step_session(b, intent.session_id, inner)
+
+
+def open_session(b: Build, intent: OpenSession) -> None:
+    if intent.session_id in b.sessions:
+        raise LocalProtocolError("E3", f"session {intent.session_id!r} is already open")
+    engine = new_agent(intent.session_id, revision=b.conn.revision)
+    if intent.state is not None:
+        if intent.state.session_id != intent.session_id:
+            raise LocalProtocolError("E3", "the state belongs to another session")
+        foreground = intent.state.foreground.state
+        engine = attrs.evolve(
+            engine,
+            session=intent.state,
+            conversation=Conversation.start(b.conn.revision, foreground),
+        )
+        if foreground != "idle":
+            engine = attrs.evolve(engine, turn=Turn(None, False, None))
+    session = AgentSession(engine, intent.cwd, intent.config_options, attached=False)
+    b.sessions = b.sessions.set(intent.session_id, session)
+
+
+def host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
+    method = b.incoming.get(intent.request_id)
+    if method is None:
+        raise LocalProtocolError("E2", f"no request {intent.request_id!r} awaits the host's answer")
+    if isinstance(intent, AnswerRequest):
+        b.answer(intent.request_id, result_reply(intent.request_id, thaw_json(intent.result)))
+        if method.startswith("session/delete:"):
+            session_id = method.split(":", 1)[1]
+            if session_id in b.sessions:
+                b.sessions = b.sessions.delete(session_id)
+                b.event(SessionClosed(session_id))
+    else:
+        b.answer(
+            intent.request_id,
+            error_reply(intent.request_id, intent.code, intent.message, intent.data),
+        )
+
+
+def finish_close(b: Build, session_id: str) -> None:
+    session = b.sessions[session_id]
+    for request_id in session.closing:
+        b.answer(request_id, result_reply(request_id, {}))
+    b.sessions = b.sessions.set(session_id, attrs.evolve(session, attached=False, closing=()))
+    # Answers to its withdrawn permission requests still route to its (detached) engine.
+    b.event(SessionClosed(session_id))

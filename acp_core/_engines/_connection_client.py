@@ -1,0 +1,327 @@
+"""The client side of a whole ACP connection, as a value: answers and agent messages.
+
+Owns: `client_connection_step`: the answers to our requests
+(`initialize`, `session/new`, `session/resume` and its history window, `session/close`,
+`session/set_config_option`, prompts, the host's other requests), and every agent message:
+updates and permission requests routed to the engine of their session, `$/cancel_request`,
+extension traffic handed to the host, unknown methods answered `-32601`.
+Must not know: I/O, clocks; how the engines decide (they are stepped through `step`).
+
+Theory of operation.
+- Session ids come from the agent: a session exists here once `session/new` answered it, or
+  from the moment we send `session/resume` for it (the replay arrives before the answer).
+  Updates for an id not known yet are held while a `session/new` is in flight (Q12) and
+  replayed into the session when its answer names it; otherwise they are findings.
+- A resume with replay opens the history window: the session gets a fresh engine (the view
+  starts empty) and `replay` is `replaying` until the revision's end marker (the Preview's
+  `replay_complete`) or the answer; a failed resume leaves `truncated`.
+- Nothing the agent sends ends the connection: a request gets its JSON-RPC error (`-32002`
+  for a session that is not active here), anything else becomes a `Finding`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._wire._codec import decode_message, decode_update
+from acp_core._wire._framing import FramingError, Parsed
+from acp_core._wire._json import UNSET, JsonValue, thaw_json
+from acp_core._wire._jsonrpc import (
+    Batch,
+    CancelRequestNotification,
+    ErrorResponse,
+    InvalidEntry,
+    Message,
+    Notification,
+    PromptRequest,
+    Request,
+    RequestPermissionRequest,
+    Response,
+    UpdateSessionNotification,
+)
+from acp_core._wire._updates import ConfigOptionUpdate, SessionConfigOption
+
+from ._client import new_client
+from ._connection_client_state import (
+    Build,
+    ClientConnection,
+    ClientSession,
+    PendingRequest,
+    host_intent,
+    session_intent,
+    step_session,
+)
+from ._connection_values import (
+    AnswerRequest,
+    ConnectionStep,
+    ExtensionNotification,
+    ExtensionRequest,
+    FailRequest,
+    RequestAnswered,
+    RequestCancelled,
+    SessionClosed,
+    SessionIntent,
+    SessionOpened,
+    error_reply,
+    is_extension,
+    params_object,
+    raw_request_id,
+    result_reply,
+    unknown_session,
+)
+from ._intents import Received
+from ._replay_gen import end_marker
+
+__all__ = ["client_connection_step"]
+
+#: Updates held per unknown session while a `session/new` is in flight (then: findings).
+ORPHAN_LIMIT: Final = 1024
+
+
+def _config(result: JsonValue) -> tuple[SessionConfigOption, ...] | None:
+    obj = params_object(result)
+    raw = None if obj is None else obj.get("configOptions")
+    if raw is None:
+        return None
+    try:
+        update = decode_update(
+            {"sessionUpdate": "config_option_update", "configOptions": thaw_json(raw)}
+        )
+    except DecodeError:
+        return None
+    return update.config_options if type(update) is ConfigOptionUpdate else None
+
+
+def _answered(b: Build, message: Response | ErrorResponse) -> None:
+    pending = b.outgoing.get(message.id)
+    if pending is None:
+        b.finding("C25", f"response {message.id!r} answers no request of ours")
+        return
+    b.outgoing = b.outgoing.delete(message.id)
+    ok = type(message) is Response
+    result: JsonValue = message.result if isinstance(message, Response) else None
+    method = pending.method
+    session_id = pending.session_id
+    if method == "session/prompt":
+        if session_id in b.sessions:
+            step_session(b, session_id, Received(message))  # type: ignore[arg-type]
+        return
+    if method == "initialize" and ok:
+        obj = params_object(result)
+        if obj is not None:
+            version = obj.get("protocolVersion")
+            b.changes.update(
+                protocol_version=version if type(version) is int else None,
+                agent_info=params_object(obj.get("info")),
+                agent_capabilities=params_object(obj.get("capabilities")),
+            )
+    elif method == "session/new" and ok:
+        _opened(b, result, pending)
+    elif method == "session/resume" and session_id is not None:
+        _resumed(b, session_id, result, pending, ok=ok)
+    elif method == "session/close" and session_id is not None:
+        gone = ok or (isinstance(message, ErrorResponse) and message.error.code == -32002)
+        if gone and session_id in b.sessions:
+            b.sessions = b.sessions.delete(session_id)
+            b.event(SessionClosed(session_id))
+    elif method == "session/set_config_option" and ok and session_id in b.sessions:
+        config = _config(result)
+        if config is not None:
+            session = b.sessions[session_id]  # type: ignore[index]
+            b.sessions = b.sessions.set(session_id, attrs.evolve(session, config_options=config))  # type: ignore[arg-type]
+    error = None
+    if isinstance(message, ErrorResponse):
+        error = params_object(_error_json(message))
+    b.event(RequestAnswered(message.id, method, result if ok else UNSET, error))
+
+
+def _error_json(message: ErrorResponse) -> JsonValue:
+    from acp_core._wire._json import freeze_json
+
+    raw: dict[str, Any] = {"code": message.error.code, "message": message.error.message}
+    if message.error.data is not UNSET:
+        raw["data"] = thaw_json(message.error.data)
+    return freeze_json(raw)
+
+
+def _opened(b: Build, result: JsonValue, pending: PendingRequest) -> None:
+    obj = params_object(result)
+    session_id = None if obj is None else obj.get("sessionId")
+    if not isinstance(session_id, str) or session_id in b.sessions:
+        b.finding("D1", f"session/new answered with an unusable sessionId {session_id!r}")
+        return
+    engine = new_client(session_id, revision=b.conn.revision)
+    config = _config(result) or ()
+    b.sessions = b.sessions.set(session_id, ClientSession(engine, pending.cwd or "/", config))
+    b.event(SessionOpened(session_id))
+    held = b.orphans.get(session_id, ())
+    if session_id in b.orphans:
+        b.orphans = b.orphans.delete(session_id)
+    for message in held:
+        _receive_one(b, message)
+    if not any(p.method == "session/new" for p in b.outgoing.values()):
+        for orphan_id, items in b.orphans.items():
+            b.finding("E3", f"{len(items)} update(s) for unknown session {orphan_id!r} dropped")
+        b.orphans = type(b.orphans)()
+
+
+def _resumed(
+    b: Build, session_id: str, result: JsonValue, pending: PendingRequest, *, ok: bool
+) -> None:
+    session = b.sessions.get(session_id)
+    if session is None:
+        return
+    if ok:
+        config = _config(result)
+        phase = "complete" if session.replay == "replaying" else session.replay
+        session = attrs.evolve(
+            session,
+            replay=phase,
+            config_options=session.config_options if config is None else config,
+        )
+        b.sessions = b.sessions.set(session_id, session)
+        b.event(SessionOpened(session_id, resumed=True))
+    elif session.replay == "replaying":
+        b.sessions = b.sessions.set(session_id, attrs.evolve(session, replay="truncated"))
+    elif pending.created:
+        b.sessions = b.sessions.delete(session_id)
+
+
+def _update(b: Build, message: UpdateSessionNotification) -> None:
+    session = b.sessions.get(message.session_id)
+    if session is None:
+        if any(p.method == "session/new" for p in b.outgoing.values()):
+            held = b.orphans.get(message.session_id, ())
+            if len(held) < ORPHAN_LIMIT:
+                b.orphans = b.orphans.set(message.session_id, (*held, message))
+                return
+        b.finding("E3", f"update for unknown session {message.session_id!r}")
+        return
+    marker = end_marker(b.conn.revision)
+    if marker is not None and session.replaying and message.update == marker:
+        b.sessions = b.sessions.set(message.session_id, attrs.evolve(session, replay="complete"))
+        return
+    step_session(b, message.session_id, Received(message))
+
+
+def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
+    request_id = message.request_id
+    for session_id, session in b.sessions.items():
+        if request_id in session.engine.pending:
+            step_session(b, session_id, Received(message))
+            return
+    if request_id in b.incoming:
+        b.incoming = b.incoming.delete(request_id)
+        b.send(error_reply(request_id, -32800, "Request cancelled"))
+        b.event(RequestCancelled(request_id))
+
+
+def _receive(b: Build, message: Message) -> None:
+    kind = type(message)
+    if kind is UpdateSessionNotification:
+        _update(b, message)  # type: ignore[arg-type]
+    elif kind is Response or kind is ErrorResponse:
+        _answered(b, message)  # type: ignore[arg-type]
+    elif kind is RequestPermissionRequest:
+        assert isinstance(message, RequestPermissionRequest)
+        if message.session_id not in b.sessions:
+            b.send(unknown_session(message.id, message.session_id))
+            return
+        step_session(b, message.session_id, Received(message))
+    elif kind is CancelRequestNotification:
+        _agent_cancels(b, message)  # type: ignore[arg-type]
+    elif kind is Request or kind is PromptRequest:
+        request: Any = message
+        method = request.method if kind is Request else "session/prompt"
+        if kind is Request and is_extension(method) and request.id not in b.incoming:
+            b.incoming = b.incoming.set(request.id, method)
+            b.event(ExtensionRequest(request.id, method, request.params))
+        else:
+            b.send(error_reply(request.id, -32601, "Method not found"))
+    elif kind is Notification:
+        assert isinstance(message, Notification)
+        if is_extension(message.method):
+            b.event(ExtensionNotification(message.method, message.params))
+        else:
+            b.finding("X0", f"unknown notification {message.method!r} ignored")
+    else:
+        b.finding("E3", f"a client does not receive {kind.__name__}")
+
+
+def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
+    if type(item) is InvalidEntry:
+        b.send(
+            error_reply(None, item.code, f"Invalid Request: expected {item.expected} @ {item.path}")
+        )
+        return
+    try:
+        _receive(b, item)  # type: ignore[arg-type]
+    except ProtocolError as e:
+        if type(item) is RequestPermissionRequest:
+            b.send(error_reply(item.id, e.code, str(e)))
+        else:
+            b.finding(e.rule, str(e))
+
+
+def _receive_message(b: Build, decoded: Message | Batch) -> None:
+    for item in decoded.items if type(decoded) is Batch else (decoded,):
+        _receive_one(b, item)  # type: ignore[arg-type]
+
+
+def _received_value(b: Build, value: object) -> None:
+    try:
+        decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
+    except DecodeError as e:
+        if isinstance(value, dict) and "method" in value and "id" in value:
+            b.send(error_reply(raw_request_id(value), e.code, str(e)))
+        elif isinstance(value, dict) and (
+            "method" in value or "result" in value or "error" in value
+        ):
+            b.finding("D1", f"undecodable message: {e}")
+        else:
+            b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
+        return
+    _receive_message(b, decoded)
+
+
+def _host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
+    if intent.request_id not in b.incoming:
+        raise LocalProtocolError("E2", f"no request {intent.request_id!r} awaits the host's answer")
+    b.incoming = b.incoming.delete(intent.request_id)
+    if isinstance(intent, AnswerRequest):
+        b.send(result_reply(intent.request_id, thaw_json(intent.result)))
+    else:
+        b.send(error_reply(intent.request_id, intent.code, intent.message, intent.data))
+
+
+def client_connection_step(conn: ClientConnection, input: object) -> ConnectionStep:
+    """Apply one input to the client connection.
+
+    Inputs: `Parsed` / `FramingError` (from the framing), `Received(message)`, a
+    `SessionIntent`, a connection intent (`Initialize`, `NewSession`, `ResumeSession`,
+    `CloseSession`, `SetConfigOption`, `SendRequest`, `SendNotification`, `CancelRequest`),
+    `AnswerRequest` / `FailRequest`.
+
+    Raises:
+        LocalProtocolError: a host input is illegal here (nothing changed). Received input
+            never raises: it is answered or becomes a `Finding`.
+    """
+    b = Build(conn)
+    kind = type(input)
+    if kind is Parsed:
+        _received_value(b, input.value)  # type: ignore[attr-defined]
+    elif kind is FramingError:
+        b.send(input.reply)  # type: ignore[attr-defined]
+        b.finding("F1", input.detail)  # type: ignore[attr-defined]
+    elif kind is Received:
+        _receive_message(b, input.message)  # type: ignore[attr-defined]
+    elif kind is SessionIntent:
+        session_intent(b, input)  # type: ignore[arg-type]
+    elif kind is AnswerRequest or kind is FailRequest:
+        _host_answer(b, input)  # type: ignore[arg-type]
+    elif not host_intent(b, input):
+        raise LocalProtocolError("E0", f"not a client connection input: {kind.__name__}")
+    return b.done()

@@ -1,0 +1,369 @@
+"""The client connection's values, the host intents it takes, and what they send.
+
+Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, the client host intents
+(`Initialize`, `NewSession`, `ResumeSession`, `CloseSession`, `SetConfigOption`,
+`SendRequest`, `SendNotification`, `CancelRequest`), `new_client_connection`, and `Build`
+(one step's changes) with `step_session` (a session's engine stepped, its outbound sent).
+Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import LocalProtocolError
+from acp_core._state._pcoll import PMap
+from acp_core._wire._framing import NdjsonDecoder
+from acp_core._wire._json import (
+    EMPTY_OBJECT,
+    UNSET,
+    JsonObject,
+    JsonValue,
+    Unset,
+    freeze_json,
+    thaw_json,
+)
+from acp_core._wire._jsonrpc import Message
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._updates import SessionConfigOption
+
+from ._client import ClientEngine, new_client
+from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
+from ._intents import SendPrompt
+
+__all__ = [
+    "CancelRequest",
+    "ClientConnection",
+    "ClientSession",
+    "CloseSession",
+    "Initialize",
+    "NewSession",
+    "PendingRequest",
+    "ResumeSession",
+    "SendNotification",
+    "SendRequest",
+    "SetConfigOption",
+    "new_client_connection",
+]
+
+_NO_BYTES: Final = NdjsonDecoder()
+_NO_CAPABILITIES: Final = EMPTY_OBJECT
+
+
+@attrs.frozen
+class ClientSession:
+    """One session of the connection, client side.
+
+    Attributes:
+        engine: the session's client engine (its `view` is what a UI shows).
+        cwd: its working directory (sent again on resume).
+        config_options: the latest complete configuration the agent answered with.
+        replay: `none`; `replaying` while a resume with `replayFrom` is in flight (every
+            update until the history ends is history: fold it, fire no side effects);
+            `complete` once it ended; `truncated` when the resume failed first.
+    """
+
+    engine: ClientEngine
+    cwd: str = "/"
+    config_options: tuple[SessionConfigOption, ...] = ()
+    replay: str = "none"
+
+    @property
+    def replaying(self) -> bool:
+        """Updates received now are history (the window a resume with replay opens)."""
+        return self.replay == "replaying"
+
+
+@attrs.frozen
+class PendingRequest:
+    """A request this client sent and the agent has not answered."""
+
+    method: str
+    session_id: str | None = None
+    cwd: str | None = None
+    created: bool = False  # the session record was made for this request (resume)
+
+
+# -- host intents ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Initialize:
+    """Send `initialize` (protocol version 2, this client's info and capabilities)."""
+
+    request_id: int | str | None = None
+
+
+@attrs.frozen
+class NewSession:
+    """Send `session/new` for `cwd` (absolute)."""
+
+    cwd: str
+    request_id: int | str | None = None
+
+
+@attrs.frozen
+class ResumeSession:
+    """Send `session/resume`; with `replay` the agent replays the whole history first
+    (`replayFrom: {"type": "start"}`) into a fresh view of the session."""
+
+    session_id: str
+    cwd: str
+    replay: bool = False
+    request_id: int | str | None = None
+
+
+@attrs.frozen
+class CloseSession:
+    """Send `session/close`; the session is forgotten once answered (`-32002` too)."""
+
+    session_id: str
+    request_id: int | str | None = None
+
+
+@attrs.frozen
+class SetConfigOption:
+    """Send `session/set_config_option` (`type` `boolean` for a bool value, else `id`)."""
+
+    session_id: str
+    config_id: str
+    value: str | bool
+    request_id: int | str | None = None
+
+
+@attrs.frozen
+class SendRequest:
+    """Send any other request (`session/list`, `session/delete`, `session/fork`, `_x`...);
+    its answer comes back as a `RequestAnswered` event."""
+
+    method: str
+    params: JsonValue | Unset = UNSET
+    request_id: int | str | None = None
+
+
+@attrs.frozen
+class SendNotification:
+    """Send a notification (an extension's, typically)."""
+
+    method: str
+    params: JsonValue | Unset = UNSET
+
+
+@attrs.frozen
+class CancelRequest:
+    """Withdraw a pending request of ours with `$/cancel_request` (it is still answered)."""
+
+    request_id: int | str | None
+
+
+@attrs.frozen
+class ClientConnection:
+    """The client side of one connection (a value).
+
+    Attributes:
+        info, capabilities: who this client is and what it advertises.
+        revision: the protocol revision every session speaks.
+        protocol_version, agent_info, agent_capabilities: from the `initialize` answer.
+        sessions: every session active on this connection, by id.
+        outgoing: our requests not answered yet, by id.
+        incoming: agent requests handed to the host and not answered yet.
+        orphans: updates for a session not known yet, held while a `session/new` is in
+            flight (they may race its answer, Q12).
+        next_request_id: the next id for a request we send (unique on the connection).
+        decoder: the NDJSON framing state.
+    """
+
+    info: Implementation
+    capabilities: JsonObject = _NO_CAPABILITIES
+    revision: Revision = DEFAULT_REVISION
+    protocol_version: int | None = None
+    agent_info: JsonObject | None = None
+    agent_capabilities: JsonObject | None = None
+    sessions: PMap[str, ClientSession] = attrs.field(factory=PMap)
+    outgoing: PMap[int | str | None, PendingRequest] = attrs.field(factory=PMap)
+    incoming: PMap[int | str | None, str] = attrs.field(factory=PMap)
+    orphans: PMap[str, tuple[Message, ...]] = attrs.field(factory=PMap)
+    next_request_id: int = 0
+    decoder: NdjsonDecoder = _NO_BYTES
+
+    def engine(self, session_id: str) -> ClientEngine:
+        """The engine of a session (KeyError if unknown)."""
+        return self.sessions[session_id].engine
+
+    def view(self, session_id: str) -> Any:
+        """What a UI shows for a session (`engine.view`)."""
+        return self.sessions[session_id].engine.view
+
+
+def new_client_connection(
+    info: Implementation,
+    *,
+    capabilities: object = None,
+    revision: Revision = DEFAULT_REVISION,
+    max_line: int | None = None,
+) -> ClientConnection:
+    """A fresh client connection (send `Initialize` first)."""
+    caps = _NO_CAPABILITIES if capabilities is None else freeze_json(capabilities)
+    decoder = _NO_BYTES if max_line is None else NdjsonDecoder(max_line)
+    return ClientConnection(info, caps, revision, decoder=decoder)  # type: ignore[arg-type]
+
+
+class Build:
+    """One step's changes (local to one call)."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
+        self.sessions = conn.sessions
+        self.outgoing = conn.outgoing
+        self.incoming = conn.incoming
+        self.orphans = conn.orphans
+        self.next_request_id = conn.next_request_id
+        self.changes: dict[str, Any] = {}
+        self.wire: list[dict[str, Any]] = []
+        self.events: list[object] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.wire.append(message)
+
+    def event(self, event: object) -> None:
+        self.events.append(event)
+
+    def finding(self, rule: str, detail: str) -> None:
+        self.events.append(Finding(rule, detail))
+
+    def request_id(self, given: int | str | None) -> int | str | None:
+        """The id for a new request: the caller's (if free) or the next free number."""
+        if given is not None:
+            if given in self.outgoing:
+                raise LocalProtocolError("E2", f"request id {given!r} is already pending")
+            return given
+        n = self.next_request_id
+        while n in self.outgoing:
+            n += 1
+        self.next_request_id = n + 1
+        return n
+
+    def request(
+        self, given: int | str | None, method: str, params: object, pending: PendingRequest
+    ) -> int | str | None:
+        request_id = self.request_id(given)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not UNSET:
+            message["params"] = params
+        self.send(message)
+        self.outgoing = self.outgoing.set(request_id, pending)
+        return request_id
+
+    def done(self) -> ConnectionStep:
+        conn = attrs.evolve(
+            self.conn,
+            sessions=self.sessions,
+            outgoing=self.outgoing,
+            incoming=self.incoming,
+            orphans=self.orphans,
+            next_request_id=self.next_request_id,
+            **self.changes,
+        )
+        return ConnectionStep(conn, tuple(self.wire), tuple(self.events))
+
+
+def step_session(b: Build, session_id: str, intent: object) -> None:
+    """Step one session's engine and send what it returns (raises what the engine raises,
+    before anything changed)."""
+    from ._client import client_step
+
+    session = b.sessions[session_id]
+    engine, outbound = client_step(session.engine, intent)
+    b.sessions = b.sessions.set(session_id, attrs.evolve(session, engine=engine))
+    b.wire.extend(outbound)
+
+
+def session_intent(b: Build, intent: SessionIntent) -> None:
+    if intent.session_id not in b.sessions:
+        raise LocalProtocolError("E3", f"no session {intent.session_id!r} on this connection")
+    inner = intent.intent
+    if type(inner) is SendPrompt:
+        request_id = b.request_id(inner.request_id)
+        inner = attrs.evolve(inner, request_id=request_id)
+        step_session(b, intent.session_id, inner)
+        pending = PendingRequest("session/prompt", intent.session_id)
+        b.outgoing = b.outgoing.set(request_id, pending)
+        return
+    step_session(b, intent.session_id, inner)
+
+
+def host_intent(b: Build, intent: object) -> bool:
+    """Apply a connection-level host intent; False if `intent` is not one."""
+    kind = type(intent)
+    if kind is Initialize:
+        assert isinstance(intent, Initialize)
+        params = {
+            "protocolVersion": 2,
+            "info": b.conn.info.to_wire(),
+            "capabilities": thaw_json(b.conn.capabilities),
+        }
+        b.request(intent.request_id, "initialize", params, PendingRequest("initialize"))
+    elif kind is NewSession:
+        assert isinstance(intent, NewSession)
+        pending = PendingRequest("session/new", cwd=intent.cwd)
+        params = {"cwd": intent.cwd, "mcpServers": []}
+        b.request(intent.request_id, "session/new", params, pending)
+    elif kind is ResumeSession:
+        assert isinstance(intent, ResumeSession)
+        _resume(b, intent)
+    elif kind is CloseSession:
+        assert isinstance(intent, CloseSession)
+        pending = PendingRequest("session/close", intent.session_id)
+        params = {"sessionId": intent.session_id}
+        b.request(intent.request_id, "session/close", params, pending)
+    elif kind is SetConfigOption:
+        assert isinstance(intent, SetConfigOption)
+        value_type = "boolean" if type(intent.value) is bool else "id"
+        params = {
+            "sessionId": intent.session_id,
+            "configId": intent.config_id,
+            "type": value_type,
+            "value": intent.value,
+        }
+        pending = PendingRequest("session/set_config_option", intent.session_id)
+        b.request(intent.request_id, "session/set_config_option", params, pending)
+    elif kind is SendRequest:
+        assert isinstance(intent, SendRequest)
+        params_out = UNSET if intent.params is UNSET else thaw_json(intent.params)
+        b.request(intent.request_id, intent.method, params_out, PendingRequest(intent.method))
+    elif kind is SendNotification:
+        assert isinstance(intent, SendNotification)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": intent.method}
+        if intent.params is not UNSET:
+            message["params"] = thaw_json(intent.params)
+        b.send(message)
+    elif kind is CancelRequest:
+        assert isinstance(intent, CancelRequest)
+        if intent.request_id not in b.outgoing:
+            raise LocalProtocolError("E2", f"no pending request has id {intent.request_id!r}")
+        params_c = {"requestId": intent.request_id}
+        b.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": params_c})
+    else:
+        return False
+    return True
+
+
+def _resume(b: Build, intent: ResumeSession) -> None:
+    old = b.sessions.get(intent.session_id)
+    created = old is None
+    if intent.replay or old is None:
+        # A replay rebuilds the view from scratch: replayed chunks appended to a populated
+        # view would duplicate content (Q13).
+        engine = new_client(intent.session_id, revision=b.conn.revision)
+        config = () if old is None else old.config_options
+        phase = "replaying" if intent.replay else "none"
+        b.sessions = b.sessions.set(
+            intent.session_id, ClientSession(engine, intent.cwd, config, phase)
+        )
+    params: dict[str, Any] = {"sessionId": intent.session_id, "cwd": intent.cwd}
+    if intent.replay:
+        params["replayFrom"] = {"type": "start"}
+    pending = PendingRequest("session/resume", intent.session_id, intent.cwd, created)
+    b.request(intent.request_id, "session/resume", params, pending)

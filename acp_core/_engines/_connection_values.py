@@ -1,0 +1,280 @@
+"""The values both connection sides share: host inputs, events, typed host requests, replies.
+
+Owns: what a host gives a connection besides wire input (`SessionIntent`, `AnswerRequest`,
+`FailRequest`, `Implementation`), what a connection tells its host (`ConnectionStep` and the
+event classes), the typed requests handed to the host (`ListSessions`, `DeleteSession`,
+`ForkSession`, `ExtensionRequest`, `ExtensionNotification`), and the JSON-RPC reply builders
+the two sides use the same way (error replies, the `-32002` unknown-session error).
+Must not know: which side does what with them (`_engines/_connection_agent.py`,
+`_engines/_connection_client.py`), engines, framing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, NamedTuple
+
+import attrs
+
+from acp_core._rules._predicates import is_absolute
+from acp_core._wire._framing import encode_ndjson
+from acp_core._wire._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
+
+__all__ = [
+    "AnswerRequest",
+    "CancelReceived",
+    "CloseRequested",
+    "ConnectionStep",
+    "DeleteSession",
+    "ExtensionNotification",
+    "ExtensionRequest",
+    "FailRequest",
+    "Finding",
+    "ForkSession",
+    "Implementation",
+    "ListSessions",
+    "PromptReceived",
+    "RequestAnswered",
+    "RequestCancelled",
+    "SessionClosed",
+    "SessionIntent",
+    "SessionOpened",
+]
+
+#: Protocol versions this library speaks (ACP v2).
+SUPPORTED_VERSIONS: Final = (2,)
+#: `-32022`: no protocol version both sides support (the initialize error).
+UNSUPPORTED_VERSION: Final = -32022
+
+
+# -- host inputs ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Implementation:
+    """`info` of `initialize`: who is speaking."""
+
+    name: str
+    version: str
+    title: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title is not None:
+            out["title"] = self.title
+        return out
+
+
+@attrs.frozen
+class SessionIntent:
+    """An engine intent for one session of the connection (`intent` as `step` takes it).
+
+    Where the intent sends a request and names no id, the connection picks one unique on
+    the whole connection (never per session).
+    """
+
+    session_id: str
+    intent: object
+
+
+@attrs.frozen
+class AnswerRequest:
+    """Answer a request the connection handed to the host with a success `result`."""
+
+    request_id: int | str | None
+    result: JsonValue
+
+
+@attrs.frozen
+class FailRequest:
+    """Answer a request the connection handed to the host with a JSON-RPC error."""
+
+    request_id: int | str | None
+    code: int
+    message: str
+    data: JsonValue | Unset = UNSET
+
+
+# -- typed requests handed to the host -----------------------------------------------------
+
+
+@attrs.frozen
+class ListSessions:
+    """`session/list`: the host answers with `{sessions, nextCursor?}`."""
+
+    request_id: int | str | None
+    cwd: str | None = None
+    cursor: str | None = None
+
+
+@attrs.frozen
+class DeleteSession:
+    """`session/delete`: the host deletes its record and answers `{}`; on success the
+    connection forgets the session too."""
+
+    request_id: int | str | None
+    session_id: str
+
+
+@attrs.frozen
+class ForkSession:
+    """`session/fork` (unstable): the host creates the fork, answers `{sessionId}`, and opens
+    it on the connection with `OpenSession`."""
+
+    request_id: int | str | None
+    session_id: str
+    params: JsonObject
+
+
+@attrs.frozen
+class ExtensionRequest:
+    """A request whose method starts with `_`: the host answers it (or fails it)."""
+
+    request_id: int | str | None
+    method: str
+    params: JsonValue | Unset = UNSET
+
+
+@attrs.frozen
+class ExtensionNotification:
+    """A notification whose method starts with `_`."""
+
+    method: str
+    params: JsonValue | Unset = UNSET
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Finding:
+    """Something received that the connection could not process and owed no reply to (a
+    notification, a stray response): recorded, never fatal.
+
+    Attributes:
+        rule: the rule it breaks (`D1` undecodable, `E3` wrong session or direction, `J1`
+            a response to nothing, `X0` an unknown notification, `F1` a framing error).
+        detail: a readable explanation.
+    """
+
+    rule: str
+    detail: str
+
+
+@attrs.frozen
+class SessionOpened:
+    """A session became active on this connection (`session/new`, or `session/resume`)."""
+
+    session_id: str
+    resumed: bool = False
+
+
+@attrs.frozen
+class SessionClosed:
+    """A session stopped being active on this connection (closed, deleted)."""
+
+    session_id: str
+
+
+@attrs.frozen
+class PromptReceived:
+    """A prompt is waiting in the session's engine (`engine.prompts`): accept or reject it."""
+
+    session_id: str
+    request_id: int | str | None
+
+
+@attrs.frozen
+class CancelReceived:
+    """`session/cancel` reached the session's engine: wind the turn down."""
+
+    session_id: str
+
+
+@attrs.frozen
+class CloseRequested:
+    """`session/close` for a session with a turn running: end the turn (it was cancelled);
+    the close is answered as soon as the session is idle."""
+
+    session_id: str
+
+
+@attrs.frozen
+class RequestCancelled:
+    """The peer withdrew a request handed to the host (`$/cancel_request`); it was answered
+    `-32800` already, so an answer from the host is no longer expected."""
+
+    request_id: int | str | None
+
+
+@attrs.frozen
+class RequestAnswered:
+    """The peer answered a request this host sent through the connection."""
+
+    request_id: int | str | None
+    method: str
+    result: JsonValue | Unset = UNSET
+    error: JsonObject | None = None
+
+
+class ConnectionStep(NamedTuple):
+    """What a connection step returns: the new connection, the wire dicts to send in order,
+    and what the host should know (events)."""
+
+    connection: Any
+    outbound: tuple[dict[str, Any], ...]
+    events: tuple[object, ...]
+
+    @property
+    def data(self) -> bytes:
+        """`outbound` as NDJSON bytes, ready to write."""
+        return b"".join(encode_ndjson(m) for m in self.outbound)
+
+
+# -- replies ---------------------------------------------------------------------------------
+
+
+def error_reply(
+    request_id: int | str | None, code: int, message: str, data: object = UNSET
+) -> dict[str, Any]:
+    """A JSON-RPC error response."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not UNSET:
+        error["data"] = thaw_json(data) if not isinstance(data, dict) else data  # type: ignore[arg-type]
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def result_reply(request_id: int | str | None, result: object) -> dict[str, Any]:
+    """A JSON-RPC success response."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def unknown_session(request_id: int | str | None, session_id: str) -> dict[str, Any]:
+    """`-32002` Resource not found with `SessionNotFoundErrorData`: the answer to a
+    session-scoped request naming a session that does not exist or is not active."""
+    return error_reply(request_id, -32002, "Session not found", {"sessionId": session_id})
+
+
+def raw_request_id(value: object) -> int | str | None:
+    """The id of a raw message, if it is a valid JSON-RPC id (else None: reply `id: null`)."""
+    if isinstance(value, dict):
+        rid = value.get("id")
+        if (type(rid) is int or type(rid) is str) and not isinstance(rid, bool):
+            return rid
+    return None
+
+
+def is_extension(method: str) -> bool:
+    """Methods starting with `_` are extensions: handed to the host, never `-32601`'d."""
+    return method.startswith("_")
+
+
+def params_object(params: JsonValue | Unset) -> JsonObject | None:
+    """`params` as a frozen object, or None when absent or not an object."""
+    if params is UNSET or params is None or isinstance(params, (str, int, float, bool, tuple)):
+        return None
+    return params
+
+
+def absolute(path: object) -> bool:
+    """Whether a wire value is an absolute path (a string; see `is_absolute`)."""
+    return isinstance(path, str) and is_absolute(path)

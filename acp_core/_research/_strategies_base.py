@@ -1,0 +1,201 @@
+"""Hypothesis strategies: scalars, JSON, `_meta`, `extra`, patches and open enums.
+
+Owns: the building blocks every other strategy module draws with, and the known tags an
+unknown one must never be.
+Must not know: any value class beyond the tag sets. Public surface: `acp_core.strategies`.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, TypeVar
+
+import immutables
+from hypothesis import strategies as st
+
+from acp_core._wire import _content as c
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
+from acp_core._wire._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
+from acp_core._wire._revision import REVISIONS
+
+T = TypeVar("T")
+
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+_UINT32_MAX: Final = 2**32 - 1
+_UINT64_MAX: Final = 2**64 - 1
+_INT32_MIN: Final = -(2**31)
+_INT32_MAX: Final = 2**31 - 1
+
+# -- known tags (what an unknown tag must never be) -------------------------------------
+
+_CONTENT_TAGS: Final = frozenset({"text", "image", "audio", "resource_link", "resource"})
+_TOOL_CONTENT_TAGS: Final = frozenset({"content", "diff", "terminal"})
+_DIFF_OPERATIONS: Final = (
+    c.DiffOperation.ADD,
+    c.DiffOperation.DELETE,
+    c.DiffOperation.MODIFY,
+    c.DiffOperation.MOVE,
+    c.DiffOperation.COPY,
+)
+# Every update kind any revision defines: an "unknown" tag must be unknown to all of them.
+_UPDATE_TAGS: Final = frozenset().union(*(r.update_kinds for r in REVISIONS.values()))
+# `file` and `markdown` are reserved plan types the stable schema rejects (digest Q9).
+_RESERVED_PLAN_TYPES: Final = ("file", "markdown")
+_TYPED_REQUESTS: Final = frozenset({j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION})
+_TYPED_NOTIFICATIONS: Final = frozenset(
+    {j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL, j.Method.CANCEL_REQUEST}
+)
+
+# Words a future ACP revision might use; each is filtered against the known tags of its union.
+_FUTURE_WORDS: Final = ("notice", "compaction", "paused", "error", "background", "widget")
+
+_LOWER: Final = "abcdefghijklmnopqrstuvwxyz"
+_KEY_ALPHABET: Final = _LOWER + "0123456789_"
+
+# -- scalars -----------------------------------------------------------------------------
+
+_texts: Final = st.text(max_size=10)
+_ids: Final = st.text(max_size=8)
+_uint32: Final = st.integers(0, _UINT32_MAX)
+_uint64: Final = st.integers(0, _UINT64_MAX)
+_int64: Final = st.integers(_INT64_MIN, _INT64_MAX)
+_paths: Final = st.lists(st.text(_LOWER, min_size=1, max_size=5), min_size=1, max_size=3).map(
+    lambda parts: "/" + "/".join(parts)
+)
+_uris: Final = _paths.map(lambda path: "file://" + path)
+_mime_types: Final = st.sampled_from(
+    ("text/plain", "text/markdown", "image/png", "audio/wav", "application/json")
+)
+_base64: Final = st.binary(max_size=24).map(lambda b: base64.b64encode(b).decode("ascii"))
+_currencies: Final = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=3, max_size=3)
+_timestamps: Final = st.builds(
+    "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z".format,
+    st.integers(1970, 2100),
+    st.integers(1, 12),
+    st.integers(1, 28),
+    st.integers(0, 23),
+    st.integers(0, 59),
+    st.integers(0, 59),
+)
+_extra_keys: Final = st.builds(
+    str.__add__, st.sampled_from(("_x", "zz")), st.text(_KEY_ALPHABET, max_size=5)
+)
+
+
+def _tuples(
+    strategy: st.SearchStrategy[T], *, min_size: int = 0, max_size: int = 3
+) -> st.SearchStrategy[tuple[T, ...]]:
+    return st.lists(strategy, min_size=min_size, max_size=max_size).map(tuple)
+
+
+# -- JSON, meta, extra, patches, open enums ------------------------------------------------
+
+
+def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[JsonValue]:
+    """Frozen JSON: None, bools, int64 integers, finite floats, strings, tuples, Maps."""
+    leaves: st.SearchStrategy[JsonValue] = st.one_of(
+        st.none(),
+        st.booleans(),
+        _int64,
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=8),
+    )
+
+    def extend(children: st.SearchStrategy[JsonValue]) -> st.SearchStrategy[JsonValue]:
+        arrays: st.SearchStrategy[JsonValue] = _tuples(children)
+        objects: st.SearchStrategy[JsonValue] = st.dictionaries(
+            st.text(max_size=6), children, max_size=3
+        ).map(immutables.Map)
+        return arrays | objects
+
+    return st.recursive(leaves, extend, max_leaves=max_leaves)
+
+
+def json_objects(*, max_leaves: int = 6) -> st.SearchStrategy[JsonObject]:
+    """Frozen JSON objects (`immutables.Map` with string keys)."""
+    return st.dictionaries(st.text(max_size=6), json_values(max_leaves=max_leaves), max_size=3).map(
+        immutables.Map
+    )
+
+
+def metas() -> st.SearchStrategy[Meta]:
+    """A `_meta` field: `UNSET` (absent), `None` (null) or a JSON object."""
+    return st.one_of(st.just(UNSET), st.none(), json_objects(max_leaves=4))
+
+
+def extras() -> st.SearchStrategy[JsonObject]:
+    """An `extra` map of unknown keys; the keys (`_x...`, `zz...`) are no ACP type's wire key."""
+    return st.one_of(
+        st.just(EMPTY_OBJECT),
+        st.dictionaries(_extra_keys, json_values(max_leaves=3), min_size=1, max_size=2).map(
+            immutables.Map
+        ),
+    )
+
+
+def patches(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[Patch[T]]:
+    """A tri-state field: `UNSET` (absent), `None` (null) or a value drawn from `strategy`."""
+    absent: st.SearchStrategy[Patch[T]] = st.just(UNSET)
+    return st.one_of(absent, st.none(), strategy)
+
+
+def unknown_tags(known: Iterable[str]) -> st.SearchStrategy[str]:
+    """Tags or enum values outside `known`: `_`-prefixed extension ones and future ones."""
+    known_set = frozenset(known)
+    return st.one_of(
+        st.text(max_size=8).map(lambda s: "_" + s),
+        st.sampled_from(_FUTURE_WORDS).filter(lambda s: s not in known_set),
+        st.text(min_size=1, max_size=10).filter(
+            lambda s: not s.startswith("_") and s not in known_set
+        ),
+    )
+
+
+def open_enum_values(known: Iterable[str]) -> st.SearchStrategy[str]:
+    """A value of an open enum: a known constant, an extension value or a future one."""
+    known_sorted = sorted(known)
+    return st.one_of(st.sampled_from(known_sorted), unknown_tags(known_sorted))
+
+
+def _raw_objects(
+    tag_key: str,
+    tags: st.SearchStrategy[str],
+    fields: Mapping[str, st.SearchStrategy[Any]] | None = None,
+) -> st.SearchStrategy[JsonObject]:
+    """The raw object of an `Other*` variant: unknown tag, required fields, free extras."""
+    free = st.dictionaries(_extra_keys, json_values(max_leaves=3), max_size=2)
+    required = st.fixed_dictionaries({**(fields or {}), tag_key: tags})
+    return st.builds(_merge_raw, free, metas(), required)
+
+
+def _merge_raw(free: dict[str, JsonValue], meta: Meta, required: dict[str, Any]) -> JsonObject:
+    out = dict(free)
+    if meta is not UNSET:
+        out["_meta"] = meta
+    out.update(required)
+    return immutables.Map(out)
+
+
+_ROLES: Final = ("assistant", "user")
+_ICON_THEMES: Final = ("light", "dark")
+_FILE_TYPES: Final = (
+    c.DiffFileType.TEXT,
+    c.DiffFileType.BINARY,
+    c.DiffFileType.DIRECTORY,
+    c.DiffFileType.SYMLINK,
+)
+_CATEGORIES: Final = (
+    u.SessionConfigOptionCategory.MODE,
+    u.SessionConfigOptionCategory.MODEL,
+    u.SessionConfigOptionCategory.MODEL_CONFIG,
+    u.SessionConfigOptionCategory.THOUGHT_LEVEL,
+)
+_PERMISSION_KINDS: Final = (
+    j.PermissionOptionKind.ALLOW_ONCE,
+    j.PermissionOptionKind.ALLOW_ALWAYS,
+    j.PermissionOptionKind.REJECT_ONCE,
+    j.PermissionOptionKind.REJECT_ALWAYS,
+)

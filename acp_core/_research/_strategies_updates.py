@@ -1,0 +1,459 @@
+"""Hypothesis strategies: every `sessionUpdate` variant, per revision.
+
+Owns: strategies for `_wire/_updates.py` values; a field a later revision adds is drawn only for
+revisions that carry it.
+Must not know: JSON-RPC messages. Public surface: `acp_core.strategies`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import attrs
+from hypothesis import strategies as st
+
+from acp_core._wire import _updates as u
+from acp_core._wire._codec import encode_update
+from acp_core._wire._fields import WIRE
+from acp_core._wire._json import UNSET, Unset
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+
+from ._strategies_base import (
+    _CATEGORIES,
+    _RESERVED_PLAN_TYPES,
+    _UPDATE_TAGS,
+    _base64,
+    _currencies,
+    _ids,
+    _paths,
+    _raw_objects,
+    _texts,
+    _timestamps,
+    _tuples,
+    _uint32,
+    _uint64,
+    extras,
+    json_values,
+    metas,
+    open_enum_values,
+    patches,
+    unknown_tags,
+)
+from ._strategies_content import (
+    content_blocks,
+    tool_call_contents,
+    tool_call_locations,
+)
+
+T = TypeVar("T")
+
+# -- session updates ---------------------------------------------------------------------
+
+
+def user_message_chunks() -> st.SearchStrategy[u.UserMessageChunk]:
+    """`user_message_chunk` updates."""
+    return st.builds(
+        u.UserMessageChunk, message_id=_ids, content=content_blocks(), meta=metas(), extra=extras()
+    )
+
+
+def agent_message_chunks() -> st.SearchStrategy[u.AgentMessageChunk]:
+    """`agent_message_chunk` updates."""
+    return st.builds(
+        u.AgentMessageChunk, message_id=_ids, content=content_blocks(), meta=metas(), extra=extras()
+    )
+
+
+def agent_thought_chunks() -> st.SearchStrategy[u.AgentThoughtChunk]:
+    """`agent_thought_chunk` updates."""
+    return st.builds(
+        u.AgentThoughtChunk, message_id=_ids, content=content_blocks(), meta=metas(), extra=extras()
+    )
+
+
+def user_messages() -> st.SearchStrategy[u.UserMessage]:
+    """`user_message` upserts (content absent, null or a list)."""
+    return st.builds(
+        u.UserMessage,
+        message_id=_ids,
+        content=patches(_tuples(content_blocks())),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def agent_messages() -> st.SearchStrategy[u.AgentMessage]:
+    """`agent_message` upserts."""
+    return st.builds(
+        u.AgentMessage,
+        message_id=_ids,
+        content=patches(_tuples(content_blocks())),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def agent_thoughts() -> st.SearchStrategy[u.AgentThought]:
+    """`agent_thought` upserts."""
+    return st.builds(
+        u.AgentThought,
+        message_id=_ids,
+        content=patches(_tuples(content_blocks())),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def running_state_updates() -> st.SearchStrategy[u.RunningStateUpdate]:
+    """`state_update` with `state: running`."""
+    return st.builds(u.RunningStateUpdate, meta=metas(), extra=extras())
+
+
+def idle_state_updates() -> st.SearchStrategy[u.IdleStateUpdate]:
+    """`state_update` with `state: idle` (stop reason absent, null, known or unknown)."""
+    return st.builds(
+        u.IdleStateUpdate,
+        stop_reason=patches(open_enum_values(u.StopReason.KNOWN)),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def requires_action_state_updates() -> st.SearchStrategy[u.RequiresActionStateUpdate]:
+    """`state_update` with `state: requires_action`."""
+    return st.builds(u.RequiresActionStateUpdate, meta=metas(), extra=extras())
+
+
+def other_state_updates() -> st.SearchStrategy[u.OtherStateUpdate]:
+    """`state_update` with an unknown `state`."""
+    return st.builds(
+        u.OtherStateUpdate,
+        _raw_objects(
+            "state",
+            unknown_tags(u.ForegroundState.KNOWN),
+            {"sessionUpdate": st.just("state_update")},
+        ),
+    )
+
+
+def state_updates() -> st.SearchStrategy[u.StateUpdate]:
+    """Any `state_update`, unknown states included."""
+    return st.one_of(
+        running_state_updates(),
+        idle_state_updates(),
+        requires_action_state_updates(),
+        other_state_updates(),
+    )
+
+
+def _on_wire(cls: type[Any], name: str, revision: Revision) -> bool:
+    # A field a later revision adds is drawn only for revisions that carry it.
+    since = attrs.fields_dict(cls)[name].metadata.get(WIRE)
+    return since is None or since.since is None or revision.includes(since.since)
+
+
+def _since(
+    cls: type[Any], name: str, revision: Revision, strategy: st.SearchStrategy[T]
+) -> st.SearchStrategy[T | Unset]:
+    absent: st.SearchStrategy[T | Unset] = st.just(UNSET)
+    return strategy if _on_wire(cls, name, revision) else absent
+
+
+def tool_call_updates(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.ToolCallUpdate]:
+    """`tool_call_update` patches (every field tri-state; `name` from 2026-11 on)."""
+    return st.builds(
+        u.ToolCallUpdate,
+        tool_call_id=_ids,
+        title=patches(_texts),
+        kind=patches(open_enum_values(u.ToolKind.KNOWN)),
+        status=patches(open_enum_values(u.ToolCallStatus.KNOWN)),
+        content=patches(_tuples(tool_call_contents(), max_size=2)),
+        locations=patches(_tuples(tool_call_locations(), max_size=2)),
+        raw_input=patches(json_values()),
+        raw_output=patches(json_values()),
+        name=_since(u.ToolCallUpdate, "name", revision, patches(_texts)),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def tool_call_content_chunks() -> st.SearchStrategy[u.ToolCallContentChunk]:
+    """`tool_call_content_chunk` updates."""
+    return st.builds(
+        u.ToolCallContentChunk,
+        tool_call_id=_ids,
+        content=tool_call_contents(),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def terminal_outputs() -> st.SearchStrategy[u.TerminalOutput]:
+    """Terminal output snapshots (base64 `data`)."""
+    return st.builds(u.TerminalOutput, data=_base64, meta=metas(), extra=extras())
+
+
+def terminal_exit_statuses() -> st.SearchStrategy[u.TerminalExitStatus]:
+    """Terminal exit statuses (uint32 `exitCode`)."""
+    return st.builds(
+        u.TerminalExitStatus,
+        exit_code=patches(_uint32),
+        signal=patches(st.sampled_from(("SIGTERM", "SIGKILL", "SIGINT")) | _texts),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def terminal_updates() -> st.SearchStrategy[u.TerminalUpdate]:
+    """`terminal_update` patches."""
+    return st.builds(
+        u.TerminalUpdate,
+        terminal_id=_ids,
+        command=patches(_texts),
+        cwd=patches(_paths),
+        output=patches(terminal_outputs()),
+        exit_status=patches(terminal_exit_statuses()),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def terminal_output_chunks() -> st.SearchStrategy[u.TerminalOutputChunk]:
+    """`terminal_output_chunk` updates (base64 `data`)."""
+    return st.builds(
+        u.TerminalOutputChunk, terminal_id=_ids, data=_base64, meta=metas(), extra=extras()
+    )
+
+
+def plan_entries() -> st.SearchStrategy[u.PlanEntry]:
+    """Entries of an `items` plan."""
+    return st.builds(
+        u.PlanEntry,
+        content=_texts,
+        priority=open_enum_values(u.PlanEntryPriority.KNOWN),
+        status=open_enum_values(u.PlanEntryStatus.KNOWN),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def plan_items() -> st.SearchStrategy[u.PlanItems]:
+    """`{"type": "items"}` plans."""
+    return st.builds(
+        u.PlanItems, plan_id=_ids, entries=_tuples(plan_entries()), meta=metas(), extra=extras()
+    )
+
+
+def other_plans(*, tolerated: bool = False) -> st.SearchStrategy[u.OtherPlan]:
+    """Plans of unknown `type`, always with a string `planId`.
+
+    With `tolerated=True` the reserved types `file` and `markdown` are drawn too: acp-core
+    keeps them (digest Q9) but the stable schema rejects them.
+    """
+    tags = unknown_tags({"items", *_RESERVED_PLAN_TYPES})
+    if tolerated:
+        tags = tags | st.sampled_from(_RESERVED_PLAN_TYPES)
+    return st.builds(u.OtherPlan, _raw_objects("type", tags, {"planId": _ids}))
+
+
+def plan_updates(*, tolerated: bool = False) -> st.SearchStrategy[u.PlanUpdate]:
+    """`plan_update` updates (see `other_plans` for `tolerated`)."""
+    return st.builds(
+        u.PlanUpdate,
+        plan=plan_items() | other_plans(tolerated=tolerated),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def text_command_inputs() -> st.SearchStrategy[u.TextCommandInput]:
+    """`{"type": "text"}` command inputs."""
+    return st.builds(u.TextCommandInput, hint=_texts, meta=metas(), extra=extras())
+
+
+def other_command_inputs() -> st.SearchStrategy[u.OtherCommandInput]:
+    """Command inputs of unknown `type`."""
+    return st.builds(u.OtherCommandInput, _raw_objects("type", unknown_tags(("text",))))
+
+
+def command_inputs() -> st.SearchStrategy[u.TextCommandInput | u.OtherCommandInput]:
+    """Any command input."""
+    return st.one_of(text_command_inputs(), other_command_inputs())
+
+
+def available_commands() -> st.SearchStrategy[u.AvailableCommand]:
+    """Slash commands."""
+    return st.builds(
+        u.AvailableCommand,
+        name=_texts,
+        description=_texts,
+        input=patches(command_inputs()),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def available_commands_updates() -> st.SearchStrategy[u.AvailableCommandsUpdate]:
+    """`available_commands_update` updates."""
+    return st.builds(
+        u.AvailableCommandsUpdate,
+        available_commands=_tuples(available_commands()),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def session_config_select_options() -> st.SearchStrategy[u.SessionConfigSelectOption]:
+    """Values of a select config option."""
+    return st.builds(
+        u.SessionConfigSelectOption,
+        value=_ids,
+        name=_texts,
+        description=patches(_texts),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def session_config_select_groups() -> st.SearchStrategy[u.SessionConfigSelectGroup]:
+    """Groups of select values."""
+    return st.builds(
+        u.SessionConfigSelectGroup,
+        group_id=_ids,
+        name=_texts,
+        options=_tuples(session_config_select_options(), max_size=2),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def session_config_selects() -> st.SearchStrategy[u.SessionConfigSelect]:
+    """`{"type": "select"}` config options, flat or grouped."""
+    options: st.SearchStrategy[
+        tuple[u.SessionConfigSelectOption, ...] | tuple[u.SessionConfigSelectGroup, ...]
+    ] = _tuples(session_config_select_options()) | _tuples(
+        session_config_select_groups(), max_size=2
+    )
+    return st.builds(
+        u.SessionConfigSelect,
+        config_id=_ids,
+        name=_texts,
+        current_value=_ids,
+        options=options,
+        description=patches(_texts),
+        category=patches(open_enum_values(_CATEGORIES)),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def session_config_booleans() -> st.SearchStrategy[u.SessionConfigBoolean]:
+    """`{"type": "boolean"}` config options."""
+    return st.builds(
+        u.SessionConfigBoolean,
+        config_id=_ids,
+        name=_texts,
+        current_value=st.booleans(),
+        description=patches(_texts),
+        category=patches(open_enum_values(_CATEGORIES)),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def other_session_config_options() -> st.SearchStrategy[u.OtherSessionConfigOption]:
+    """Config options of unknown `type` (with the `configId` and `name` every option has)."""
+    return st.builds(
+        u.OtherSessionConfigOption,
+        _raw_objects(
+            "type", unknown_tags(("select", "boolean")), {"configId": _ids, "name": _texts}
+        ),
+    )
+
+
+def session_config_options() -> st.SearchStrategy[u.SessionConfigOption]:
+    """Any config option, unknown types included."""
+    return st.one_of(
+        session_config_selects(), session_config_booleans(), other_session_config_options()
+    )
+
+
+def config_option_updates() -> st.SearchStrategy[u.ConfigOptionUpdate]:
+    """`config_option_update` updates."""
+    return st.builds(
+        u.ConfigOptionUpdate,
+        config_options=_tuples(session_config_options(), max_size=2),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def session_info_updates() -> st.SearchStrategy[u.SessionInfoUpdate]:
+    """`session_info_update` patches (RFC 3339 `updatedAt`)."""
+    return st.builds(
+        u.SessionInfoUpdate,
+        title=patches(_texts),
+        updated_at=patches(_timestamps),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def costs() -> st.SearchStrategy[u.Cost]:
+    """Session costs (ISO 4217-shaped currency)."""
+    amounts: st.SearchStrategy[float] = st.floats(allow_nan=False, allow_infinity=False) | (
+        st.integers(0, 10**6)
+    )
+    return st.builds(u.Cost, amount=amounts, currency=_currencies, meta=metas(), extra=extras())
+
+
+def usage_updates() -> st.SearchStrategy[u.UsageUpdate]:
+    """`usage_update` updates (uint64 `used` and `size`)."""
+    return st.builds(
+        u.UsageUpdate,
+        used=_uint64,
+        size=_uint64,
+        cost=patches(costs()),
+        meta=metas(),
+        extra=extras(),
+    )
+
+
+def other_updates() -> st.SearchStrategy[u.OtherUpdate]:
+    """Updates with an unknown `sessionUpdate` tag."""
+    return st.builds(u.OtherUpdate, _raw_objects("sessionUpdate", unknown_tags(_UPDATE_TAGS)))
+
+
+def session_updates(
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.SessionUpdate]:
+    """Any `SessionUpdate` of `revision`, every variant and unknown ones (see `other_plans`
+    for `tolerated`); what `decode_update(..., revision=revision)` gives back unchanged."""
+    return st.one_of(
+        user_message_chunks(),
+        user_messages(),
+        agent_message_chunks(),
+        agent_messages(),
+        agent_thought_chunks(),
+        agent_thoughts(),
+        state_updates(),
+        tool_call_content_chunks(),
+        tool_call_updates(revision=revision),
+        terminal_updates(),
+        terminal_output_chunks(),
+        plan_updates(tolerated=tolerated),
+        available_commands_updates(),
+        config_option_updates(),
+        session_info_updates(),
+        usage_updates(),
+        other_updates(),
+    )
+
+
+def wire_updates(
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Encoded updates: fresh wire dicts as an agent would send them in `update`."""
+    return session_updates(tolerated=tolerated, revision=revision).map(encode_update)

@@ -1,0 +1,277 @@
+"""The rule catalogue: every obligation of ACP v2 that acp-core enforces, reports or documents.
+
+Owns: `Rule`, `RULES` (id -> Rule) and `rules_markdown()`, the text of `docs/rules.md`.
+Must not know: how a rule is checked (`_rules/_check.py`) or enforced (the engines); wire values.
+
+Which rules `check_trace` reports (`Rule.checked`, the `checked` column) is read from the
+checker's guards (`_conversation_guards.GUARDS`) and message checks
+(`_check_message.CHECKED`), so it cannot drift from what is tested.
+
+Theory of operation. The agent engine raises `LocalProtocolError(rule_id)` when an intent
+would break a rule, the trace checker reports `Violation(rule_id, ...)` when a recorded
+conversation breaks one, and `docs/rules.md` is generated from this table, so the three can
+only disagree by naming a rule that is not here (tests make that impossible).
+
+Ids are stable and never reused:
+- `R1`..`R46`: agent-side rules, `C1`..`C26`: client-side rules, numbered as in section 4 of
+  the requirements digest (docs/acp-v2-digest.md in the shared folder).
+- `D1`, `J1`, `J2`, `S1`, `S2`: rules the checker needs that the digest states elsewhere
+  (decoding, JSON-RPC framing, the unusual transitions of its section 5.2).
+- `E0`..`E4`: policies of the engines (what they refuse beyond the R and C rules).
+Levels are RFC 2119 words. Where the digest gives no keyword ("—", "normative", a checklist
+item) the level chosen here is said in `note`. Where the docs say MUST and the schema's
+description says SHOULD (the stop reason on a turn-ending idle), the docs win (digest Q1).
+`kit_id` names the official conformance kit's requirement (agentclientprotocol/acp-tck,
+`src/tck/v2/requirements.py`) that tests the same obligation, where there is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal
+
+import attrs
+
+__all__ = ["LEVELS", "RULES", "SIDES", "Level", "Rule", "Side", "rules_markdown"]
+
+Level = Literal["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]
+Side = Literal["agent", "client", "both"]
+
+#: The RFC 2119 levels a rule may have; MUST and MUST NOT decide conformance.
+LEVELS: Final[tuple[Level, ...]] = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
+#: Who a rule binds.
+SIDES: Final[tuple[Side, ...]] = ("agent", "client", "both")
+
+
+@attrs.frozen
+class Rule:
+    """One obligation of the protocol.
+
+    Attributes:
+        id: stable id (`R4`, `C15`, `D1`, ...).
+        level: `MUST`, `MUST NOT`, `SHOULD`, `SHOULD NOT` or `MAY`.
+        side: who it binds: `agent`, `client` or `both`.
+        summary: the rule in one line.
+        section: where the spec says it (the digest's source tags; see `docs/rules.md`).
+        kit_id: the official conformance kit's requirement id, or None.
+        note: why the level or the reading differs from the plain text, if it does.
+    """
+
+    id: str
+    level: Level
+    side: Side
+    summary: str
+    section: str
+    kit_id: str | None = None
+    note: str = ""
+
+    @property
+    def checked(self) -> bool:
+        """Whether `check_trace` reports breaches of it: read from the checker's own
+        guards and message checks, never kept by hand."""
+        # Imported here: the checker imports this catalogue for levels.
+        from ._check import CHECKED_RULES
+
+        return self.id in CHECKED_RULES
+
+    @property
+    def mandatory(self) -> bool:
+        """True for MUST and MUST NOT: breaking it makes an implementation non-conformant."""
+        return self.level in ("MUST", "MUST NOT")
+
+
+_CHECKLIST: Final = (
+    "the digest lists it as a checklist item without a keyword; catalogued as SHOULD"
+)
+_NORMATIVE: Final = "the digest marks it normative without a keyword; catalogued as MUST"
+
+# fmt: off
+_AGENT: Final[tuple[Rule, ...]] = (
+    Rule("R1", "MUST", "agent", "Answer `session/prompt` as soon as the prompt is accepted; the result is `{}` (only `_meta` besides), and it is not a completion signal.", "PL §2, SCH PromptResponse, MG", "ACP-PROMPT-201", note="In the 2026-11 draft the result carries the user message's `messageId` instead; the checker follows the revision it is given."),  # noqa: E501
+    Rule("R2", "MUST", "agent", "After accepting a prompt, report where the user message landed, with `user_message` or `user_message_chunk`s, before the turn ends.", "PL §2, MG", "ACP-PROMPT-203"),  # noqa: E501
+    Rule("R3", "MUST", "agent", "The agent generates the user message's `messageId` (it owns all message ids); clients never mint protocol message ids.", "PL §2, RFD:message-id"),  # noqa: E501
+    Rule("R4", "MUST", "agent", "Every message upsert and message chunk (user, agent, thought) carries a non-null opaque `messageId`.", "PL Message IDs, MG, RFD:message-id", "ACP-PATCH-201"),  # noqa: E501
+    Rule("R5", "MUST", "agent", "A message id names one message: unique within the session, shared by all its chunks, never reused for a message of another role.", "RFD:message-id, SS", "ACP-PATCH-203"),  # noqa: E501
+    Rule("R6", "MUST", "agent", "Send `state_update` `running` whenever foreground work starts or resumes (prompt-driven or agent-initiated).", "PL §3", "ACP-STATE-201"),  # noqa: E501
+    Rule("R7", "MUST", "agent", "Send `state_update` `idle` when ready to process a new prompt.", "PL §4", "ACP-STATE-202"),  # noqa: E501
+    Rule("R8", "MUST", "agent", "The idle update that ends foreground work carries the matching `stopReason`.", "PL §4 and Stop Reasons, SCH IdleStateUpdate", "ACP-STATE-203", note="The docs say MUST, the schema's field description says SHOULD; the docs win (digest Q1)."),  # noqa: E501
+    Rule("R9", "MAY", "agent", "Stop foreground work at any time with idle and a stop reason.", "PL §4"),  # noqa: E501
+    Rule("R10", "MAY", "agent", "Ask for permission with `session/request_permission` before acting.", "PL §5, TC"),  # noqa: E501
+    Rule("R11", "SHOULD", "agent", "Report `requires_action` while foreground work is blocked on a permission answer or other user action.", "PL §5, MG", "ACP-PATCH-209"),  # noqa: E501
+    Rule("R12", "SHOULD", "agent", "Report `running` again when blocked work resumes.", "PL §5, MG", "ACP-PATCH-209"),  # noqa: E501
+    Rule("R13", "SHOULD", "agent", "Report a model-requested tool invocation with `tool_call_update`, immediately.", "TC Reporting, PL §3"),  # noqa: E501
+    Rule("R14", "SHOULD", "agent", "Include `title` the first time a `toolCallId` is reported.", "TC, MG", "ACP-PATCH-208"),  # noqa: E501
+    Rule("R15", "SHOULD", "agent", "After permission is granted (if needed), run the tool and mark it `in_progress`.", "PL §5"),  # noqa: E501
+    Rule("R16", "MAY", "agent", "Stream complete tool-content items with `tool_call_content_chunk`; send the final status (and content) with `tool_call_update`.", "PL §5, TC"),  # noqa: E501
+    Rule("R17", "MUST NOT", "agent", "Send display-terminal bytes through `tool_call_content_chunk`; they go through `terminal_output_chunk`.", "PL §5, TC", note="Implied by the text rather than stated with a keyword."),  # noqa: E501
+    Rule("R18", "MUST", "agent", "Custom values of open enums (stop reasons, tool kinds and statuses, plan types, entry priorities and statuses, permission option kinds, content block types, config option and command input types) start with `_`.", "PL, TC, AP, CT, CO, SS", "ACP-ENUM-201"),  # noqa: E501
+    Rule("R19", "MUST NOT", "agent", "Invent non-`_` values anywhere an enum or union is open (`sessionUpdate`, `state`, tool content `type`, ...): unknown non-`_` values belong to future ACP.", "EX", "ACP-ENUM-202", note="The checker reports R18 at the sites R18 names and R19 at the other open sites."),  # noqa: E501
+    Rule("R20", "SHOULD", "agent", "On `session/cancel`, stop model requests and tool invocations as soon as possible.", "PL Cancellation", "ACP-CANCEL-204"),  # noqa: E501
+    Rule("R21", "MUST", "agent", "After `session/cancel`, abort, flush pending updates, then end the work with idle and `stopReason: \"cancelled\"`.", "PL Cancellation, MG", "ACP-CANCEL-201"),  # noqa: E501
+    Rule("R22", "MUST", "agent", "Report cancellation as `cancelled` on the idle update, never as an error (catch what aborted operations throw).", "PL Cancellation (warning)", "ACP-CANCEL-203"),  # noqa: E501
+    Rule("R23", "MUST", "agent", "Updates sent after receiving `session/cancel` are allowed, but all of them precede the idle+`cancelled` update.", "PL Cancellation", "ACP-CANCEL-202", note="The digest says MAY / MUST: sending them is allowed, their order is required."),  # noqa: E501
+    Rule("R24", "MUST", "agent", "`session/close` cancels ongoing work as if `session/cancel` had been received, frees the session and answers `{}` (it MAY error for unknown sessions).", "SS", "ACP-CANCEL-208"),  # noqa: E501
+    Rule("R25", "MUST NOT", "agent", "Treat an unknown permission outcome as approval.", "TC, SCH"),
+    Rule("R26", "MUST", "agent", "A permission request has a `title` and at least one option, keeps prompt copy in `title`/`description`, and a `command` subject has `command` and an absolute `cwd`.", "TC, MG, SCH", "ACP-PERM-201"),  # noqa: E501
+    Rule("R27", "SHOULD", "agent", "Report plans with `plan_update` and progress by resending the same `planId`.", "AP"),  # noqa: E501
+    Rule("R28", "MUST", "agent", "An `items` plan update carries the complete entry list with current statuses.", "AP"),  # noqa: E501
+    Rule("R29", "MUST", "agent", "Every plan variant, custom and future ones included, carries `planId`.", "AP", "ACP-PATCH-205"),  # noqa: E501
+    Rule("R30", "MAY", "agent", "Add, drop or change plan entries as work evolves.", "AP"),
+    Rule("R31", "MUST", "agent", "A `terminalId` is unique within the session, stable for the terminal's life and never reused for another terminal.", "TC"),  # noqa: E501
+    Rule("R32", "SHOULD", "agent", "Give `command` on the first `terminal_update` of a terminal that runs a command.", "TC"),  # noqa: E501
+    Rule("R33", "MUST", "agent", "A terminal `cwd`, when given, is an absolute path.", "TC", "ACP-PATCH-206"),  # noqa: E501
+    Rule("R34", "MUST", "agent", "`output.data` is RFC 4648 base64 of the complete bytes to keep; each `terminal_output_chunk.data` is base64 of that chunk alone.", "TC", "ACP-PATCH-207"),  # noqa: E501
+    Rule("R35", "MUST NOT", "agent", "Put two order-dependent terminal updates or chunks for the same `terminalId` in one JSON-RPC batch.", "RFD:terminal-output"),  # noqa: E501
+    Rule("R36", "SHOULD", "agent", "Give a `git_patch` on diffs when feasible; it MUST agree with `changes`, use absolute paths and carry no commit metadata or mail envelope.", "TC"),  # noqa: E501
+    Rule("R37", "MAY", "agent", "Send `usage_update` (with non-null `used` and `size`, and `cost` as `amount` plus ISO 4217 `currency`), but not without a meaningful `size`.", "PL Session Usage Updates, RFD:session-usage"),  # noqa: E501
+    Rule("R38", "MUST", "agent", "On `session/resume` with `replayFrom: {type: \"start\"}`, replay the whole conversation as `session/update`s, each message with a unique id, before responding.", "SS", "ACP-RESUME-202"),  # noqa: E501
+    Rule("R39", "MUST NOT", "agent", "Replay history when `replayFrom` is omitted or `null`.", "SS", "ACP-RESUME-203"),  # noqa: E501
+    Rule("R40", "MAY", "agent", "Keep sending updates for background activity while idle; they do not change the reported state.", "PL Session States, TC"),  # noqa: E501
+    Rule("R41", "MUST", "agent", "`config_option_update` and `session/set_config_option` responses carry the complete option set, every option with a current value.", "CO", "ACP-CONFIG-206"),  # noqa: E501
+    Rule("R42", "MAY", "agent", "Send `available_commands_update` (the full list) after session creation and whenever the commands change.", "SC"),  # noqa: E501
+    Rule("R43", "MUST NOT", "agent", "Add custom keys at the root of spec types (use `_meta`); `traceparent`, `tracestate`, `baggage` in `_meta` SHOULD stay reserved for W3C trace context.", "EX", "ACP-SCHEMA-002"),  # noqa: E501
+    Rule("R44", "SHOULD NOT", "both", "Batch `session/prompt` or other lifecycle-sensitive requests (`initialize`, `auth/login`, `session/new`, `session/resume`).", "TR", "ACP-BATCH-208", note="Listed with the agent rules in the digest; it binds whoever sends the batch."),  # noqa: E501
+    Rule("R45", "MUST", "agent", "Keep stdout pure ACP on stdio; paths are absolute; line numbers are 1-based.", "TR, OV", "ACP-TRANSPORT-201"),  # noqa: E501
+    Rule("R46", "SHOULD NOT", "agent", "Replay `notice` updates (unstable); a notice never carries information needed for correctness.", "DR prompt-lifecycle, DR session-setup", note="Unstable (draft) feature."),  # noqa: E501
+)
+
+_CLIENT: Final[tuple[Rule, ...]] = (
+    Rule("C1", "MUST", "client", "Finish `initialize` and session setup before sending prompts.", "PL"),  # noqa: E501
+    Rule("C2", "MUST", "client", "Send only prompt content types the negotiated prompt capabilities allow (`text` and `resource_link` always).", "PL §1, SCH"),  # noqa: E501
+    Rule("C3", "SHOULD", "client", "Do not treat the `session/prompt` result as turn completion; drive the UI from `state_update` and take the stop reason from the idle update.", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
+    Rule("C4", "SHOULD", "client", "Render the user's message from the agent's user-message update (its `messageId` is canonical).", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
+    Rule("C5", "MUST", "client", "Apply message upserts and chunks per `messageId` in receive order (content replace, chunk append, `_meta` patch).", "PL Message IDs, SS", note=_NORMATIVE),  # noqa: E501
+    Rule("C6", "MUST", "client", "Compare message ids as opaque strings; never parse them.", "RFD:message-id", note="MUST in the message-id RFD."),  # noqa: E501
+    Rule("C7", "MUST", "client", "Create a tool call on its first-seen `toolCallId`, apply patches, append content chunks, and let a `content`-bearing update replace accumulated content.", "TC, MG client checklist #5", note=_NORMATIVE),  # noqa: E501
+    Rule("C8", "MUST", "client", "Keep terminal state from a first-seen `terminalId`; the reference and the updates may come in any order.", "TC", note=_NORMATIVE),  # noqa: E501
+    Rule("C9", "MUST NOT", "client", "Merge or splice old bytes into a new terminal `output` snapshot.", "TC"),  # noqa: E501
+    Rule("C10", "MUST NOT", "client", "Concatenate base64 chunk strings before decoding; decode each chunk alone, append in order, keep parser state across chunks.", "TC"),  # noqa: E501
+    Rule("C11", "SHOULD", "client", "Render display terminals in an isolated emulator or a sanitized transcript, with no process controls.", "MG client checklist #6", note=_CHECKLIST),  # noqa: E501
+    Rule("C12", "MUST", "client", "Handle diffs whose `patch` is missing or `null`; drive file lists from `changes`.", "TC"),  # noqa: E501
+    Rule("C13", "MUST", "client", "Replace a plan's contents completely on each `plan_update` for its `planId`.", "AP"),  # noqa: E501
+    Rule("C14", "SHOULD", "client", "On sending `session/cancel`, immediately show the unfinished tool calls of the current work as `cancelled`.", "PL Cancellation"),  # noqa: E501
+    Rule("C15", "MUST", "client", "When cancelling, answer every pending `session/request_permission` with the `cancelled` outcome.", "PL, TC"),  # noqa: E501
+    Rule("C16", "SHOULD", "client", "Keep accepting tool-call and other updates after sending `session/cancel`; wait for idle + `cancelled` as confirmation.", "PL, MG client checklist #13"),  # noqa: E501
+    Rule("C17", "SHOULD", "client", "Keep accepting background updates while idle.", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
+    Rule("C18", "SHOULD", "client", "Preserve unknown enum values, unknown variants and `_meta` when storing, replaying or proxying; fall back to generic UI.", "EX, MG client checklist #14"),  # noqa: E501
+    Rule("C19", "MUST NOT", "client", "Treat unknown non-`_` values as extensions.", "EX"),
+    Rule("C20", "SHOULD", "client", "Reject malformed payloads of known discriminators instead of routing them to the unknown fallback; keep omitted, `null` and value apart.", "MG SDK checklist #2-#3", note=_CHECKLIST),  # noqa: E501
+    Rule("C21", "SHOULD", "client", "Render permission `title`/`description`; apply `tool_call` subjects as tool-call updates; render `command` subjects; prompt generically for absent or unknown subjects.", "MG client checklist #8, TC", note=_CHECKLIST),  # noqa: E501
+    Rule("C22", "MAY", "client", "Auto-allow or auto-reject permission requests per user settings.", "TC"),  # noqa: E501
+    Rule("C23", "MUST", "client", "Handle missing or unknown config categories gracefully (they never affect correctness), keep option order, and preserve (else ignore) unknown option types.", "CO"),  # noqa: E501
+    Rule("C24", "SHOULD", "client", "Use `session/resume` (with `replayFrom: {type: \"start\"}` for history) instead of v1 `session/load`.", "MG client checklist #11", note=_CHECKLIST),  # noqa: E501
+    Rule("C25", "MUST NOT", "client", "Respond to notifications (`session/update`, `session/cancel`, custom `_` notifications), or to a request id the agent never sent.", "OV, TR"),  # noqa: E501
+    Rule("C26", "SHOULD", "client", "Ignore unrecognized custom notifications; answer unknown custom requests with `-32601`.", "EX"),  # noqa: E501
+)
+
+_CHECKER: Final[tuple[Rule, ...]] = (
+    Rule("D1", "MUST", "both", "Every message is a JSON-RPC 2.0 message (or non-empty batch) that decodes under the v2 schema; a known tag with a bad payload is invalid, not unknown.", "§1.1, §1.8, SCH", "ACP-PROMPT-205", note="Also reported for a trace line that is not a `{from, message}` entry."),  # noqa: E501
+    Rule("J1", "MUST NOT", "agent", "Respond to a notification, to a request id the client never sent, or twice to one request (the agent-side twin of C25).", "§1.1, OV, TR", "ACP-JSONRPC-003"),  # noqa: E501
+    Rule("J2", "MUST", "both", "Known methods keep their direction and form: `session/prompt` (client) and `session/request_permission` (agent) are requests with an id not already in use; `session/update` (agent) and `session/cancel` (client) are notifications.", "§1.2-§1.5, SCH"),  # noqa: E501
+    Rule("S1", "SHOULD NOT", "agent", "Go from `idle` straight to `requires_action`: foreground work should start with `running`.", "§5.2", note="The mirror does not describe this transition; reducers accept it, the checker flags it as unusual."),  # noqa: E501
+    Rule("S2", "SHOULD NOT", "agent", "Repeat `idle` with a `stopReason` while already idle: it reads as a second completion.", "§5.2, Q21", note="Reducers treat repeats as idempotent (digest Q21); the checker flags them as unusual."),  # noqa: E501
+)
+
+# The engines' own policies: what they refuse beyond the R/C rules, so that every
+# LocalProtocolError/RemoteProtocolError they raise names a catalogued rule.
+_ENGINE: Final[tuple[Rule, ...]] = (
+    Rule("E0", "MUST", "both", "An engine is stepped only with an intent of its own input alphabet or a `Received` message.", "acp-core engines", note="Engine policy: a foreign object is refused, never guessed at."),  # noqa: E501
+    Rule("E1", "MUST", "agent", "Run one foreground turn at a time: accept a prompt or start work only when no turn is active; other prompts wait until accepted or rejected, agent-initiated work waits while a received prompt is unanswered, and under 2026-08 prompts are accepted oldest first (the client binds them in order, Q7).", "§7 Q4", note="Engine policy taking Q4's option to hold prompts; the spec itself allows inserting later."),  # noqa: E501
+    Rule("E2", "MUST", "both", "JSON-RPC request ids are not reused while pending, and an answer or withdrawal names a pending request.", "§1.1, JSON-RPC 2.0", note="Engine policy for the side's own requests."),  # noqa: E501
+    Rule("E3", "MUST", "both", "A received message belongs to this session, travels in its method's direction, and a response answers a request of the receiver.", "§1.1-§1.5, §3.11", note="Raised as RemoteProtocolError by the engines; the checker reports the same faults as J1, J2 and C25."),  # noqa: E501
+    Rule("E4", "MUST", "client", "Answer a permission request with one of the options it offered.", "§1.5, TC", note="Engine policy; an unknown option id could never be read by the agent."),  # noqa: E501
+)
+# fmt: on
+
+#: Every rule by id, in catalogue order (R, C, the checker's own, the engines'); read-only.
+RULES: Final[Mapping[str, Rule]] = MappingProxyType(
+    {r.id: r for r in (*_AGENT, *_CLIENT, *_CHECKER, *_ENGINE)}
+)
+
+_SOURCES: Final = (
+    ("PL", "docs/protocol/v2/prompt-lifecycle.mdx"),
+    ("TC", "docs/protocol/v2/tool-calls.mdx"),
+    ("AP", "docs/protocol/v2/agent-plan.mdx"),
+    ("CT", "docs/protocol/v2/content.mdx"),
+    ("SS", "docs/protocol/v2/session-setup.mdx"),
+    ("SC", "docs/protocol/v2/slash-commands.mdx"),
+    ("CO", "docs/protocol/v2/session-config-options.mdx"),
+    ("MG", "docs/protocol/v2/migration.mdx"),
+    ("EX", "docs/protocol/v2/extensibility.mdx"),
+    ("OV", "docs/protocol/v2/overview.mdx"),
+    ("TR", "docs/protocol/v2/transports.mdx"),
+    ("DR", "docs/protocol/v2/draft/*.mdx"),
+    ("SCH", "schema/v2/schema.json"),
+    ("RFD:x", "docs/rfds/x.mdx or docs/rfds/v2/x.mdx"),
+    ("§n, Qn", "sections and decisions of the requirements digest"),
+)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _table(rules: tuple[Rule, ...]) -> list[str]:
+    out = [
+        "| Id | Level | Side | Rule | Spec | Kit id | Checked |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rules:
+        text = r.summary + (f" *({r.note})*" if r.note else "")
+        out.append(
+            f"| {r.id} | {r.level} | {r.side} | {_cell(text)} | {_cell(r.section)} "
+            f"| {r.kit_id or ''} | {'yes' if r.checked else ''} |"
+        )
+    return out
+
+
+def rules_markdown() -> str:
+    """The rule catalogue as Markdown: the exact text of `docs/rules.md`."""
+    lines = [
+        "# Rule catalogue",
+        "",
+        "<!-- Generated from acp_core/_rules/_catalogue.py by",
+        "     `python -m acp_core rules > docs/rules.md`;",
+        "     do not edit by hand (tests/test_rules.py keeps the two in sync). -->",
+        "",
+        "Every obligation of ACP v2 that acp-core enforces, reports or documents. The agent",
+        "engine raises `LocalProtocolError(rule)` with these ids, `acp_core.check_trace` and",
+        "`python -m acp_core check` report `Violation`s with them. Ids are stable: `R` agent",
+        "rules and `C` client rules keep the numbers of the requirements digest (section 4);",
+        "`D`, `J` and `S` are rules the checker needs that the digest states elsewhere.",
+        "",
+        "- **Level**: RFC 2119. MUST and MUST NOT decide conformance (the checker exits 1",
+        "  when one is broken); SHOULD and SHOULD NOT are reported but do not fail a trace.",
+        "- **Side**: who the rule binds.",
+        "- **Kit id**: the requirement of the official conformance kit (`acp-tck`,",
+        "  `src/tck/v2/requirements.py`) that tests the same obligation.",
+        "- **Checked**: `check_trace` reports breaches of this rule.",
+        "",
+        "## Agent rules",
+        "",
+        *_table(_AGENT),
+        "",
+        "## Client rules",
+        "",
+        *_table(_CLIENT),
+        "",
+        "## Rules of the checker",
+        "",
+        *_table(_CHECKER),
+        "",
+        "## Rules of the engines",
+        "",
+        "The agent and client engines refuse these with `LocalProtocolError` (our side) or",
+        "`RemoteProtocolError` (the peer), besides the R and C rules above.",
+        "",
+        *_table(_ENGINE),
+        "",
+        "## Spec sources",
+        "",
+        "| Tag | Source |",
+        "| --- | --- |",
+        *(f"| {tag} | {f'`{src}`' if '/' in src else src} |" for tag, src in _SOURCES),
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,252 @@
+"""The trace checker: which protocol rules a recorded ACP conversation breaks, and where.
+
+Owns: `Violation`, `check_trace` and `CHECKED_RULES`, and the routing of a recording's
+messages to one conversation machine per session.
+Must not know: files, JSON text or exit codes (`__main__.py`), what any lifecycle rule says
+(`_rules/_conversation.py`), what a single message breaks on its own (`_rules/_check_message.py`).
+
+Theory of operation. Entries are `{"from": "client" | "agent", "message": <JSON-RPC>}` dicts,
+one per recorded line (a batch is one line). `check_trace` is three steps:
+1. decode each message with the library's codec (`decode_message_diagnosed`); what does not
+   decode is a violation (`D1`, or the specific rule when one field explains it: `R4` for a
+   missing `messageId`, `R29` for a missing `planId`, `R26` for a permission request without
+   title or options), never an exception; at most `_MAX_DIAGNOSTICS` schema findings a line;
+2. the single-message checks of `_rules/_check_message.py` (open-enum values, paths, base64, batch
+   contents, custom root keys);
+3. the conversation machine (`observe`), one per session, started with
+   `Conversation.mid_session` (a trace may start mid-session, so nothing that happened
+   before it is demanded); requests without a session go to one more machine. Answers are
+   routed to the machine of the request they answer. At the end, `finish` adds what only
+   the end shows (C15 never answered, R7 as a warning while work still runs).
+Findings become `Violation`s at the line the machine names; they come back sorted by line
+index, stable within a line. `side=` keeps the rules that bind one side (and both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+import attrs
+
+from acp_core._errors import DecodeError
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire._codec import decode_message_diagnosed
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+
+from ._catalogue import RULES, Level, Side
+from ._check_message import CHECKED as MESSAGE_CHECKED
+from ._check_message import Finding, MessageRules, Seen, explain_undecodable
+from ._conversation import CHECKED as LIFECYCLE_CHECKED
+from ._conversation import Conversation, Sender, finish, observe
+from ._predicates import RequestKey, request_key, shown
+
+__all__ = ["CHECKED_RULES", "Violation", "check_trace"]
+
+CLIENT: Final = "client"
+AGENT: Final = "agent"
+_SIDES: Final = (CLIENT, AGENT)
+_PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
+#: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
+CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED
+_MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
+
+
+@attrs.frozen
+class Violation:
+    """One broken rule in a trace.
+
+    Attributes:
+        rule: the rule's id in the catalogue (`docs/rules.md`).
+        level: the rule's level (`MUST`, `MUST NOT`, `SHOULD`, `SHOULD NOT`, `MAY`).
+        index: 0-based index of the trace entry (line) where it shows.
+        message: a readable explanation.
+        warning: the trace only shows that the rule *may* be broken (it ends first, R7);
+            a warning never makes a trace fail.
+    """
+
+    rule: str
+    level: Level
+    index: int
+    message: str
+    warning: bool = False
+
+    @property
+    def mandatory(self) -> bool:
+        """True when a MUST or MUST NOT was broken (warnings never are)."""
+        return self.level in ("MUST", "MUST NOT") and not self.warning
+
+    def to_json(self) -> dict[str, object]:
+        """The violation as a JSON object (what `check --json` prints)."""
+        out: dict[str, object] = {
+            "rule": self.rule,
+            "level": self.level,
+            "index": self.index,
+            "message": self.message,
+        }
+        if self.warning:
+            out["warning"] = True
+        return out
+
+
+_RECENT: Final = 64  # answered requests remembered for routing a second answer
+
+
+class _Checker:
+    """Routes each decoded message to its session's machine. Local to one call."""
+
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
+        self.single = MessageRules(revision)
+        self.out: list[Violation] = []
+        self.sessions: dict[str, Conversation] = {}
+        self.seen: dict[str, Seen] = {}
+        # Requests that name no session (and answers nobody asked for) go here.
+        self.connection = Conversation.mid_session(revision)
+        # (requesting side, request key) -> session: where the answer goes.
+        self.route: dict[tuple[str, RequestKey], str | None] = {}
+        self.recent: dict[tuple[str, RequestKey], str | None] = {}
+
+    def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
+        self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
+
+    def report_all(self, index: int, findings: list[Finding]) -> None:
+        for rule, message in findings:
+            self.report(rule, index, message)
+
+    # -- entries -------------------------------------------------------------------------
+
+    def entry(self, i: int, entry: object) -> None:
+        if not isinstance(entry, Mapping):
+            self.report(
+                "D1",
+                i,
+                f'trace entry is {shown(entry)}, not an object {{"from": ..., "message": ...}}',
+            )
+            return
+        side = entry.get("from")
+        if side not in _SIDES:
+            self.report(
+                "D1", i, f'trace entry has "from": {shown(side)}; expected "client" or "agent"'
+            )
+            return
+        if "message" not in entry:
+            self.report("D1", i, 'trace entry has no "message"')
+            return
+        raw = entry["message"]
+        try:
+            decoded = decode_message_diagnosed(raw, revision=self.revision)
+        except DecodeError as e:
+            self.undecodable(i, side, raw, e)
+            return
+        diagnostics = decoded.diagnostics
+        for d in diagnostics[:_MAX_DIAGNOSTICS]:
+            self.report("D1", i, f"{side} message does not match the schema: {d.message}")
+        if len(diagnostics) > _MAX_DIAGNOSTICS:
+            self.report(
+                "D1", i, f"... and {len(diagnostics) - _MAX_DIAGNOSTICS} more schema mismatches"
+            )
+        msg = decoded.value
+        if isinstance(msg, j.Batch):
+            self.report_all(i, self.single.batch(side, msg))
+            for item in msg.items:
+                if isinstance(item, j.InvalidEntry):
+                    self.report(
+                        "D1",
+                        i,
+                        f"batch entry does not decode: expected {item.expected} @ {item.path}",
+                    )
+                else:
+                    self.message(i, side, item)
+        else:
+            self.message(i, side, msg)
+
+    def undecodable(self, i: int, side: Sender, raw: object, e: DecodeError) -> None:
+        rule, why = explain_undecodable(raw)
+        self.report(rule, i, f"{side} message does not decode ({e}){why}")
+        # Keep the request id known, so the peer's (error) answer is not reported as well.
+        if isinstance(raw, Mapping) and "id" in raw and isinstance(raw.get("method"), str):
+            params = raw.get("params")
+            sid = params.get("sessionId") if isinstance(params, Mapping) else None
+            stand_in = j.Request(raw["id"], f"(undecodable) {raw['method']}")
+            self.observe(sid if isinstance(sid, str) else None, i, side, stand_in)
+
+    def message(self, i: int, side: Sender, msg: j.Message) -> None:
+        sid: str | None = None
+        if isinstance(msg, (j.Response, j.ErrorResponse)):
+            key = (_PEER[side], request_key(msg.id))
+            if key in self.route:
+                sid = self.route.pop(key)
+                self.recent[key] = sid
+                if len(self.recent) > _RECENT:
+                    del self.recent[next(iter(self.recent))]
+            else:
+                sid = self.recent.get(key)
+        elif isinstance(msg, j.Request):
+            params = msg.params if isinstance(msg.params, Mapping) else {}
+            raw_sid = params.get("sessionId")
+            sid = raw_sid if isinstance(raw_sid, str) else None
+        elif not isinstance(msg, (j.Notification, j.CancelRequestNotification)):
+            sid = msg.session_id
+        if sid is not None and side == AGENT:
+            seen = self.seen.setdefault(sid, Seen())
+            if isinstance(msg, j.UpdateSessionNotification):
+                self.report_all(i, self.single.update(seen, msg.update))
+            elif isinstance(msg, j.RequestPermissionRequest):
+                self.report_all(i, self.single.permission(seen, msg))
+        self.observe(sid, i, side, msg)
+
+    def observe(self, sid: str | None, i: int, side: Sender, msg: object) -> None:
+        conv = self.connection if sid is None else self.sessions.get(sid)
+        if conv is None:
+            conv = Conversation.mid_session(self.revision)
+        conv, findings = observe(conv, side, msg, at=i)
+        if sid is None:
+            self.connection = conv
+        else:
+            self.sessions[sid] = conv
+        if isinstance(msg, (j.Request, j.PromptRequest, j.RequestPermissionRequest)):
+            self.route[(side, request_key(msg.id))] = sid
+        for f in findings:
+            self.report(f.rule, f.at, f.message, warning=f.warning)
+
+    def finish(self) -> tuple[Violation, ...]:
+        for conv in (*self.sessions.values(), self.connection):
+            for f in finish(conv):
+                self.report(f.rule, f.at, f.message, warning=f.warning)
+        return tuple(sorted(self.out, key=lambda v: v.index))
+
+
+def _printable(message: str) -> str:
+    # Lone surrogates (from JSON `\ud800` escapes) cannot be printed or encoded: escape them.
+    return message.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def check_trace(
+    entries: Iterable[object],
+    *,
+    revision: Revision = DEFAULT_REVISION,
+    side: Side | None = None,
+) -> tuple[Violation, ...]:
+    """Check a recorded conversation against the rule catalogue.
+
+    Args:
+        entries: the trace, one item per line: `{"from": "client" | "agent", "message":
+            <JSON-RPC message or batch>}` as parsed from JSON. The trace may start
+            mid-session (after `initialize` and session setup).
+        revision: the protocol revision to judge by (default: the 2026-08 draft).
+        side: judge only the rules that bind this side (`"agent"` or `"client"`; rules
+            that bind both are always judged). Judge each side on its own recording: the
+            order one end sees can differ from the order the other end sent.
+
+    Returns:
+        The violations, sorted by entry index. A malformed entry is a violation (`D1`),
+        never an exception; the input is not modified.
+    """
+    checker = _Checker(revision)
+    for i, entry in enumerate(entries):
+        checker.entry(i, entry)
+    found = checker.finish()
+    if side is None:
+        return found
+    return tuple(v for v in found if RULES[v.rule].side in (side, "both"))

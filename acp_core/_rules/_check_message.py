@@ -1,0 +1,375 @@
+"""Rules one message breaks on its own: values, paths, encodings, shapes.
+
+Owns: the checks of a single decoded update, permission request or batch (open-enum values
+against a revision, absolute paths, base64, first-sight titles, message id roles, batch
+contents) and the naming of decode failures (`explain_undecodable`).
+Must not know: the conversation (turns, prompts, answers: `_rules/_check.py`), files.
+
+Each check returns `Finding`s, `(rule id, explanation)`; the caller adds the line index.
+`Seen` is the little per-session memory these checks need (which message ids and tool calls
+were already reported); it lives only as long as one `check_trace` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Final, TypeAlias
+
+import attrs
+
+from acp_core._errors import DecodeError
+from acp_core._state._session_state import SessionState
+from acp_core._wire import _content as c
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
+from acp_core._wire._codec import decode_message
+from acp_core._wire._revision import Revision
+from acp_core._wire._updates_preview import PlanMarkdown
+
+from ._predicates import (
+    MESSAGE_UPDATE_TAGS,
+    Family,
+    custom_root_keys,
+    is_absolute,
+    is_base64,
+    later_revision_of_key,
+    open_enum_finding,
+    shown,
+)
+
+__all__ = ["CHECKED", "Finding", "MessageRules", "Seen", "StateSeen", "explain_undecodable"]
+
+#: The rules these checks (and the naming of decode failures) report.
+CHECKED: Final = frozenset(
+    {"D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41", "R43", "R44"}
+)
+
+#: A broken rule without its place: (rule id, readable explanation).
+Finding: TypeAlias = tuple[str, str]
+
+# Request methods that should not travel in a batch (transports: lifecycle-sensitive).
+_NO_BATCH: Final = frozenset(
+    {"initialize", "auth/login", "session/new", "session/resume", j.Method.SESSION_PROMPT}
+)
+_ROLE: Final[Mapping[type, str]] = {
+    u.UserMessageChunk: "user",
+    u.UserMessage: "user",
+    u.AgentMessageChunk: "agent",
+    u.AgentMessage: "agent",
+    u.AgentThoughtChunk: "thought",
+    u.AgentThought: "thought",
+}
+
+
+class Seen:
+    """What one session already reported: message id -> role, tool call ids (the checker's
+    memory; engines use `StateSeen`, since their reducers already remember)."""
+
+    __slots__ = ("roles", "tools")
+
+    def __init__(self) -> None:
+        self.roles: dict[str, str] = {}
+        self.tools: set[str] = set()
+
+    def role(self, message_id: str, role: str) -> str:
+        """The role `message_id` already names; `role` is recorded when it is new."""
+        return self.roles.setdefault(message_id, role)
+
+    def first_sight(self, tool_call_id: str) -> bool:
+        """True the first time `tool_call_id` is seen."""
+        if tool_call_id in self.tools:
+            return False
+        self.tools.add(tool_call_id)
+        return True
+
+
+class StateSeen(Seen):
+    """`Seen` answered from a folded session (what a client engine already applied)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: SessionState) -> None:
+        super().__init__()
+        self.state = state
+
+    def role(self, message_id: str, role: str) -> str:
+        known = self.state.message(message_id)
+        return known.role if known is not None else super().role(message_id, role)
+
+    def first_sight(self, tool_call_id: str) -> bool:
+        return tool_call_id not in self.state.tool_calls and super().first_sight(tool_call_id)
+
+
+class MessageRules:
+    """The single-message checks for one revision."""
+
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
+        self._found: list[Finding] = []
+
+    def found(self, rule: str, message: str) -> None:
+        self._found.append((rule, message))
+
+    def _take(self) -> list[Finding]:
+        out, self._found = self._found, []
+        return out
+
+    def update(self, seen: Seen, upd: u.SessionUpdate) -> list[Finding]:
+        """What a `session/update`'s update breaks on its own."""
+        self._update(seen, upd)
+        self.root_keys(upd)
+        return self._take()
+
+    def root_keys(self, value: object) -> None:
+        """R43: unknown keys at the root of any spec type in `value` (`_meta` is the place)."""
+        for holder, keys in _extras(value):
+            name = type(holder).__name__
+            custom = custom_root_keys(self.revision, name, keys)
+            if custom:
+                later = [r for k in custom if (r := later_revision_of_key(name, k))]
+                hint = (
+                    f" (defined in the {later[0]} draft: check with --revision {later[0]})"
+                    if later
+                    else ""
+                )
+                self.found(
+                    "R43",
+                    f"custom key(s) {', '.join(shown(k) for k in custom)} at the root of "
+                    f"{name}; extensions go in `_meta`{hint}",
+                )
+
+    def permission(self, seen: Seen, msg: j.RequestPermissionRequest) -> list[Finding]:
+        """What a `session/request_permission` breaks on its own."""
+        self.root_keys(msg)
+        if not msg.title.strip():
+            self.found("R26", "permission request with an empty `title`")
+        for option in msg.options:
+            self.enum("permission option kind", option.kind)
+        subject = msg.subject
+        if isinstance(subject, j.CommandPermissionSubject) and not is_absolute(subject.cwd):
+            self.found("R26", f"`command` permission subject with relative cwd {subject.cwd!r}")
+        elif isinstance(subject, j.ToolCallPermissionSubject):
+            self.tool_call(seen, subject.tool_call)
+        elif isinstance(subject, j.OtherPermissionSubject):
+            self.raw_tag("permission subject type", subject.raw)
+        return self._take()
+
+    def batch(self, side: str, batch: j.Batch) -> list[Finding]:
+        """What a batch breaks by what it puts together."""
+        seen: dict[tuple[str, str], int] = {}
+        for item in batch.items:
+            if isinstance(item, j.PromptRequest):
+                method: str | None = j.Method.SESSION_PROMPT
+            elif isinstance(item, j.Request):
+                method = item.method
+            else:
+                method = None
+            if method in _NO_BATCH:
+                self.found("R44", f"{side} batches `{method}`, a lifecycle-sensitive request")
+            if isinstance(item, j.UpdateSessionNotification) and isinstance(
+                item.update, (u.TerminalUpdate, u.TerminalOutputChunk)
+            ):
+                key = (item.session_id, item.update.terminal_id)
+                seen[key] = seen.get(key, 0) + 1
+                if seen[key] == 2:
+                    self.found(
+                        "R35",
+                        f"one batch carries several order-dependent updates of terminal "
+                        f"{key[1]!r}; batch entries may be processed in any order",
+                    )
+        return self._take()
+
+    def _update(self, seen: Seen, upd: u.SessionUpdate) -> None:
+        if isinstance(upd, (u.UserMessageChunk, u.AgentMessageChunk, u.AgentThoughtChunk)):
+            self.message_id(seen, upd, upd.message_id)
+            self.content_block(upd.content)
+        elif isinstance(upd, (u.UserMessage, u.AgentMessage, u.AgentThought)):
+            self.message_id(seen, upd, upd.message_id)
+            if isinstance(upd.content, tuple):
+                for block in upd.content:
+                    self.content_block(block)
+        elif isinstance(upd, u.IdleStateUpdate):
+            if isinstance(upd.stop_reason, str):
+                self.enum("stop reason", upd.stop_reason)
+        elif isinstance(upd, u.OtherStateUpdate):
+            self.enum("state", upd.state)
+        elif isinstance(upd, u.ToolCallUpdate):
+            self.tool_call(seen, upd)
+        elif isinstance(upd, u.ToolCallContentChunk):
+            if seen.first_sight(upd.tool_call_id):
+                self.found(
+                    "R14",
+                    f"tool call {upd.tool_call_id!r} is first reported by a "
+                    "content chunk, without a title",
+                )
+            self.tool_content(upd.content)
+        elif isinstance(upd, u.TerminalUpdate):
+            if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
+                self.found("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
+            if isinstance(upd.output, u.TerminalOutput) and not is_base64(upd.output.data):
+                self.found(
+                    "R34", f"terminal {upd.terminal_id!r} output snapshot is not valid base64"
+                )
+        elif isinstance(upd, u.TerminalOutputChunk):
+            if not is_base64(upd.data):
+                self.found(
+                    "R34",
+                    f"output chunk of terminal {upd.terminal_id!r} is not valid base64 on its own",
+                )
+        elif isinstance(upd, u.PlanUpdate):
+            self.plan(upd.plan)
+        elif isinstance(upd, u.AvailableCommandsUpdate):
+            for command in upd.available_commands:
+                if isinstance(command.input, u.OtherCommandInput):
+                    self.raw_tag("command input type", command.input.raw)
+        elif isinstance(upd, u.ConfigOptionUpdate):
+            for option in upd.config_options:
+                if isinstance(option, u.OtherSessionConfigOption):
+                    self.raw_tag("config option type", option.raw)
+                elif isinstance(option, u.SessionConfigSelect):
+                    self.select_value(option)
+        elif isinstance(upd, u.OtherUpdate):
+            self.enum("sessionUpdate", upd.session_update)
+
+    def select_value(self, option: u.SessionConfigSelect) -> None:
+        values = {
+            v.value
+            for item in option.options
+            for v in (item.options if isinstance(item, u.SessionConfigSelectGroup) else (item,))
+        }
+        if option.current_value not in values:
+            self.found(
+                "R41",
+                f"config option {shown(option.config_id)} has current value "
+                f"{shown(option.current_value)}, which is not one of its values: every option "
+                "always has a current value",
+            )
+
+    def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
+        role = _ROLE[type(upd)]
+        known = seen.role(mid, role)
+        if known != role:
+            self.found(
+                "R5",
+                f"message id {mid!r} names a {known} message and is reused for a {role} message",
+            )
+
+    def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:
+        # first_sight records the id: call it first, whatever the title
+        if seen.first_sight(upd.tool_call_id) and not isinstance(upd.title, str):
+            self.found("R14", f"tool call {upd.tool_call_id!r} is first reported without a title")
+        if isinstance(upd.kind, str):
+            self.enum("tool kind", upd.kind)
+        if isinstance(upd.status, str):
+            self.enum("tool call status", upd.status)
+        if isinstance(upd.content, tuple):
+            for item in upd.content:
+                self.tool_content(item)
+
+    def tool_content(self, item: c.ToolCallContent) -> None:
+        if isinstance(item, c.ToolContent):
+            self.content_block(item.content)
+        elif isinstance(item, c.OtherToolCallContent):
+            self.enum("tool call content type", item.type)
+
+    def content_block(self, block: c.ContentBlock) -> None:
+        if isinstance(block, c.OtherContent):
+            self.enum("content block type", block.type)
+
+    def plan(self, plan: u.PlanItems | PlanMarkdown | u.OtherPlan) -> None:
+        if isinstance(plan, u.OtherPlan):
+            self.raw_tag("plan type", plan.raw)
+            return
+        if isinstance(plan, PlanMarkdown):
+            return  # R78 (absolute path) is checked with the Preview rules
+        for entry in plan.entries:
+            self.enum("plan entry priority", entry.priority)
+            self.enum("plan entry status", entry.status)
+
+    def raw_tag(self, family: Family, raw: Mapping[str, Any]) -> None:
+        tag = raw.get("type")
+        if isinstance(tag, str):
+            self.enum(family, tag)
+
+    def enum(self, family: Family, value: str) -> None:
+        finding = open_enum_finding(self.revision, family, value)
+        if finding is not None:
+            self._found.append(finding)
+
+
+def _extras(value: object) -> Iterator[tuple[object, Mapping[str, Any]]]:
+    # Every decoded value in `value` with unknown keys, depth first (values are small trees).
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, tuple):
+            stack.extend(v)
+            continue
+        fields = _FIELDS[type(v)]
+        if fields is None:
+            continue
+        extra = getattr(v, "extra", None)
+        if extra:
+            yield v, extra
+        stack.extend(getattr(v, f) for f in fields)
+
+
+def _descend(cls: type) -> tuple[str, ...] | None:
+    if not attrs.has(cls):
+        return None
+    return tuple(f.name for f in attrs.fields(cls) if f.name not in _OPAQUE)
+
+
+_OPAQUE: Final = frozenset({"extra", "raw", "meta", "envelope_extra", "chunk_meta"})
+
+
+class _FieldCache(dict[type, "tuple[str, ...] | None"]):
+    def __missing__(self, cls: type) -> tuple[str, ...] | None:
+        self[cls] = found = _descend(cls)
+        return found
+
+
+_FIELDS: Final = _FieldCache()
+
+
+# A permission option that decodes, to test whether the options were the only problem.
+_PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"}
+
+
+def explain_undecodable(raw: object) -> Finding:
+    """Name the rule a decode failure breaks: a specific one if patching one field fixes it."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
+        return "D1", ""
+    params: Mapping[str, Any] = raw["params"]
+    method = raw.get("method")
+    if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
+        update: Mapping[str, Any] = params["update"]
+        tag = update.get("sessionUpdate")
+        if isinstance(tag, str) and tag in MESSAGE_UPDATE_TAGS and update.get("messageId") is None:
+            patched = {**update, "messageId": "placeholder"}
+            if _decodes({**raw, "params": {**params, "update": patched}}):
+                return "R4", f": `{tag}` without a messageId"
+        plan = update.get("plan")
+        if tag == "plan_update" and isinstance(plan, Mapping) and "planId" not in plan:
+            patched = {**update, "plan": {**plan, "planId": "placeholder"}}
+            if _decodes({**raw, "params": {**params, "update": patched}}):
+                return "R29", ": plan without a planId"
+    if method == j.Method.REQUEST_PERMISSION and (
+        not isinstance(params.get("title"), str) or not params.get("options")
+    ):
+        fixed = dict(params)
+        if not isinstance(fixed.get("title"), str):
+            fixed["title"] = "placeholder"
+        if not fixed.get("options"):
+            fixed["options"] = [_PLACEHOLDER_OPTION]
+        if _decodes({**raw, "params": fixed}):
+            return "R26", ": a permission request needs a title and at least one option"
+    return "D1", ""
+
+
+def _decodes(raw: object) -> bool:
+    try:
+        decode_message(raw)
+    except DecodeError:
+        return False
+    return True

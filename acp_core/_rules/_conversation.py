@@ -1,0 +1,207 @@
+"""The conversation machine: every rule about the order of messages in one ACP session.
+
+Owns: `Conversation` (one session's lifecycle, as a frozen value), `Phase`, `Finding`,
+`observe` (the one entry point), `finish` (what the end of a recording shows), and the
+transition table and guards, each guard named by the rule id it decides.
+Must not know: which side it runs on (h11's Rule 2: it is told who sent each message),
+files, line numbers beyond the `at` label it is given, engines, JSON text, what a single
+message breaks on its own (`_rules/_check_message.py`) or which values are known
+(`_rules/_predicates.py`).
+
+Theory of operation.
+- A message becomes an *event*: a `Kind` plus the sender. Requests are paired with their
+  answers here (J1, J2, C25), so an answer arrives as the kind of what it answers
+  (`PROMPT_ANSWER`, `PERMISSION_ANSWER`, ...). Direction faults (a `session/update` from the
+  client) are J2 findings and nothing else happens.
+- `TRANSITIONS` is the foreground phase table `(phase, state kind) -> phase`: the reported
+  `state_update`s move the phase, nothing else does. `UNKNOWN` is where a recording that
+  starts mid-session begins (only `Conversation.mid_session`); it is not reachable from
+  `IDLE`, so engines (which start at `Conversation.start`) never get the checker's leniency.
+- The *turn* is foreground work from its start (a prompt sent while idle, or `running` /
+  `requires_action` after idle) to the idle that ends it. Prompts wait in `prompts` until a
+  user message binds to them (Q7: first in, first out under 2026-08; the result's
+  `messageId` under 2026-11) and their work ends.
+- `GUARDS` lists, per event kind, the checks that run *before* the event's effect, each as
+  `Guard(rule, kinds, check, applies)`; `check` returns the finding's message or None. The
+  effect (bookkeeping) then runs unconditionally: a finding never wedges the session.
+- Permission requests block running work (R11, R12); a cancel covers the work and its
+  pending requests (R21, R22, C15, R23); `session/close` cancels like `session/cancel`
+  (R24); `session/resume` opens a replay window in which history is no live work (R38, R39).
+- Bookkeeping is bounded by what is outstanding: answered prompts leave at the idle that
+  ends their work, answered requests are remembered in a window of `_ANSWERED_WINDOW`.
+
+Adding rules (the 2026-11 and Preview rules, for instance): write a check function
+`(conversation, event) -> str | None` in `_rules/_conversation_guards.py` (or a new module whose
+tuple of guards is concatenated to `GUARDS`) and list it as `Guard("R47", (Kind.X, ...),
+check)`. Which revisions a rule applies in is data of the registry: a guard runs when
+`revision.applies(rule)` (a revision drops rules with `rules_dropped`; a rule that exists
+only from some revision on is simply absent from the earlier ones' scope by listing it in
+their `rules_dropped`, or by `Guard(..., applies=lambda r: r.includes("2026-11"))`, which
+reads the `Revision` value, never compares names). A new event kind is a new `Kind` member
+plus a line in `classify` (`_rules/_conversation_events.py`); new bookkeeping is a field with a
+default and a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the
+`checked` column of docs/rules.md, so a new guard shows up there by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from acp_core._wire._fastnew import fast_constructor
+from acp_core._wire._revision import Revision
+
+from ._conversation_effects import (  # noqa: F401 (the effects are re-exported from here)
+    _EFFECTS,
+    _c15_answer,
+    _first_waiting,
+    _may_bind,
+    _on_cancel,
+    _on_close,
+    _on_close_answer,
+    _on_idle,
+    _on_other_state,
+    _on_permission,
+    _on_permission_answer,
+    _on_prompt,
+    _on_prompt_answer,
+    _on_requires_action,
+    _on_resume,
+    _on_resume_answer,
+    _on_running,
+    _on_user_message,
+    _on_work,
+    _replace_prompt,
+    _start_turn,
+    _stop_of,
+)
+from ._conversation_events import Obs, classify
+from ._conversation_guards import CHECKED, GUARDS
+from ._conversation_state import (
+    Conversation,
+    Finding,
+    Guard,
+    Kind,
+    Phase,
+    Prompt,
+    Sender,
+    Turn,
+)
+from ._predicates import shown
+
+__all__ = [
+    "CHECKED",
+    "GUARDS",
+    "TRANSITIONS",
+    "Conversation",
+    "Finding",
+    "Guard",
+    "Kind",
+    "Phase",
+    "Prompt",
+    "Sender",
+    "Turn",
+    "finish",
+    "observe",
+]
+
+#: The foreground phase after each reported state (every transition is legal for the
+#: reducers; the unusual ones are guards: S1, S2).
+TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
+    (phase, kind): target
+    for phase in Phase
+    for kind, target in (
+        (Kind.RUNNING, Phase.RUNNING),
+        (Kind.REQUIRES_ACTION, Phase.REQUIRES_ACTION),
+        (Kind.IDLE, Phase.IDLE),
+        (Kind.OTHER_STATE, Phase.OTHER),
+    )
+}
+
+_BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
+    kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
+}
+_IN_SCOPE: dict[tuple[Kind, Revision], tuple[tuple[str, Any], ...]] = {}
+
+
+def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
+    # The guards of `kind` that apply in `revision`, worked out once per pair (a memo of a
+    # pure function of frozen values: it never changes an answer).
+    found = _IN_SCOPE.get((kind, revision))
+    if found is None:
+        found = tuple(
+            (g.rule, g.check)
+            for g in _BY_KIND[kind]
+            if revision.applies(g.rule) and g.applies(revision)
+        )
+        _IN_SCOPE[(kind, revision)] = found
+    return found
+
+
+def observe(
+    conv: Conversation, sender: Sender, message: object, *, at: int = 0
+) -> tuple[Conversation, tuple[Finding, ...]]:
+    """Follow one message `sender` sent in this session: the new machine and what it broke.
+
+    `message` is a decoded message (`acp_core` values); `at` labels the findings (the
+    checker passes the line index, the engines the count of messages they sent and
+    received). Total: any message gives a machine and findings, never an exception; a
+    message that changes nothing returns the same machine.
+    """
+    o = Obs(conv)
+    if conv.ended:
+        o.set(ended=())
+    event = classify(o, sender, message, at)
+    if event is not None:
+        if o.changes:
+            o.conv = _rebuild(conv, o.changes)
+            o.changes = {}
+        for rule, check in _guards(event.kind, conv.revision):
+            why = check(o.conv, event)
+            if why is not None:
+                o.report(rule, at, why)
+        effect = _EFFECTS.get(event.kind)
+        if effect is not None:
+            effect(o, event)
+        target = TRANSITIONS.get((o.conv.phase, event.kind))
+        if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
+            o.set(phase=target, phase_at=at)
+    return (_rebuild(o.conv, o.changes) if o.changes else o.conv), tuple(o.found)
+
+
+_FIELDS: Final = tuple(a.name for a in attrs.fields(Conversation))
+_MAKE: Final = fast_constructor(Conversation)
+
+
+def _rebuild(conv: Conversation, changes: dict[str, Any]) -> Conversation:
+    # attrs.evolve re-runs __init__ over every field; this sets the slots directly.
+    return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS])
+
+
+def finish(conv: Conversation) -> tuple[Finding, ...]:
+    """What the end of a recording shows: permission requests a cancel left unanswered after
+    the work ended (C15), and work still running (R7, a warning: the recording may simply
+    stop early)."""
+    found = [
+        Finding(
+            "C15",
+            f"permission request {shown(key[1])} was pending at this session/cancel and is "
+            "never answered with the cancelled outcome",
+            at,
+        )
+        for key, (at, ended) in conv.cancelled_permissions.items()
+        if ended
+    ]
+    if conv.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION, Phase.OTHER) and not conv.replaying:
+        found.append(
+            Finding(
+                "R7",
+                f"the recording ends while foreground work is {conv.phase.value} (since line "
+                f"{conv.phase_at}): no idle reports that the agent is ready for a new prompt",
+                conv.phase_at,
+                warning=True,
+            )
+        )
+    return tuple(found)

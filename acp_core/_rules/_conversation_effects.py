@@ -1,0 +1,305 @@
+"""The effects of the conversation machine: the bookkeeping each event kind does to one session.
+
+Owns: `_EFFECTS` (event kind -> its effect), the per-kind effect functions (`_on_prompt`,
+`_on_idle`, ...) and their small helpers; an effect records its changes on the `Obs` it is
+given and runs after the kind's guards, unconditionally (a finding never wedges the session).
+Must not know: the guards or which rules apply (`_rules/_conversation_guards.py`), the phase table
+`TRANSITIONS` or how a machine is rebuilt (`_rules/_conversation.py`), how messages become events
+(`_rules/_conversation_events.py`), which side it runs on, files or JSON text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Final
+
+import attrs
+
+from acp_core._state._pcoll import PMap
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
+from acp_core._wire._json import JsonValue
+
+from ._conversation_events import Obs
+from ._conversation_guards import early_output, ending, prompt_of, work_id
+from ._conversation_state import Conversation, Event, Kind, Phase, Prompt, Turn
+from ._predicates import RequestKey, shown
+
+
+def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
+    o.set(turn=Turn(prompt, at, started), work_ids=PMap(), late_ids=PMap())
+
+
+def _first_waiting(o: Obs) -> RequestKey | None:
+    prompts: tuple[Prompt, ...] = o.get("prompts")
+    return prompts[0].key if prompts else None
+
+
+def _on_prompt(o: Obs, e: Event) -> None:
+    msg: j.PromptRequest = e.message
+    assert e.key is not None
+    o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at)))
+    c = o.conv
+    if c.turn is None and c.phase in (Phase.UNKNOWN, Phase.IDLE) and not c.replaying:
+        _start_turn(o, e.at, started=False, prompt=e.key)
+
+
+def _replace_prompt(o: Obs, new: Prompt) -> None:
+    o.set(prompts=tuple(new if p.key == new.key else p for p in o.get("prompts")))
+
+
+def _on_prompt_answer(o: Obs, e: Event) -> None:
+    c = o.conv
+    p = prompt_of(c, e.key)
+    if p is None:
+        return
+    turn = c.turn
+    if isinstance(e.message, j.ErrorResponse):
+        o.set(prompts=tuple(q for q in c.prompts if q is not p))
+        if turn is not None and turn.prompt == p.key:
+            if turn.started:
+                o.set(turn=attrs.evolve(turn, prompt=None))
+            else:
+                # it cancelled (or refused) this turn, not work that comes later
+                o.set(turn=None, cancel_at=None, cancel_by_close=False)
+        return
+    p = attrs.evolve(p, accepted=True)
+    if turn is not None and turn.prompt is not None and turn.prompt != p.key:
+        current = prompt_of(c, turn.prompt)
+        # Under 2026-11 results name their messages, so a FIFO-bound user message proves
+        # nothing about which prompt the work is for; under 2026-08 it does (Q7).
+        if (
+            current is not None
+            and not current.accepted
+            and (not current.user_reported or c.revision.prompt_result_has_message_id)
+        ):
+            # The agent took another waiting prompt (an older queued one, Q4): the work
+            # belongs to the prompt it answered.
+            o.set(turn=attrs.evolve(turn, prompt=p.key))
+    result = e.message.result
+    mid = result.get("messageId") if isinstance(result, Mapping) else None
+    if c.revision.prompt_result_has_message_id and isinstance(mid, str) and mid:
+        p = attrs.evolve(p, result_id=mid)
+        if p.bound_id is not None and p.bound_id != mid:
+            p = attrs.evolve(p, user_reported=mid in c.user_ids)  # the FIFO guess was wrong
+        elif mid in c.user_ids:
+            p = attrs.evolve(p, user_reported=True)
+    _replace_prompt(o, p)
+
+
+def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:
+    c = o.conv
+    if not c.working:
+        return  # harmless while idle; no reply expected (Q20)
+    if by_close:
+        # The agent cancels as if session/cancel had come (R24); the client's duty to answer
+        # pending requests `cancelled` (C15) belongs to session/cancel only.
+        o.set(cancel_at=e.at, cancel_by_close=True)
+        return
+    cancelled = c.cancelled_permissions
+    for key in c.permissions:
+        cancelled = cancelled.set(key, (e.at, False))
+    o.set(cancel_at=e.at, cancel_by_close=False, cancelled_permissions=cancelled)
+
+
+def _on_permission(o: Obs, e: Event) -> None:
+    c = o.conv
+    assert e.key is not None
+    o.set(permissions=c.permissions.set(e.key, e.at))
+    if c.phase is Phase.RUNNING and not c.replaying:
+        o.set(silent=c.silent.set(e.key, e.at))
+
+
+def _on_permission_answer(o: Obs, e: Event) -> None:
+    c = o.conv
+    key = e.key
+    assert key is not None
+    asked = c.permissions.get(key)
+    o.set(permissions=c.permissions.delete(key) if asked is not None else c.permissions)
+    silent = c.silent.get(key)
+    if silent is not None:
+        o.set(silent=c.silent.delete(key))
+        o.report(
+            "R11",
+            silent,
+            "permission requested while running, but no requires_action was reported "
+            f"before the client answered (line {e.at}). If this was recorded at the client, a "
+            "quick answer can overtake a requires_action already on its way: judge agent "
+            "rules on the agent's recording (`check --side agent`)",
+        )
+    cancelled = c.cancelled_permissions.get(key)
+    if cancelled is not None:
+        o.set(cancelled_permissions=c.cancelled_permissions.delete(key))
+        _c15_answer(o, e, asked, cancelled[0])
+    remaining: PMap[RequestKey, int] = o.get("permissions")
+    if c.phase is Phase.REQUIRES_ACTION and not remaining and c.cancel_at is None:
+        o.set(awaiting_resume=e.at)
+
+
+def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
+    msg = e.message
+    if isinstance(msg, j.ErrorResponse):
+        if msg.error.code != j.ErrorCode.REQUEST_CANCELLED:
+            o.report(
+                "C15",
+                e.at,
+                f"permission request of line {asked} was pending at session/cancel (line "
+                f"{cancel_at}); it is answered with error {shown(msg.error.code)} instead of "
+                "the cancelled outcome",
+            )
+        return
+    result = msg.result
+    outcome = result.get("outcome") if isinstance(result, Mapping) else None
+    tag = outcome.get("outcome") if isinstance(outcome, Mapping) else None
+    if isinstance(tag, str) and tag != "cancelled":
+        o.report(
+            "C15",
+            e.at,
+            f"permission request of line {asked} was pending when the client sent "
+            f'session/cancel (line {cancel_at}); it must be answered with {{"outcome": '
+            '"cancelled"}',
+        )
+
+
+def _on_resume(o: Obs, e: Event) -> None:
+    params: Mapping[str, JsonValue] = e.message
+    o.set(closed_at=None)  # a resumed session is open again
+    replay = params.get("replayFrom")
+    if replay is None:  # omitted or null: no replay allowed
+        o.set(replay_forbidden=True)
+    else:
+        start = isinstance(replay, Mapping) and replay.get("type") == "start"
+        o.set(replaying=True, replay_from_start=start, replayed=False)
+
+
+def _on_resume_answer(o: Obs, e: Event) -> None:
+    # Replayed turns are history, not live work.
+    o.set(replaying=False, replay_forbidden=False, replay_from_start=False, turn=None)
+
+
+def _on_close(o: Obs, e: Event) -> None:
+    _on_cancel(o, e, by_close=True)
+
+
+def _on_close_answer(o: Obs, e: Event) -> None:
+    if isinstance(e.message, j.Response):
+        o.set(closed_at=e.at)
+
+
+def _on_running(o: Obs, e: Event) -> None:
+    c = o.conv
+    if not c.replaying:
+        if c.turn is None:
+            _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+        else:
+            o.set(turn=attrs.evolve(c.turn, started=True))
+        o.set(awaiting_resume=None)
+
+
+def _on_requires_action(o: Obs, e: Event) -> None:
+    c = o.conv
+    if not c.replaying:
+        if c.turn is None:
+            _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+        else:
+            o.set(turn=attrs.evolve(c.turn, started=True))
+        o.set(silent=PMap(), awaiting_resume=None)
+
+
+def _on_idle(o: Obs, e: Event) -> None:
+    c = o.conv
+    if not ending(c):
+        return
+    turn = c.turn
+    prompt = prompt_of(c, turn.prompt) if turn is not None else None
+    stop = _stop_of(e)
+    if c.cancel_at is not None:
+        marked = c.cancelled_permissions
+        for key, (at, _) in c.cancelled_permissions.items():
+            marked = marked.set(key, (at, True))
+        o.set(cancelled_permissions=marked, late_ids=c.work_ids)
+    # Prompts inserted into this turn are done; later ones wait for the next turn. A turn
+    # prompt neither answered nor reported was not taken: the work was other work that
+    # crossed it (agent-initiated, seen first from the client's end), so it waits on.
+    if prompt is not None and not (prompt.accepted or prompt.user_reported):
+        prompt = None
+    done = tuple(p for p in c.prompts if p is prompt or p.user_reported)
+    o.set(
+        prompts=tuple(p for p in c.prompts if p is not prompt and not p.user_reported),
+        turn=None,
+        cancel_at=None,
+        cancel_by_close=False,
+        awaiting_resume=None,
+        work_ids=PMap(),
+        ended=tuple((p, stop if isinstance(stop, str) else None) for p in done),
+    )
+
+
+def _on_user_message(o: Obs, e: Event) -> None:
+    c = o.conv
+    message_id: str = e.message.message_id
+    if message_id in c.user_ids:
+        return
+    o.set(user_ids=c.user_ids.set(message_id, True))
+    if c.replaying:
+        o.set(replayed=True)
+        return
+    o.set(history=True)
+    waiting = [p for p in c.prompts if not p.user_reported]
+    match = next((p for p in waiting if p.result_id == message_id), None)
+    if match is None:  # first in, first out among prompts not bound by a result id
+        match = next((p for p in waiting if p.result_id is None and _may_bind(c, p)), None)
+    if match is not None:
+        _replace_prompt(o, attrs.evolve(match, user_reported=True, bound_id=message_id))
+
+
+def _may_bind(c: Conversation, p: Prompt) -> bool:
+    # A user message reported during agent-initiated work is the agent's own (M8), not a
+    # waiting prompt's, until the agent answers that prompt (Q7 binds only prompt work).
+    turn = c.turn
+    agents_own = turn is not None and turn.started and turn.prompt is None
+    return p.accepted or not agents_own
+
+
+def _on_work(o: Obs, e: Event) -> None:
+    c = o.conv
+    if c.replaying:
+        o.set(replayed=True)
+        return
+    if not c.history and isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
+        o.set(history=True)
+    if c.awaiting_resume is not None:
+        o.set(awaiting_resume=None)
+    if c.turn is not None and early_output(c, e) is not None:
+        o.set(turn=attrs.evolve(c.turn, early_output=True))  # R6 is said once per turn
+    ident = work_id(e.message)
+    if ident is not None and c.working and ident not in c.work_ids:
+        o.set(work_ids=c.work_ids.set(ident, True))
+
+
+def _on_other_state(o: Obs, e: Event) -> None:
+    pass
+
+
+_EFFECTS: Final[Mapping[Kind, Callable[[Obs, Event], None]]] = {
+    Kind.PROMPT: _on_prompt,
+    Kind.PROMPT_ANSWER: _on_prompt_answer,
+    Kind.CANCEL: _on_cancel,
+    Kind.PERMISSION: _on_permission,
+    Kind.PERMISSION_ANSWER: _on_permission_answer,
+    Kind.RESUME: _on_resume,
+    Kind.RESUME_ANSWER: _on_resume_answer,
+    Kind.CLOSE: _on_close,
+    Kind.CLOSE_ANSWER: _on_close_answer,
+    Kind.RUNNING: _on_running,
+    Kind.REQUIRES_ACTION: _on_requires_action,
+    Kind.IDLE: _on_idle,
+    Kind.OTHER_STATE: _on_other_state,
+    Kind.USER_MESSAGE: _on_user_message,
+    Kind.WORK: _on_work,
+}
+
+
+def _stop_of(e: Event) -> str | None:
+    stop = e.message.stop_reason
+    return stop if isinstance(stop, str) else None

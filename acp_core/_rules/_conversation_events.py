@@ -1,0 +1,188 @@
+"""How a message becomes a lifecycle event: classification and request pairing.
+
+Owns: `Obs` (one observation's builder: changes and findings), `classify` (a message to an
+`Event`, pairing answers with their requests: J1, J2, C25) and the window of answered
+requests. Must not know: what any event does to the lifecycle (`_rules/_conversation.py`) or what
+the guards check (`_rules/_conversation_guards.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from acp_core._state._pcoll import PMap
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
+from acp_core._wire._json import JsonValue
+
+from ._conversation_state import (
+    AGENT,
+    CLIENT,
+    PEER,
+    Conversation,
+    Event,
+    Finding,
+    Kind,
+    Pending,
+    Sender,
+)
+from ._predicates import RequestKey, request_key, shown
+
+__all__ = ["STATE_KINDS", "Obs", "classify"]
+
+# Updates that are conversation history (what a replay sends) and the agent's own output.
+_USER: Final = (u.UserMessageChunk, u.UserMessage)
+_WORK: Final = (
+    u.AgentMessageChunk,
+    u.AgentMessage,
+    u.AgentThoughtChunk,
+    u.AgentThought,
+    u.ToolCallUpdate,
+    u.ToolCallContentChunk,
+    u.TerminalUpdate,
+    u.TerminalOutputChunk,
+    u.PlanUpdate,
+)
+_STATES: Final[Mapping[type, Kind]] = {
+    u.RunningStateUpdate: Kind.RUNNING,
+    u.RequiresActionStateUpdate: Kind.REQUIRES_ACTION,
+    u.IdleStateUpdate: Kind.IDLE,
+    u.OtherStateUpdate: Kind.OTHER_STATE,
+}
+_ANSWERS: Final[Mapping[tuple[str, Sender], Kind]] = {
+    (j.Method.SESSION_PROMPT, AGENT): Kind.PROMPT_ANSWER,
+    (j.Method.REQUEST_PERMISSION, CLIENT): Kind.PERMISSION_ANSWER,
+    ("session/resume", AGENT): Kind.RESUME_ANSWER,
+    ("session/close", AGENT): Kind.CLOSE_ANSWER,
+    ("session/set_config_option", AGENT): Kind.CONFIG_ANSWER,
+}
+_ANSWERED_WINDOW: Final = 64
+
+
+class Obs:
+    """One observation's builder: changes and findings. Local to one `observe` call."""
+
+    __slots__ = ("changes", "conv", "found")
+
+    def __init__(self, conv: Conversation) -> None:
+        self.conv = conv
+        self.changes: dict[str, Any] = {}
+        self.found: list[Finding] = []
+
+    def get(self, name: str) -> Any:
+        return self.changes[name] if name in self.changes else getattr(self.conv, name)
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def report(self, rule: str, at: int, message: str) -> None:
+        self.found.append(Finding(rule, message, at))
+
+
+# -- classification and request pairing ------------------------------------------------------
+
+
+def _request(o: Obs, sender: Sender, request_id: object, pending: Pending) -> None:
+    key = (sender, request_key(request_id))
+    requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
+    first = requests.get(key)
+    if first is not None:
+        o.report(
+            "J2",
+            pending.at,
+            f"{sender} reuses request id {shown(request_id)} while the request of line "
+            f"{first.at} is still unanswered",
+        )
+    o.set(requests=requests.set(key, pending))
+
+
+def _direction(o: Obs, sender: Sender, expected: Sender, method: str, at: int) -> bool:
+    if sender != expected:
+        o.report(
+            "J2", at, f"`{method}` is sent by the {expected}, but this one comes from the {sender}"
+        )
+        return False
+    return True
+
+
+def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) -> Event | None:
+    if isinstance(msg, j.ErrorResponse) and msg.id is None:
+        return None  # an answer to a message that could not be read (JSON-RPC parse errors)
+    peer = PEER[sender]
+    key = (peer, request_key(msg.id))
+    requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
+    pending = requests.get(key)
+    if pending is None:
+        earlier = next((i for k, i in o.conv.answered if k == key), None)
+        why = (
+            f"request {shown(msg.id)} was already answered at line {earlier}"
+            if earlier is not None
+            else f"no outstanding request from the {peer} has id {shown(msg.id)} "
+            "(notifications are never answered)"
+        )
+        o.report("C25" if sender == CLIENT else "J1", at, f"{sender} sends a response, but {why}")
+        return None
+    o.set(
+        requests=requests.delete(key),
+        answered=(*o.conv.answered[-(_ANSWERED_WINDOW - 1) :], (key, at)),
+    )
+    kind = _ANSWERS.get((pending.method, sender), Kind.OTHER)
+    return Event(kind, sender, at, msg, pending, key[1])
+
+
+def classify(o: Obs, sender: Sender, msg: object, at: int) -> Event | None:
+    if isinstance(msg, j.UpdateSessionNotification):
+        if not _direction(o, sender, AGENT, "session/update", at):
+            return None
+        upd = msg.update
+        kind = _STATES.get(type(upd))
+        if kind is None:
+            kind = (
+                Kind.USER_MESSAGE
+                if isinstance(upd, _USER)
+                else Kind.WORK
+                if isinstance(upd, _WORK)
+                else Kind.BACKGROUND
+            )
+        return Event(kind, sender, at, upd)
+    if isinstance(msg, j.PromptRequest):
+        _request(o, sender, msg.id, Pending(j.Method.SESSION_PROMPT, at))
+        if not _direction(o, sender, CLIENT, "session/prompt", at):
+            return None
+        return Event(Kind.PROMPT, sender, at, msg, key=request_key(msg.id))
+    if isinstance(msg, j.CancelSessionNotification):
+        if not _direction(o, sender, CLIENT, "session/cancel", at):
+            return None
+        return Event(Kind.CANCEL, sender, at, msg)
+    if isinstance(msg, j.RequestPermissionRequest):
+        _request(o, sender, msg.id, Pending(j.Method.REQUEST_PERMISSION, at))
+        if not _direction(o, sender, AGENT, "session/request_permission", at):
+            return None
+        return Event(Kind.PERMISSION, sender, at, msg, key=request_key(msg.id))
+    if isinstance(msg, j.Request):
+        return _generic_request(o, sender, msg, at)
+    if isinstance(msg, j.Notification):
+        if msg.method in (j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION):
+            o.report("J2", at, f"`{msg.method}` is a request but is sent without an id")
+        return None
+    if isinstance(msg, (j.Response, j.ErrorResponse)):
+        return _answer(o, sender, msg, at)
+    return None  # $/cancel_request: either side may send it; nothing to track
+
+
+def _generic_request(o: Obs, sender: Sender, msg: j.Request, at: int) -> Event | None:
+    params: Mapping[str, JsonValue] = msg.params if isinstance(msg.params, Mapping) else {}
+    if msg.method in (j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL):
+        o.report("J2", at, f"`{msg.method}` is a notification but is sent with id {shown(msg.id)}")
+    detail = params.get("configId") if msg.method == "session/set_config_option" else None
+    _request(o, sender, msg.id, Pending(msg.method, at, detail))
+    if sender == CLIENT and msg.method == "session/resume":
+        return Event(Kind.RESUME, sender, at, params)
+    if sender == CLIENT and msg.method == "session/close":
+        return Event(Kind.CLOSE, sender, at, params)
+    return None
+
+
+#: The event kinds of reported states (they move the phase).
+STATE_KINDS: Final = frozenset(_STATES.values())

@@ -1,0 +1,322 @@
+"""The lifecycle guards: one small check per rule, each named by the rule id it decides.
+
+Owns: `GUARDS` (every guard, in the order they run for an event) and `CHECKED` (the rule
+ids the machine decides, for the `checked` column of docs/rules.md).
+Must not know: how messages are classified or how the bookkeeping changes
+(`_rules/_conversation.py`); a guard only reads the machine *before* the event's effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
+from acp_core._wire._json import UNSET, JsonValue, Unset
+from acp_core._wire._revision import Revision
+
+from ._conversation_state import Conversation, Event, Guard, Kind, Phase, Prompt
+from ._predicates import RequestKey, shown
+
+__all__ = ["CHECKED", "GUARDS", "early_output", "ending", "prompt_of", "work_id"]
+
+# -- the checks ---------------------------------
+
+
+def prompt_of(c: Conversation, key: RequestKey | None) -> Prompt | None:
+    return None if key is None else next((p for p in c.prompts if p.key == key), None)
+
+
+def ending(c: Conversation) -> bool:
+    # Whether an idle now ends foreground work (and must carry its stop reason, ...).
+    if c.replaying:
+        return False
+    if c.phase not in (Phase.UNKNOWN, Phase.IDLE):
+        return True
+    turn = c.turn
+    if turn is None:
+        return False
+    p = prompt_of(c, turn.prompt)
+    return turn.started or (p is not None and (p.accepted or p.user_reported))
+
+
+def _stop(e: Event) -> str | None | Unset:
+    stop: str | None | Unset = e.message.stop_reason
+    return stop
+
+
+def _r8(c: Conversation, e: Event) -> str | None:
+    stop = _stop(e)
+    if not ending(c) or isinstance(stop, str):
+        return None
+    return f"idle ends foreground work {'without' if stop is UNSET else 'with a null'} stopReason"
+
+
+def _r6_idle(c: Conversation, e: Event) -> str | None:
+    turn = c.turn
+    if not ending(c) or turn is None or turn.started or turn.early_output:
+        return None
+    return (
+        f"the turn that began at line {turn.at} ends with an idle before any running state_update"
+    )
+
+
+def early_output(c: Conversation, e: Event) -> str | None:
+    # "Whenever foreground work starts": output for an accepted prompt before `running`.
+    # Accepted means answered: a user message alone may be one the agent inserted while
+    # the prompt still waits (FIFO binding cannot tell, Q7), and background output is
+    # allowed then (R40).
+    turn = c.turn
+    if c.replaying or turn is None or turn.started or turn.early_output:
+        return None
+    p = prompt_of(c, turn.prompt)
+    if p is None or not p.accepted:
+        return None
+    return (
+        f"the prompt of line {p.at} was accepted, but its work reports output before any "
+        "running state_update"
+    )
+
+
+def _taken(c: Conversation) -> Prompt | None:
+    # The prompt whose work an idle now ends: answered or with its user message reported
+    # (else the work was other work that crossed a waiting prompt; it is judged later).
+    p = prompt_of(c, c.turn.prompt) if c.turn is not None and ending(c) else None
+    return p if p is not None and (p.accepted or p.user_reported) else None
+
+
+def _r2(c: Conversation, e: Event) -> str | None:
+    p = _taken(c)
+    if p is None or p.user_reported:
+        return None
+    return (
+        f"the turn ends before the user message of the prompt of line {p.at} was reported "
+        "(user_message or user_message_chunk)"
+    )
+
+
+def _r1_idle(c: Conversation, e: Event) -> str | None:
+    p = _taken(c)
+    if p is None or p.accepted:
+        return None
+    return f"the turn ends before the prompt of line {p.at} was answered"
+
+
+def _r21(c: Conversation, e: Event) -> str | None:
+    stop = _stop(e)
+    if c.cancel_at is None or c.cancel_by_close or not ending(c):
+        return None
+    if not isinstance(stop, str) or stop == "cancelled":
+        return None
+    return (
+        f"the client cancelled at line {c.cancel_at}, but the work ends with stopReason "
+        f'{shown(stop)} instead of "cancelled"'
+    )
+
+
+def _r24_idle(c: Conversation, e: Event) -> str | None:
+    stop = _stop(e)
+    if c.cancel_at is None or not c.cancel_by_close or not ending(c):
+        return None
+    if not isinstance(stop, str) or stop == "cancelled":
+        return None
+    return (
+        f"session/close (line {c.cancel_at}) cancels the work as session/cancel does, but "
+        f'it ends with stopReason {shown(stop)} instead of "cancelled"'
+    )
+
+
+def _s2(c: Conversation, e: Event) -> str | None:
+    stop = _stop(e)
+    if c.replaying or ending(c) or c.phase is not Phase.IDLE or not isinstance(stop, str):
+        return None
+    return f"idle repeated with stopReason {shown(stop)} while already idle"
+
+
+def _s1(c: Conversation, e: Event) -> str | None:
+    if c.replaying:
+        return None
+    was_working = c.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION) or (
+        c.turn is not None and c.turn.started
+    )
+    if was_working or not (c.phase is Phase.IDLE or c.turn is not None):
+        return None
+    return "state goes from idle to requires_action without running"
+
+
+def _r12(c: Conversation, e: Event) -> str | None:
+    if c.awaiting_resume is None or c.replaying:
+        return None
+    if c.phase is not Phase.REQUIRES_ACTION or c.cancel_at is not None:
+        return None
+    return (
+        f"work resumed after the permission answer of line {c.awaiting_resume} without a "
+        "running state_update"
+    )
+
+
+def _r39(c: Conversation, e: Event) -> str | None:
+    if not c.replay_forbidden:
+        return None
+    return (
+        "history update sent before the session/resume response, though the resume asked "
+        "for no replay (`replayFrom` omitted or null)"
+    )
+
+
+def _r38(c: Conversation, e: Event) -> str | None:
+    if not isinstance(e.message, j.Response) or not c.replay_from_start:
+        return None
+    if c.replayed or not c.history:
+        return None
+    return (
+        'session/resume asked for the whole history (`replayFrom: {"type": "start"}`), but '
+        "the agent answers before replaying any of this session's messages"
+    )
+
+
+def _r22(c: Conversation, e: Event) -> str | None:
+    msg = e.message
+    if not isinstance(msg, j.ErrorResponse) or c.cancel_at is None:
+        return None
+    turn = c.turn
+    if turn is None or turn.prompt != e.key:
+        return None
+    # A prompt the cancel caught before any work started is answered -32800 (2026-11
+    # draft: the cancel covers "prompts not yet inserted").
+    if not turn.started and msg.error.code == j.ErrorCode.REQUEST_CANCELLED:
+        return None
+    return (
+        f"after session/cancel (line {c.cancel_at}) the prompt is answered with error "
+        f"{shown(msg.error.code)}; cancellation is reported as idle with stopReason "
+        '"cancelled", never as an error'
+    )
+
+
+def _r1_result(c: Conversation, e: Event) -> str | None:
+    msg = e.message
+    if not isinstance(msg, j.Response) or prompt_of(c, e.key) is None:
+        return None
+    return _result_fault(c.revision, msg.result)
+
+
+def _result_fault(rev: Revision, result: JsonValue) -> str | None:
+    if not isinstance(result, Mapping):
+        return f"the session/prompt result is {shown(result)}, not an object"
+    keys = sorted(k for k in result if k != "_meta")
+    if not rev.prompt_result_has_message_id:
+        if not keys:
+            return None
+        hint = (
+            " (`messageId` in the result belongs to the 2026-11 draft: check with "
+            "--revision 2026-11)"
+            if keys == ["messageId"]
+            else ""
+        )
+        return (
+            f"the session/prompt result must be {{}} (only `_meta` besides) in revision "
+            f"{rev.name}; it has {[shown(k) for k in keys]}{hint}"
+        )
+    mid = result.get("messageId")
+    if isinstance(mid, str) and mid and keys == ["messageId"]:
+        return None
+    return (
+        f'the session/prompt result must be {{"messageId": ...}} (and optional `_meta`) '
+        f"in revision {rev.name}; it has {[shown(k) for k in keys]}"
+    )
+
+
+def _r23(c: Conversation, e: Event) -> str | None:
+    if not c.late_ids or c.replaying:
+        return None
+    ident = work_id(e.message)
+    if ident is None or ident not in c.late_ids:
+        return None
+    return (
+        f"{shown(ident)} belongs to the work the client cancelled, and is updated after that "
+        'work ended with idle + "cancelled"; updates after a cancel must precede that idle'
+    )
+
+
+def _r24_after(c: Conversation, e: Event) -> str | None:
+    if c.closed_at is None:
+        return None
+    return (
+        f"session update after session/close was answered (line {c.closed_at}): the "
+        "session is freed"
+    )
+
+
+def _r24_answer(c: Conversation, e: Event) -> str | None:
+    msg = e.message
+    if not isinstance(msg, j.Response):
+        return None  # an error is allowed (unknown or inactive session)
+    result = msg.result
+    if isinstance(result, Mapping) and not [k for k in result if k != "_meta"]:
+        return None
+    return (
+        f"session/close is answered with {shown(result)}; the result is {{}} (only `_meta` besides)"
+    )
+
+
+def _r41_answer(c: Conversation, e: Event) -> str | None:
+    msg = e.message
+    if not isinstance(msg, j.Response):
+        return None
+    result = msg.result
+    options = result.get("configOptions") if isinstance(result, Mapping) else None
+    if not isinstance(options, (list, tuple)):
+        return "the session/set_config_option answer carries no `configOptions` list"
+    wanted = e.pending.detail if e.pending is not None else None
+    ids = {o.get("configId") for o in options if isinstance(o, Mapping)}
+    if isinstance(wanted, str) and wanted not in ids:
+        return (
+            f"the session/set_config_option answer leaves out the option it set "
+            f"({shown(wanted)}); it carries the complete option set"
+        )
+    return None
+
+
+def work_id(upd: object) -> str | None:
+    if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)):
+        return upd.tool_call_id
+    if isinstance(upd, (u.AgentMessageChunk, u.AgentMessage, u.AgentThoughtChunk, u.AgentThought)):
+        return upd.message_id
+    return None
+
+
+_UPDATES: Final = (
+    Kind.RUNNING,
+    Kind.REQUIRES_ACTION,
+    Kind.IDLE,
+    Kind.OTHER_STATE,
+    Kind.USER_MESSAGE,
+    Kind.WORK,
+    Kind.BACKGROUND,
+)
+
+#: Every lifecycle check, by the rule it decides, in the order they run for an event.
+GUARDS: Final[tuple[Guard, ...]] = (
+    Guard("R24", _UPDATES, _r24_after),
+    Guard("R39", (Kind.USER_MESSAGE, Kind.WORK), _r39),
+    Guard("R6", (Kind.WORK,), early_output),
+    Guard("R12", (Kind.WORK,), _r12),
+    Guard("R23", (Kind.WORK,), _r23),
+    Guard("S1", (Kind.REQUIRES_ACTION,), _s1),
+    Guard("S2", (Kind.IDLE,), _s2),
+    Guard("R8", (Kind.IDLE,), _r8),
+    Guard("R6", (Kind.IDLE,), _r6_idle),
+    Guard("R2", (Kind.IDLE,), _r2),
+    Guard("R1", (Kind.IDLE,), _r1_idle),
+    Guard("R21", (Kind.IDLE,), _r21),
+    Guard("R24", (Kind.IDLE,), _r24_idle),
+    Guard("R22", (Kind.PROMPT_ANSWER,), _r22),
+    Guard("R1", (Kind.PROMPT_ANSWER,), _r1_result),
+    Guard("R38", (Kind.RESUME_ANSWER,), _r38),
+    Guard("R24", (Kind.CLOSE_ANSWER,), _r24_answer),
+    Guard("R41", (Kind.CONFIG_ANSWER,), _r41_answer),
+)
+#: Rules this machine decides, besides those of its effects below (J1, J2, C25 in pairing;
+#: R11 and C15 at answers and at the end). Feeds the `checked` column of docs/rules.md.
+CHECKED: Final = frozenset({g.rule for g in GUARDS} | {"J1", "J2", "C25", "R11", "C15", "R7"})

@@ -1,0 +1,228 @@
+"""The values of the conversation machine: phases, event kinds, findings, prompts, turns.
+
+Owns: `Conversation` (one session's lifecycle as a frozen value) and the small values it
+holds or produces (`Phase`, `Kind`, `Event`, `Finding`, `Prompt`, `Turn`, `Pending`,
+`Guard`). Must not know: how a message becomes an event or what any rule says
+(`_rules/_conversation.py`, `_rules/_conversation_guards.py`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Literal, TypeAlias
+
+import attrs
+
+from acp_core._state._pcoll import PMap
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
+
+from ._predicates import RequestKey, request_key
+
+__all__ = [
+    "AGENT",
+    "CLIENT",
+    "PEER",
+    "Conversation",
+    "Event",
+    "Finding",
+    "Guard",
+    "Kind",
+    "Pending",
+    "Phase",
+    "Prompt",
+    "Sender",
+    "Turn",
+]
+
+Sender = Literal["agent", "client"]
+AGENT: Final = "agent"
+CLIENT: Final = "client"
+PEER: Final[Mapping[str, Sender]] = {AGENT: CLIENT, CLIENT: AGENT}
+
+
+class Phase(enum.Enum):
+    """The foreground state as last reported."""
+
+    UNKNOWN = "unknown"  #: not reported yet in a recording that starts mid-session
+    IDLE = "idle"
+    RUNNING = "running"
+    REQUIRES_ACTION = "requires_action"
+    OTHER = "other"  #: a state value this revision does not know (R19 says so)
+
+
+_PHASES: Final[Mapping[str, Phase]] = {
+    "idle": Phase.IDLE,
+    "running": Phase.RUNNING,
+    "requires_action": Phase.REQUIRES_ACTION,
+}
+
+
+class Kind(enum.Enum):
+    """What an observed message is, for the lifecycle."""
+
+    PROMPT = "prompt"
+    PROMPT_ANSWER = "prompt answer"
+    CANCEL = "cancel"
+    PERMISSION = "permission request"
+    PERMISSION_ANSWER = "permission answer"
+    RESUME = "resume"
+    RESUME_ANSWER = "resume answer"
+    CLOSE = "close"
+    CLOSE_ANSWER = "close answer"
+    CONFIG_ANSWER = "set_config_option answer"
+    RUNNING = "running"
+    REQUIRES_ACTION = "requires_action"
+    IDLE = "idle"
+    OTHER_STATE = "other state"
+    USER_MESSAGE = "user message"
+    WORK = "work"  #: the agent's output: messages, thoughts, tool calls, terminals, plans
+    BACKGROUND = "background update"  #: any other update (usage, commands, info, unknown)
+    OTHER = "other"  #: requests, answers and notifications the lifecycle does not follow
+
+
+@attrs.frozen
+class Finding:
+    """A broken rule: its id, where (`at`, the label the caller gave), and why.
+
+    `warning`: the recording shows only that the rule *may* be broken (it ends first).
+    """
+
+    rule: str
+    message: str
+    at: int
+    warning: bool = False
+
+
+@attrs.frozen
+class Prompt:
+    """A `session/prompt` the agent has not finished with.
+
+    Attributes:
+        key: its request key; `request_id`: the id as sent; `at`: where it was sent.
+        accepted: answered with a result; `user_reported`: its user message was reported.
+        bound_id: the user message bound to it first in, first out (Q7, 2026-08).
+        result_id: the `messageId` of its result (2026-11).
+    """
+
+    key: RequestKey
+    request_id: object
+    at: int
+    accepted: bool = False
+    user_reported: bool = False
+    bound_id: str | None = None
+    result_id: str | None = None
+
+    def message_id(self, revision: Revision) -> str | None:
+        """The user message of this prompt, as a client binds it (Q7)."""
+        return self.result_id if revision.prompt_result_has_message_id else self.bound_id
+
+
+@attrs.frozen
+class Turn:
+    """Foreground work from its start to the idle that ends it."""
+
+    prompt: RequestKey | None  # the prompt it belongs to; None: agent-initiated or unknown
+    at: int
+    started: bool  # `running` (or `requires_action`) was reported
+    early_output: bool = False  # R6 was reported for output before `running`
+
+
+@attrs.frozen
+class Pending:
+    """A request waiting for its answer."""
+
+    method: str
+    at: int
+    detail: object = None  # what the answer is judged against (set_config_option: configId)
+
+
+@attrs.frozen
+class Conversation:
+    """One session's lifecycle, as seen from both sides (a value; see `_rules/_conversation.py`)."""
+
+    revision: Revision = DEFAULT_REVISION
+    phase: Phase = Phase.IDLE
+    phase_at: int = 0
+    turn: Turn | None = None
+    prompts: tuple[Prompt, ...] = ()
+    requests: PMap[tuple[Sender, RequestKey], Pending] = attrs.field(factory=PMap)
+    answered: tuple[tuple[tuple[Sender, RequestKey], int], ...] = ()
+    cancel_at: int | None = None
+    cancel_by_close: bool = False
+    permissions: PMap[RequestKey, int] = attrs.field(factory=PMap)
+    silent: PMap[RequestKey, int] = attrs.field(factory=PMap)  # asked while running (R11)
+    cancelled_permissions: PMap[RequestKey, tuple[int, bool]] = attrs.field(factory=PMap)
+    awaiting_resume: int | None = None  # the answer that unblocked work (R12)
+    replaying: bool = False
+    replay_from_start: bool = False
+    replayed: bool = False
+    replay_forbidden: bool = False  # resume without `replayFrom` (R39)
+    history: bool = False  # the recording showed a message of this session (R38)
+    user_ids: PMap[str, bool] = attrs.field(factory=PMap)
+    work_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids the current turn touched
+    late_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids of cancelled, ended work
+    closed_at: int | None = None
+    ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
+
+    @classmethod
+    def start(cls, revision: Revision = DEFAULT_REVISION, foreground: str = "idle") -> Conversation:
+        """A session in a known state: idle after `session/new` (what an engine starts from,
+        Q2), or the reported state of a restored session (work in progress, no prompt)."""
+        phase = _PHASES.get(foreground, Phase.OTHER)
+        turn = None if phase is Phase.IDLE else Turn(None, 0, True)
+        return cls(revision, phase, turn=turn)
+
+    @classmethod
+    def mid_session(cls, revision: Revision = DEFAULT_REVISION) -> Conversation:
+        """A session whose earlier history is not known (a recording that starts late)."""
+        return cls(revision, Phase.UNKNOWN)
+
+    def prompt(self, request_id: object) -> Prompt | None:
+        """The outstanding prompt with this id, if any."""
+        key = request_key(request_id)
+        return next((p for p in self.prompts if p.key == key), None)
+
+    @property
+    def working(self) -> bool:
+        """Foreground work is in progress (or a prompt is on its way to start it)."""
+        return self.turn is not None or self.phase not in (Phase.UNKNOWN, Phase.IDLE)
+
+
+class Event:
+    """One observed message, classified (built for each message: a plain slotted class)."""
+
+    __slots__ = ("at", "key", "kind", "message", "pending", "sender")
+
+    def __init__(
+        self,
+        kind: Kind,
+        sender: Sender,
+        at: int,
+        message: Any,
+        pending: Pending | None = None,
+        key: RequestKey | None = None,
+    ) -> None:
+        self.kind = kind
+        self.sender = sender
+        self.at = at
+        self.message = message
+        self.pending = pending  # for answers: the request answered
+        self.key = key
+
+
+_Check: TypeAlias = Callable[[Conversation, Event], "str | None"]
+
+
+def _always(revision: Revision) -> bool:
+    return True
+
+
+@attrs.frozen
+class Guard:
+    """One rule check: `check(conversation, event)` returns the finding's message or None."""
+
+    rule: str
+    kinds: tuple[Kind, ...]
+    check: _Check
+    applies: Callable[[Revision], bool] = _always

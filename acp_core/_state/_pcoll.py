@@ -1,0 +1,273 @@
+"""The persistent collections acp-core is built on, behind one seam.
+
+Owns: which persistent map we use (`immutables.Map`, a C HAMT) and `PVec`, our own
+append-friendly persistent sequence. Every other module imports collections from here, so
+swapping an implementation is a one-file change.
+Must not know: anything about ACP.
+
+Why our own sequence: streams append one item at a time to sequences that can reach 10^5
+items (message chunks, terminal bytes). `t + (x,)` copies the whole tuple (quadratic), a
+nested-tuple cons list breaks `==`/`repr` with RecursionError, and pyrsistent's C vector is
+not available on every Python we support. `PVec` appends in O(1) (one small node per append,
+amortised O(log32 n) when a 32-item block is sealed) and keeps `==`, `hash`, `repr` and
+iteration iterative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Generic, TypeVar, overload
+
+import immutables
+
+from acp_core._wire._fastnew import fast_constructor
+
+__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "pmap"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
+PMap = immutables.Map
+EMPTY_MAP: immutables.Map[str, object] = immutables.Map()
+
+
+def pmap(items: Iterable[tuple[K, V]] = ()) -> immutables.Map[K, V]:
+    """Build a persistent map from key/value pairs."""
+    return immutables.Map(items)
+
+
+_BLOCK = 32  # items per sealed block, and children per trie node
+
+_setattr = object.__setattr__
+
+
+class PVec(Generic[T]):
+    """An immutable sequence with cheap `append` that shares structure with its ancestors.
+
+    Layout: sealed items live in `_body`, a tuple of levels (a base-32 counter of full
+    nodes: level k holds nodes of 32**k blocks, most recent level last); the unsealed
+    tail (at most 32 items) is a chain of nodes, each `PVec` holding its last item and a
+    link to the vector it was appended to. When the tail is full it is sealed into one
+    tuple block and pushed into the body.
+    """
+
+    __slots__ = ("_base", "_tail_len", "_prev", "_item")
+
+    # _base = (levels, number of sealed items); shared by every node of one tail.
+    _base: tuple[tuple[tuple[object, ...], ...], int]
+    # Items in the tail (0..32). Stored instead of the total length: small ints are shared
+    # objects in CPython, a total above 256 would cost a 32-byte int per append.
+    _tail_len: int
+    _prev: PVec[T] | None
+    _item: object
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        empty: PVec[T] = _EMPTY if _EMPTY_READY else _raw((((),), 0), 0, None, None)  # type: ignore[assignment]
+        built = empty.extend(items)
+        _setattr(self, "_base", built._base)
+        _setattr(self, "_tail_len", built._tail_len)
+        _setattr(self, "_prev", built._prev)
+        _setattr(self, "_item", built._item)
+
+    # -- construction -------------------------------------------------------------------
+
+    def append(self, item: T) -> PVec[T]:
+        """Return a new vector with `item` at the end (this one is unchanged)."""
+        tail_len = self._tail_len
+        if tail_len < _BLOCK:
+            return _raw(self._base, tail_len + 1, self if tail_len else None, item)
+        levels, sealed = self._base
+        return _raw((_push_block(levels, self._tail()), sealed + tail_len), 1, None, item)
+
+    def extend(self, items: Iterable[T]) -> PVec[T]:
+        """Return a new vector with every item of `items` appended in order.
+
+        Bulk: full blocks are sealed straight from the input, so extending by k items costs
+        O(k) tuple work plus at most 32 tail nodes, not k appends.
+        """
+        new = tuple(items)
+        if not new:
+            return self
+        levels, sealed = self._base
+        buffer = self._tail() + new
+        start = 0
+        while len(buffer) - start > _BLOCK:
+            levels = _push_block(levels, buffer[start : start + _BLOCK])
+            start += _BLOCK
+            sealed += _BLOCK
+        if start:
+            rest = buffer[start:]
+            return _raw((levels, sealed), len(rest), None, _bundle(rest))
+        # No block sealed: one node continues this vector's tail chain and shares its base.
+        tail_len = self._tail_len
+        return _raw(self._base, tail_len + len(new), self if tail_len else None, _bundle(new))
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def _len(self) -> int:
+        return self._base[1] + self._tail_len
+
+    def __len__(self) -> int:
+        return self._base[1] + self._tail_len
+
+    def __bool__(self) -> bool:
+        return self._base[1] + self._tail_len != 0
+
+    def _tail(self) -> tuple[T, ...]:
+        if not self._tail_len:
+            return ()
+        parts: list[tuple[object, ...]] = []
+        node: PVec[T] | None = self
+        while node is not None:
+            item = node._item
+            parts.append(item if type(item) is _Bundle else (item,))
+            node = node._prev
+        if len(parts) == 1:
+            return tuple(parts[0])  # type: ignore[arg-type]
+        parts.reverse()
+        return tuple(x for part in parts for x in part)  # type: ignore[misc]
+
+    def __iter__(self) -> Iterator[T]:
+        levels = self._base[0]
+        count = len(levels)
+        for i, level in enumerate(levels):
+            for node in level:
+                yield from _iter_node(node, count - 1 - i)
+        yield from self._tail()
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        n = self._len
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            msg = "PVec index out of range"
+            raise IndexError(msg)
+        if index >= self._base[1]:
+            return self._tail()[index - self._base[1]]
+        return _body_get(self._base[0], index)  # type: ignore[return-value]
+
+    @property
+    def last(self) -> T:
+        """The last item (IndexError when empty)."""
+        if self._len == 0:
+            msg = "last of an empty PVec"
+            raise IndexError(msg)
+        if self._tail_len:
+            item = self._item
+            return item[-1] if type(item) is _Bundle else item  # type: ignore[return-value]
+        return self[self._len - 1]
+
+    def to_tuple(self) -> tuple[T, ...]:
+        """All items as a tuple (O(n))."""
+        return tuple(self)
+
+    # -- value semantics ----------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, PVec):
+            return NotImplemented
+        if self._len != other._len:
+            return False
+        return all(a is b or a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((PVec, tuple(self)))
+
+    def __repr__(self) -> str:
+        return f"PVec({list(self)!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "PVec is immutable"
+        raise AttributeError(msg)
+
+    def __delattr__(self, name: str) -> None:
+        msg = "PVec is immutable"
+        raise AttributeError(msg)
+
+    def __reduce__(self) -> tuple[type[PVec[T]], tuple[tuple[T, ...]]]:
+        return (PVec, (tuple(self),))
+
+
+class _Bundle(tuple):  # type: ignore[type-arg]
+    """Several tail items held by one node (what `extend` builds); never a user's item."""
+
+    __slots__ = ()
+
+
+def _bundle(items: tuple[object, ...]) -> object:
+    return items[0] if len(items) == 1 else _Bundle(items)
+
+
+# The package's one fast constructor sets the slots directly: about twice as fast as
+# object.__setattr__, and the public __setattr__ still refuses every assignment.
+# (base, tail_len, prev, item), in `__slots__` order.
+_raw: Callable[
+    [tuple[tuple[tuple[object, ...], ...], int], int, PVec[Any] | None, object], PVec[Any]
+] = fast_constructor(PVec)
+
+
+def _push_block(
+    body: tuple[tuple[object, ...], ...], block: tuple[object, ...]
+) -> tuple[tuple[object, ...], ...]:
+    # body[-1] is level 0 (blocks); body[-2] level 1 (nodes of 32 blocks) and so on.
+    # Adding a block is incrementing a base-32 counter: a full level carries into the next.
+    levels = list(body)
+    carry: tuple[object, ...] = block
+    depth = len(levels) - 1
+    while True:
+        grown = (*levels[depth], carry)
+        if len(grown) < _BLOCK:
+            levels[depth] = grown
+            break
+        levels[depth] = ()
+        carry = grown
+        if depth == 0:
+            levels.insert(0, (carry,))
+            break
+        depth -= 1
+    return tuple(levels)
+
+
+def _iter_node(node: object, height: int) -> Iterator[T]:
+    # An element at height 0 is a block of items; at height h a tuple of height h-1 elements.
+    if height == 0:
+        yield from node  # type: ignore[misc]
+        return
+    for child in node:  # type: ignore[attr-defined]
+        yield from _iter_node(child, height - 1)
+
+
+def _body_get(body: tuple[tuple[object, ...], ...], index: int) -> object:
+    count = len(body)
+    for i, level in enumerate(body):
+        height = count - 1 - i
+        span = _BLOCK ** (height + 1)  # items under one node of this level
+        covered = len(level) * span
+        if index < covered:
+            node: object = level[index // span]
+            index %= span
+            while height > 0:
+                span //= _BLOCK
+                node = node[index // span]  # type: ignore[index]
+                index %= span
+                height -= 1
+            return node[index]  # type: ignore[index]
+        index -= covered
+    msg = "PVec index out of range"
+    raise IndexError(msg)
+
+
+_EMPTY_READY = False
+_EMPTY: PVec[object] = _raw((((),), 0), 0, None, None)
+_EMPTY_READY = True
+EMPTY_VEC: PVec[Any] = _EMPTY

@@ -1,0 +1,344 @@
+"""Snapshots: a `SessionState` as a documented JSON document, and back.
+
+Owns: the snapshot format of docs/snapshot.md (`snapshot`, `restore`).
+Must not know: how updates change state (reducers), engines.
+
+`restore(snapshot(s)) == s` for every state. Optional fields that are cleared or were never set
+are omitted. Beyond the issue's format the document carries `version`, `chunkMeta` (chunk-scoped
+`_meta` by block index), terminal `outputMeta`, `planMeta`, usage `_meta`, the raw object of an
+unknown foreground state, and `diagnostics`, so that nothing of the state is lost.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any, Final
+
+from acp_core._errors import ArgumentError, DecodeError, Diagnostic
+from acp_core._wire._codec import decode_part, encode_part
+from acp_core._wire._json import JsonObject, Path, freeze_json, render_path, thaw_json
+from acp_core._wire._updates import OtherUpdate
+
+from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._session_state import (
+    EntityRef,
+    Foreground,
+    MessageState,
+    PlanState,
+    SessionAux,
+    SessionInfo,
+    SessionState,
+    TerminalState,
+    ToolCallState,
+    Usage,
+    terminal_bytes,
+)
+from ._snapshot_check import check_restorable, parse_block_index
+
+__all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
+
+#: Version of the snapshot format written by `snapshot`.
+SNAPSHOT_VERSION: Final = 1
+
+_ROLES: Final = frozenset({"user", "agent", "thought"})
+_KINDS: Final = frozenset({"message", "toolCall", "plan"})
+
+
+def _put(out: dict[str, Any], key: str, value: object) -> None:
+    if value is not None:
+        out[key] = thaw_json(value)  # type: ignore[arg-type]
+
+
+def _chunk_meta(meta: PMap[int, JsonObject]) -> dict[str, Any]:
+    return {str(i): thaw_json(m) for i, m in sorted(meta.items())}
+
+
+def snapshot(state: SessionState) -> dict[str, Any]:
+    """The whole state as a JSON-ready dict (format: docs/snapshot.md).
+
+    Raises:
+        ArgumentError: `state` is not a `SessionState`.
+    """
+    if not isinstance(state, SessionState):  # typed callers never get here; others may
+        msg = f"snapshot takes a SessionState, not {type(state).__name__}"  # type: ignore[unreachable]
+        raise ArgumentError(msg)
+    fg = state.foreground
+    foreground: dict[str, Any] = {"state": fg.state}
+    _put(foreground, "stopReason", fg.stop_reason)
+    _put(foreground, "_meta", fg.meta)
+    _put(foreground, "raw", fg.raw)
+    messages: dict[str, Any] = {}
+    for message_id, m in state.messages.items():
+        doc: dict[str, Any] = {
+            "role": m.role,
+            "content": [encode_part("ContentBlock", b) for b in m.content],
+        }
+        _put(doc, "_meta", m.meta)
+        if m.chunk_meta:
+            doc["chunkMeta"] = _chunk_meta(m.chunk_meta)
+        messages[message_id] = doc
+    tool_calls: dict[str, Any] = {}
+    for tool_call_id, t in state.tool_calls.items():
+        doc = {}
+        _put(doc, "title", t.title)
+        _put(doc, "name", t.name)
+        doc["kind"] = t.kind
+        doc["status"] = t.status
+        doc["content"] = [encode_part("ToolCallContent", x) for x in t.content]
+        doc["locations"] = [encode_part("ToolCallLocation", x) for x in t.locations]
+        _put(doc, "rawInput", t.raw_input)
+        _put(doc, "rawOutput", t.raw_output)
+        _put(doc, "_meta", t.meta)
+        if t.chunk_meta:
+            doc["chunkMeta"] = _chunk_meta(t.chunk_meta)
+        tool_calls[tool_call_id] = doc
+    terminals: dict[str, Any] = {}
+    for terminal_id, x in state.terminals.items():
+        doc = {}
+        _put(doc, "command", x.command)
+        _put(doc, "cwd", x.cwd)
+        doc["output"] = base64.b64encode(terminal_bytes(x)).decode("ascii")
+        _put(doc, "outputMeta", x.snapshot_meta)
+        if x.exit_status is not None:
+            doc["exitStatus"] = encode_part("TerminalExitStatus", x.exit_status)
+        _put(doc, "_meta", x.meta)
+        terminals[terminal_id] = doc
+    out: dict[str, Any] = {
+        "version": SNAPSHOT_VERSION,
+        "sessionId": state.session_id,
+        "foreground": foreground,
+        "timeline": [{"kind": r.kind, "id": r.id} for r in state.timeline],
+        "messages": messages,
+        "toolCalls": tool_calls,
+        "terminals": terminals,
+        "plans": {
+            plan_id: encode_part("PlanUpdateContent", p.plan) for plan_id, p in state.plans.items()
+        },
+    }
+    plan_meta = {
+        plan_id: thaw_json(p.meta) for plan_id, p in state.plans.items() if p.meta is not None
+    }
+    if plan_meta:
+        out["planMeta"] = plan_meta
+    if state.available_commands is not None:
+        out["availableCommands"] = [
+            encode_part("AvailableCommand", c) for c in state.available_commands
+        ]
+    if state.config_options is not None:
+        out["configOptions"] = [encode_part("SessionConfigOption", c) for c in state.config_options]
+    info: dict[str, Any] = {}
+    _put(info, "title", state.info.title)
+    _put(info, "updatedAt", state.info.updated_at)
+    _put(info, "_meta", state.info.meta)
+    out["info"] = info
+    if state.usage is not None:
+        usage: dict[str, Any] = {"used": state.usage.used, "size": state.usage.size}
+        if state.usage.cost is not None:
+            usage["cost"] = encode_part("Cost", state.usage.cost)
+        _put(usage, "_meta", state.usage.meta)
+        out["usage"] = usage
+    if state.unknown:
+        out["unknown"] = [thaw_json(u.raw) for u in state.unknown]
+    if state.diagnostics:
+        out["diagnostics"] = [
+            {"rule": d.rule, "path": d.path, "message": d.message} for d in state.diagnostics
+        ]
+    return out
+
+
+# -- restore -----------------------------------------------------------------------------
+
+
+def _need(obj: Mapping[str, Any], key: str, kind: type[Any], path: Path) -> Any:
+    value = obj.get(key)
+    if type(value) is not kind:  # exact: a subclass could override what restore reads
+        raise DecodeError(render_path((path, key)), f"{kind.__name__} (required)")
+    return value
+
+
+def _opt(obj: Mapping[str, Any], key: str, kind: type[Any], path: Path) -> Any:
+    if key not in obj:
+        return None
+    return _need(obj, key, kind, path)
+
+
+def _obj(obj: Mapping[str, Any], key: str, path: Path) -> JsonObject | None:
+    value = _opt(obj, key, dict, path)
+    return None if value is None else decode_part("JsonObject", value, (path, key))
+
+
+def _restore_chunk_meta(doc: Mapping[str, Any], path: Path) -> PMap[int, JsonObject]:
+    raw = _opt(doc, "chunkMeta", dict, path)
+    if not raw:
+        return PMap()
+    out: dict[int, JsonObject] = {}
+    for k, v in raw.items():
+        index = parse_block_index(k, ((path, "chunkMeta"), str(k)))
+        out[index] = decode_part("JsonObject", v, ((path, "chunkMeta"), k))
+    return PMap(out)
+
+
+def _items(doc: Mapping[str, Any], key: str, part: str, path: Path) -> tuple[Any, ...]:
+    raw = _need(doc, key, list, path)
+    return tuple(decode_part(part, x, ((path, key), i)) for i, x in enumerate(raw))
+
+
+def _json_field(doc: Mapping[str, Any], key: str, path: Path) -> Any:
+    return freeze_json(doc[key], (path, key)) if key in doc else None
+
+
+def restore(doc: object) -> SessionState:
+    """Rebuild a `SessionState` from a snapshot document.
+
+    Raises:
+        DecodeError: the document does not follow docs/snapshot.md (path names where).
+    """
+    if type(doc) is not dict:
+        raise DecodeError("$", "object (snapshot)")
+    root: Path = None
+    session_id = _need(doc, "sessionId", str, root)
+    fg_doc = _need(doc, "foreground", dict, root)
+    fg_path: Path = (root, "foreground")
+    raw = _obj(fg_doc, "raw", fg_path)
+    foreground = Foreground(
+        _need(fg_doc, "state", str, fg_path),
+        _opt(fg_doc, "stopReason", str, fg_path),
+        _obj(fg_doc, "_meta", fg_path),
+        raw,
+    )
+    timeline = EMPTY_VEC
+    for i, ref in enumerate(_need(doc, "timeline", list, root)):
+        ref_path: Path = ((root, "timeline"), i)
+        if type(ref) is not dict:
+            raise DecodeError(render_path(ref_path), "object (timeline entry)")
+        kind = _need(ref, "kind", str, ref_path)
+        if kind not in _KINDS:
+            raise DecodeError(render_path((ref_path, "kind")), "message, toolCall or plan")
+        timeline = timeline.append(EntityRef(kind, _need(ref, "id", str, ref_path)))
+    messages: dict[str, MessageState] = {}
+    for message_id, m in _need(doc, "messages", dict, root).items():
+        path: Path = ((root, "messages"), message_id)
+        if type(m) is not dict:
+            raise DecodeError(render_path(path), "object (message)")
+        role = _need(m, "role", str, path)
+        if role not in _ROLES:
+            raise DecodeError(render_path((path, "role")), "user, agent or thought")
+        messages[message_id] = MessageState(
+            role,
+            PVec(_items(m, "content", "ContentBlock", path)),
+            _obj(m, "_meta", path),
+            _restore_chunk_meta(m, path),
+        )
+    tool_calls: dict[str, ToolCallState] = {}
+    for tool_call_id, t in _need(doc, "toolCalls", dict, root).items():
+        path = ((root, "toolCalls"), tool_call_id)
+        if type(t) is not dict:
+            raise DecodeError(render_path(path), "object (tool call)")
+        tool_calls[tool_call_id] = ToolCallState(
+            _opt(t, "title", str, path),
+            _need(t, "kind", str, path),
+            _need(t, "status", str, path),
+            PVec(_items(t, "content", "ToolCallContent", path)),
+            _items(t, "locations", "ToolCallLocation", path),
+            _json_field(t, "rawInput", path),
+            _json_field(t, "rawOutput", path),
+            _obj(t, "_meta", path),
+            _restore_chunk_meta(t, path),
+            _opt(t, "name", str, path),
+        )
+    terminals: dict[str, TerminalState] = {}
+    for terminal_id, x in _need(doc, "terminals", dict, root).items():
+        path = ((root, "terminals"), terminal_id)
+        if type(x) is not dict:
+            raise DecodeError(render_path(path), "object (terminal)")
+        try:
+            data = base64.b64decode(_need(x, "output", str, path), validate=True)
+        except ValueError:
+            raise DecodeError(render_path((path, "output")), "base64") from None
+        exit_doc = _opt(x, "exitStatus", dict, path)
+        terminals[terminal_id] = TerminalState(
+            _opt(x, "command", str, path),
+            _opt(x, "cwd", str, path),
+            EMPTY_VEC.append(data) if data else EMPTY_VEC,
+            _obj(x, "outputMeta", path),
+            None
+            if exit_doc is None
+            else decode_part("TerminalExitStatus", exit_doc, (path, "exitStatus")),
+            _obj(x, "_meta", path),
+        )
+    plan_meta = _opt(doc, "planMeta", dict, root) or {}
+    plans: dict[str, PlanState] = {}
+    for plan_id, p in _need(doc, "plans", dict, root).items():
+        path = ((root, "plans"), plan_id)
+        meta = plan_meta.get(plan_id)
+        plans[plan_id] = PlanState(
+            decode_part("PlanUpdateContent", p, path),
+            None
+            if meta is None
+            else decode_part("JsonObject", meta, ((root, "planMeta"), plan_id)),
+        )
+    commands = None
+    if "availableCommands" in doc:
+        commands = _items(doc, "availableCommands", "AvailableCommand", root)
+    config = None
+    if "configOptions" in doc:
+        config = _items(doc, "configOptions", "SessionConfigOption", root)
+    info_doc = _opt(doc, "info", dict, root) or {}
+    info_path: Path = (root, "info")
+    info = SessionInfo(
+        _opt(info_doc, "title", str, info_path),
+        _opt(info_doc, "updatedAt", str, info_path),
+        _obj(info_doc, "_meta", info_path),
+    )
+    usage = None
+    usage_doc = _opt(doc, "usage", dict, root)
+    if usage_doc is not None:
+        usage_path: Path = (root, "usage")
+        cost_doc = _opt(usage_doc, "cost", dict, usage_path)
+        usage = Usage(
+            _need(usage_doc, "used", int, usage_path),
+            _need(usage_doc, "size", int, usage_path),
+            None if cost_doc is None else decode_part("Cost", cost_doc, (usage_path, "cost")),
+            _obj(usage_doc, "_meta", usage_path),
+        )
+    unknown = EMPTY_VEC
+    for i, raw_update in enumerate(_opt(doc, "unknown", list, root) or ()):
+        # Kept as written, whatever the tag: an unknown update stays unknown on restore.
+        path = ((root, "unknown"), i)
+        if type(raw_update) is not dict or type(raw_update.get("sessionUpdate")) is not str:
+            raise DecodeError(render_path(path), "object with a string sessionUpdate")
+        unknown = unknown.append(OtherUpdate(decode_part("JsonObject", raw_update, path)))
+    diagnostics = EMPTY_VEC
+    for i, d in enumerate(_opt(doc, "diagnostics", list, root) or ()):
+        path = ((root, "diagnostics"), i)
+        if type(d) is not dict:
+            raise DecodeError(render_path(path), "object (diagnostic)")
+        diagnostics = diagnostics.append(
+            Diagnostic(
+                _need(d, "rule", str, path),
+                _need(d, "path", str, path),
+                _need(d, "message", str, path),
+            )
+        )
+    # Every timeline entry names an entity of the document (queries index by these ids).
+    entities: dict[str, Mapping[str, object]] = {
+        "message": messages,
+        "toolCall": tool_calls,
+        "plan": plans,
+    }
+    for i, ref in enumerate(timeline):
+        if ref.id not in entities[ref.kind]:
+            raise DecodeError(render_path((((root, "timeline"), i), "id")), f"id of a {ref.kind}")
+    state = SessionState(
+        session_id,
+        foreground,
+        timeline,
+        PMap(messages),
+        PMap(tool_calls),
+        PMap(terminals),
+        PMap(plans),
+        SessionAux(commands, config, info, usage, unknown, diagnostics),
+    )
+    check_restorable(state)
+    return state

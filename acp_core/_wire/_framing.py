@@ -1,0 +1,284 @@
+"""Framing, sans-IO: bytes in any split become JSON values or framing errors, and back.
+
+Owns: `NdjsonDecoder` (newline-delimited JSON, the stdio transport), `feed_ndjson`,
+`encode_ndjson`, the one-message-per-frame pair for WebSocket-like transports
+(`decode_frame`, `encode_frame`), `FramingError`, the `-32700` reply, and the JSON parse rules
+every transport shares (UTF-8 only, no NaN/Infinity, nesting and huge numbers refused, not
+crashed on).
+Must not know: JSON-RPC or ACP beyond the shape of a parse-error reply; sessions, engines.
+
+Theory of operation. The decoder is a frozen value holding the bytes of the line not finished
+yet (as a tuple of the pieces received, joined once when the newline arrives, so a long line
+fed in small pieces costs linear time). A line longer than `max_line` is reported the moment
+the limit is crossed; the decoder then drops what it holds and discards bytes up to the next
+newline, so memory never exceeds the limit whatever the peer sends. A line that is not UTF-8
+or not JSON is reported with the `-32700` reply the receiver owes (`id: null`); the next line
+is read as if nothing happened. Blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import ArgumentError
+
+from ._fastnew import fast_constructor
+
+__all__ = [
+    "DEFAULT_MAX_LINE",
+    "JSON_PARSER",
+    "FramingError",
+    "NdjsonDecoder",
+    "Parsed",
+    "decode_frame",
+    "encode_frame",
+    "encode_ndjson",
+    "feed_ndjson",
+    "finish_ndjson",
+    "parse_error_reply",
+]
+
+#: The official Python SDK's limit on one line (50 MB); a line over it is skipped, not fatal.
+DEFAULT_MAX_LINE: Final = 50 * 1024 * 1024
+
+
+def _no_constant(name: str) -> Any:
+    # JSON has no NaN or Infinity; Python's parser accepts them unless told otherwise.
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_no_constant)
+
+
+@attrs.frozen
+class Parsed:
+    """One complete JSON value, freshly parsed (the caller owns it; nothing else holds it)."""
+
+    value: Any
+
+
+@attrs.frozen
+class FramingError:
+    """A line (or frame) that could not become a JSON value.
+
+    Attributes:
+        kind: `too_long`, `invalid_utf8` or `invalid_json`.
+        detail: what was wrong, for a log line.
+        size: bytes of the offending line seen so far (for `too_long`: up to the limit).
+    """
+
+    kind: str
+    detail: str
+    size: int
+
+    @property
+    def reply(self) -> dict[str, Any]:
+        """The error response owed to the peer (`-32700`, `id: null`), a fresh dict."""
+        return parse_error_reply(self.detail)
+
+
+def parse_error_reply(detail: str) -> dict[str, Any]:
+    """The JSON-RPC answer to input that is not a JSON value: `-32700`, `id: null`."""
+    error = {"code": -32700, "message": "Parse error", "data": detail}
+    return {"jsonrpc": "2.0", "id": None, "error": error}
+
+
+_MAKE_PARSED: Final = fast_constructor(Parsed)
+
+
+def _error(kind: str, detail: str, size: int) -> FramingError:
+    return FramingError(kind, detail, size)
+
+
+def _parse_stdlib(data: bytes) -> Parsed | FramingError:
+    """The reference parse: UTF-8 only, then the standard library's JSON (no NaN)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return _error("invalid_utf8", f"invalid UTF-8 at byte {e.start}", len(data))
+    try:
+        return _MAKE_PARSED(_DECODER.decode(text))
+    except RecursionError:
+        return _error("invalid_json", "JSON nested too deep to parse", len(data))
+    except ValueError as e:  # JSONDecodeError, NaN/Infinity, an integer over the digit limit
+        return _error("invalid_json", str(e)[:200], len(data))
+
+
+def _optional_fast_loads() -> Any:
+    # The `fast` extra: orjson parses about three times faster. It is stricter than the
+    # standard library (no integers beyond 64 bits, no lone-surrogate escapes), so whatever it
+    # refuses is parsed again by the reference path: the result never depends on the extra.
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.loads
+
+
+_FAST_LOADS: Final = _optional_fast_loads()
+#: The JSON parser in use: `orjson` (the `fast` extra is installed) or `json`.
+JSON_PARSER: Final = "json" if _FAST_LOADS is None else "orjson"
+
+
+# orjson reads an integer beyond 64 bits as a float, silently: a line with a run of 19 or more
+# digits (where such an integer could hide) takes the reference path.
+_LONG_DIGITS: Final = re.compile(rb"[0-9]{19}")
+
+
+def _parse_fast(data: bytes) -> Parsed | FramingError:
+    if _LONG_DIGITS.search(data) is not None:
+        return _parse_stdlib(data)
+    try:
+        return _MAKE_PARSED(_FAST_LOADS(data))
+    except Exception:
+        return _parse_stdlib(data)
+
+
+_parse: Final = _parse_stdlib if _FAST_LOADS is None else _parse_fast
+
+
+# -- newline-delimited JSON ----------------------------------------------------------------
+
+
+@attrs.frozen
+class NdjsonDecoder:
+    """The state of an NDJSON byte stream between two `feed_ndjson` calls.
+
+    Attributes:
+        max_line: longest line accepted, in bytes (newline excluded).
+        pending: the pieces of the unfinished line, in order.
+        pending_size: their total length (never more than `max_line`).
+        skipping: the current line went over the limit; bytes are dropped up to its newline.
+    """
+
+    max_line: int = DEFAULT_MAX_LINE
+    pending: tuple[bytes, ...] = ()
+    pending_size: int = 0
+    skipping: bool = False
+
+
+Event = Parsed | FramingError
+
+
+def feed_ndjson(
+    decoder: NdjsonDecoder, data: bytes
+) -> tuple[NdjsonDecoder, tuple[Parsed | FramingError, ...]]:
+    """Feed bytes (any split: a byte, a line, many lines): `(decoder', events)` in order.
+
+    Totality: for any bytes the result is a decoder and events, never an exception (a
+    non-bytes `data` is an `ArgumentError`, the caller's bug).
+    """
+    if type(data) is not bytes:
+        raw: object = data
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            msg = f"feed_ndjson takes bytes, not {type(raw).__name__}"
+            raise ArgumentError(msg)
+        data = bytes(raw)
+    events: list[Event] = []
+    limit = decoder.max_line
+    pending = decoder.pending
+    size = decoder.pending_size
+    skipping = decoder.skipping
+    # Splitting in C and looking at each line once is the fast path; only the first line
+    # can continue what earlier reads left, and only the last can be unfinished.
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    parse = _parse
+    for piece in lines:
+        if skipping:  # this newline ends a line already reported as too long
+            skipping = False
+            continue
+        line = piece
+        if pending:
+            total = size + len(piece)
+            line = b"".join((*pending, piece)) if total <= limit else b""
+            pending, size = (), 0
+            if total > limit:
+                events.append(_too_long(limit, total))
+                continue
+        elif len(piece) > limit:
+            events.append(_too_long(limit, len(piece)))
+            continue
+        if line and not line.isspace():  # blank lines are skipped (no copy)
+            events.append(parse(line))
+    if tail and not skipping:
+        if size + len(tail) > limit:
+            # Reported the moment the limit is crossed; the rest of the line is dropped.
+            events.append(_too_long(limit, size + len(tail)))
+            pending, size, skipping = (), 0, True
+        else:
+            pending, size = (*pending, tail), size + len(tail)
+    return NdjsonDecoder(limit, pending, size, skipping), tuple(events)
+
+
+def _too_long(limit: int, size: int) -> FramingError:
+    return _error("too_long", f"line longer than {limit} bytes, skipped", size)
+
+
+def finish_ndjson(decoder: NdjsonDecoder) -> tuple[Parsed | FramingError, ...]:
+    """End of input: the unfinished last line, if any, as a final event (a line without its
+    newline is still a line; a peer that dies mid-line leaves a framing error)."""
+    if decoder.skipping or not decoder.pending:
+        return ()
+    line = b"".join(decoder.pending)
+    return (_parse(line),) if line and not line.isspace() else ()
+
+
+def _dumps(message: Any, *, ascii_only: bool = False) -> str:
+    try:
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e:
+        msg = f"not a JSON value: {e}"
+        raise ArgumentError(msg) from None
+
+
+def _text(message: Any) -> str:
+    text = _dumps(message)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (say, an id echoed from a hostile peer) has no UTF-8 form; the
+        # ASCII form writes it as a `\\uXXXX` escape, which is valid JSON.
+        return _dumps(message, ascii_only=True)
+    return text
+
+
+def encode_ndjson(message: Any) -> bytes:
+    """A wire dict (or list) as one NDJSON line: compact JSON, UTF-8, ending in `\\n`.
+
+    JSON escapes every newline inside strings, so a line never contains one. Strings that
+    have no UTF-8 form (lone surrogates) are written as `\\uXXXX` escapes.
+
+    Raises:
+        ArgumentError: `message` is not JSON (our own bug, never the peer's; also a
+            `TypeError`).
+    """
+    return _text(message).encode("utf-8") + b"\n"
+
+
+# -- one message per frame (WebSocket and the like) ----------------------------------------
+
+
+def decode_frame(frame: bytes | str, *, max_size: int = DEFAULT_MAX_LINE) -> Parsed | FramingError:
+    """One frame holding one JSON-RPC message (or batch): its value, or a framing error."""
+    if isinstance(frame, str):
+        if len(frame) > max_size:
+            return _error("too_long", f"frame longer than {max_size} characters", len(frame))
+        try:
+            data = frame.encode("utf-8")
+        except UnicodeEncodeError:
+            return _error("invalid_utf8", "frame holds a lone surrogate", len(frame))
+    else:
+        data = bytes(frame)
+    if len(data) > max_size:
+        return _error("too_long", f"frame longer than {max_size} bytes", len(data))
+    return _parse(data)
+
+
+def encode_frame(message: Any) -> str:
+    """A wire dict as the text of one frame (no trailing newline); see `encode_ndjson`."""
+    return _text(message)

@@ -1,0 +1,267 @@
+"""Arbitrary JSON as deeply frozen values, and the tri-state `UNSET` sentinel.
+
+Owns: `JsonValue` (None, bool, int, float, str, tuples and persistent maps, nothing mutable),
+`freeze_json`/`thaw_json`, JSON paths for error messages, and `UNSET`/`Patch[T]`.
+Must not know: any ACP type.
+
+`freeze_json` copies, so a decoded value never aliases the caller's dicts, and it refuses what
+JSON cannot hold (NaN, non-string keys, other Python objects) and nesting deeper than
+`MAX_DEPTH`, so hostile input ends in a `DecodeError` rather than a `RecursionError`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping
+from typing import Any, Final, TypeAlias, TypeVar, Union
+
+import attrs
+import immutables
+
+from acp_core._errors import DecodeError
+
+__all__ = [
+    "EMPTY_OBJECT",
+    "MAX_DEPTH",
+    "MAX_INT_BITS",
+    "UNSET",
+    "JsonObject",
+    "JsonValue",
+    "Meta",
+    "Patch",
+    "Path",
+    "Unset",
+    "freeze_given",
+    "freeze_json",
+    "freezing_fields",
+    "render_path",
+    "thaw_input",
+    "thaw_json",
+]
+
+T = TypeVar("T")
+
+JsonValue: TypeAlias = Union[
+    None, bool, int, float, str, tuple["JsonValue", ...], "immutables.Map[str, JsonValue]"
+]
+JsonObject: TypeAlias = "immutables.Map[str, JsonValue]"
+
+#: Deepest nesting accepted in decoded JSON (real ACP payloads nest a handful of levels).
+MAX_DEPTH: Final = 200
+
+
+class Unset(enum.Enum):
+    """Type of `UNSET`: the key was absent on the wire (as opposed to `null` = None)."""
+
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+#: The key was absent. In a patch: leave the stored value unchanged.
+UNSET: Final = Unset.UNSET
+
+#: A patch field: `UNSET` (absent: unchanged), `None` (null: clear) or a value (replace).
+Patch: TypeAlias = Union[T, None, Unset]  # noqa: UP007 (generic alias over a TypeVar)
+
+# A JSON path, built lazily as a linked chain (parent, key) so the happy path never formats
+# strings; `None` is the root `$`.
+Path: TypeAlias = Union[tuple["Path", "str | int"], None]  # noqa: UP007 (recursive alias)
+
+#: The empty frozen JSON object (shared; default of every `extra` field).
+EMPTY_OBJECT: Final[immutables.Map[str, JsonValue]] = immutables.Map()
+_EMPTY = EMPTY_OBJECT
+
+#: A `_meta` field: absent, null, or a frozen JSON object.
+Meta: TypeAlias = "JsonObject | None | Unset"
+
+
+def render_path(path: Path) -> str:
+    """Format a lazy path as `$.a.b[2].c`."""
+    parts: list[str | int] = []
+    while path is not None:
+        path, key = path
+        parts.append(key)
+    out = ["$"]
+    for key in reversed(parts):
+        out.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return "".join(out)
+
+
+#: Widest integer accepted in JSON values: Python refuses to print integers of more than 4,300
+#: digits (`sys.get_int_max_str_digits`), so a wider one could be held but never be written.
+MAX_INT_BITS: Final = 14_000  # about 4,200 decimal digits
+
+
+def freeze_json(value: object, path: Path = None, depth: int = 0) -> JsonValue:
+    """Copy a JSON-shaped Python value into a deeply immutable one.
+
+    Raises:
+        DecodeError: the value is not JSON (or nests deeper than `MAX_DEPTH`, or is an integer
+            wider than `MAX_INT_BITS`).
+    """
+    if value is None or type(value) is str or type(value) is bool:
+        return value
+    if type(value) is int:
+        if value.bit_length() <= MAX_INT_BITS:
+            return value
+        raise DecodeError(render_path(path), "an integer of at most 4,200 digits")
+    if type(value) is float:
+        if math.isfinite(value):
+            return value
+        raise DecodeError(render_path(path), "a finite JSON number")
+    if depth >= MAX_DEPTH:
+        raise DecodeError(render_path(path), f"JSON nested at most {MAX_DEPTH} deep")
+    if isinstance(value, (dict, immutables.Map)):
+        return freeze_object(value, path, depth)
+    if isinstance(value, (list, tuple)):
+        return tuple([freeze_json(item, (path, i), depth + 1) for i, item in enumerate(value)])
+    # A subclass of a JSON scalar (an IntEnum member, a str subclass) is copied to the plain
+    # type: the instance itself could carry mutable attributes of the caller's.
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return freeze_json(int.__int__(value), path, depth)
+    if isinstance(value, float):
+        return freeze_json(float.__float__(value), path, depth)
+    raise DecodeError(render_path(path), "a JSON value")
+
+
+def freeze_object(
+    value: Mapping[Any, object], path: Path, depth: int
+) -> immutables.Map[str, JsonValue]:
+    """Freeze a JSON object (keys must be strings)."""
+    if not value:
+        return _EMPTY
+    # A dict subclass may override `items` (or raise from it): read the storage it inherits.
+    items: Any = dict.items(value) if isinstance(value, dict) else immutables.Map.items(value)  # type: ignore[arg-type]
+    out = _EMPTY.mutate()
+    for key, item in items:
+        name = key
+        if type(name) is not str:
+            if not isinstance(name, str):
+                raise DecodeError(render_path(path), "an object with string keys")
+            name = str.__str__(name)  # a str subclass: keep a plain copy (see freeze_json)
+        out[name] = freeze_json(item, (path, name), depth + 1)
+    return out.finish()
+
+
+def thaw_json(value: JsonValue) -> object:
+    """Turn a frozen JSON value back into plain dicts and lists (a fresh copy)."""
+    if isinstance(value, immutables.Map):
+        return {key: thaw_json(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return [thaw_json(item) for item in value]
+    return value
+
+
+def thaw_input(value: object, path: Path = None, depth: int = 0) -> object:
+    """Like `thaw_json`, for input that is not known to be frozen JSON: tuples and maps turn
+    into lists and dicts up to `MAX_DEPTH` deep; anything else is returned as it is, for the
+    decoder to judge.
+
+    Raises:
+        DecodeError: nesting deeper than `MAX_DEPTH` (a `RecursionError` otherwise).
+    """
+    if not isinstance(value, (immutables.Map, tuple)):
+        return value
+    if depth >= MAX_DEPTH:
+        raise DecodeError(render_path(path), f"JSON nested at most {MAX_DEPTH} deep")
+    if isinstance(value, tuple):
+        return [thaw_input(item, (path, i), depth + 1) for i, item in enumerate(value)]
+    return {
+        key: thaw_input(item, (path, key if type(key) is str else "?"), depth + 1)
+        for key, item in immutables.Map.items(value)
+    }
+
+
+# -- construction-time freezing (shared by intents and value classes) ----------------------
+# A caller may hand a constructor a list or a dict where a tuple or a frozen map belongs;
+# storing it by reference would let the caller change a value (and what was "sent") later.
+
+
+def freeze_given(value: object, where: str) -> object:
+    """A deeply immutable copy of what a caller gave a constructor: lists and tuples become
+    tuples, dicts become frozen JSON objects, `bytearray`/`memoryview` become bytes; frozen
+    attrs values, enum members, scalars and `UNSET` are kept as they are.
+
+    Raises:
+        DecodeError: something that cannot be frozen (a set, a mutable object); `path` is
+            `where` (for example `SendPrompt.content[0]`).
+    """
+    kind = type(value)
+    if value is None or value is UNSET or kind in _SCALARS:
+        return value
+    if isinstance(value, (tuple, list)):
+        out = tuple([freeze_given(item, f"{where}[{i}]") for i, item in enumerate(value)])
+        if kind is tuple and all(a is b for a, b in zip(out, value, strict=True)):
+            return value
+        return out
+    if isinstance(value, (dict, immutables.Map)):
+        try:
+            return freeze_json(value)
+        except DecodeError as e:
+            raise DecodeError(where + e.path[1:], e.expected) from None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str.__str__(value)  # a plain copy: a subclass could carry mutable attributes
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, enum.Enum) or _is_frozen_value(kind):
+        return value
+    raise DecodeError(where, f"an immutable value, not {kind.__name__}")
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, bytes})
+
+
+def _is_frozen_value(kind: type[Any]) -> bool:
+    # attrs frozen classes refuse assignment; their own constructors froze their fields.
+    return attrs.has(kind) and kind.__setattr__ is not object.__setattr__
+
+
+def _freeze_converter(name: str, kind: str) -> Any:
+    def convert(value: object) -> object:
+        if value is None or value is UNSET:
+            return value
+        if kind == "json":
+            try:
+                return freeze_json(value)
+            except DecodeError as e:
+                raise DecodeError(name + e.path[1:], e.expected) from None
+        if not isinstance(value, (tuple, list)):
+            return value  # mistyped: left for the type checker (a scalar field)
+        return freeze_given(value, name)
+
+    return convert
+
+
+def freezing_fields(cls: type[Any], fields: list[Any]) -> list[Any]:
+    """An attrs `field_transformer` that freezes what a caller gives a value class:
+    `@attrs.frozen(field_transformer=freezing_fields)`. Fields typed with `JsonObject`,
+    `JsonValue` or `Meta` get `freeze_json` (dicts to frozen maps, deeply), fields typed with
+    `tuple[...]` get `freeze_given` (lists to tuples, deeply); `UNSET` and None pass.
+
+    Converters run in `__init__` only: decoders that build values with `fast_constructor`
+    (already frozen input) pay nothing.
+    """
+    out = []
+    for field in fields:
+        text = str(field.type)  # a string under `from __future__ import annotations`
+        where = f"{cls.__name__}.{field.name}"
+        if getattr(field, "converter", None) is not None:  # the class chose its own
+            out.append(field)
+        elif any(word in text for word in ("JsonObject", "JsonValue", "Meta")):
+            out.append(field.evolve(converter=_freeze_converter(where, "json")))
+        elif "tuple[" in text:
+            out.append(field.evolve(converter=_freeze_converter(where, "tuple")))
+        else:
+            out.append(field)
+    return out

@@ -1,0 +1,178 @@
+"""Values the v2 Preview (2026-11-20) added to the session-update surface (Preview digest §2).
+
+Owns: `subagent_update` and the child capabilities, inter-session messages
+(`session_message`, `session_message_chunk`), `replay_complete`, `plan_removed`, markdown
+plans, prompt suggestions (unstable), `state: "unknown"`, and the `session` tool-call content
+(`SessionReference`, which lives with the other tool-call content in `_wire/_content.py`).
+Must not know: wire names (`_wire/_codec.py`), reducer semantics (`_state/_reduce_preview.py`,
+`_state/_reduce_children.py`), engines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from ._content import ContentBlock
+from ._fields import PREVIEW_NAME, wire, wire_tag
+from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+
+if TYPE_CHECKING:
+    from ._updates import StateUpdate
+    from ._updates_2026_11 import BackgroundWork
+
+__all__ = [
+    "PlanMarkdown",
+    "PlanRemoved",
+    "PromptSuggestion",
+    "PromptSuggestionsUpdate",
+    "ReplayComplete",
+    "SessionCancelCapabilities",
+    "SessionMessage",
+    "SessionMessageChunk",
+    "SubagentSessionCapabilities",
+    "SubagentUpdate",
+    "UnknownStateUpdate",
+]
+
+
+@attrs.frozen
+class UnknownStateUpdate:
+    """`state_update` with `state: "unknown"`: foreground activity cannot be observed now.
+
+    Not an outcome: it cancels and resolves nothing (R77); the last known state is kept (C48).
+    """
+
+    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="unknown")
+    __wire_since__ = PREVIEW_NAME
+
+    background: Patch[tuple[BackgroundWork, ...]] = UNSET
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class SessionCancelCapabilities:
+    """The `cancel` marker of a child: present (even `{}`) lets the client cancel the child."""
+
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class SubagentSessionCapabilities:
+    """What the client may do to a child session (none unless stated, C29)."""
+
+    cancel: Patch[SessionCancelCapabilities] = UNSET
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class SubagentUpdate:
+    """`subagent_update` on the parent: announce (first sight) or patch the child `session_id`.
+
+    Every field but `session_id` is a patch; `state` is the mirrored child state (null: no
+    current report, which is neither idle nor cancelled, C31); `meta` is a `_meta` patch."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="subagent_update")
+    __wire_since__ = PREVIEW_NAME
+
+    session_id: str
+    title: Patch[str] = UNSET
+    description: Patch[str] = UNSET
+    capabilities: Patch[SubagentSessionCapabilities] = UNSET
+    state: Patch[StateUpdate] = UNSET
+    cwd: Patch[str] = UNSET
+    additional_directories: Patch[tuple[str, ...]] = UNSET
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class SessionMessage:
+    """`session_message`: create or patch the inter-session message `message_id` (R54)."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="session_message")
+    __wire_since__ = PREVIEW_NAME
+
+    message_id: str
+    sender_session_id: Patch[str] = UNSET
+    recipient_session_id: Patch[str] = UNSET
+    sender_message_id: Patch[str] = UNSET
+    recipient_message_id: Patch[str] = UNSET
+    content: Patch[tuple[ContentBlock, ...]] = UNSET
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class SessionMessageChunk:
+    """`session_message_chunk`: append one block to the inter-session message `message_id`."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="session_message_chunk")
+    __wire_since__ = PREVIEW_NAME
+
+    message_id: str
+    content: ContentBlock
+    meta: Meta = UNSET  # chunk-scoped
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class ReplayComplete:
+    """`replay_complete`: the end of the history a `session/resume` with a cursor asked for."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="replay_complete")
+    __wire_since__ = PREVIEW_NAME
+
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class PlanRemoved:
+    """`plan_removed`: delete the plan `plan_id` (an unknown id changes nothing, C46)."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="plan_removed")
+    __wire_since__ = PREVIEW_NAME
+
+    plan_id: str
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class PlanMarkdown:
+    """`{"type": "markdown"}` plan content: the whole plan as Markdown; `path` only names a file."""
+
+    __wire_tag__ = wire_tag(type="markdown")
+    __wire_since__ = PREVIEW_NAME
+
+    plan_id: str
+    content: str
+    path: Patch[str] = UNSET
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class PromptSuggestion:
+    """One suggested prompt, sendable unchanged as `session/prompt.prompt` (at least one block)."""
+
+    prompt: tuple[ContentBlock, ...] = attrs.field(metadata=wire(min_items=1, skip_invalid=False))
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
+
+
+@attrs.frozen
+class PromptSuggestionsUpdate:
+    """`prompt_suggestions_update` (unstable): the complete suggestion list; `()` withdraws all."""
+
+    __wire_tag__ = wire_tag(sessionUpdate="prompt_suggestions_update")
+    __wire_since__ = PREVIEW_NAME
+
+    suggestions: tuple[PromptSuggestion, ...]
+    meta: Meta = UNSET
+    extra: JsonObject = EMPTY_OBJECT
