@@ -183,10 +183,10 @@ _HOME: dict[str, str] = {
     "finish_ndjson": "acp_core._wire._framing",
     "parse_error_reply": "acp_core._wire._framing",
     "AcceptPrompt": "acp_core._engines._intents",
-    "AgentIntent": "acp_core._engines._intents",
+    "AgentIntent": "acp_core._engines._intents_preview",
     "AnswerPermission": "acp_core._engines._intents",
     "CancelPermission": "acp_core._engines._intents",
-    "ClientIntent": "acp_core._engines._intents",
+    "ClientIntent": "acp_core._engines._intents_preview",
     "EndTurn": "acp_core._engines._intents",
     "FinishToolCall": "acp_core._engines._intents",
     "Received": "acp_core._engines._intents",
@@ -405,6 +405,12 @@ _HOME: dict[str, str] = {
     "ResumeSessionRequest": "acp_core._wire._setup",
     "ResumeSessionResult": "acp_core._wire._setup",
     "seed_session": "acp_core._state._reduce_session",
+    "CancelChild": "acp_core._engines._intents_preview",
+    "CancelTerminal": "acp_core._engines._intents_preview",
+    "CancelToolCall": "acp_core._engines._intents_preview",
+    "ReportBackground": "acp_core._engines._intents_preview",
+    "RetryPrompt": "acp_core._engines._intents_preview",
+    "SendUpdate": "acp_core._engines._intents_preview",
 }
 
 #: The public submodules, loaded on first access like the names.

@@ -480,6 +480,37 @@ def agent_intent_strategies(
             acp.ReportAbort, detail=st.text(max_size=5), stop_reason=st.none() | stop_reasons
         ),
         acp.Received: received,
+        # Preview (at revisions before it, an update it adds is refused, never a crash).
+        acp.SendUpdate: st.builds(
+            acp.SendUpdate,
+            update=st.sampled_from(
+                (
+                    acp.SubagentUpdate("c1", title="Tests"),
+                    acp.SubagentUpdate("c1", cwd="relative/dir"),
+                    acp.AgentMessageChunk("cm", acp.TextContent("x")),
+                    acp.SessionMessage("sm", sender_session_id=sid, recipient_session_id="c1"),
+                    acp.PlanRemoved("plan-1"),
+                    acp.Notice("info", "Heads up"),
+                    acp.RunningStateUpdate(),
+                    acp.UnknownStateUpdate(),
+                )
+            ),
+            session_id=st.none() | st.sampled_from((sid, "c1", "ghost")),
+        ),
+        acp.ReportBackground: st.builds(
+            acp.ReportBackground,
+            items=_tuples(
+                st.sampled_from(
+                    (
+                        acp.BackgroundToolCall("t1"),
+                        acp.BackgroundTerminal("term-1"),
+                        acp.BackgroundSubagent("c1"),
+                        acp.OtherBackgroundWork(acp.freeze_json({"type": "_job"})),
+                    )
+                ),
+                max_size=2,
+            ),
+        ),
     }
 
 
@@ -544,6 +575,7 @@ def client_intent_strategies(session_id: str = "sess_1") -> dict[type[Any], Any]
             content=_tuples(content_blocks),
             request_id=st.none() | prompt_ids,
             meta=metas,
+            idempotency_key=st.none() | st.sampled_from(("key-1", "key-2")),
         ),
         acp.SendCancel: st.just(acp.SendCancel()),
         acp.AnswerPermission: st.builds(
@@ -552,4 +584,21 @@ def client_intent_strategies(session_id: str = "sess_1") -> dict[type[Any], Any]
             option_id=st.sampled_from(("y", "n", "nope", "")),
         ),
         acp.Received: received,
+        # Preview intents (refused until the client engine sends them, never a crash).
+        acp.CancelChild: st.builds(acp.CancelChild, session_id=st.sampled_from(("c1", sid))),
+        acp.CancelToolCall: st.builds(
+            acp.CancelToolCall,
+            tool_call_id=st.sampled_from(("t1", "t2", "t9")),
+            session_id=st.none() | st.sampled_from((sid, "c1")),
+            request_id=st.none() | request_ids,
+        ),
+        acp.CancelTerminal: st.builds(
+            acp.CancelTerminal,
+            terminal_id=st.sampled_from(("term-1", "x")),
+            session_id=st.none() | st.sampled_from((sid, "c1")),
+            request_id=st.none() | request_ids,
+        ),
+        acp.RetryPrompt: st.builds(
+            acp.RetryPrompt, original=prompt_ids, request_id=st.none() | prompt_ids
+        ),
     }

@@ -172,9 +172,11 @@ def test_every_intent_freezes_what_it_is_given(kind: type[Any], data: st.DataObj
 
 
 def test_every_intent_kind_is_covered() -> None:
-    from acp_core._engines import _intents
+    from acp_core._engines import _intents, _intents_preview
 
-    public = {getattr(_intents, n) for n in _intents.__all__}
+    public = {getattr(_intents, n) for n in _intents.__all__} | {
+        getattr(_intents_preview, n) for n in _intents_preview.__all__
+    }
     checked = {k for k in public if isinstance(k, type) and issubclass(k, _intents._Checked)}
     assert checked == set(_INTENT_KINDS)
     assert checked <= set(agent_intent_strategies()) | set(client_intent_strategies())

@@ -87,6 +87,7 @@ from ._intents import (
     StartWork,
     Step,
 )
+from ._intents_preview import AGENT_PREVIEW_INTENTS
 
 __all__ = [
     "AgentEngine",
@@ -357,6 +358,10 @@ def _report_abort(b: Build, intent: ReportAbort) -> None:
     _end(b, stop)
 
 
+def _not_yet(b: Build, intent: object) -> None:
+    raise refuse("E0", f"{type(intent).__name__} (Preview) is not supported by the agent yet")
+
+
 _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     AcceptPrompt: _accept_prompt,
     RejectPrompt: _reject_prompt,
@@ -368,6 +373,7 @@ _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     EndTurn: _end_turn,
     ReportAbort: _report_abort,
     Received: received,
+    **dict.fromkeys(AGENT_PREVIEW_INTENTS, _not_yet),
 }
 
 #: The agent engine's input alphabet (used by the totality tests).

@@ -74,6 +74,7 @@ from acp_core._wire._updates import (
 
 from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
+from ._intents_preview import CLIENT_PREVIEW_INTENTS
 
 __all__ = [
     "ClientEngine",
@@ -264,6 +265,10 @@ def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
 
 def _send_prompt(b: _Build, intent: SendPrompt) -> None:
     engine = b.engine
+    if intent.idempotency_key is not None:  # sent once the client engine keeps keys (C42)
+        raise LocalProtocolError(
+            "E0", "SendPrompt.idempotency_key (Preview) is not supported by the client engine yet"
+        )
     request_id = intent.request_id
     if request_id is None:
         request_id = engine.next_request_id
@@ -367,11 +372,22 @@ def _received(b: _Build, intent: Received) -> None:
         raise _remote("E3", f"a client does not receive {type(message).__name__}")
 
 
+def _not_yet(b: _Build, intent: object) -> None:
+    # The Preview client intents are part of the alphabet (`ClientIntent`) before the client
+    # engine sends them: refused plainly, never taken for a foreign object.
+    raise LocalProtocolError(
+        "E0",
+        f"{type(intent).__name__} (Preview) is not supported by the client engine yet: "
+        "send the 2026-08 intents",
+    )
+
+
 _CLIENT_STEPS: Final[dict[type[Any], Any]] = {
     SendPrompt: _send_prompt,
     SendCancel: _send_cancel,
     AnswerPermission: _answer_permission,
     Received: _received,
+    **dict.fromkeys(CLIENT_PREVIEW_INTENTS, _not_yet),
 }
 
 #: The client engine's input alphabet.

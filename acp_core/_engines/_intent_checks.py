@@ -34,7 +34,10 @@ from acp_core._wire._json import (
     freeze_json,
 )
 from acp_core._wire._jsonrpc import PermissionOption
+from acp_core._wire._revision import DEFAULT_REVISION, V2_PREVIEW
 from acp_core._wire._updates import Cost, OtherPlan, PlanEntry, PlanItems, TerminalExitStatus
+
+from ._idempotency import valid_key
 
 # -- field checks ------------------------------------------------------------------------
 # A check takes the given value and where it sits (`SendPrompt.content[0]`) and returns the
@@ -98,6 +101,13 @@ def _request_id(value: Any, where: str) -> int | str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return _int64(value, where)  # type: ignore[no-any-return]
     raise _mistyped(where, "a request id (int, str or None)", value)
+
+
+def _idempotency_key(value: Any, where: str) -> str:
+    key = _str(value, where)
+    if not valid_key(key):  # the key shape has one home: `_idempotency.valid_key`
+        raise LocalProtocolError("C43", f"{where} must be 1 to 255 characters, got {len(key)}")
+    return key
 
 
 def _bytes(value: Any, where: str) -> bytes:
@@ -168,8 +178,10 @@ def _text_or_block(value: Any, where: str) -> Any:
     return _block(value, where)
 
 
-def _wire_valid(part: str, check: Check) -> Check:
+def _wire_valid(part: str, check: Check, *, latest: bool = False) -> Check:
     """`check`, then the value goes through the codec: encoded, and decoded back strictly.
+    `latest`: decode at the latest revision (the Preview intents' values, which 2026-08
+    would read as unknown variants); the engine judges the revision it speaks.
     The decoded copy is what the intent keeps. So the engine never emits what it would refuse
     itself (a `move` diff change without `oldPath`, a list where text belongs, an integer no
     JSON printer writes), and whatever a caller put inside a value (a dict in `_meta`, a list
@@ -186,7 +198,8 @@ def _wire_valid(part: str, check: Check) -> Check:
         )
 
         try:
-            return decode_part(part, encode_part(part, value))
+            revision = V2_PREVIEW if latest else DEFAULT_REVISION
+            return decode_part(part, encode_part(part, value), revision=revision)
         except DecodeError as e:
             problem = str(e)
         except Exception as e:  # a foreign object inside the value: its own methods raised

@@ -32,6 +32,7 @@ from ._intent_checks import (
     _count,
     _exit_status,
     _f,
+    _idempotency_key,
     _int64,
     _json,
     _locations,
@@ -348,6 +349,10 @@ class SendPrompt(_Checked):
     content: tuple[ContentBlock, ...] = _f(_blocks)
     request_id: int | str | None = _f(_request_id, None)
     meta: Meta = _f(_meta, UNSET)
+    #: One key per user submission (Preview, C42, C43): opaque, 1 to 255 characters, never
+    #: reused for another submission; `RetryPrompt` sends it again. Keys are inputs (no
+    #: randomness in the core).
+    idempotency_key: str | None = _f(_or_none(_idempotency_key), None)
 
 
 @attrs.frozen

@@ -11,7 +11,8 @@ from acp_core._errors import ArgumentError
 
 from ._agent import AgentEngine, agent_step
 from ._client import ClientEngine, client_step
-from ._intents import AgentIntent, ClientIntent, Step
+from ._intents import Step
+from ._intents_preview import AgentIntent, ClientIntent
 
 __all__ = ["step"]
 
