@@ -14,7 +14,13 @@ from acp_core._rules._catalogue import LEVELS, SIDES
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST = SPEC_DIR.parent / "docs" / "acp-v2-digest.md"
-DIGEST_IDS = [f"R{n}" for n in range(1, 47)] + [f"C{n}" for n in range(1, 27)]
+PREVIEW_DIGEST = SPEC_DIR.parent / "docs" / "acp-v2-preview-digest.md"
+DIGEST_IDS = (
+    [f"R{n}" for n in range(1, 47)]
+    + [f"C{n}" for n in range(1, 27)]
+    + [f"R{n}" for n in range(47, 82)]  # the Preview digest's section 4
+    + [f"C{n}" for n in range(27, 57)]
+)
 
 
 def _digest_rows() -> dict[str, str]:
@@ -22,7 +28,13 @@ def _digest_rows() -> dict[str, str]:
     if not DIGEST.exists():
         pytest.skip(f"requirements digest {DIGEST} not found: set ACP_V2_SPEC_DIR")
     rows = re.findall(r"^\| ([RC]\d+) \| ([^|]+) \|", DIGEST.read_text(), flags=re.M)
-    return {rule_id: level.strip() for rule_id, level in rows}
+    found = {rule_id: level.strip() for rule_id, level in rows}
+    if PREVIEW_DIGEST.exists():
+        text = PREVIEW_DIGEST.read_text()
+        for rule_id, level in re.findall(r"^\| ([RC]\d+) \| ([^|]+) \|", text, flags=re.M):
+            if int(rule_id[1:]) >= (47 if rule_id[0] == "R" else 27):
+                found[rule_id] = level.strip()
+    return found
 
 
 def test_ids_are_unique_well_formed_and_keyed_by_their_own_id() -> None:

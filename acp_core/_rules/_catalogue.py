@@ -33,6 +33,8 @@ from typing import Final, Literal
 
 import attrs
 
+from ._catalogue_preview import PREVIEW_ROWS
+
 __all__ = ["LEVELS", "RULES", "SIDES", "Level", "Rule", "Side", "rules_markdown"]
 
 Level = Literal["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]
@@ -184,9 +186,16 @@ _ENGINE: Final[tuple[Rule, ...]] = (
 )
 # fmt: on
 
-#: Every rule by id, in catalogue order (R, C, the checker's own, the engines'); read-only.
+# The 2026-11 draft's and the Preview's rules (R47-R81, C27-C56), kept in their own module.
+_PREVIEW: Final = tuple(
+    Rule(i, level, side, summary, section, note=note)  # type: ignore[arg-type]
+    for i, level, side, summary, section, note in PREVIEW_ROWS
+)
+
+#: Every rule by id, in catalogue order (R, C, the Preview's, the checker's own, the
+#: engines'); read-only.
 RULES: Final[Mapping[str, Rule]] = MappingProxyType(
-    {r.id: r for r in (*_AGENT, *_CLIENT, *_CHECKER, *_ENGINE)}
+    {r.id: r for r in (*_AGENT, *_CLIENT, *_PREVIEW, *_CHECKER, *_ENGINE)}
 )
 
 _SOURCES: Final = (
@@ -255,6 +264,12 @@ def rules_markdown() -> str:
         "## Client rules",
         "",
         *_table(_CLIENT),
+        "",
+        "## Rules of the 2026-11 draft and the Preview",
+        "",
+        "Numbered as in section 4 of the Preview digest (`acp-v2-preview-digest.md`).",
+        "",
+        *_table(_PREVIEW),
         "",
         "## Rules of the checker",
         "",
