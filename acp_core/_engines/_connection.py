@@ -1,6 +1,8 @@
 """One entry point for both connection sides: `connection_step` and `receive_bytes`.
 
-Owns: the dispatch on the connection's type, nothing else.
+Owns: the dispatch on the connection's type and the routing of the inputs both sides take
+(framing output, received messages, session intents, the host's answers) to the side's
+handlers (`SideInputs`), nothing else.
 Must not know: what any input means (`_engines/_connection_agent.py`,
 `_engines/_connection_client.py`).
 """
@@ -11,19 +13,32 @@ from typing import Any
 
 import attrs
 
-from acp_core._errors import ArgumentError
-from acp_core._wire._framing import feed_ndjson
+from acp_core._errors import ArgumentError, LocalProtocolError
+from acp_core._wire._framing import FramingError, Parsed, feed_ndjson
 
-from ._connection_agent import AgentConnection, agent_connection_step
-from ._connection_client import client_connection_step
+from ._connection_agent import AGENT_INPUTS, AgentConnection
+from ._connection_client import CLIENT_INPUTS
 from ._connection_client_state import ClientConnection
-from ._connection_values import ConnectionStep
+from ._connection_values import (
+    AnswerRequest,
+    ConnectionStep,
+    FailRequest,
+    SessionIntent,
+    SideInputs,
+)
+from ._intents import Received
 
 __all__ = ["connection_step", "receive_bytes"]
 
 
 def connection_step(conn: AgentConnection | ClientConnection, input: object) -> ConnectionStep:
     """Apply one input to a connection: `(connection', outbound, events)`.
+
+    Inputs of both sides: `Parsed` / `FramingError` (from the framing), `Received(message)`
+    (decoded), a `SessionIntent`, `AnswerRequest` / `FailRequest`. The agent side also takes
+    `OpenSession`; the client side its connection intents (`Initialize`, `NewSession`,
+    `ResumeSession`, `CloseSession`, `SetConfigOption`, `SendRequest`, `SendNotification`,
+    `CancelRequest`).
 
     Pure: the given connection is unchanged. Received input (bytes' events, messages) is never
     refused: it is answered or reported as a `Finding` event.
@@ -33,11 +48,31 @@ def connection_step(conn: AgentConnection | ClientConnection, input: object) -> 
         ArgumentError: `conn` is not a connection (also a `TypeError`).
     """
     if type(conn) is AgentConnection:
-        return agent_connection_step(conn, input)
+        return _route(AGENT_INPUTS, conn, input)
     if type(conn) is ClientConnection:
-        return client_connection_step(conn, input)
+        return _route(CLIENT_INPUTS, conn, input)
     msg = f"not a connection: {type(conn).__name__}"
     raise ArgumentError(msg)
+
+
+def _route(side: SideInputs, conn: object, input: object) -> ConnectionStep:
+    b = side.build(conn)
+    kind = type(input)
+    if kind is Parsed:
+        side.received_value(b, input.value)  # type: ignore[attr-defined]
+    elif kind is FramingError:
+        b.send(input.reply)  # type: ignore[attr-defined]
+        b.finding("F1", input.detail)  # type: ignore[attr-defined]
+    elif kind is Received:
+        side.receive_message(b, input.message)  # type: ignore[attr-defined]
+    elif kind is SessionIntent:
+        side.session_intent(b, input)
+    elif kind is AnswerRequest or kind is FailRequest:
+        side.host_answer(b, input)
+    elif not side.own_input(b, input):
+        raise LocalProtocolError("E0", f"not {side.what}: {kind.__name__}")
+    step: ConnectionStep = b.done()
+    return step
 
 
 def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> ConnectionStep:

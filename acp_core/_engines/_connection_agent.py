@@ -1,7 +1,8 @@
 """The agent side of a whole ACP connection, as a value: every session, set-up included.
 
-Owns: `agent_connection_step` (the values live in `_engines/_connection_agent_state.py`, the
-requests the connection answers itself in `_engines/_connection_agent_setup.py`): decoding what was
+Owns: `AGENT_INPUTS`, the handlers `connection_step` (`_engines/_connection.py`) routes the
+agent side's inputs to (the values live in `_engines/_connection_agent_state.py`, the requests
+the connection answers itself in `_engines/_connection_agent_setup.py`): decoding what was
 received, answering what cannot be decoded, the prompt gate (unknown session, content the
 agent did not advertise), `$/cancel_request` from the client, `_` extensions handed to the
 host, and routing of every other message to the engine of its session.
@@ -32,9 +33,9 @@ the first prompt's result).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._errors import DecodeError, ProtocolError
 from acp_core._wire._codec import decode_message
 from acp_core._wire._content import (
     AudioContent,
@@ -44,7 +45,6 @@ from acp_core._wire._content import (
     ResourceLink,
 )
 from acp_core._wire._content import TextContent as _Text
-from acp_core._wire._framing import FramingError, Parsed
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject
 from acp_core._wire._jsonrpc import (
     Batch,
@@ -74,15 +74,12 @@ from ._connection_agent_state import (
     step_session,
 )
 from ._connection_values import (
-    AnswerRequest,
     CancelReceived,
-    ConnectionStep,
     ExtensionNotification,
     ExtensionRequest,
-    FailRequest,
     PromptReceived,
     RequestCancelled,
-    SessionIntent,
+    SideInputs,
     error_reply,
     is_extension,
     params_object,
@@ -92,10 +89,10 @@ from ._connection_values import (
 from ._intents import Received, RejectPrompt
 
 __all__ = [
+    "AGENT_INPUTS",
     "AgentConnection",
     "AgentSession",
     "OpenSession",
-    "agent_connection_step",
     "new_agent_connection",
 ]
 
@@ -244,31 +241,22 @@ def _received_value(b: Build, value: object) -> None:
     _receive_message(b, decoded)
 
 
-def agent_connection_step(conn: AgentConnection, input: object) -> ConnectionStep:
-    """Apply one input to the agent connection.
+def _own_input(b: Build, input: object) -> bool:
+    if type(input) is OpenSession:
+        open_session(b, input)
+        return True
+    return False
 
-    Inputs: `Parsed` / `FramingError` (from the framing), `Received(message)` (decoded), a
-    `SessionIntent`, `OpenSession`, `AnswerRequest` / `FailRequest`.
 
-    Raises:
-        LocalProtocolError: a host input is illegal here (nothing changed). Received input
-            never raises: it is answered or becomes a `Finding`.
-    """
-    b = Build(conn)
-    kind = type(input)
-    if kind is Parsed:
-        _received_value(b, input.value)  # type: ignore[attr-defined]
-    elif kind is FramingError:
-        b.send(input.reply)  # type: ignore[attr-defined]
-        b.finding("F1", input.detail)  # type: ignore[attr-defined]
-    elif kind is Received:
-        _receive_message(b, input.message)  # type: ignore[attr-defined]
-    elif kind is SessionIntent:
-        session_intent(b, input)  # type: ignore[arg-type]
-    elif kind is OpenSession:
-        open_session(b, input)  # type: ignore[arg-type]
-    elif kind is AnswerRequest or kind is FailRequest:
-        host_answer(b, input)  # type: ignore[arg-type]
-    else:
-        raise LocalProtocolError("E0", f"not an agent connection input: {kind.__name__}")
-    return b.done()
+#: The agent side's inputs, routed by `connection_step` (`_engines/_connection.py`): `Parsed` /
+#: `FramingError` (from the framing), `Received(message)` (decoded), a `SessionIntent`,
+#: `AnswerRequest` / `FailRequest`, and its own `OpenSession`.
+AGENT_INPUTS: Final = SideInputs(
+    "an agent connection input",
+    Build,
+    _received_value,
+    _receive_message,
+    session_intent,
+    host_answer,
+    _own_input,
+)

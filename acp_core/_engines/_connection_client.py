@@ -1,6 +1,7 @@
 """The client side of a whole ACP connection, as a value: answers and agent messages.
 
-Owns: `client_connection_step`: the answers to our requests
+Owns: `CLIENT_INPUTS` (the handlers `connection_step` in `_engines/_connection.py` routes the
+client side's inputs to): the answers to our requests
 (`initialize`, `session/new`, `session/resume` and its history window, `session/close`,
 `session/set_config_option`, prompts, the host's other requests), and every agent message:
 updates and permission requests routed to the engine of their session, `$/cancel_request`,
@@ -27,7 +28,6 @@ import attrs
 
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._wire._codec import decode_message, decode_update
-from acp_core._wire._framing import FramingError, Parsed
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
 from acp_core._wire._jsonrpc import (
     Batch,
@@ -47,7 +47,6 @@ from acp_core._wire._updates import ConfigOptionUpdate, SessionConfigOption
 from ._client import new_client
 from ._connection_client_state import (
     Build,
-    ClientConnection,
     ClientSession,
     PendingRequest,
     host_intent,
@@ -56,15 +55,14 @@ from ._connection_client_state import (
 )
 from ._connection_values import (
     AnswerRequest,
-    ConnectionStep,
     ExtensionNotification,
     ExtensionRequest,
     FailRequest,
     RequestAnswered,
     RequestCancelled,
     SessionClosed,
-    SessionIntent,
     SessionOpened,
+    SideInputs,
     error_reply,
     is_extension,
     params_object,
@@ -75,7 +73,7 @@ from ._connection_values import (
 from ._intents import Received
 from ._replay_gen import end_marker
 
-__all__ = ["client_connection_step"]
+__all__ = ["CLIENT_INPUTS"]
 
 #: Updates held per unknown session while a `session/new` is in flight (then: findings).
 ORPHAN_LIMIT: Final = 1024
@@ -297,31 +295,16 @@ def _host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
         b.send(error_reply(intent.request_id, intent.code, intent.message, intent.data))
 
 
-def client_connection_step(conn: ClientConnection, input: object) -> ConnectionStep:
-    """Apply one input to the client connection.
-
-    Inputs: `Parsed` / `FramingError` (from the framing), `Received(message)`, a
-    `SessionIntent`, a connection intent (`Initialize`, `NewSession`, `ResumeSession`,
-    `CloseSession`, `SetConfigOption`, `SendRequest`, `SendNotification`, `CancelRequest`),
-    `AnswerRequest` / `FailRequest`.
-
-    Raises:
-        LocalProtocolError: a host input is illegal here (nothing changed). Received input
-            never raises: it is answered or becomes a `Finding`.
-    """
-    b = Build(conn)
-    kind = type(input)
-    if kind is Parsed:
-        _received_value(b, input.value)  # type: ignore[attr-defined]
-    elif kind is FramingError:
-        b.send(input.reply)  # type: ignore[attr-defined]
-        b.finding("F1", input.detail)  # type: ignore[attr-defined]
-    elif kind is Received:
-        _receive_message(b, input.message)  # type: ignore[attr-defined]
-    elif kind is SessionIntent:
-        session_intent(b, input)  # type: ignore[arg-type]
-    elif kind is AnswerRequest or kind is FailRequest:
-        _host_answer(b, input)  # type: ignore[arg-type]
-    elif not host_intent(b, input):
-        raise LocalProtocolError("E0", f"not a client connection input: {kind.__name__}")
-    return b.done()
+#: The client side's inputs, routed by `connection_step` (`_engines/_connection.py`): `Parsed` /
+#: `FramingError` (from the framing), `Received(message)`, a `SessionIntent`, `AnswerRequest` /
+#: `FailRequest`, and its own connection intents (`Initialize`, `NewSession`, `ResumeSession`,
+#: `CloseSession`, `SetConfigOption`, `SendRequest`, `SendNotification`, `CancelRequest`).
+CLIENT_INPUTS: Final = SideInputs(
+    "a client connection input",
+    Build,
+    _received_value,
+    _receive_message,
+    session_intent,
+    _host_answer,
+    host_intent,
+)

@@ -11,6 +11,7 @@ Must not know: which side does what with them (`_engines/_connection_agent.py`,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
 import attrs
@@ -38,6 +39,7 @@ __all__ = [
     "SessionClosed",
     "SessionIntent",
     "SessionOpened",
+    "SideInputs",
 ]
 
 #: Protocol versions this library speaks (ACP v2).
@@ -228,6 +230,31 @@ class ConnectionStep(NamedTuple):
     def data(self) -> bytes:
         """`outbound` as NDJSON bytes, ready to write."""
         return b"".join(encode_ndjson(m) for m in self.outbound)
+
+
+@attrs.frozen
+class SideInputs:
+    """How one connection side handles the inputs both sides take (`connection_step` in
+    `_engines/_connection.py` routes them; each side module declares its own value).
+
+    Attributes:
+        what: what its inputs are called, for the error naming one it does not take.
+        build: the side's step builder, made from a connection (it has `send`, `finding`,
+            `done`).
+        received_value: a parsed JSON value from the framing: decode it and receive it.
+        receive_message: a decoded message (or batch) received from the peer.
+        session_intent: a `SessionIntent` for one session's engine.
+        host_answer: the host's `AnswerRequest` / `FailRequest` for a request we received.
+        own_input: the side's own inputs; returns False for an input it does not take.
+    """
+
+    what: str
+    build: Callable[[Any], Any]
+    received_value: Callable[[Any, object], None]
+    receive_message: Callable[[Any, Any], None]
+    session_intent: Callable[[Any, Any], None]
+    host_answer: Callable[[Any, Any], None]
+    own_input: Callable[[Any, object], bool]
 
 
 # -- replies ---------------------------------------------------------------------------------
