@@ -100,7 +100,6 @@ __all__ = [
 ]
 
 
-
 @attrs.frozen
 class Turn:
     """The foreground work in progress.
@@ -108,7 +107,9 @@ class Turn:
     Attributes:
         prompt_id: id of the prompt that started it; None for agent-initiated work.
         user_message_id: id under which the user message was reported.
-        cancel_requested: the client sent `session/cancel` during this turn.
+        cancel_requested: the client sent `session/cancel` during this turn (as read through
+            `AgentEngine.turn`: the conversation machine holds the cancel, so the value
+            stored with the engine is never consulted).
     """
 
     prompt_id: int | str | None
@@ -134,8 +135,10 @@ class AgentEngine:
     Attributes:
         session: the `SessionState` of every update this engine sent.
         revision: the protocol revision spoken.
-        turn: the foreground work in progress, if any.
-        prompts: received prompts not yet accepted or rejected, oldest first.
+        turn: the foreground work in progress, if any (a property: the cancel state comes
+            from the machine).
+        prompts: received prompts not yet accepted or rejected, oldest first (a property:
+            the machine's queue of waiting prompts).
         pending: permission requests awaiting an answer, by request id.
         decisions: answered permission requests, by request id.
         open_message: (role, id) of the message that text chunks currently continue.
@@ -150,8 +153,7 @@ class AgentEngine:
 
     session: SessionState
     revision: Revision = DEFAULT_REVISION
-    turn: Turn | None = None
-    prompts: tuple[PromptRequest, ...] = ()
+    _turn: Turn | None = None  # `turn=` to construct; read it through `turn`
     pending: PMap[int | str | None, PendingPermission] = attrs.field(factory=PMap)
     decisions: PMap[int | str | None, PermissionDecision] = attrs.field(factory=PMap)
     open_message: tuple[str, str] | None = None
@@ -168,6 +170,20 @@ class AgentEngine:
     def session_id(self) -> str:
         """The session this engine speaks for."""
         return self.session.session_id
+
+    @property
+    def turn(self) -> Turn | None:
+        """The foreground work in progress, if any, with the machine's cancel state."""
+        turn = self._turn
+        cancelled = self.conversation.cancel_pending
+        if turn is None or turn.cancel_requested is cancelled:
+            return turn
+        return attrs.evolve(turn, cancel_requested=cancelled)
+
+    @property
+    def prompts(self) -> tuple[PromptRequest, ...]:
+        """Received prompts not yet accepted or rejected, oldest first (the machine's queue)."""
+        return tuple(p.message for p in self.conversation.waiting_prompts())
 
     @property
     def phase(self) -> str:
@@ -238,11 +254,7 @@ def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
     b.send(Response(prompt.id, encode_result(result)))  # type: ignore[arg-type]
     _report_user_message(b, content, message_id, chunked=intent.chunked)
     b.update(RunningStateUpdate())
-    b.set(
-        turn=Turn(prompt.id, True, message_id),
-        prompts=tuple(p for p in engine.prompts if p is not prompt),
-        open_message=None,
-    )
+    b.set(turn=Turn(prompt.id, True, message_id), open_message=None)
 
 
 def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
@@ -251,7 +263,6 @@ def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
     if prompt is None:
         raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
     b.send(ErrorResponse(prompt.id, RpcError(intent.code, intent.message, intent.data)))
-    b.set(prompts=tuple(p for p in engine.prompts if p is not prompt))
 
 
 def _report_user(b: Build, intent: ReportUserMessage) -> None:

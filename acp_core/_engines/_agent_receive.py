@@ -109,20 +109,16 @@ def received(b: Build, intent: Received) -> None:
             raise _remote("E3", f"prompt for session {message.session_id!r}")
         if any(p.id == message.id for p in engine.prompts):
             raise _remote("E3", f"prompt id {message.id!r} is already waiting")
-        b.receive(message)
-        b.set(prompts=(*engine.prompts, message))
+        b.receive(message)  # the machine queues it (`AgentEngine.prompts`)
     elif type(message) is CancelSessionNotification:
         if message.session_id != engine.session_id:
             raise _remote("E3", f"cancel for session {message.session_id!r}")
-        b.receive(message)  # before the answers it causes
-        if engine.turn is not None:
-            b.set(turn=attrs.evolve(engine.turn, cancel_requested=True))
+        b.receive(message)  # before the answers it causes; the machine marks the work cancelled
         # Prompts not accepted yet are cancelled with the work ("its prompts not yet
         # inserted", 2026-11 draft), each answered -32800 so none is dropped silently (Q4).
         for prompt in engine.prompts:
             cancelled = RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled")
             b.send(ErrorResponse(prompt.id, cancelled))
-        b.set(prompts=())
         # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
     elif type(message) is Response or type(message) is ErrorResponse:
         b.receive(message)

@@ -38,7 +38,7 @@ def _first_waiting(o: Obs) -> RequestKey | None:
 def _on_prompt(o: Obs, e: Event) -> None:
     msg: j.PromptRequest = e.message
     assert e.key is not None
-    o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at)))
+    o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at, message=msg)))
     c = o.conv
     if c.turn is None and c.phase in (Phase.UNKNOWN, Phase.IDLE) and not c.replaying:
         _start_turn(o, e.at, started=False, prompt=e.key)

@@ -103,6 +103,7 @@ class Prompt:
         accepted: answered with a result; `user_reported`: its user message was reported.
         bound_id: the user message bound to it first in, first out (Q7, 2026-08).
         result_id: the `messageId` of its result (2026-11).
+        message: the `session/prompt` request itself (what an agent engine accepts).
     """
 
     key: RequestKey
@@ -112,6 +113,7 @@ class Prompt:
     user_reported: bool = False
     bound_id: str | None = None
     result_id: str | None = None
+    message: Any = None
 
     def message_id(self, revision: Revision) -> str | None:
         """The user message of this prompt, as a client binds it (Q7)."""
@@ -182,6 +184,17 @@ class Conversation:
         """The outstanding prompt with this id, if any."""
         key = request_key(request_id)
         return next((p for p in self.prompts if p.key == key), None)
+
+    def waiting_prompts(self) -> tuple[Prompt, ...]:
+        """Prompts received and not answered yet, oldest first (the agent's queue, Q4)."""
+        requests = self.requests
+        return tuple(p for p in self.prompts if not p.accepted and (CLIENT, p.key) in requests)
+
+    @property
+    def cancel_pending(self) -> bool:
+        """`session/cancel` came during work that has not ended yet (R21-R23; a
+        `session/close` cancels too, but is told apart by `cancel_by_close`)."""
+        return self.cancel_at is not None and not self.cancel_by_close
 
     @property
     def working(self) -> bool:
