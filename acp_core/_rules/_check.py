@@ -24,6 +24,7 @@ index, stable within a line. `side=` keeps the rules that bind one side (and bot
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Final
 
@@ -37,18 +38,19 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from ._catalogue import RULES, Level, Side
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen, explain_undecodable
+from ._check_sessions import OpenSessions
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["CHECKED_RULES", "Violation", "check_trace"]
+__all__ = ["CHECKED_RULES", "TraceCheck", "Violation", "check_trace"]
 
 CLIENT: Final = "client"
 AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED
+CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | {"J3"}
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 
 
@@ -106,6 +108,7 @@ class _Checker:
         # (requesting side, request key) -> session: where the answer goes.
         self.route: dict[tuple[str, RequestKey], str | None] = {}
         self.recent: dict[tuple[str, RequestKey], str | None] = {}
+        self.open = OpenSessions()  # the sessions the agent may name (J3)
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
@@ -172,6 +175,9 @@ class _Checker:
             self.observe(sid if isinstance(sid, str) else None, i, side, stand_in)
 
     def message(self, i: int, side: Sender, msg: j.Message) -> None:
+        unknown = self.open.follow(side, msg)
+        if unknown is not None:
+            self.report("J3", i, unknown)
         sid: str | None = None
         if isinstance(msg, (j.Response, j.ErrorResponse)):
             key = (_PEER[side], request_key(msg.id))
