@@ -17,13 +17,17 @@ gives exactly the states, transitions and violations of one process.
 Judging: agent rules on the agent's own recording, client and `both` rules on the client's
 (each end reads its peer's messages in its own order; docs/transports.md, "Recording").
 Only broken MUST / MUST NOT rules count, not warnings (what `python -m acp_core check` exits
-1 for; a recording that ends mid-turn is an R7 warning). The replay
+1 for; a recording that ends mid-turn is an R7 warning); `should=True` counts broken SHOULD /
+SHOULD NOT rules too. Each node carries its two `TraceCheck`s (the checker's state after each
+recording), and a successor's are its parent's extended by the lines the action added: each
+line is decoded and observed once, not once per state that contains it. The replay
 law: folding the replay the agent would send on resume rebuilds the session it folds (its
 rule id here is `replay-law`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -41,7 +45,7 @@ from ._research._explore_model import (
     successors,
 )
 from ._rules._catalogue import RULES
-from ._rules._check import check_trace
+from ._rules._check import TraceCheck
 from ._state._pcoll import PVec
 from ._state._reduce import reduce
 from ._state._session_state import SessionState, new_session
@@ -75,6 +79,7 @@ class Counterexample:
         side: whose recording shows it (`agent` or `client`).
         entries: that recording, as checker entries (`{"from", "message"}`): a trace file
             `check` and `replay` accept, one entry a line.
+        level: the rule's level (`MUST`, ..., `SHOULD NOT`; the replay law is a `MUST`).
     """
 
     rule: str
@@ -82,6 +87,7 @@ class Counterexample:
     path: tuple[str, ...]
     side: str
     entries: tuple[Any, ...]
+    level: str = "MUST"
 
 
 @attrs.frozen
@@ -117,18 +123,55 @@ def _without_live_only(state: SessionState) -> SessionState:
     return attrs.evolve(state, aux=attrs.evolve(state.aux, unknown=PVec(), diagnostics=PVec()))
 
 
-def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample, ...]:
-    """The MUST-level violations `node`'s recordings show, and replay-law failures of the
-    agent sessions the last action changed."""
+def _entries(lines: Iterable[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    return [{"from": side, "message": json.loads(line)} for side, line in lines]
+
+
+def _checks(node: Node, parent: Node | None, revision: Revision) -> tuple[TraceCheck, ...]:
+    # The checker state after each recording: the parent's, extended by the lines the last
+    # action added (a recording only grows), so each line is decoded and observed once.
+    if parent is None or parent.checks is None:
+        agent, client = TraceCheck(revision), TraceCheck(revision)
+        new_agent, new_client = node.recording.agent, node.recording.client
+    else:
+        agent, client = parent.checks
+        new_agent = node.recording.agent[len(parent.recording.agent) :]
+        new_client = node.recording.client[len(parent.recording.client) :]
+    return agent.extended(_entries(new_agent)), client.extended(_entries(new_client))
+
+
+def judged(
+    parent: Node | None, node: Node, revision: Revision, should: bool = False
+) -> tuple[Node, tuple[Counterexample, ...]]:
+    """`node` with its checks, and the violations it shows (see `judge`)."""
+    node = attrs.evolve(node, checks=_checks(node, parent, revision))
     found: list[Counterexample] = []
-    for side, entries in (
-        ("agent", node.recording.agent_trace()),
-        ("client", node.recording.client_trace()),
-    ):
-        for v in check_trace(entries, revision=revision):
+    for side, check in zip(("agent", "client"), node.checks, strict=True):
+        for v in check.violations():
             bound = RULES[v.rule].side if v.rule in RULES else side
-            if v.mandatory and (bound == "agent") == (side == "agent"):
-                found.append(Counterexample(v.rule, v.message, node.path, side, tuple(entries)))
+            counts = v.mandatory or (should and not v.warning and v.level != "MAY")
+            if counts and (bound == "agent") == (side == "agent"):
+                rec = node.recording
+                trace = rec.agent_trace() if side == "agent" else rec.client_trace()
+                found.append(
+                    Counterexample(v.rule, v.message, node.path, side, tuple(trace), v.level)
+                )
+    if parent is not None:
+        found.extend(_replay_law(parent, node, revision))
+    return node, tuple(found)
+
+
+def judge(
+    parent: Node, node: Node, revision: Revision, should: bool = False
+) -> tuple[Counterexample, ...]:
+    """The MUST-level violations `node`'s recordings show (SHOULD-level ones too when
+    `should`; never warnings), and replay-law failures of the agent sessions the last action
+    changed."""
+    return judged(parent, node, revision, should)[1]
+
+
+def _replay_law(parent: Node, node: Node, revision: Revision) -> list[Counterexample]:
+    found: list[Counterexample] = []
     for sid, session in node.state.agent.sessions.items():
         before = parent.state.agent.sessions.get(sid)
         if before is not None and before.engine.session is session.engine.session:
@@ -144,28 +187,32 @@ def judge(parent: Node, node: Node, revision: Revision) -> tuple[Counterexample,
                     tuple(node.recording.agent_trace()),
                 )
             )
-    return tuple(found)
+    return found
 
 
 #: What `expand_shard` returns for one node: (label, successor, its digest, its violations).
 Expansion = list[tuple[str, Node, bytes, tuple[Counterexample, ...]]]
 
 
-Task = tuple[str, int, "frozenset[str] | None", Sequence[Node]]
+Task = tuple[str, int, "frozenset[str] | None", bool, int, Sequence[Node]]
 
 
 def expand_shard(task: Task) -> list[Expansion]:
-    """Expand every node of a shard: `(revision name, sessions, actions, nodes)` -> per node,
-    its successors in alphabet order. A top-level function, so processes can run it."""
-    revision_name, sessions, only, nodes = task
+    """Expand every node of a shard: `(revision name, sessions, actions, should, shards,
+    nodes)` -> per node, its successors in alphabet order. A top-level function, so processes
+    can run it."""
+    revision_name, sessions, only, should, shards, nodes = task
     revision = _REVISIONS[revision_name]
-    return [
-        [
-            (label, nxt, stable_digest(nxt.state), judge(node, nxt, revision))
-            for label, nxt in successors(node, sessions, only)
-        ]
-        for node in nodes
-    ]
+    out: list[Expansion] = []
+    for node in nodes:
+        expansion: Expansion = []
+        for label, successor in successors(node, sessions, only):
+            nxt, violations = judged(node, successor, revision, should)
+            # The digest only places a state in a shard: one shard needs none.
+            digest = stable_digest(nxt.state) if shards > 1 else b""
+            expansion.append((label, nxt, digest, violations))
+        out.append(expansion)
+    return out
 
 
 def shard_of(digest: bytes, shards: int) -> int:
@@ -188,10 +235,13 @@ def explore_levels(
     shards: int = 1,
     map_shards: MapShards = _serial_map,
     actions: Iterable[str] | None = None,
+    should: bool = False,
 ) -> Iterator[ExploreLevel]:
     """Walk breadth-first, yielding after each completed level (1..depth).
 
     `actions` restricts the alphabet to these names (`ACTION_NAMES`; default: all of it).
+    `should`: count broken SHOULD / SHOULD NOT rules as violations too (default: only MUST
+    and MUST NOT, what `check` exits 1 for).
 
     `map_shards(fn, tasks)` runs `fn` on each task and returns the results in task order
     (default: in this process); `shards` is how many tasks a level is cut into.
@@ -203,9 +253,10 @@ def explore_levels(
     only = None if actions is None else frozenset(actions)
     if only is not None and not only <= set(ACTION_NAMES):
         raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")
-    root = initial_node(revision, sessions)
+    root, _ = judged(None, initial_node(revision, sessions), revision, should)
     seen: set[PairState] = {root.state}
-    frontier: list[tuple[Node, bytes]] = [(root, stable_digest(root.state))]
+    root_digest = stable_digest(root.state) if shards > 1 else b""
+    frontier: list[tuple[Node, bytes]] = [(root, root_digest)]
     transitions = 0
     found: dict[str, Counterexample] = {}
     for level in range(1, depth + 1):
@@ -213,7 +264,9 @@ def explore_levels(
         for index, (_, digest) in enumerate(frontier):
             buckets[shard_of(digest, shards)].append(index)
         tasks: list[Task] = [
-            (revision.name, sessions, only, [frontier[i][0] for i in b]) for b in buckets if b
+            (revision.name, sessions, only, should, shards, [frontier[i][0] for i in b])
+            for b in buckets
+            if b
         ]
         results = map_shards(expand_shard, tasks)
         by_index: dict[int, Expansion] = {}
@@ -244,6 +297,7 @@ def explore(
     shards: int = 1,
     map_shards: MapShards = _serial_map,
     actions: Iterable[str] | None = None,
+    should: bool = False,
 ) -> ExploreResult:
     """Explore every interleaving up to `depth` actions; see the module docstring."""
     last = ExploreLevel(0, 1, 0, 1, ())
@@ -254,6 +308,7 @@ def explore(
         shards=shards,
         map_shards=map_shards,
         actions=actions,
+        should=should,
     ):
         last = level
     return ExploreResult(last.states, last.transitions, last.depth, last.violations)

@@ -19,6 +19,7 @@ import acp_core as acp
 from acp_core.__main__ import main
 from acp_core._research._explore_digest import stable_digest
 from acp_core._research._explore_model import initial_node
+from acp_core._rules._check import TraceCheck
 from acp_core.explore import ACTION_NAMES, explore, explore_levels
 
 
@@ -109,3 +110,21 @@ def test_cli_writes_a_counterexample_check_and_replay_accept(
     assert main(["check", str(trace)]) == 1
     assert violation["rule"] in capsys.readouterr().out
     assert main(["replay", str(trace)]) in (0, 1)
+
+
+TRACES = sorted((Path(__file__).resolve().parent / "traces").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.stem)
+def test_a_check_extended_in_stretches_equals_check_trace(path: Path) -> None:
+    # explore judges each successor by extending its parent's TraceCheck: it must give what
+    # check_trace gives for the whole recording, wherever the recording is cut, and leave
+    # the check it extends as it was.
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    revision = acp.V2_2026_11 if "_v2026-11_" in path.name else acp.V2_2026_08
+    whole = acp.check_trace(entries, revision=revision)
+    for cut in range(len(entries) + 1):
+        first = TraceCheck(revision).extended(entries[:cut])
+        before = first.violations()
+        assert first.extended(entries[cut:]).violations() == whole
+        assert first.violations() == before == acp.check_trace(entries[:cut], revision=revision)

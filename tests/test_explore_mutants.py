@@ -1,10 +1,12 @@
 """Planted bugs: each mutant of the agent's engine or connection is found by `explore` with a
 counterexample of at most 12 steps, written as a trace that `python -m acp_core check` flags.
 
-Each mutant changes what one connection writes (the outbound of its steps): what a buggy
-agent or client puts on the wire whatever its insides (mutants of the engines' insides are
-left for when the engines settle: the machine helper is rebuilding them). The unmutated model has no
-violation at the same depth (the control row), so each finding is the mutant's.
+Each mutant here changes what one connection writes (the outbound of its steps): what a buggy
+agent or client puts on the wire whatever its insides (mutants of the engines' insides are in
+tests/test_explore_engine_mutants.py). The unmutated model has no violation at the same depth
+(the control row), so each finding is the mutant's. A mutant that breaks only a SHOULD rule
+(R11, R14) is found by `explore(should=True)`; `check` flags it too (it prints the rule, and
+exits 0: only MUST rules fail a trace).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -93,6 +95,56 @@ def prompt_never_answered(out: Outbound) -> Outbound:
     return out
 
 
+def update_to_unknown_session(out: Outbound) -> Outbound:
+    def rewrite(m: dict[str, Any]) -> dict[str, Any]:
+        u = _update(m)
+        if u is not None and u.get("sessionUpdate") == "agent_message_chunk":
+            return {**m, "params": {**m["params"], "sessionId": "sess_nobody"}}
+        return m
+
+    return tuple(rewrite(m) for m in out)
+
+
+def unannounced_tool_call(out: Outbound) -> Outbound:
+    # The tool call is finished under an id it was never reported with (no title: R14).
+    def rewrite(m: dict[str, Any]) -> dict[str, Any]:
+        u = _update(m)
+        if u is not None and u.get("sessionUpdate") == "tool_call_update" and "title" not in u:
+            return {**m, "params": {**m["params"], "update": {**u, "toolCallId": "call_other"}}}
+        return m
+
+    return tuple(rewrite(m) for m in out)
+
+
+def text_after_idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After each idle the agent streams on into the turn's last agent message (R23 when the
+    idle ended cancelled work: the work's updates must precede that idle)."""
+    real = _explore_model.connection_step
+
+    def run(conn: Any, intent: Any) -> acp.ConnectionStep:
+        step = real(conn, intent)
+        if not isinstance(conn, acp.AgentConnection):
+            return step
+        extra = []
+        for m in step.outbound:
+            if _state(m, "idle"):
+                sid = m["params"]["sessionId"]
+                session = step.connection.sessions[sid].engine.session
+                ids = [
+                    ref.id
+                    for ref in session.timeline
+                    if ref.kind == "message" and session.messages[ref.id].role == "agent"
+                ]
+                if ids:
+                    chunk = {"type": "text", "text": " and more"}
+                    update = {"sessionUpdate": "agent_message_chunk", "messageId": ids[-1]}
+                    params = {"sessionId": sid, "update": {**update, "content": chunk}}
+                    extra.append({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        return step._replace(outbound=step.outbound + tuple(extra))
+
+    monkeypatch.setattr(_explore_model, "connection_step", run)
+
+
 def _doubled(pick: Callable[[dict[str, Any]], bool]) -> Callable[[Outbound], Outbound]:
     def change(out: Outbound) -> Outbound:
         return tuple(x for m in out for x in ((m, m) if pick(m) else (m,)))
@@ -130,8 +182,18 @@ def _client_wire_mutant(
 
 
 ASKING = ("prompt", "accept", "tool", "ask", "allow", "deliver")
-MUTANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], int, tuple[str, ...] | None]] = {
-    # name: (apply, sessions, alphabet subset or None for all of it)
+CANCELLING = ("prompt", "accept", "cancel", "end", "deliver")
+
+
+class Mutant(NamedTuple):
+    apply: Callable[[pytest.MonkeyPatch], None]
+    sessions: int = 1
+    actions: tuple[str, ...] | None = None  # None: the whole alphabet
+    should: bool = False  # found as a broken SHOULD rule (explore(should=True))
+
+
+MUTANTS: dict[str, tuple[Any, ...]] = {
+    # name: (apply, sessions, alphabet subset or None for all of it[, should])
     "no running after accepting a prompt": (lambda m: _wire_mutant(m, no_running), 1, None),
     "a prompt answered twice": (lambda m: _wire_mutant(m, prompt_answered_twice), 1, None),
     "a prompt never answered": (lambda m: _wire_mutant(m, prompt_never_answered), 1, None),
@@ -139,7 +201,7 @@ MUTANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], int, tuple[str, .
     "a cancelled turn ends as end_turn": (
         lambda m: _wire_mutant(m, cancelled_turn_ends_normally),
         1,
-        ("prompt", "accept", "cancel", "end", "deliver"),
+        CANCELLING,
     ),
     "a turn ends without a stop reason": (
         lambda m: _wire_mutant(m, idle_without_stop_reason),
@@ -156,14 +218,35 @@ MUTANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], int, tuple[str, .
         1,
         ASKING,
     ),
+    # The four the first version did not find: J3 was missing from the checker; R11 and
+    # R14 are SHOULD rules (found with should=True); text after idle needs a cancel first
+    # (R23), 10 steps, past the depth tried then.
+    "no requires_action while a permission is asked": (
+        lambda m: _wire_mutant(m, no_requires_action),
+        1,
+        ASKING,
+        True,
+    ),
+    "an update to a session nobody set up": (
+        lambda m: _wire_mutant(m, update_to_unknown_session),
+        1,
+        None,
+    ),
+    "a tool call finished under an unannounced id": (
+        lambda m: _wire_mutant(m, unannounced_tool_call),
+        1,
+        ("prompt", "accept", "tool", "finish", "deliver"),
+        True,
+    ),
+    "text after the idle that ends cancelled work": (text_after_idle, 1, (*CANCELLING, "text")),
 }
 
 
 def _first_violations(
-    sessions: int, actions: tuple[str, ...] | None, depth: int = 12
+    sessions: int, actions: tuple[str, ...] | None, depth: int = 12, should: bool = False
 ) -> tuple[int, tuple[Counterexample, ...]]:
     for level in explore_levels(
-        revision=acp.V2_2026_08, depth=depth, sessions=sessions, actions=actions
+        revision=acp.V2_2026_08, depth=depth, sessions=sessions, actions=actions, should=should
     ):
         if level.violations:
             return level.depth, level.violations
@@ -174,17 +257,24 @@ def _first_violations(
 def test_explore_finds_the_planted_bug(
     name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    apply, sessions, actions = MUTANTS[name]
+    mutant = Mutant(*MUTANTS[name])
     with monkeypatch.context() as m:
-        apply(m)
-        depth, violations = _first_violations(sessions, actions)
+        mutant.apply(m)
+        depth, violations = _first_violations(
+            mutant.sessions, mutant.actions, should=mutant.should
+        )
     assert violations, f"{name}: not found to depth {depth}"
     example = violations[0]
     assert len(example.path) <= 12
+    assert (example.level in ("MUST", "MUST NOT")) is not mutant.should
     trace = tmp_path / "counterexample.jsonl"
     trace.write_text("".join(json.dumps(e) + "\n" for e in example.entries), encoding="utf-8")
-    # The unmutated core judges the written trace: `check` flags it (exit 1) with that rule.
-    assert main(["check", str(trace)]) == 1
-    assert example.rule in capsys.readouterr().out
+    # The unmutated core judges the written trace: `check` flags it with that rule (and
+    # exits 1 for a MUST rule).
+    assert main(["check", str(trace)]) == (0 if mutant.should else 1)
+    assert f"{example.rule} ({example.level})" in capsys.readouterr().out
     # Control: the same model without the mutant finds nothing to that depth.
-    assert _first_violations(sessions, actions, depth=len(example.path))[1] == ()
+    control = _first_violations(
+        mutant.sessions, mutant.actions, depth=len(example.path), should=mutant.should
+    )
+    assert control[1] == ()

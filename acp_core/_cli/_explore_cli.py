@@ -51,6 +51,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="stop after the first level that ends past this budget",
     )
+    parser.add_argument(
+        "--should",
+        action="store_true",
+        help="count broken SHOULD / SHOULD NOT rules as violations too (default: MUST only)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--out",
@@ -85,6 +90,7 @@ def run(
             sessions=args.sessions,
             shards=shards,
             map_shards=map_shards,
+            should=args.should,
         ):
             if not args.json:
                 out.write(
@@ -96,6 +102,7 @@ def run(
     violations = [
         {
             "rule": v.rule,
+            "level": v.level,
             "message": v.message,
             "steps": len(v.path),
             "path": list(v.path),

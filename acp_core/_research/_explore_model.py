@@ -100,11 +100,15 @@ class Recording:
 
 @attrs.frozen
 class Node:
-    """A reached state, the recording of the path that reached it first, and that path."""
+    """A reached state, the recording of the path that reached it first, and that path.
+
+    `checks`: what the explorer's judge made of the recording so far (opaque to the model,
+    not part of the state; None until judged)."""
 
     state: PairState
     recording: Recording
     path: tuple[str, ...] = ()
+    checks: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 def _send(node: Node, side: str, conn: object, outbound: tuple[dict[str, Any], ...]) -> Node:

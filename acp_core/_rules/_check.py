@@ -216,6 +216,16 @@ class _Checker:
         for f in findings:
             self.report(f.rule, f.at, f.message, warning=f.warning)
 
+    def fork(self) -> _Checker:
+        """An independent copy: what it observes next does not change this one."""
+        twin = copy.copy(self)
+        twin.out = list(self.out)
+        twin.sessions = dict(self.sessions)  # the machines are frozen values
+        twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
+        twin.route, twin.recent = dict(self.route), dict(self.recent)
+        twin.open = self.open.copy()
+        return twin
+
     def finish(self) -> tuple[Violation, ...]:
         for conv in (*self.sessions.values(), self.connection):
             for f in finish(conv):
@@ -226,6 +236,31 @@ class _Checker:
 def _printable(message: str) -> str:
     # Lone surrogates (from JSON `\ud800` escapes) cannot be printed or encoded: escape them.
     return message.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+class TraceCheck:
+    """`check_trace` one stretch of entries at a time, for a search that extends many
+    recordings from a common prefix (`acp_core.explore`): `extended(entries)` returns a new
+    check that has also seen `entries`, leaving this one as it was; `violations()` is what
+    `check_trace` of every entry seen so far returns (side=None)."""
+
+    __slots__ = ("_checker", "_count")
+
+    def __init__(self, revision: Revision = DEFAULT_REVISION) -> None:
+        self._checker = _Checker(revision)
+        self._count = 0
+
+    def extended(self, entries: Iterable[object]) -> TraceCheck:
+        twin = TraceCheck.__new__(TraceCheck)
+        twin._checker = self._checker.fork()
+        twin._count = self._count
+        for entry in entries:
+            twin._checker.entry(twin._count, entry)
+            twin._count += 1
+        return twin
+
+    def violations(self) -> tuple[Violation, ...]:
+        return self._checker.fork().finish()
 
 
 def check_trace(

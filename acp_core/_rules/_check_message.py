@@ -75,6 +75,13 @@ class Seen:
         """The role `message_id` already names; `role` is recorded when it is new."""
         return self.roles.setdefault(message_id, role)
 
+    def copy(self) -> Seen:
+        """An independent copy (for a checker that forks, `_rules/_check.TraceCheck`)."""
+        twin = Seen()
+        twin.roles = dict(self.roles)
+        twin.tools = set(self.tools)
+        return twin
+
     def first_sight(self, tool_call_id: str) -> bool:
         """True the first time `tool_call_id` is seen."""
         if tool_call_id in self.tools:
