@@ -21,13 +21,17 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 __all__ = ["OutboundValidator"]
 
 _REQUEST_PARAMS: Final = {
     "agent": {"session/request_permission": "RequestPermissionRequest"},
-    "client": {"session/prompt": "PromptRequest"},
+    "client": {
+        "session/prompt": "PromptRequest",
+        "tool_call/cancel": "CancelToolCallRequest",  # 2026-11 on
+        "terminal/cancel": "CancelTerminalRequest",
+    },
 }
 _NOTIFICATION_PARAMS: Final = {
     "agent": {
@@ -39,7 +43,12 @@ _NOTIFICATION_PARAMS: Final = {
         "$/cancel_request": "CancelRequestNotification",
     },
 }
-_RESULT: Final = {"agent": "PromptResponse", "client": "RequestPermissionResponse"}
+# What a result may answer (a response does not name its request): the agent answers prompts
+# and, from 2026-11 on, item cancellations; the client answers permission requests.
+_RESULT: Final = {
+    "agent": ("PromptResponse", "CancelToolCallResponse", "CancelTerminalResponse"),
+    "client": ("RequestPermissionResponse",),
+}
 _ENVELOPE_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params", "result", "error"})
 
 
@@ -81,6 +90,19 @@ class OutboundValidator:
         self._check(side, wire)
         self._valid.add(key)
 
+    def _result(self, side: str, result: Any) -> None:
+        errors = []
+        for name in _RESULT[side]:
+            if name not in self._defs:
+                continue  # a definition of a later revision
+            try:
+                self.definition(name, result)
+            except ValidationError as e:
+                errors.append(e)
+            else:
+                return
+        raise errors[0]
+
     def _check(self, side: str, wire: dict[str, Any]) -> None:
         assert wire.get("jsonrpc") == "2.0", wire
         assert set(wire) <= _ENVELOPE_KEYS, f"unexpected envelope keys in {wire!r}"
@@ -101,7 +123,7 @@ class OutboundValidator:
             self.definition(name, wire["params"])
         elif "result" in wire:
             assert "error" not in wire, wire
-            self.definition(_RESULT[side], wire["result"])
+            self._result(side, wire["result"])
         else:
             assert "error" in wire, f"neither request, notification nor response: {wire!r}"
             self.definition("Error", wire["error"])

@@ -26,7 +26,6 @@ from pair import (
     client_intent_strategies,
     prompt_wire,
     receive,
-    updates_of,
 )
 from schema_validation import OutboundValidator
 
@@ -139,7 +138,13 @@ def _check_step(
         validate(side, wire)
     if side == "agent":
         # The engine keeps what it sent: its session is the fold of its own updates.
-        updates = [acp.decode_update(u, strict=True) for u in updates_of(outbound)]
+        own = [
+            w["params"]["update"]
+            for w in outbound
+            if w.get("method") == "session/update" and w["params"]["sessionId"] == engine.session_id
+        ]  # a child's updates (Preview) belong to the child's view, not this session
+        revision = engine.revision
+        updates = [acp.decode_update(u, strict=True, revision=revision) for u in own]
         assert new.session == acp.fold(engine.session, updates, revision=engine.revision)
     else:
         assert new.view.messages == new.session.messages

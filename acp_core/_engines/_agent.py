@@ -37,7 +37,9 @@ import attrs
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._check import Violation
 from acp_core._rules._conversation import Conversation
+from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
+from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
 from acp_core._wire._codec import encode_result
 from acp_core._wire._content import (
@@ -64,6 +66,7 @@ from acp_core._wire._updates import (
     UserMessage,
     UserMessageChunk,
 )
+from acp_core._wire._updates_2026_11 import BackgroundWork
 
 from ._agent_build import (
     Build,
@@ -73,8 +76,11 @@ from ._agent_build import (
     new_message_id,
     refuse,
 )
+from ._agent_keys import prompt_inserted, prompt_released
 from ._agent_output import OUTPUT_STEPS
+from ._agent_preview import PREVIEW_STEPS
 from ._agent_receive import PermissionDecision, received
+from ._idempotency import KeyLedger
 from ._intents import (
     AcceptPrompt,
     CancelPermission,
@@ -87,7 +93,6 @@ from ._intents import (
     StartWork,
     Step,
 )
-from ._intents_preview import AGENT_PREVIEW_INTENTS
 
 __all__ = [
     "AgentEngine",
@@ -148,6 +153,12 @@ class AgentEngine:
         conversation: the session's lifecycle as the conversation machine follows it; every
             message this engine sends passes it first.
         violations: what the client broke, in the order received (`check_trace`'s values).
+        children: the child sessions this engine announced and what it sent on them, as the
+            client's `SessionTree` holds them (Preview; `_engines/_agent_preview.py`).
+        child_conversations: each child's lifecycle, one conversation machine per child.
+        keys: the prompts' idempotency keys of this session (Preview, R67-R69).
+        background: the background list every state update carries once `ReportBackground`
+            was used (2026-11 on, R74); None: not reporting.
         messages: how many messages this engine sent and received.
     """
 
@@ -162,6 +173,10 @@ class AgentEngine:
     id_prefix: str = ""
     conversation: Conversation = attrs.field(factory=Conversation.start)
     violations: tuple[Violation, ...] = ()
+    children: SessionTree = attrs.field(factory=new_tree)
+    child_conversations: PMap[str, Conversation] = attrs.field(factory=PMap)
+    keys: KeyLedger = attrs.field(factory=KeyLedger)
+    background: tuple[BackgroundWork, ...] | None = None
     # How many messages this engine sent and received: the index of its violations. A
     # position label, not state: left out of equality.
     messages: int = attrs.field(default=0, eq=False)
@@ -182,8 +197,13 @@ class AgentEngine:
 
     @property
     def prompts(self) -> tuple[PromptRequest, ...]:
-        """Received prompts not yet accepted or rejected, oldest first (the machine's queue)."""
-        return tuple(p.message for p in self.conversation.waiting_prompts())
+        """Received prompts not yet accepted or rejected, oldest first (the machine's queue),
+        without the keyed retries that wait for their original (R68: never held twice)."""
+        waiting = tuple(p.message for p in self.conversation.waiting_prompts())
+        if not self.keys.keys:
+            return waiting
+        joined = {request_key(r) for r in self.keys.joined()}
+        return tuple(p for p in waiting if request_key(p.id) not in joined)
 
     @property
     def phase(self) -> str:
@@ -200,6 +220,7 @@ def new_agent(
         revision,
         id_prefix=id_prefix,
         conversation=Conversation.start(revision),
+        children=open_session(new_tree(), session_id, revision=revision),
     )
 
 
@@ -251,7 +272,9 @@ def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
         raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
     message_id = new_message_id(b, intent.user_message_id, "user")
     result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
-    b.send(Response(prompt.id, encode_result(result)))  # type: ignore[arg-type]
+    encoded = encode_result(result)
+    b.send(Response(prompt.id, encoded))  # type: ignore[arg-type]
+    prompt_inserted(b, prompt, message_id, encoded)  # type: ignore[arg-type]  # R68
     _report_user_message(b, content, message_id, chunked=intent.chunked)
     b.update(RunningStateUpdate())
     b.set(turn=Turn(prompt.id, True, message_id), open_message=None)
@@ -262,7 +285,9 @@ def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
     prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
     if prompt is None:
         raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
-    b.send(ErrorResponse(prompt.id, RpcError(intent.code, intent.message, intent.data)))
+    error = RpcError(intent.code, intent.message, intent.data)
+    b.send(ErrorResponse(prompt.id, error))
+    prompt_released(b, prompt, error)  # joined retries share the outcome (R68, P15)
 
 
 def _report_user(b: Build, intent: ReportUserMessage) -> None:
@@ -369,10 +394,6 @@ def _report_abort(b: Build, intent: ReportAbort) -> None:
     _end(b, stop)
 
 
-def _not_yet(b: Build, intent: object) -> None:
-    raise refuse("E0", f"{type(intent).__name__} (Preview) is not supported by the agent yet")
-
-
 _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     AcceptPrompt: _accept_prompt,
     RejectPrompt: _reject_prompt,
@@ -384,7 +405,7 @@ _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     EndTurn: _end_turn,
     ReportAbort: _report_abort,
     Received: received,
-    **dict.fromkeys(AGENT_PREVIEW_INTENTS, _not_yet),
+    **PREVIEW_STEPS,
 }
 
 #: The agent engine's input alphabet (used by the totality tests).

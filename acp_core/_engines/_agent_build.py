@@ -8,17 +8,18 @@ Must not know: what any particular intent means (`_engines/_agent.py`, `_engines
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
-from acp_core._rules._conversation import observe
+from acp_core._rules._conversation import Conversation, Finding, Sender, observe
 from acp_core._rules._predicates import Family, is_absolute, open_enum_finding
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce import reduce
+from acp_core._state._reduce_children import named_sessions
 from acp_core._wire._codec import encode_message, encode_update
 from acp_core._wire._content import (
     ContentBlock,
@@ -28,14 +29,23 @@ from acp_core._wire._content import (
     ToolCallContent,
     ToolContent,
 )
+from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import Message, UpdateSessionNotification
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
-from acp_core._wire._updates import SessionUpdate
+from acp_core._wire._updates import (
+    IdleStateUpdate,
+    RequiresActionStateUpdate,
+    RunningStateUpdate,
+    SessionUpdate,
+)
 
 from ._intents import Step
 
 if TYPE_CHECKING:
     from ._agent import AgentEngine
+
+#: The state updates that carry the background list (R74).
+_LISTING: Final = (RunningStateUpdate, IdleStateUpdate, RequiresActionStateUpdate)
 
 __all__ = [
     "Build",
@@ -68,6 +78,9 @@ class Build:
         # this engine would break, refused before anything is returned (the step is pure).
         self.conversation, findings = observe(self.conversation, "agent", message, at=self.at)
         self.at += 1
+        self._judge(findings)
+
+    def _judge(self, findings: tuple[Finding, ...]) -> None:
         for f in findings:
             if RULES[f.rule].side == "client" or f.warning:  # the client's fault, shown here
                 self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
@@ -81,16 +94,43 @@ class Build:
         for f in findings:
             self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
 
+    def note(self, rule: str, message: str) -> None:
+        """Keep a violation of the client that no machine sees (`violations`)."""
+        self.violations.append(Violation(rule, RULES[rule].level, self.at, message))
+
+    def child_machine(self, session_id: str, sender: Sender, message: Message) -> None:
+        """A child session's message through the child's own conversation machine (Preview:
+        each child has the lifecycle of a session, R50; R21/R23 apply per child)."""
+        machines: PMap[str, Conversation] = self.get("child_conversations")
+        conv = machines.get(session_id)
+        if conv is None:
+            conv = Conversation.start(self.engine.revision)
+        conv, findings = observe(conv, sender, message, at=self.at)
+        self.at += 1
+        self.set(child_conversations=machines.set(session_id, conv))
+        if sender == "agent":
+            self._judge(findings)
+        else:
+            for f in findings:
+                self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
+
     def update(self, update: SessionUpdate) -> None:
-        self.own(UpdateSessionNotification(self.session.session_id, update))
+        background = self.get("background")
+        if background is not None and isinstance(update, _LISTING) and update.background is UNSET:
+            update = attrs.evolve(update, background=background)  # R74: once reporting, always
+        session_id = self.session.session_id
+        for named in named_sessions(update):  # R47, R56: only sessions the client knows
+            if named != session_id and named not in self.get("children").parents:
+                raise refuse("R47", f"{named!r} is named before it was announced")
+        self.own(UpdateSessionNotification(session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
-        self.wire.append(
-            {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {"sessionId": self.session.session_id, "update": encode_update(update)},
-            }
-        )
+        self.wire.append(_update_wire(session_id, update))
+
+    def update_child(self, session_id: str, update: SessionUpdate) -> None:
+        """Report `update` on the announced child `session_id` (its tree entry is already
+        reduced by the caller)."""
+        self.child_machine(session_id, "agent", UpdateSessionNotification(session_id, update))
+        self.wire.append(_update_wire(session_id, update))
 
     def send(self, message: Message) -> None:
         self.own(message)
@@ -123,6 +163,14 @@ class Build:
             **self.changes,
         )
         return Step(engine, tuple(self.wire), tuple(self.ids))
+
+
+def _update_wire(session_id: str, update: SessionUpdate) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": session_id, "update": encode_update(update)},
+    }
 
 
 # -- checks --------------------------------------------------------------------------------
@@ -177,5 +225,3 @@ def known_tool_call(b: Build, tool_call_id: str) -> None:
 def check_absolute(path: str, rule: str, what: str) -> None:
     if not is_absolute(path):
         raise refuse(rule, f"{what} must be an absolute path, got {path!r}")
-
-

@@ -20,6 +20,8 @@ from acp_core._wire._jsonrpc import (
     CancelledOutcome,
     CancelRequestNotification,
     CancelSessionNotification,
+    CancelTerminalRequest,
+    CancelToolCallRequest,
     ErrorCode,
     ErrorResponse,
     Notification,
@@ -32,6 +34,8 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._updates import RunningStateUpdate, ToolCallUpdate
 
 from ._agent_build import Build
+from ._agent_keys import keyed_prompt, prompt_released, withdraw_permissions
+from ._agent_preview import answer_item_cancel, child_cancel
 from ._intents import Received
 
 if TYPE_CHECKING:
@@ -110,19 +114,31 @@ def received(b: Build, intent: Received) -> None:
         if any(p.id == message.id for p in engine.prompts):
             raise _remote("E3", f"prompt id {message.id!r} is already waiting")
         b.receive(message)  # the machine queues it (`AgentEngine.prompts`)
+        keyed_prompt(b, message)  # a retry is answered or joined, never held (R67, R68)
     elif type(message) is CancelSessionNotification:
         if message.session_id != engine.session_id:
+            if child_cancel(b, message):  # a child's cancel (C35), or the client's C29
+                return
             raise _remote("E3", f"cancel for session {message.session_id!r}")
         b.receive(message)  # before the answers it causes; the machine marks the work cancelled
+        if engine.turn is not None:
+            withdraw_permissions(b)  # R71 (Preview): $/cancel_request for each
         # Prompts not accepted yet are cancelled with the work ("its prompts not yet
-        # inserted", 2026-11 draft), each answered -32800 so none is dropped silently (Q4).
+        # inserted", 2026-11 draft, R70), each answered -32800 so none is dropped silently
+        # (Q4); retries joined to one share the answer (R68).
+        cancelled = RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled")
         for prompt in engine.prompts:
-            cancelled = RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled")
             b.send(ErrorResponse(prompt.id, cancelled))
+            prompt_released(b, prompt, cancelled)
         # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
     elif type(message) is Response or type(message) is ErrorResponse:
         b.receive(message)
         _answered(b, message)
+    elif type(message) is CancelToolCallRequest or type(message) is CancelTerminalRequest:
+        if not engine.revision.includes("2026-11"):
+            raise _remote("E3", f"an agent at {engine.revision.name} has no item cancel")
+        b.receive(message)
+        answer_item_cancel(b, message)  # R75
     elif type(message) is Request:
         b.receive(message)
         # Unknown requests get "method not found" (the protocol's automatic reply).

@@ -62,6 +62,10 @@ class KeyLedger:
 
     keys: PMap[str, KeyEntry] = attrs.field(factory=PMap)
 
+    def joined(self) -> tuple[int | str | None, ...]:
+        """The request ids of every retry waiting for its held original (R68)."""
+        return tuple(r for entry in self.keys.values() for r in entry.joined)
+
 
 @attrs.frozen
 class Admission:

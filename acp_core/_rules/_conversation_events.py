@@ -58,6 +58,10 @@ _ANSWERS: Final[Mapping[tuple[str, Sender], Kind]] = {
     ("session/set_config_option", AGENT): Kind.CONFIG_ANSWER,
 }
 _ANSWERED_WINDOW: Final = 64
+_ITEM_CANCELS: Final[Mapping[type, str]] = {
+    j.CancelToolCallRequest: j.Method.TOOL_CALL_CANCEL,
+    j.CancelTerminalRequest: j.Method.TERMINAL_CANCEL,
+}
 
 
 class Obs:
@@ -162,6 +166,11 @@ def classify(o: Obs, sender: Sender, msg: object, at: int) -> Event | None:
         return Event(Kind.PERMISSION, sender, at, msg, key=request_key(msg.id))
     if isinstance(msg, j.Request):
         return _generic_request(o, sender, msg, at)
+    if isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest)):  # 2026-11 on
+        method = _ITEM_CANCELS[type(msg)]
+        _request(o, sender, msg.id, Pending(method, at))
+        _direction(o, sender, CLIENT, method, at)
+        return None  # paired with its answer (J1, C25); no lifecycle effect (R75)
     if isinstance(msg, j.Notification):
         if msg.method in (j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION):
             o.report("J2", at, f"`{msg.method}` is a request but is sent without an id")

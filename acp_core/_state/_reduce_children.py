@@ -43,6 +43,7 @@ __all__ = [
     "close_session",
     "effective_state",
     "end_resume",
+    "named_sessions",
     "new_tree",
     "open_session",
     "parent_of",
@@ -152,8 +153,9 @@ def _announce(
     return attrs.evolve(tree, sessions=sessions)
 
 
-def _references(update: SessionUpdate) -> list[str]:
-    """Session ids an update names besides its envelope (R47, R56, R74)."""
+def named_sessions(update: SessionUpdate) -> list[str]:
+    """Session ids an update names besides its envelope (R47, R56, R74): one home for the
+    view's diagnostics and the agent engine's refusals."""
     out: list[str] = []
     background = getattr(update, "background", None)
     if isinstance(background, tuple):
@@ -186,7 +188,7 @@ def reduce_tree(
         return attrs.evolve(tree, orphans=tree.orphans.set(session_id, bucket.append(update)))
     if type(update) is SubagentUpdate:
         return _announce(tree, session_id, update, revision)
-    for named in _references(update):
+    for named in named_sessions(update):
         if named not in tree.sessions and named != session_id:
             tree = _diagnose(tree, UNKNOWN_SESSION_REFERENCE, named, "names an unknown session")
     new = reduce(state, update, revision=revision)
