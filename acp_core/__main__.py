@@ -26,11 +26,11 @@ from typing import Any, NamedTuple, TextIO
 
 from ._cli import _cli_demo, _cli_replay, _cli_report, _explore_cli
 from ._cli._cli_progress import ProgressLine
+from ._cli._cli_revision import add_revision_argument, chosen_revision, revision_problem
 from ._cli._report import counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
-from ._wire._revision import DEFAULT_REVISION, REVISIONS
 
 #: Exit statuses of `check`.
 EXIT_OK = 0
@@ -143,12 +143,7 @@ _CLIENT_SIDE_NOTE = (
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="trace in JSON lines ('-' reads stdin)")
     p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
-    p.add_argument(
-        "--revision",
-        choices=sorted(REVISIONS),
-        default=DEFAULT_REVISION.name,
-        help="protocol revision to judge by (default: %(default)s)",
-    )
+    add_revision_argument(p, "to judge by")
     p.add_argument(
         "--side",
         choices=("agent", "client"),
@@ -163,7 +158,7 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     progress = _progress("check")
     if progress is not None:  # a progress line needs the total: read the entries first
         entries = counting(list(entries), "check", progress)
-    found = check_trace(entries, revision=REVISIONS[args.revision], side=args.side)
+    found = check_trace(entries, revision=chosen_revision(args), side=args.side)
     if progress is not None:
         progress.done()
     if not lines:
@@ -287,8 +282,13 @@ def _run_explore(args: argparse.Namespace) -> int:
 # -- rules ---------------------------------------------------------------------------------
 
 
+def _configure_rules(p: argparse.ArgumentParser) -> None:
+    add_revision_argument(p, "whose rules to print", default=None)
+
+
 def _run_rules(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    (out or sys.stdout).write(rules_markdown())
+    given = getattr(args, "revision", None) is not None
+    (out or sys.stdout).write(rules_markdown(chosen_revision(args) if given else None))
     return EXIT_OK
 
 
@@ -304,7 +304,11 @@ COMMANDS: list[Command] = [
     Command("report", _cli_report.HELP, _cli_report.configure, _run_report),
     Command("explore", _explore_cli.HELP, _explore_cli.configure, _run_explore),
     Command(
-        "rules", "print the rule catalogue as Markdown (docs/rules.md)", lambda p: None, _run_rules
+        "rules",
+        "print the rule catalogue as Markdown (docs/rules.md; with --revision only the rules "
+        "that apply in that revision)",
+        _configure_rules,
+        _run_rules,
     ),
     Command(
         "demo",
@@ -346,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
     line on stderr), 3: an internal error of acp-core (one line on stderr; please report it).
     """
     args = build_parser().parse_args(argv)
+    unknown = revision_problem(args)
+    if unknown is not None:
+        sys.stderr.write(f"acp_core {args.command}: {unknown}\n")
+        return EXIT_BAD_INPUT
     _printable(sys.stdout)
     _printable(sys.stderr)
     try:

@@ -24,6 +24,7 @@ from acp.connection import Connection, StreamDirection, StreamEvent
 from acp.exceptions import RequestError
 from acp.stdio import stdio_streams
 from ndjson import TraceFile
+from revision_flag import add_revision_flag, chosen_revision
 from stdio_agent import EchoAgent
 
 INTERNAL_ERROR = -32603
@@ -92,7 +93,9 @@ class SdkChannel:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trace", help="record the traffic as seen by the agent (JSON lines)")
+    add_revision_flag(parser, "the echo agent speaks")
     args = parser.parse_args()
+    revision = chosen_revision(args, "sdk agent")
     trace = None if args.trace is None else TraceFile(args.trace)
 
     def record(event: StreamEvent) -> None:  # the SDK reports every message it moves
@@ -106,7 +109,7 @@ async def main() -> None:
         channel.handler, writer, reader, observers=[record], listening=False
     )
     stopped = asyncio.create_task(channel.connection.main_loop())
-    agent = EchoAgent(channel, delay=0.2)  # type: ignore[arg-type]
+    agent = EchoAgent(channel, delay=0.2, revision=revision)  # type: ignore[arg-type]
     serving = asyncio.create_task(agent.serve())
     await asyncio.wait({stopped, serving}, return_when=asyncio.FIRST_COMPLETED)
     for task in (serving, *agent.workers.values()):

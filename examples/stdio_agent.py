@@ -20,11 +20,10 @@ from typing import Any
 
 from journal import Journal
 from ndjson import Channel, FramingError, TraceFile, stdio_channel
+from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
 
-#: The drafts `--revision` offers, by name: acp-core's revision registry.
-REVISIONS = acp.REVISIONS
 INFO = acp.Implementation("acp-core-echo-agent", acp.__version__)
 
 OPTIONS = (
@@ -267,20 +266,16 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--delay", type=float, default=0.2, help="seconds per tool step")
     parser.add_argument("--trace", help="record the traffic as seen by the agent here (JSON lines)")
-    parser.add_argument(
-        "--revision",
-        choices=sorted(REVISIONS),
-        default=acp.DEFAULT_REVISION.name,
-        help="the v2 draft to speak (2026-11: prompt results carry the user message's id)",
-    )
+    add_revision_flag(parser, "to speak (from 2026-11 prompt results carry the message's id)")
     parser.add_argument(
         "--journal", help="keep every session in this SQLite file (resumable after a restart)"
     )
     args = parser.parse_args()
+    revision = chosen_revision(args, "stdio agent")
     trace = None if args.trace is None else TraceFile(args.trace)
     journal = None if args.journal is None else Journal(args.journal)
     channel = await stdio_channel(me="agent", peer="client", trace=trace)
-    agent = EchoAgent(channel, delay=args.delay, revision=REVISIONS[args.revision], journal=journal)
+    agent = EchoAgent(channel, delay=args.delay, revision=revision, journal=journal)
     try:
         await agent.serve()
     finally:

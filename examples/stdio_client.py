@@ -5,6 +5,7 @@
     python examples/stdio_client.py --view view.json     # also writes the view (docs/snapshot.md)
     python examples/stdio_client.py -- my-agent --flag   # any ACP v2 agent on stdio
     python examples/stdio_client.py --revision 2026-11 -- my-agent   # an agent on the later draft
+    python examples/stdio_client.py --revision preview   # both examples on the v2 Preview
 
 Two prompts: the first is answered normally (the permission request is allowed); during the
 second the client cancels as soon as the tool shows output. The client then prints what a UI
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ndjson import Channel
+from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
 
@@ -38,9 +40,6 @@ INFO = acp.Implementation("acp-core-stdio-client", acp.__version__)
 #: nothing; 1 it ran and the checker found violations; 2 bad arguments; 3 the agent failed
 #: (would not start, closed its output, went silent, answered set-up with an error, ...).
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE, EXIT_AGENT_FAILED = 0, 1, 2, 3
-
-#: The drafts `--revision` offers, by name: acp-core's revision registry.
-REVISIONS = acp.REVISIONS
 
 #: What the "user" answers to a permission request: an option id, or None to leave it open.
 Chooser = Callable[[acp.RequestPermissionRequest], "str | None"]
@@ -230,15 +229,10 @@ def main() -> int:
     parser.add_argument("--trace", type=Path, help="write the recorded traffic here (JSON lines)")
     parser.add_argument("--view", type=Path, help="write the final view here (docs/snapshot.md)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per read")
-    parser.add_argument(
-        "--revision",
-        choices=sorted(REVISIONS),
-        default=acp.DEFAULT_REVISION.name,
-        help="the v2 draft to speak; the default agent is started with the same flag",
-    )
+    add_revision_flag(parser, "to speak (the default agent is started with the same flag)")
     parser.add_argument("agent", nargs="*", help="agent command (default: the example agent)")
     args = parser.parse_args()
-    revision = REVISIONS[args.revision]
+    revision = chosen_revision(args, "stdio client")
     command = args.agent or [sys.executable, str(AGENT), "--revision", revision.name]
     trace: list[Any] = []
     try:

@@ -1,4 +1,4 @@
-"""Validate what an engine sends against the official stable v2 schema (test helper).
+"""Validate what an engine sends, or a whole recorded conversation, against a v2 schema.
 
 `OutboundValidator(spec_schema)` checks one outbound wire message of a given side twice:
 - the whole message against that side's branch of the schema root (`Agent` / `Client`:
@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from jsonschema import Draft202012Validator, ValidationError
 
-__all__ = ["OutboundValidator"]
+__all__ = ["ConversationValidator", "OutboundValidator"]
 
 _REQUEST_PARAMS: Final = {
     "agent": {"session/request_permission": "RequestPermissionRequest"},
@@ -81,6 +81,13 @@ class OutboundValidator:
             self._cache[name] = validator
         validator.validate(instance)
 
+    def envelope(self, side: str, wire: dict[str, Any]) -> None:
+        """Validate the whole message against its sender's branch of the schema root."""
+        if wire.get("method") == "$/cancel_request":
+            self._protocol_level.validate(wire)
+        else:
+            self._roots[side].validate(wire)
+
     def __call__(self, side: str, wire: dict[str, Any]) -> None:
         assert side in ("agent", "client"), side
         assert isinstance(wire, dict), f"one message per send, never a batch: {wire!r}"
@@ -107,10 +114,7 @@ class OutboundValidator:
         assert wire.get("jsonrpc") == "2.0", wire
         assert set(wire) <= _ENVELOPE_KEYS, f"unexpected envelope keys in {wire!r}"
         method = wire.get("method")
-        if method == "$/cancel_request":
-            self._protocol_level.validate(wire)
-        else:
-            self._roots[side].validate(wire)
+        self.envelope(side, wire)
         if "id" in wire:
             self.definition("RequestId", wire["id"])
         if method is not None and "id" in wire:
@@ -127,3 +131,65 @@ class OutboundValidator:
         else:
             assert "error" in wire, f"neither request, notification nor response: {wire!r}"
             self.definition("Error", wire["error"])
+
+
+#: Every method a whole conversation may carry (set-up included): its params definition and,
+#: for a request, the definition of its result.
+_METHODS: Final = {
+    "initialize": ("InitializeRequest", "InitializeResponse"),
+    "session/new": ("NewSessionRequest", "NewSessionResponse"),
+    "session/prompt": ("PromptRequest", "PromptResponse"),
+    "session/resume": ("ResumeSessionRequest", "ResumeSessionResponse"),
+    "session/close": ("CloseSessionRequest", "CloseSessionResponse"),
+    "session/delete": ("DeleteSessionRequest", "DeleteSessionResponse"),
+    "session/list": ("ListSessionsRequest", "ListSessionsResponse"),
+    "session/set_config_option": (
+        "SetSessionConfigOptionRequest",
+        "SetSessionConfigOptionResponse",
+    ),
+    "tool_call/cancel": ("CancelToolCallRequest", "CancelToolCallResponse"),
+    "terminal/cancel": ("CancelTerminalRequest", "CancelTerminalResponse"),
+    "session/request_permission": ("RequestPermissionRequest", "RequestPermissionResponse"),
+    "elicitation/create": ("CreateElicitationRequest", "CreateElicitationResponse"),
+    "session/update": ("UpdateSessionNotification", None),
+    "session/cancel": ("CancelSessionNotification", None),
+    "$/cancel_request": ("CancelRequestNotification", None),
+}
+
+
+class ConversationValidator:
+    """`validator(entries)`: every message of a whole recorded conversation (trace entries
+    `{"from", "message"}`, set-up included) against a schema, with the precise definition of
+    its method; a result against its request's method (matched by id and direction).
+
+    For the examples, which speak more than the prompt lifecycle: `OutboundValidator` checks
+    one engine's sends, this checks what crossed the pipes.
+    """
+
+    def __init__(self, spec_schema: dict[str, Any]) -> None:
+        self._one = OutboundValidator(spec_schema)
+
+    def __call__(self, entries: list[dict[str, Any]]) -> int:
+        """Validate every entry; returns how many messages were checked."""
+        asked: dict[tuple[str, str], str] = {}  # (requester, id as JSON) -> method
+        for entry in entries:
+            side, wire = entry["from"], entry["message"]
+            assert side in ("agent", "client"), entry
+            assert wire.get("jsonrpc") == "2.0", wire
+            method = wire.get("method")
+            self._one.envelope(side, wire)
+            if method is not None:
+                assert method in _METHODS, f"{side} sent an unknown method {method!r}"
+                params, result = _METHODS[method]
+                self._one.definition(params, wire["params"])
+                if "id" in wire:
+                    assert result is not None, f"{method} sent as a request: {wire!r}"
+                    asked[(side, json.dumps(wire["id"]))] = result
+            elif "result" in wire:
+                peer = "client" if side == "agent" else "agent"
+                name = asked.pop((peer, json.dumps(wire["id"])), None)
+                assert name is not None, f"a result no request of the {peer} asked for: {wire!r}"
+                self._one.definition(name, wire["result"])
+            else:
+                self._one.definition("Error", wire["error"])
+        return len(entries)

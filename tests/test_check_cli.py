@@ -154,11 +154,12 @@ def test_rules_prints_the_generated_catalogue() -> None:
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in ([], ["check"], ["check", "--revision", "2027-01", "x"]):
+    for argv in ([], ["check"], ["check", "--side", "both", "x"]):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
         assert "usage:" in capsys.readouterr().err
+    # an unknown revision name is one line, not a usage text (tests/test_cli_revision.py)
 
 
 # -- one side's rules, warnings ----------------------------------------------------------

@@ -22,7 +22,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 AGENT = EXAMPLES / "stdio_agent.py"
 CLIENT = EXAMPLES / "stdio_client.py"
 TIMEOUT = 20.0  # per read; never reached when things work
-REVISIONS = {r.name: r for r in (acp.V2_2026_08, acp.V2_2026_11)}
+#: Every name `--revision` accepts (dated names and the alias `preview`) and what it names.
+REVISIONS = {name: acp.revision_named(name) for name in acp.REVISION_CHOICES}
 
 
 def _read(path: Path) -> list[dict[str, Any]]:

@@ -8,19 +8,26 @@ reconstruction).
 - Every message the engines emit in a scripted conversation validates against that
   revision's schema (root branch and the precise definition of the method, see
   schema_validation.py).
+- The examples (`examples/stdio_client.py` starting `examples/stdio_agent.py`, real pipes)
+  at each revision: every message either side recorded, set-up included, validates against
+  that revision's schema, and each side's recording breaks none of its rules there.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from conftest import SPEC_DIR, schema_2026_11_path
 from jsonschema import Draft202012Validator
 from pair import AgentClientPair
-from schema_validation import OutboundValidator
+from schema_validation import ConversationValidator, OutboundValidator
 
 import acp_core as acp
 from acp_core import (
@@ -162,3 +169,96 @@ def test_engine_output_validates_against_the_revisions_schema(revision: acp.Revi
     sides = {side for side, _ in pair.sent}
     assert sides == {"agent", "client"}
     assert pair.violations() == ()
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module", params=sorted(acp.REVISIONS))
+def examples_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[acp.Revision, dict[str, list[dict[str, Any]]]]:
+    """The example client and agent, both at one revision: two prompts, the second cancelled;
+    each side's own recording."""
+    name: str = request.param
+    tmp = tmp_path_factory.mktemp(f"examples-{name}")
+    client_trace, agent_trace = tmp / "client.jsonl", tmp / "agent.jsonl"
+    client = [sys.executable, str(EXAMPLES / "stdio_client.py"), "--revision", name]
+    agent = [sys.executable, str(EXAMPLES / "stdio_agent.py"), "--revision", name]
+    run = subprocess.run(
+        [*client, "--trace", str(client_trace), "--", *agent, "--trace", str(agent_trace)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return acp.REVISIONS[name], {"client": _read(client_trace), "agent": _read(agent_trace)}
+
+
+def test_every_message_of_the_examples_validates_against_the_revisions_schema(
+    examples_run: tuple[acp.Revision, dict[str, list[dict[str, Any]]]],
+) -> None:
+    revision, traces = examples_run
+    validate = ConversationValidator(_schema(_schema_key(revision)))
+    for recording in traces.values():
+        methods = {e["message"].get("method") for e in recording}
+        # the whole conversation, not just the prompt lifecycle
+        assert {"initialize", "session/new", "session/prompt", "session/cancel"} <= methods
+        assert validate(recording) == len(recording)
+
+
+def test_the_examples_recordings_break_no_rule_at_their_revision(
+    examples_run: tuple[acp.Revision, dict[str, list[dict[str, Any]]]],
+) -> None:
+    revision, traces = examples_run
+    assert acp.check_trace(traces["agent"], revision=revision) == ()
+    client_side = acp.check_trace(traces["client"], revision=revision)
+    assert [v for v in client_side if acp.RULES[v.rule].side != "agent"] == []
+    prompts = {
+        e["message"]["id"]
+        for e in traces["agent"]
+        if e["message"].get("method") == "session/prompt"
+    }
+    receipts = [
+        e["message"]["result"]
+        for e in traces["agent"]
+        if e["from"] == "agent" and "result" in e["message"] and e["message"]["id"] in prompts
+    ]
+    users = [
+        u["messageId"] for u in _updates(traces["agent"]) if u["sessionUpdate"] == "user_message"
+    ]
+    assert len(receipts) == 2
+    if revision.prompt_result_has_message_id:
+        assert receipts == [{"messageId": m} for m in users]
+    else:
+        assert receipts == [{}, {}]
+
+
+def _updates(recording: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        e["message"]["params"]["update"]
+        for e in recording
+        if e["message"].get("method") == "session/update"
+    ]
+
+
+def test_the_conversation_validator_refuses_what_the_schema_refuses(
+    examples_run: tuple[acp.Revision, dict[str, list[dict[str, Any]]]],
+) -> None:
+    # the validation above can fail: a message id that is not a string, a result for a
+    # request nobody sent
+    revision, traces = examples_run
+    validate = ConversationValidator(_schema(_schema_key(revision)))
+    recording = json.loads(json.dumps(traces["agent"]))
+    update = next(u for u in _updates(recording) if u["sessionUpdate"] == "user_message")
+    update["messageId"] = 7
+    with pytest.raises(jsonschema.ValidationError):
+        validate(recording)
+    stray = {"from": "agent", "message": {"jsonrpc": "2.0", "id": "nobody", "result": {}}}
+    with pytest.raises(AssertionError, match="no request"):
+        validate([*traces["agent"], stray])

@@ -47,8 +47,10 @@ from acp_core._wire._codec import decode_message
 from acp_core._wire._content import TerminalRef, TextContent, ToolContent
 from acp_core._wire._json import freeze_json
 from acp_core._wire._jsonrpc import Batch, PermissionOption
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import Cost, PlanEntry, TerminalExitStatus
 
+from ._cli_revision import add_revision_argument, chosen_revision
 from ._render import render_session
 
 __all__ = ["HELP", "Demo", "configure", "demo_conversation", "run", "trace_lines"]
@@ -110,9 +112,10 @@ class _Wire:
     Messages are delivered first in, first out, each as JSON text, like a real transport.
     """
 
-    def __init__(self) -> None:
-        self.agent = new_agent(SESSION_ID)
-        self.client = new_client(SESSION_ID)
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
+        self.agent = new_agent(SESSION_ID, revision=revision)
+        self.client = new_client(SESSION_ID, revision=revision)
         self.entries: list[dict[str, Any]] = [
             {"from": side, "message": message} for side, message in _HANDSHAKE
         ]
@@ -128,7 +131,7 @@ class _Wire:
             self._relay(sender, message)
         while self._queue:
             source, text = self._queue.popleft()
-            decoded = decode_message(json.loads(text))
+            decoded = decode_message(json.loads(text), revision=self.revision)
             assert not isinstance(decoded, Batch)  # engines never emit batches (Q25)
             received = Received(decoded)
             if source == "agent":
@@ -151,9 +154,10 @@ class _Wire:
             self._send("client", outbound)
 
 
-def demo_conversation() -> Demo:
-    """Run the scripted two-prompt conversation (pure: the same result every time)."""
-    wire = _Wire()
+def demo_conversation(revision: Revision = DEFAULT_REVISION) -> Demo:
+    """Run the scripted two-prompt conversation at `revision` (pure: the same result every
+    time); both engines speak it and the wire decodes by it."""
+    wire = _Wire(revision)
 
     # -- prompt 1: a full turn with a permission request, ending with end_turn -------------
     wire.client_does(
@@ -238,6 +242,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the recorded wire traffic as a trace (JSON lines) instead",
     )
+    add_revision_argument(parser, "both engines speak and the checker judges by")
 
 
 def trace_lines(entries: tuple[dict[str, Any], ...]) -> str:
@@ -250,8 +255,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     the command line passes stdout and stderr)."""
     from acp_core._rules._check import check_trace
 
-    demo = demo_conversation()
-    violations = check_trace(demo.entries)
+    revision = chosen_revision(args)
+    demo = demo_conversation(revision)
+    violations = check_trace(demo.entries, revision=revision)
     if args.json:
         out.write(trace_lines(demo.entries))
     else:

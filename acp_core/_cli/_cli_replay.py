@@ -21,8 +21,8 @@ from typing import Any, Final, TextIO
 from acp_core._errors import Diagnostic
 from acp_core._state._snapshot import snapshot
 from acp_core._wire._codec import encode_update
-from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS
 
+from ._cli_revision import add_revision_argument, chosen_revision
 from ._render import render_session
 from ._replay_fold import (
     Line,
@@ -235,12 +235,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="read the trace as v1 traffic (through the v1 normalizer) or v2 "
         "(default: detect v1 traffic)",
     )
-    parser.add_argument(
-        "--revision",
-        choices=sorted(REVISIONS),
-        default=DEFAULT_REVISION.name,
-        help="protocol revision the reducers follow (default: %(default)s)",
-    )
+    add_revision_argument(parser, "the reducers follow")
     parser.add_argument(
         "--steps",
         action="store_true",
@@ -267,7 +262,7 @@ def run(
         err.write(f"acp_core replay: {e}\n")
         return BAD_INPUT
     try:
-        revision = REVISIONS[getattr(args, "revision", DEFAULT_REVISION.name)]
+        revision = chosen_revision(args)
         replay = replay_trace(
             parse_trace(text), protocol=args.protocol, revision=revision, steps=args.steps
         )

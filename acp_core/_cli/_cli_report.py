@@ -13,8 +13,9 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
-from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
+from ._cli_revision import add_revision_argument, chosen_revision
 from ._mermaid import mermaid_from_model
 from ._report import Progress, report_model, report_path_beside
 from ._report_html import render_page
@@ -37,12 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="where to write ('-': stdout; default: the HTML page beside FILE, "
         "FILE with .html instead of .jsonl, or stdout for Mermaid and stdin)",
     )
-    parser.add_argument(
-        "--revision",
-        choices=sorted(REVISIONS),
-        default=DEFAULT_REVISION.name,
-        help="protocol revision to judge and fold by (default: %(default)s)",
-    )
+    add_revision_argument(parser, "to judge and fold by")
     parser.add_argument(
         "--side",
         choices=("agent", "client"),
@@ -91,7 +87,7 @@ def run(
         entries,
         lines=lines,
         name=name,
-        revision=REVISIONS[args.revision],
+        revision=chosen_revision(args),
         side=args.side,
         progress=progress,
     )

@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Final, TextIO
 
-from acp_core._wire._revision import V2_2026_08, V2_2026_11, Revision
 from acp_core.explore import Counterexample, ExploreLevel, MapShards, explore_levels
+
+from ._cli_revision import add_revision_argument, chosen_revision
 
 __all__ = ["HELP", "configure", "run", "trace_lines"]
 
@@ -25,7 +26,6 @@ HELP: Final = (
     "the replay law, write the shortest counterexample of each violation as a trace; "
     "exit 0: none found, 1: violations"
 )
-_REVISIONS: Final[dict[str, Revision]] = {r.name: r for r in (V2_2026_08, V2_2026_11)}
 
 #: Makes the `map_shards` of a run: (workers, executor name, scheduler address) -> a context.
 MapFactory = Callable[[int, str, "str | None"], AbstractContextManager[MapShards]]
@@ -33,7 +33,7 @@ MapFactory = Callable[[int, str, "str | None"], AbstractContextManager[MapShards
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of `explore`."""
-    parser.add_argument("--revision", choices=sorted(_REVISIONS), default=V2_2026_08.name)
+    add_revision_argument(parser, "both connections speak")
     parser.add_argument("--depth", type=int, default=8, help="actions per path (default 8)")
     parser.add_argument("--sessions", type=int, default=1, help="sessions (default 1)")
     parser.add_argument(
@@ -79,7 +79,7 @@ def run(
     map_factory: MapFactory,
 ) -> int:
     """Explore, write each counterexample with `write_trace(name, example) -> path`, print."""
-    revision = _REVISIONS[args.revision]
+    revision = chosen_revision(args)
     shards = max(1, args.workers)
     start = clock()
     last = ExploreLevel(0, 1, 0, 1, ())
@@ -107,12 +107,12 @@ def run(
             "steps": len(v.path),
             "path": list(v.path),
             "side": v.side,
-            "trace": write_trace(f"{args.revision}-{v.rule}.jsonl", v),
+            "trace": write_trace(f"{revision.name}-{v.rule}.jsonl", v),
         }
         for v in last.violations
     ]
     summary = {
-        "revision": args.revision,
+        "revision": revision.name,
         "sessions": args.sessions,
         "workers": args.workers,
         "executor": args.executor,

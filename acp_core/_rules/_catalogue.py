@@ -33,6 +33,8 @@ from typing import Final, Literal
 
 import attrs
 
+from acp_core._wire._revision import Revision
+
 from ._catalogue_preview import PREVIEW_ROWS
 
 __all__ = ["LEVELS", "RULES", "SIDES", "Level", "Rule", "Side", "rules_markdown"]
@@ -222,7 +224,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _table(rules: tuple[Rule, ...]) -> list[str]:
+def _rows(rules: tuple[Rule, ...]) -> list[str]:
     out = [
         "| Id | Level | Side | Rule | Spec | Kit id | Checked |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -236,8 +238,19 @@ def _table(rules: tuple[Rule, ...]) -> list[str]:
     return out
 
 
-def rules_markdown() -> str:
-    """The rule catalogue as Markdown: the exact text of `docs/rules.md`."""
+def rules_markdown(revision: Revision | None = None) -> str:
+    """The rule catalogue as Markdown: the exact text of `docs/rules.md`; with a `revision`,
+    only the rules that apply in it (`Revision.applies`: none it drops, none a later
+    revision adds), and a line saying which revision that is."""
+
+    def _table(rules: tuple[Rule, ...]) -> list[str]:
+        return _rows(tuple(r for r in rules if revision is None or revision.applies(r.id)))
+
+    scope = (
+        []
+        if revision is None
+        else [f"Only the rules that apply in revision `{revision.name}`.", ""]
+    )
     lines = [
         "# Rule catalogue",
         "",
@@ -258,6 +271,7 @@ def rules_markdown() -> str:
         "  `src/tck/v2/requirements.py`) that tests the same obligation.",
         "- **Checked**: `check_trace` reports breaches of this rule.",
         "",
+        *scope,
         "## Agent rules",
         "",
         *_table(_AGENT),

@@ -102,8 +102,14 @@ class Revision:
         return name in self.lineage
 
     def applies(self, rule_id: str) -> bool:
-        """Whether a catalogue rule applies in this revision (the machine asks this)."""
-        return rule_id not in self.rules_dropped
+        """Whether a catalogue rule applies in this revision (the machine asks this).
+
+        It does unless this revision drops it (`rules_dropped`) or a known revision adds it
+        (`rules_added`) and this one does not build on that one; `rules --revision` prints
+        the rules for which this holds."""
+        if rule_id in self.rules_dropped:
+            return False
+        return rule_id in self.rules_added or rule_id not in _ADDED_LATER
 
 
 def _later(
@@ -172,6 +178,12 @@ PREVIEW: Final = V2_PREVIEW
 #: Every known revision by its dated name (what `--revision` offers; tests iterate it).
 REVISIONS: Final[Mapping[str, Revision]] = immutables.Map(
     {r.name: r for r in (V2_2026_08, V2_2026_11, V2_PREVIEW)}
+)
+
+#: The rule ids some known revision adds: outside it and the revisions built on it they
+#: do not apply (`Revision.applies`).
+_ADDED_LATER: Final[frozenset[str]] = frozenset().union(
+    *(r.rules_added for r in REVISIONS.values())
 )
 
 #: Other names a revision answers to.
