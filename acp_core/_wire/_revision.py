@@ -141,6 +141,25 @@ def _later(
     return Revision(**fields)  # type: ignore[arg-type]
 
 
+def _ids(prefix: str, *spans: tuple[int, int]) -> frozenset[str]:
+    """Rule ids `prefix + n` for n in each inclusive span (`_ids("R", (47, 61))`)."""
+    return frozenset(f"{prefix}{n}" for lo, hi in spans for n in range(lo, hi + 1))
+
+
+# Which revision introduces each rule of the Preview digest's section 4 (R47-R81, C27-C56;
+# that digest gives ids to 2026-11 items too). 2026-11: prompt receipts and replay ordering
+# (R62-R64, C38, C39; spec PR 2175), notices in history (R65), held prompts and cancel
+# (R70-R72, C40), background work (R73, R74, R76, C49, C50), item cancel requests (R75,
+# C41), the tool-call name (R81), `_meta` patches (C54), `paused` (C56). The rest is the
+# Preview's: children and session messages, the replay marker, idempotency keys, plan
+# removal and markdown plans, the unknown state, prompt suggestions, compaction status.
+_RULES_2026_11: Final = _ids("R", (62, 65), (70, 76), (81, 81)) | _ids(
+    "C", (38, 41), (49, 50), (54, 54), (56, 56)
+)
+_RULES_PREVIEW: Final = _ids("R", (47, 61), (66, 69), (77, 80)) | _ids(
+    "C", (27, 37), (42, 48), (51, 53), (55, 55)
+)
+
 #: The stable v2 draft of 2026-08 (schema 2.0.0-alpha.3): `session/prompt` answers `{}`.
 V2_2026_08: Final = Revision(
     BASE_REVISION, "2.0.0-alpha.3", False, False, StopReason.KNOWN, ToolCallStatus.KNOWN
@@ -157,6 +176,7 @@ V2_2026_11: Final = _later(
     meta_patch_merges=True,
     new_stop_reasons=frozenset({StopReason.ERROR}),
     new_tool_statuses=frozenset({ToolCallStatus.PAUSED}),
+    rules_added=_RULES_2026_11,
     rules_dropped=frozenset({"C15"}),  # replaced by C40 (Preview digest 4.3)
 )
 
@@ -170,6 +190,7 @@ V2_PREVIEW: Final = _later(
     PREVIEW_NAME,
     "1.20.0 (schema crate; reconstructed)",
     usage_meta_patches=True,
+    rules_added=_RULES_2026_11 | _RULES_PREVIEW,
 )
 
 #: The v2 Preview under its alias (`PREVIEW.name` is its dated name, `2026-11-20`).
