@@ -186,7 +186,7 @@ def test_a_rule_a_later_revision_adds_applies_only_from_there(
     from acp_core._wire import _revision
 
     later = attrs.evolve(acp.V2_PREVIEW, name="2099-01", rules_added=frozenset({"R1"}))
-    monkeypatch.setattr(_revision, "_ADDED_LATER", frozenset({"R1"}))
+    monkeypatch.setattr(_revision, "LATER_RULES", frozenset({"R1"}))
     assert later.applies("R1")
     assert not acp.V2_PREVIEW.applies("R1")
     assert not acp.V2_2026_08.applies("R1")

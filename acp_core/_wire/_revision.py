@@ -27,6 +27,7 @@ from ._updates import SessionUpdate, StopReason, ToolCallStatus
 __all__ = [
     "DEFAULT_REVISION",
     "KNOWN_UPDATE_TAGS",
+    "LATER_RULES",
     "PREVIEW",
     "REVISIONS",
     "REVISION_ALIASES",
@@ -104,12 +105,27 @@ class Revision:
     def applies(self, rule_id: str) -> bool:
         """Whether a catalogue rule applies in this revision (the machine asks this).
 
-        It does unless this revision drops it (`rules_dropped`) or a known revision adds it
-        (`rules_added`) and this one does not build on that one; `rules --revision` prints
-        the rules for which this holds."""
+        It does unless this revision drops it, or a later revision brings it (`LATER_RULES`)
+        and this one's `rules_added` does not include it."""
         if rule_id in self.rules_dropped:
             return False
-        return rule_id in self.rules_added or rule_id not in _ADDED_LATER
+        return rule_id in self.rules_added or rule_id not in LATER_RULES
+
+
+def _ids(prefix: str, numbers: range) -> frozenset[str]:
+    return frozenset(f"{prefix}{n}" for n in numbers)
+
+
+# The rules of the Preview digest's section 4 (R47-R81, C27-C56) that the 2026-11 draft
+# already states (its sources are the 2026-11 docs and SDK 2.4.0: background work, item
+# cancels, the resume state snapshot, the tool-call name, C40 for C15); the rest come with
+# the Preview.
+_RULES_2026_11: Final = frozenset(
+    {"R62", "R73", "R74", "R75", "R76", "R81", "C40", "C41", "C49", "C50", "C56"}
+)
+#: Every catalogue rule that applies only from a later revision on (`Revision.applies`).
+LATER_RULES: Final = _ids("R", range(47, 82)) | _ids("C", range(27, 57))
+_RULES_PREVIEW: Final = LATER_RULES - _RULES_2026_11
 
 
 def _later(
@@ -141,25 +157,6 @@ def _later(
     return Revision(**fields)  # type: ignore[arg-type]
 
 
-def _ids(prefix: str, *spans: tuple[int, int]) -> frozenset[str]:
-    """Rule ids `prefix + n` for n in each inclusive span (`_ids("R", (47, 61))`)."""
-    return frozenset(f"{prefix}{n}" for lo, hi in spans for n in range(lo, hi + 1))
-
-
-# Which revision introduces each rule of the Preview digest's section 4 (R47-R81, C27-C56;
-# that digest gives ids to 2026-11 items too). 2026-11: prompt receipts and replay ordering
-# (R62-R64, C38, C39; spec PR 2175), notices in history (R65), held prompts and cancel
-# (R70-R72, C40), background work (R73, R74, R76, C49, C50), item cancel requests (R75,
-# C41), the tool-call name (R81), `_meta` patches (C54), `paused` (C56). The rest is the
-# Preview's: children and session messages, the replay marker, idempotency keys, plan
-# removal and markdown plans, the unknown state, prompt suggestions, compaction status.
-_RULES_2026_11: Final = _ids("R", (62, 65), (70, 76), (81, 81)) | _ids(
-    "C", (38, 41), (49, 50), (54, 54), (56, 56)
-)
-_RULES_PREVIEW: Final = _ids("R", (47, 61), (66, 69), (77, 80)) | _ids(
-    "C", (27, 37), (42, 48), (51, 53), (55, 55)
-)
-
 #: The stable v2 draft of 2026-08 (schema 2.0.0-alpha.3): `session/prompt` answers `{}`.
 V2_2026_08: Final = Revision(
     BASE_REVISION, "2.0.0-alpha.3", False, False, StopReason.KNOWN, ToolCallStatus.KNOWN
@@ -176,8 +173,8 @@ V2_2026_11: Final = _later(
     meta_patch_merges=True,
     new_stop_reasons=frozenset({StopReason.ERROR}),
     new_tool_statuses=frozenset({ToolCallStatus.PAUSED}),
-    rules_added=_RULES_2026_11,
     rules_dropped=frozenset({"C15"}),  # replaced by C40 (Preview digest 4.3)
+    rules_added=_RULES_2026_11,
 )
 
 #: The v2 Preview of 2026-11-20 (schema crate 1.20.0, about JSON schema 2.0.0-alpha.17; no
@@ -199,12 +196,6 @@ PREVIEW: Final = V2_PREVIEW
 #: Every known revision by its dated name (what `--revision` offers; tests iterate it).
 REVISIONS: Final[Mapping[str, Revision]] = immutables.Map(
     {r.name: r for r in (V2_2026_08, V2_2026_11, V2_PREVIEW)}
-)
-
-#: The rule ids some known revision adds: outside it and the revisions built on it they
-#: do not apply (`Revision.applies`).
-_ADDED_LATER: Final[frozenset[str]] = frozenset().union(
-    *(r.rules_added for r in REVISIONS.values())
 )
 
 #: Other names a revision answers to.
