@@ -24,11 +24,14 @@ Theory of operation.
 - Nothing received ends the connection: a request gets its JSON-RPC error, anything else that
   cannot be processed becomes a `Finding` event.
 
-Preview slots: children will be `AgentSession`s whose `parent` names the session above them
-(`AgentConnection.children_of` lists them; `_connection_agent_setup._resume` marks where each
-is re-announced and replayed with its own marker); `replay_complete` goes in `END_MARKERS`
-(`_engines/_replay_gen.py`); idempotency keys belong in `_prompt_gate` (a retried key answers with
-the first prompt's result).
+The Preview: a child session lives in the engine of its top-level session
+(`AgentEngine.children`); `owner_of` finds that session, so a child's `session/cancel` and the
+item cancels naming a child reach the right engine, and restricted requests naming a child
+(`session/prompt`, `session/resume`, `session/close`) are answered -32602 (P14, C34). A resume
+sends what `_engines/_replay_tree.resume_updates` lists (children re-announced and replayed
+under their parent, each with its `replay_complete`). Keyed prompts pass the prompt gate like
+any prompt; the engine answers retries from its key ledger, and only a held prompt is reported
+as `PromptReceived`.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ from acp_core._wire._jsonrpc import (
     Batch,
     CancelRequestNotification,
     CancelSessionNotification,
+    CancelTerminalRequest,
+    CancelToolCallRequest,
     ErrorResponse,
     InvalidEntry,
     Message,
@@ -67,9 +72,11 @@ from ._connection_agent_state import (
     AgentSession,
     Build,
     OpenSession,
+    child_refused,
     host_answer,
     new_agent_connection,
     open_session,
+    owner_of,
     session_intent,
     step_session,
 )
@@ -115,7 +122,10 @@ def _supported(block: ContentBlock, prompt_caps: JsonObject | None) -> bool:
 
 
 def _prompt_gate(b: Build, message: PromptRequest) -> bool:
-    """Whether a prompt may reach its engine; if not, it has been answered."""
+    """Whether a prompt may reach its engine; if not, it has been answered. A keyed retry
+    passes like any prompt: its engine answers it from the key ledger (R67, R68)."""
+    if child_refused(b, message.id, message.session_id, "session/prompt"):  # P14, C34
+        return False
     session = b.sessions.get(message.session_id)
     if session is None or not session.attached or session.closing_pending:
         b.answer(message.id, unknown_session(message.id, message.session_id))
@@ -136,8 +146,12 @@ def _withdrawn(b: Build, request_id: int | str | None) -> None:
     if method is None:
         return  # answered already, or never ours: nothing to withdraw
     for session_id, session in b.sessions.items():
-        if any(p.id == request_id for p in session.engine.prompts):
-            step_session(b, session_id, RejectPrompt(request_id, "Request cancelled", -32800))
+        engine = session.engine
+        # A keyed retry waiting for its original withdraws the original with it (R68).
+        original = engine.keys.original_of(request_id)
+        held = request_id if original is None else original
+        if any(p.id == held for p in engine.prompts):
+            step_session(b, session_id, RejectPrompt(held, "Request cancelled", -32800))
             return
     if method != "session/prompt":
         b.answer(request_id, error_reply(request_id, -32800, "Request cancelled"))
@@ -154,15 +168,30 @@ def _receive(b: Build, message: Message) -> None:
         b.incoming = b.incoming.set(message.id, "session/prompt")
         if _prompt_gate(b, message):
             step_session(b, message.session_id, Received(message))
-            b.event(PromptReceived(message.session_id, message.id))
+            if any(p.id == message.id for p in b.sessions[message.session_id].engine.prompts):
+                b.event(PromptReceived(message.session_id, message.id))  # held, not a retry
     elif kind is CancelSessionNotification:
         assert isinstance(message, CancelSessionNotification)
-        session = b.sessions.get(message.session_id)
+        target = owner_of(b, message.session_id) or message.session_id  # a child's cancel
+        session = b.sessions.get(target)
         if session is None or not session.attached:
             b.finding("E3", f"session/cancel for unknown session {message.session_id!r}")
             return
-        step_session(b, message.session_id, Received(message))
+        step_session(b, target, Received(message))
         b.event(CancelReceived(message.session_id))
+    elif kind is CancelToolCallRequest or kind is CancelTerminalRequest:
+        item: Any = message  # tool_call/cancel, terminal/cancel (2026-11 on): its engine answers
+        if item.id in b.incoming:
+            b.send(error_reply(item.id, -32600, f"request id {item.id!r} is already pending"))
+            return
+        method = "tool_call/cancel" if kind is CancelToolCallRequest else "terminal/cancel"
+        b.incoming = b.incoming.set(item.id, method)
+        target = owner_of(b, item.session_id) or item.session_id
+        session = b.sessions.get(target)
+        if session is None or not session.attached:
+            b.answer(item.id, unknown_session(item.id, item.session_id))
+            return
+        step_session(b, target, Received(item))
     elif kind is Response or kind is ErrorResponse:
         assert isinstance(message, (Response, ErrorResponse))
         session_id = b.outgoing.get(message.id)
@@ -199,6 +228,9 @@ def _receive(b: Build, message: Message) -> None:
         b.finding("E3", "an agent does not receive session/update")
 
 
+_REQUESTS: Final = (PromptRequest, Request, CancelToolCallRequest, CancelTerminalRequest)
+
+
 def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
     if type(item) is InvalidEntry:
         detail = f"Invalid Request: expected {item.expected} @ {item.path}"
@@ -209,7 +241,7 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
     except ProtocolError as e:
         # An engine refused the message: a request gets the error, anything else is noted.
         rid = getattr(item, "id", None)
-        if type(item) in (PromptRequest, Request) and rid in b.incoming:
+        if type(item) in _REQUESTS and rid in b.incoming:
             b.answer(rid, error_reply(rid, e.code, str(e)))
         else:
             b.finding(e.rule, str(e))

@@ -24,7 +24,13 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._updates import SessionConfigBoolean, SessionConfigOption, SessionConfigSelect
 
 from ._agent import new_agent
-from ._connection_agent_state import AgentSession, Build, finish_close, step_session
+from ._connection_agent_state import (
+    AgentSession,
+    Build,
+    child_refused,
+    finish_close,
+    step_session,
+)
 from ._connection_values import (
     SUPPORTED_VERSIONS,
     UNSUPPORTED_VERSION,
@@ -40,7 +46,7 @@ from ._connection_values import (
     unknown_session,
 )
 from ._intents import CancelPermission, Received
-from ._replay_gen import end_marker, replay_updates, state_snapshot
+from ._replay_tree import resume_updates
 
 __all__ = ["SELF_ANSWERED"]
 
@@ -143,20 +149,19 @@ def _resume(b: Build, request: Request) -> None:
             error_reply(request.id, -32602, "Invalid params: unsupported replayFrom cursor"),
         )
         return
+    if child_refused(b, request.id, session_id, "session/resume"):
+        return
     session = b.sessions.get(session_id)
     if session is None or session.closing_pending or session.parent is not None:
         b.answer(request.id, unknown_session(request.id, session_id))
         return
-    state = session.engine.session
-    if cursor is not None:
-        for update in replay_updates(state):
-            b.send(_update_wire(session_id, update))
-        # Preview slot: re-announce each child here, then replay it with its own marker (R60, R61).
-        marker = end_marker(b.conn.revision)
-        if marker is not None:
-            b.send(_update_wire(session_id, marker))
-    for update in state_snapshot(state):
-        b.send(_update_wire(session_id, update))
+    engine = session.engine
+    history = cursor is not None
+    # History, children (re-announced, replayed with their markers), marker, state (R57-R62).
+    for target, update in resume_updates(
+        engine.children, engine.session, engine.revision, history=history
+    ):
+        b.send(_update_wire(target, update))
     b.sessions = b.sessions.set(session_id, attrs.evolve(session, attached=True))
     result: dict[str, Any] = {}
     if session.config_options:
@@ -168,6 +173,8 @@ def _resume(b: Build, request: Request) -> None:
 def _close(b: Build, request: Request) -> None:
     session_id = _session_param(b, request)
     if session_id is None:
+        return
+    if child_refused(b, request.id, session_id, "session/close"):
         return
     session = b.sessions.get(session_id)
     if session is not None and session.closing_pending:

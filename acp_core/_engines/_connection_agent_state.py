@@ -18,6 +18,7 @@ import attrs
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._conversation import Conversation
 from acp_core._state._pcoll import PMap
+from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
@@ -38,7 +39,15 @@ from ._connection_values import (
 )
 from ._intents import RequestPermission
 
-__all__ = ["AgentConnection", "AgentSession", "Build", "OpenSession", "new_agent_connection"]
+__all__ = [
+    "AgentConnection",
+    "AgentSession",
+    "Build",
+    "OpenSession",
+    "child_refused",
+    "new_agent_connection",
+    "owner_of",
+]
 
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
 _NO_BYTES: Final = NdjsonDecoder()
@@ -56,7 +65,8 @@ class AgentSession:
         attached: active on this connection (its traffic goes on the wire).
         closing: ids of the `session/close` requests waiting for the running turn to end
             (answered together, once it has).
-        parent: the parent session of a subagent child (the Preview; None for top-level).
+        parent: unused: a child lives in its top-level session's engine
+            (`AgentEngine.children`); kept so that constructions naming it stay valid.
     """
 
     engine: AgentEngine
@@ -125,8 +135,30 @@ class AgentConnection:
         return self.sessions[session_id].engine
 
     def children_of(self, session_id: str) -> tuple[str, ...]:
-        """Ids of the subagent children registered under a session (the Preview)."""
-        return tuple(sid for sid, s in self.sessions.items() if s.parent == session_id)
+        """Ids of the subagent children announced on a session (the Preview), in order: a
+        child lives in the engine of its top-level session (`AgentEngine.children`)."""
+        owner = session_id if session_id in self.sessions else owner_of(self, session_id)
+        if owner is None:
+            return ()
+        return children_of(self.sessions[owner].engine.children, session_id)
+
+
+def owner_of(conn: AgentConnection | Build, session_id: str) -> str | None:
+    """The top-level session whose engine announced the child `session_id` (None: no child
+    of this connection's sessions)."""
+    for owner, session in conn.sessions.items():
+        if session_id in session.engine.children.parents:
+            return owner
+    return None
+
+
+def child_refused(b: Build, request_id: int | str | None, session_id: str, method: str) -> bool:
+    """A restricted request naming a child session (P14, C34, R53): answered -32602."""
+    if owner_of(b, session_id) is None:
+        return False
+    detail = f"Invalid params: {session_id!r} is a child session; {method} is not permitted"
+    b.answer(request_id, error_reply(request_id, -32602, detail))
+    return True
 
 
 def new_agent_connection(

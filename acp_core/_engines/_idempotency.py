@@ -62,6 +62,13 @@ class KeyLedger:
 
     keys: PMap[str, KeyEntry] = attrs.field(factory=PMap)
 
+    def original_of(self, request_id: int | str | None) -> int | str | None:
+        """The held original a retry `request_id` waits for (None: not a joined retry)."""
+        for entry in self.keys.values():
+            if request_id in entry.joined:
+                return entry.request_id
+        return None
+
     def joined(self) -> tuple[int | str | None, ...]:
         """The request ids of every retry waiting for its held original (R68)."""
         return tuple(r for entry in self.keys.values() for r in entry.joined)

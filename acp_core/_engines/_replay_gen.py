@@ -15,8 +15,9 @@ What is replayed and how (digest 3.13; Preview R62-R65):
   empty-content upsert when its items carry chunk `_meta`), a plan as its `plan_update`, a
   terminal as one `terminal_update` snapshot (all its bytes).
 - Session-wide values last (commands, config options, info, usage), then the foreground as a
-  state snapshot. A running state that still carries the previous turn's stop reason is
-  preceded by that idle, which is what put the stop reason there.
+  state snapshot (with the background list once reported; none for a child whose state was
+  never confirmed; `unknown` as it is). A running state that still carries the previous
+  turn's stop reason is preceded by that idle, which is what put the stop reason there.
 - Not replayed: unknown updates (`state.unknown`: notices and every kind this library does not
   know are live-only, R65) and diagnostics (each receiver finds its own). docs/semantics.md
   lists these exceptions to the replay law.
@@ -29,7 +30,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
 from acp_core._state._pcoll import PMap
+from acp_core._state._reduce_preview import UNCONFIRMED, UNKNOWN
 from acp_core._state._session_state import MessageState, SessionState, TerminalState, ToolCallState
+from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import UNSET, JsonObject, Meta
 from acp_core._wire._revision import Revision
 from acp_core._wire._updates import (
@@ -54,6 +57,7 @@ from acp_core._wire._updates import (
     UserMessage,
     UserMessageChunk,
 )
+from acp_core._wire._updates_preview import ReplayComplete, UnknownStateUpdate
 
 __all__ = ["END_MARKERS", "end_marker", "replay_updates", "state_snapshot"]
 
@@ -61,7 +65,7 @@ __all__ = ["END_MARKERS", "end_marker", "replay_updates", "state_snapshot"]
 #: 2026-11 drafts have none (the resume response ends the history); the Preview's revision
 #: registers its `replay_complete` here, and the connection sends it after each session's
 #: history and before that session's state snapshot (R57, R62).
-END_MARKERS: Final[dict[str, SessionUpdate]] = {}
+END_MARKERS: Final[dict[str, SessionUpdate]] = {PREVIEW_NAME: ReplayComplete()}
 
 _WHOLE: Final[dict[str, Callable[..., SessionUpdate]]] = {
     "user": UserMessage,
@@ -76,8 +80,13 @@ _CHUNK: Final[dict[str, Callable[..., SessionUpdate]]] = {
 
 
 def end_marker(revision: Revision) -> SessionUpdate | None:
-    """The end-of-history marker of `revision`, if it has one."""
-    return END_MARKERS.get(revision.name)
+    """The end-of-history marker of `revision`, if it has one (a revision built on one with
+    a marker keeps it)."""
+    for name in reversed(revision.lineage):
+        marker = END_MARKERS.get(name)
+        if marker is not None:
+            return marker
+    return None
 
 
 def _meta(value: JsonObject | None) -> Meta:
@@ -156,16 +165,24 @@ def state_snapshot(state: SessionState) -> tuple[SessionUpdate, ...]:
     idle that left the stop reason a busy state still shows, if any."""
     fg = state.foreground
     meta = _meta(fg.meta)
+    # The background list goes with the snapshot once reported (R74); a child whose state
+    # was never confirmed has nothing to snapshot (P4), an unobservable one says so (R77).
+    background = UNSET if fg.background is None else fg.background
+    if fg.state == UNCONFIRMED:
+        return ()
+    if fg.state == UNKNOWN:
+        return (UnknownStateUpdate(background, meta),)
     if fg.state == "idle":
-        return (IdleStateUpdate(UNSET if fg.stop_reason is None else fg.stop_reason, meta),)
+        stop = UNSET if fg.stop_reason is None else fg.stop_reason
+        return (IdleStateUpdate(stop, meta, background),)
     head: tuple[SessionUpdate, ...] = ()
     if fg.stop_reason is not None:
         head = (IdleStateUpdate(fg.stop_reason),)
     if fg.raw is not None:
         return (*head, OtherStateUpdate(fg.raw))
     if fg.state == "requires_action":
-        return (*head, RequiresActionStateUpdate(meta))
-    return (*head, RunningStateUpdate(meta))
+        return (*head, RequiresActionStateUpdate(meta, background))
+    return (*head, RunningStateUpdate(meta, background))
 
 
 def replay_updates(state: SessionState) -> Iterator[SessionUpdate]:
