@@ -82,7 +82,7 @@ _HOME: dict[str, str] = {
     "UpdateTerminal": "acp_core._engines._renamed",
     "UpdateToolCall": "acp_core._engines._renamed",
     "AgentEngine": "acp_core._engines._agent",
-    "PendingPermission": "acp_core._engines._agent",
+    "PendingPermission": "acp_core._engines._agent_permissions",
     "PermissionDecision": "acp_core._engines._agent",
     "Turn": "acp_core._engines._agent",
     "new_agent": "acp_core._engines._agent",

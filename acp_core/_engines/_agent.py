@@ -47,22 +47,16 @@ from acp_core._wire._content import (
 )
 from acp_core._wire._json import UNSET, JsonObject
 from acp_core._wire._jsonrpc import (
-    CancelRequestNotification,
     ErrorResponse,
-    PermissionOption,
     PromptRequest,
     PromptResult,
-    RequestPermissionRequest,
     Response,
     RpcError,
-    ToolCallPermissionSubject,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import (
     IdleStateUpdate,
-    RequiresActionStateUpdate,
     RunningStateUpdate,
-    ToolCallUpdate,
     UserMessage,
     UserMessageChunk,
 )
@@ -72,24 +66,22 @@ from ._agent_build import (
     Build,
     check_content_block,
     check_value,
-    known_tool_call,
     new_message_id,
     refuse,
 )
 from ._agent_keys import prompt_inserted, prompt_released
 from ._agent_output import OUTPUT_STEPS
+from ._agent_permissions import PERMISSION_STEPS, PendingPermission
 from ._agent_preview import PREVIEW_STEPS
 from ._agent_receive import PermissionDecision, received
 from ._idempotency import KeyLedger
 from ._intents import (
     AcceptPrompt,
-    CancelPermission,
     EndTurn,
     Received,
     RejectPrompt,
     ReportAbort,
     ReportUserMessage,
-    RequestPermission,
     StartWork,
     Step,
 )
@@ -121,16 +113,6 @@ class Turn:
     prompt_driven: bool
     user_message_id: str | None
     cancel_requested: bool = False
-
-
-@attrs.frozen
-class PendingPermission:
-    """A permission request the client has not answered yet."""
-
-    request_id: int | str | None
-    tool_call_id: str | None
-    options: tuple[PermissionOption, ...]
-    foreground: bool  # blocks the current turn (False: background, or its turn has ended)
 
 
 @attrs.frozen
@@ -310,60 +292,6 @@ def _start_work(b: Build, intent: StartWork) -> None:
     b.set(turn=Turn(None, False, None), open_message=None)
 
 
-def _request_permission(b: Build, intent: RequestPermission) -> None:
-    if not intent.title:
-        raise refuse("R26", "a permission request carries a non-empty title")
-    if not intent.options:
-        raise refuse("R26", "a permission request offers at least one option")
-    for option in intent.options:
-        check_value(b.engine.revision, "permission option kind", option.kind)
-    engine = b.engine
-    request_id = intent.request_id
-    if request_id is None:
-        request_id = b.get("next_request_id")
-        while request_id in engine.pending or request_id in engine.decisions:
-            request_id += 1
-        b.set(next_request_id=request_id + 1)
-        b.ids.append(request_id)
-    elif request_id in engine.pending:
-        raise refuse("E2", f"request id {request_id!r} is already pending")
-    subject: Any = UNSET
-    if intent.tool_call_id is not None:
-        known_tool_call(b, intent.tool_call_id)
-        call = b.session.tool_calls[intent.tool_call_id]
-        # The subject is the same upsert shape as tool_call_update; current values only, so
-        # applying it changes nothing on the client (T10).
-        subject = ToolCallPermissionSubject(
-            ToolCallUpdate(intent.tool_call_id, call.title, call.kind, call.status)
-        )
-    b.send(
-        RequestPermissionRequest(
-            request_id,
-            engine.session_id,
-            intent.title,
-            intent.options,
-            intent.description,
-            subject,
-        )
-    )
-    foreground = engine.turn is not None
-    if foreground and b.session.foreground.state == "running":
-        b.update(RequiresActionStateUpdate())  # R11; background requests do not flip it (Q33)
-    b.set(
-        pending=engine.pending.set(
-            request_id,
-            PendingPermission(request_id, intent.tool_call_id, intent.options, foreground),
-        ),
-        open_message=None,
-    )
-
-
-def _cancel_permission(b: Build, intent: CancelPermission) -> None:
-    if intent.request_id not in b.engine.pending:
-        raise refuse("E2", f"no pending permission request has id {intent.request_id!r}")
-    b.send(CancelRequestNotification(intent.request_id))
-
-
 def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
     turn = b.engine.turn
     if turn is None:
@@ -400,8 +328,7 @@ _AGENT_STEPS: Final[dict[type[Any], Any]] = {
     ReportUserMessage: _report_user,
     StartWork: _start_work,
     **OUTPUT_STEPS,
-    RequestPermission: _request_permission,
-    CancelPermission: _cancel_permission,
+    **PERMISSION_STEPS,
     EndTurn: _end_turn,
     ReportAbort: _report_abort,
     Received: received,

@@ -39,7 +39,7 @@ from ._agent_preview import answer_item_cancel, child_cancel
 from ._intents import Received
 
 if TYPE_CHECKING:
-    from ._agent import PendingPermission
+    from ._agent_permissions import PendingPermission
 
 __all__ = ["PermissionDecision", "received"]
 

@@ -135,8 +135,9 @@ class AgentConnection:
         return self.sessions[session_id].engine
 
     def children_of(self, session_id: str) -> tuple[str, ...]:
-        """Ids of the subagent children announced on a session (the Preview), in order: a
-        child lives in the engine of its top-level session (`AgentEngine.children`)."""
+        """Ids of the subagent children announced on a session (the Preview), in order.
+
+        A child lives in the engine of its top-level session (`AgentEngine.children`)."""
         owner = session_id if session_id in self.sessions else owner_of(self, session_id)
         if owner is None:
             return ()

@@ -1,0 +1,98 @@
+"""The permission requests the agent engine sends, and their withdrawal.
+
+Owns: `PendingPermission` (a request the client has not answered yet) and the steps of
+`RequestPermission` (R26 a title and options, R18/R19 option kinds, E2 ids, R11 the turn
+blocks with `requires_action`, a tool-call subject with the call's current values) and
+`CancelPermission` (`$/cancel_request`). Must not know: how answers are judged
+(`_engines/_agent_receive.py`) or the rest of the turn (`_engines/_agent.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from acp_core._wire._json import UNSET
+from acp_core._wire._jsonrpc import (
+    CancelRequestNotification,
+    PermissionOption,
+    RequestPermissionRequest,
+    ToolCallPermissionSubject,
+)
+from acp_core._wire._updates import RequiresActionStateUpdate, ToolCallUpdate
+
+from ._agent_build import Build, check_value, known_tool_call, refuse
+from ._intents import CancelPermission, RequestPermission
+
+__all__ = ["PERMISSION_STEPS", "PendingPermission"]
+
+
+@attrs.frozen
+class PendingPermission:
+    """A permission request the client has not answered yet."""
+
+    request_id: int | str | None
+    tool_call_id: str | None
+    options: tuple[PermissionOption, ...]
+    foreground: bool  # blocks the current turn (False: background, or its turn has ended)
+
+
+def _request_permission(b: Build, intent: RequestPermission) -> None:
+    if not intent.title:
+        raise refuse("R26", "a permission request carries a non-empty title")
+    if not intent.options:
+        raise refuse("R26", "a permission request offers at least one option")
+    for option in intent.options:
+        check_value(b.engine.revision, "permission option kind", option.kind)
+    engine = b.engine
+    request_id = intent.request_id
+    if request_id is None:
+        request_id = b.get("next_request_id")
+        while request_id in engine.pending or request_id in engine.decisions:
+            request_id += 1
+        b.set(next_request_id=request_id + 1)
+        b.ids.append(request_id)
+    elif request_id in engine.pending:
+        raise refuse("E2", f"request id {request_id!r} is already pending")
+    subject: Any = UNSET
+    if intent.tool_call_id is not None:
+        known_tool_call(b, intent.tool_call_id)
+        call = b.session.tool_calls[intent.tool_call_id]
+        # The subject is the same upsert shape as tool_call_update; current values only, so
+        # applying it changes nothing on the client (T10).
+        subject = ToolCallPermissionSubject(
+            ToolCallUpdate(intent.tool_call_id, call.title, call.kind, call.status)
+        )
+    b.send(
+        RequestPermissionRequest(
+            request_id,
+            engine.session_id,
+            intent.title,
+            intent.options,
+            intent.description,
+            subject,
+        )
+    )
+    foreground = engine.turn is not None
+    if foreground and b.session.foreground.state == "running":
+        b.update(RequiresActionStateUpdate())  # R11; background requests do not flip it (Q33)
+    b.set(
+        pending=engine.pending.set(
+            request_id,
+            PendingPermission(request_id, intent.tool_call_id, intent.options, foreground),
+        ),
+        open_message=None,
+    )
+
+
+def _cancel_permission(b: Build, intent: CancelPermission) -> None:
+    if intent.request_id not in b.engine.pending:
+        raise refuse("E2", f"no pending permission request has id {intent.request_id!r}")
+    b.send(CancelRequestNotification(intent.request_id))
+
+
+PERMISSION_STEPS: Final[dict[type[Any], Any]] = {
+    RequestPermission: _request_permission,
+    CancelPermission: _cancel_permission,
+}
