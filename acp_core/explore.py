@@ -10,12 +10,16 @@ keeps: a state is reached once, by its first path). A state in violation is not 
 
 Pure: `explore` and `explore_levels` read no clock and write no file. Parallel runs pass a
 `map_shards` function (the CLI gives a process pool's or a Dask client's); the frontier is
-cut into shards by a stable digest of each state (`_explore_digest`), each shard is expanded
-by `expand_shard`, and the results are merged in frontier order, so any number of workers
-gives exactly the states, transitions and violations of one process.
+cut into contiguous runs (`shard_of`), each shard is expanded by `expand_shard`, and the
+results are merged in frontier order, so any number of workers gives exactly the states,
+transitions and violations of one process. (The first version cut by a stable digest of each
+state; walking each state for its digest cost as much as judging it, and where a node is
+expanded changes nothing: deduplication is the merge's.)
 
-Judging: agent rules on the agent's own recording, client and `both` rules on the client's
-(each end reads its peer's messages in its own order; docs/transports.md, "Recording").
+Judging: agent rules on the agent's own recording, client rules on the client's (each end
+reads its peer's messages in its own order; docs/transports.md, "Recording"), and the rules
+that bind both on both (a message's form, and an id in use, read the same in either order:
+the agent's reuse of a request id shows on its own recording at once).
 Only broken MUST / MUST NOT rules count, not warnings (what `python -m acp_core check` exits
 1 for; a recording that ends mid-turn is an R7 warning); `should=True` counts broken SHOULD /
 SHOULD NOT rules too. Each node carries its two `TraceCheck`s (the checker's state after each
@@ -35,7 +39,6 @@ import attrs
 
 from ._engines._replay_gen import replay_updates, state_snapshot
 from ._errors import ArgumentError
-from ._research._explore_digest import stable_digest
 from ._research._explore_model import (
     ACTION_NAMES,
     ACTIONS,
@@ -57,6 +60,7 @@ __all__ = [
     "Counterexample",
     "ExploreLevel",
     "ExploreResult",
+    "Options",
     "PairState",
     "expand_shard",
     "explore",
@@ -150,7 +154,7 @@ def judged(
         for v in check.violations():
             bound = RULES[v.rule].side if v.rule in RULES else side
             counts = v.mandatory or (should and not v.warning and v.level != "MAY")
-            if counts and (bound == "agent") == (side == "agent"):
+            if counts and (bound == "both" or (bound == "agent") == (side == "agent")):
                 rec = node.recording
                 trace = rec.agent_trace() if side == "agent" else rec.client_trace()
                 found.append(
@@ -190,34 +194,52 @@ def _replay_law(parent: Node, node: Node, revision: Revision) -> list[Counterexa
     return found
 
 
-#: What `expand_shard` returns for one node: (label, successor, its digest, its violations).
-Expansion = list[tuple[str, Node, bytes, tuple[Counterexample, ...]]]
+#: What `expand_shard` returns for one node: (label, successor, its violations).
+Expansion = list[tuple[str, Node, tuple[Counterexample, ...]]]
 
 
-Task = tuple[str, int, "frozenset[str] | None", bool, int, Sequence[Node]]
+@attrs.frozen
+class Options:
+    """What every shard of a run is expanded with (shipped with each task)."""
+
+    revision: str  # the revision's name (a name pickles small)
+    sessions: int
+    only: frozenset[str] | None = None
+    should: bool = False
+    symmetry: bool = False
+    ship_light: bool = False  # return successors without their checks (smaller pickles)
+
+
+#: One shard: the options and the nodes to expand.
+Task = tuple[Options, Sequence[Node]]
 
 
 def expand_shard(task: Task) -> list[Expansion]:
-    """Expand every node of a shard: `(revision name, sessions, actions, should, shards,
-    nodes)` -> per node, its successors in alphabet order. A top-level function, so processes
-    can run it."""
-    revision_name, sessions, only, should, shards, nodes = task
-    revision = _REVISIONS[revision_name]
+    """Expand every node of a shard: per node, its successors in alphabet order (label,
+    successor, its violations). A top-level function, so processes can run it."""
+    options, nodes = task
+    revision = _REVISIONS[options.revision]
     out: list[Expansion] = []
-    for node in nodes:
+    for shipped in nodes:
+        node = shipped
+        if node.checks is None:  # shipped without them: rebuild from the recording, once
+            node = judged(None, node, revision, options.should)[0]
         expansion: Expansion = []
-        for label, successor in successors(node, sessions, only):
-            nxt, violations = judged(node, successor, revision, should)
-            # The digest only places a state in a shard: one shard needs none.
-            digest = stable_digest(nxt.state) if shards > 1 else b""
-            expansion.append((label, nxt, digest, violations))
+        for label, successor in successors(node, options.sessions, options.only, options.symmetry):
+            nxt, violations = judged(node, successor, revision, options.should)
+            if options.ship_light:
+                nxt = attrs.evolve(nxt, checks=None)
+            expansion.append((label, nxt, violations))
         out.append(expansion)
     return out
 
 
-def shard_of(digest: bytes, shards: int) -> int:
-    """The shard a state with this digest belongs to (the same in every process)."""
-    return int.from_bytes(digest[:8], "big") % shards
+def shard_of(index: int, frontier: int, shards: int) -> int:
+    """The shard of the `index`-th of `frontier` nodes: contiguous, balanced runs (nodes
+    next to each other share most of their path, so a shard's pickles share structure).
+    Which shard expands a node changes nothing but who does the work: results are merged
+    in frontier order."""
+    return index * shards // max(frontier, 1)
 
 
 MapShards = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
@@ -236,12 +258,15 @@ def explore_levels(
     map_shards: MapShards = _serial_map,
     actions: Iterable[str] | None = None,
     should: bool = False,
+    symmetry: bool = False,
 ) -> Iterator[ExploreLevel]:
     """Walk breadth-first, yielding after each completed level (1..depth).
 
     `actions` restricts the alphabet to these names (`ACTION_NAMES`; default: all of it).
     `should`: count broken SHOULD / SHOULD NOT rules as violations too (default: only MUST
     and MUST NOT, what `check` exits 1 for).
+    `symmetry`: the symmetry reduction over session ids (`sessions_in_order`: session k+1
+    acts only once session k has); the same violations (as rules), fewer states.
 
     `map_shards(fn, tasks)` runs `fn` on each task and returns the results in task order
     (default: in this process); `shards` is how many tasks a level is cut into.
@@ -253,36 +278,29 @@ def explore_levels(
     only = None if actions is None else frozenset(actions)
     if only is not None and not only <= set(ACTION_NAMES):
         raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")
+    options = Options(revision.name, sessions, only, should, symmetry, ship_light=shards > 1)
     root, _ = judged(None, initial_node(revision, sessions), revision, should)
     seen: set[PairState] = {root.state}
-    root_digest = stable_digest(root.state) if shards > 1 else b""
-    frontier: list[tuple[Node, bytes]] = [(root, root_digest)]
+    frontier: list[Node] = [root]
     transitions = 0
     found: dict[str, Counterexample] = {}
     for level in range(1, depth + 1):
-        buckets: list[list[int]] = [[] for _ in range(shards)]
-        for index, (_, digest) in enumerate(frontier):
-            buckets[shard_of(digest, shards)].append(index)
-        tasks: list[Task] = [
-            (revision.name, sessions, only, should, shards, [frontier[i][0] for i in b])
-            for b in buckets
-            if b
-        ]
-        results = map_shards(expand_shard, tasks)
-        by_index: dict[int, Expansion] = {}
-        for bucket, result in zip((b for b in buckets if b), results, strict=True):
-            by_index.update(zip(bucket, result, strict=True))
-        nxt: list[tuple[Node, bytes]] = []
-        for index in range(len(frontier)):  # merge in frontier order: independent of shards
-            for _label, node, digest, violations in by_index[index]:
-                transitions += 1
-                if node.state in seen:
-                    continue
-                seen.add(node.state)
-                for v in violations:
-                    found.setdefault(v.rule, v)
-                if not violations:
-                    nxt.append((node, digest))
+        buckets: list[list[Node]] = [[] for _ in range(min(shards, len(frontier)))]
+        for index, node in enumerate(frontier):
+            buckets[shard_of(index, len(frontier), len(buckets))].append(node)
+        results = map_shards(expand_shard, [(options, bucket) for bucket in buckets])
+        nxt: list[Node] = []
+        for result in results:  # in frontier order: independent of the shards
+            for expansion in result:
+                for _label, node, violations in expansion:
+                    transitions += 1
+                    if node.state in seen:
+                        continue
+                    seen.add(node.state)
+                    for v in violations:
+                        found.setdefault(v.rule, v)
+                    if not violations:
+                        nxt.append(node)
         frontier = nxt
         yield ExploreLevel(level, len(seen), transitions, len(frontier), tuple(found.values()))
         if not frontier:
@@ -298,6 +316,7 @@ def explore(
     map_shards: MapShards = _serial_map,
     actions: Iterable[str] | None = None,
     should: bool = False,
+    symmetry: bool = False,
 ) -> ExploreResult:
     """Explore every interleaving up to `depth` actions; see the module docstring."""
     last = ExploreLevel(0, 1, 0, 1, ())
@@ -309,6 +328,7 @@ def explore(
         map_shards=map_shards,
         actions=actions,
         should=should,
+        symmetry=symmetry,
     ):
         last = level
     return ExploreResult(last.states, last.transitions, last.depth, last.violations)

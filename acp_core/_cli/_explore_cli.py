@@ -52,6 +52,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="stop after the first level that ends past this budget",
     )
     parser.add_argument(
+        "--symmetry",
+        action="store_true",
+        help="symmetry reduction over session ids (session k+1 acts only once k has)",
+    )
+    parser.add_argument(
         "--should",
         action="store_true",
         help="count broken SHOULD / SHOULD NOT rules as violations too (default: MUST only)",
@@ -91,6 +96,7 @@ def run(
             shards=shards,
             map_shards=map_shards,
             should=args.should,
+            symmetry=args.symmetry,
         ):
             if not args.json:
                 out.write(
@@ -116,6 +122,7 @@ def run(
         "sessions": args.sessions,
         "workers": args.workers,
         "executor": args.executor,
+        "symmetry": args.symmetry,
         "states": last.states,
         "transitions": last.transitions,
         "depth": last.depth,

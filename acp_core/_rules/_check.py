@@ -212,7 +212,18 @@ class _Checker:
         else:
             self.sessions[sid] = conv
         if isinstance(msg, (j.Request, j.PromptRequest, j.RequestPermissionRequest)):
-            self.route[(side, request_key(msg.id))] = sid
+            key = (side, request_key(msg.id))
+            if key in self.route and self.route[key] != sid and msg.id is not None:
+                # Ids are per connection: the machines see one session each (same-session
+                # reuse is theirs), so reuse across sessions is found here.
+                self.report(
+                    "J2",
+                    i,
+                    f"request id {shown(msg.id)} is already in use by a pending request of "
+                    f"{'the connection' if self.route[key] is None else shown(self.route[key])}"
+                    f" (ids are unique per connection, not per session)",
+                )
+            self.route[key] = sid
         for f in findings:
             self.report(f.rule, f.at, f.message, warning=f.warning)
 

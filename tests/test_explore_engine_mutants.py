@@ -1,0 +1,78 @@
+"""Planted bugs in the engines' insides: each mutant replaces a function of the agent's
+engine or connection (not what they write), and `explore` finds it with a counterexample of
+at most 12 steps, written as a trace that `python -m acp_core check` flags (exit 1).
+
+The unmutated model has no violation at the same depth with the same alphabet (the control),
+so each finding is the mutant's. The wire mutants are in tests/test_explore_mutants.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+import acp_core as acp
+from acp_core.__main__ import main
+from acp_core._engines import _connection_agent_state
+from acp_core.explore import Counterexample, explore_levels
+
+
+def same_id_in_every_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The connection draws request ids per session, as each engine's own counter does
+    (every session's first request is 0), instead of from the connection's one counter."""
+
+    def fresh_id(b: Any) -> int:
+        return 0
+
+    monkeypatch.setattr(_connection_agent_state, "fresh_id", fresh_id)
+
+
+class Mutant(NamedTuple):
+    apply: Callable[[pytest.MonkeyPatch], None]
+    sessions: int
+    actions: tuple[str, ...] | None  # None: the whole alphabet
+    revision: acp.Revision = acp.V2_2026_08
+
+
+MUTANTS: dict[str, Mutant] = {
+    "a request id reused across sessions": Mutant(
+        same_id_in_every_session, 2, ("prompt", "accept", "tool", "ask", "deliver")
+    ),
+}
+
+
+def _first_violations(
+    mutant: Mutant, depth: int = 12
+) -> tuple[int, tuple[Counterexample, ...]]:
+    for level in explore_levels(
+        revision=mutant.revision,
+        depth=depth,
+        sessions=mutant.sessions,
+        actions=mutant.actions,
+        symmetry=True,
+    ):
+        if level.violations:
+            return level.depth, level.violations
+    return depth, ()
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_explore_finds_the_engine_mutant(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mutant = MUTANTS[name]
+    with monkeypatch.context() as m:
+        mutant.apply(m)
+        depth, violations = _first_violations(mutant)
+    assert violations, f"{name}: not found to depth {depth}"
+    example = violations[0]
+    assert len(example.path) <= 12
+    trace = tmp_path / "counterexample.jsonl"
+    trace.write_text("".join(json.dumps(e) + "\n" for e in example.entries), encoding="utf-8")
+    assert main(["check", "--revision", mutant.revision.name, str(trace)]) == 1
+    assert f"{example.rule} (MUST" in capsys.readouterr().out
+    assert _first_violations(mutant, depth=len(example.path))[1] == ()
