@@ -48,7 +48,7 @@ from acp_core._wire._jsonrpc import (
     Response,
     RpcError,
 )
-from acp_core._wire._revision import Revision
+from acp_core._wire._revision import V2_PREVIEW, Revision
 from acp_core._wire._updates import (
     IdleStateUpdate,
     OtherStateUpdate,
@@ -123,7 +123,9 @@ def _check_announcement(b: Build, u: SubagentUpdate) -> None:
 def send_update(b: Build, update: SessionUpdate, session_id: str | None) -> None:
     """`SendUpdate`: report `update` on the agent's session or on an announced child's."""
     engine = b.engine
-    if not on_wire(engine.revision, update):
+    # The intent's value was read back at the Preview when it was built (`_intents_preview`),
+    # so only an earlier revision needs the round trip.
+    if engine.revision is not V2_PREVIEW and not on_wire(engine.revision, update):
         raise refuse(
             "E0",
             f"{type(update).__name__} as given is not on the {engine.revision.name} wire "
