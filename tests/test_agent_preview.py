@@ -362,3 +362,54 @@ def test_a_listed_terminal_is_dropped_only_once_exited() -> None:
     assert refused(engine, acp.ReportBackground(())) == "R74"
     engine = do(engine, acp.PatchTerminal("term", exit_status=acp.TerminalExitStatus(0))).state
     assert do(engine, acp.ReportBackground(())).state.background == ()
+
+
+# -- a child's permission requests (R47, R71 per child) -----------------------------------
+
+ALLOW = (acp.PermissionOption("y", "Yes", "allow_once"),)
+
+
+def _child_asking(capabilities: Any = CANCEL) -> acp.AgentEngine:
+    engine = send(with_child(capabilities=capabilities), acp.RunningStateUpdate(), "c1").state
+    call = acp.ToolCallUpdate("t", title="edit", status="pending")
+    engine = send(engine, call, "c1").state
+    engine, out = do(engine, acp.RequestPermission("Edit?", ALLOW, "t", session_id="c1"))
+    assert out[0]["method"] == "session/request_permission"
+    assert out[0]["params"]["sessionId"] == "c1"
+    assert engine.phase == "idle"  # a child's request never blocks the parent
+    assert acp.effective_state(engine.children, "c1") == "requires_action"  # R11 on the child
+    return engine
+
+
+def test_a_childs_permission_request_is_sent_on_the_child_and_its_grant_starts_the_tool() -> None:
+    engine = _child_asking()
+    answer = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {"outcome": {"outcome": "selected", "optionId": "y"}},
+    }
+    engine, out = receive(engine, answer)
+    assert engine.violations == ()
+    assert acp.permission_decision(engine, 0).approved
+    assert [w["params"]["sessionId"] for w in out] == ["c1", "c1"]
+    assert acp.effective_state(engine.children, "c1") == "running"  # R12 on the child
+    assert engine.children.sessions["c1"].tool_calls["t"].status == "in_progress"
+    assert "t" not in engine.session.tool_calls
+
+
+def test_a_permission_request_for_an_unannounced_child_is_r47() -> None:
+    intent = acp.RequestPermission("Edit?", ALLOW, session_id="c9")
+    assert refused(with_child(), intent) == "R47"
+    assert (
+        refused(with_child(), acp.RequestPermission("Edit?", ALLOW, "t9", session_id="c1")) == "R13"
+    )
+
+
+def test_a_child_cancel_withdraws_the_childs_requests_and_a_parent_cancel_does_not() -> None:
+    withdrawal = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 0}}
+    _, out = receive(_child_asking(), cancel("c1"))
+    assert out == ({**withdrawal},)
+    engine = receive(_child_asking(), prompt(1)).state
+    engine = do(engine, acp.AcceptPrompt(1)).state
+    _, out = receive(engine, cancel())
+    assert [w for w in out if w.get("method") == "$/cancel_request"] == []  # the child's stays

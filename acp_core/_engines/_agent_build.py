@@ -126,6 +126,11 @@ class Build:
         self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(_update_wire(session_id, update))
 
+    def send_child(self, session_id: str, message: Message) -> None:
+        """Send a request or answer of the child `session_id` (its machine judges it)."""
+        self.child_machine(session_id, "agent", message)
+        self.wire.append(encode_message(message))
+
     def update_child(self, session_id: str, update: SessionUpdate) -> None:
         """Report `update` on the announced child `session_id` (its tree entry is already
         reduced by the caller)."""

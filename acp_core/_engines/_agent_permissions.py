@@ -23,6 +23,7 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._updates import RequiresActionStateUpdate, ToolCallUpdate
 
 from ._agent_build import Build, check_value, known_tool_call, refuse
+from ._agent_preview import send_update
 from ._intents import CancelPermission, RequestPermission
 
 __all__ = ["PERMISSION_STEPS", "PendingPermission"]
@@ -36,6 +37,7 @@ class PendingPermission:
     tool_call_id: str | None
     options: tuple[PermissionOption, ...]
     foreground: bool  # blocks the current turn (False: background, or its turn has ended)
+    session_id: str | None = None  # a child's request (Preview); None: the agent's own
 
 
 def _request_permission(b: Build, intent: RequestPermission) -> None:
@@ -55,25 +57,42 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
         b.ids.append(request_id)
     elif request_id in engine.pending:
         raise refuse("E2", f"request id {request_id!r} is already pending")
+    child = intent.session_id
+    if child == engine.session_id:
+        child = None
+    if child is not None and child not in b.get("children").parents:
+        raise refuse("R47", f"announce {child!r} with subagent_update before asking for it")
+    state = b.session if child is None else b.get("children").sessions[child]
     subject: Any = UNSET
     if intent.tool_call_id is not None:
-        known_tool_call(b, intent.tool_call_id)
-        call = b.session.tool_calls[intent.tool_call_id]
+        if child is None:
+            known_tool_call(b, intent.tool_call_id)
+        elif intent.tool_call_id not in state.tool_calls:
+            raise refuse(
+                "R13", f"tool call {intent.tool_call_id!r} was never reported on {child!r}"
+            )
+        call = state.tool_calls[intent.tool_call_id]
         # The subject is the same upsert shape as tool_call_update; current values only, so
         # applying it changes nothing on the client (T10).
         subject = ToolCallPermissionSubject(
             ToolCallUpdate(intent.tool_call_id, call.title, call.kind, call.status)
         )
-    b.send(
-        RequestPermissionRequest(
-            request_id,
-            engine.session_id,
-            intent.title,
-            intent.options,
-            intent.description,
-            subject,
-        )
+    request = RequestPermissionRequest(
+        request_id,
+        engine.session_id if child is None else child,
+        intent.title,
+        intent.options,
+        intent.description,
+        subject,
     )
+    if child is not None:  # the child's lifecycle judges it, and it blocks the child (R11)
+        b.send_child(child, request)
+        if state.foreground.state == "running":
+            send_update(b, RequiresActionStateUpdate(), child)
+        pending = PendingPermission(request_id, intent.tool_call_id, intent.options, False, child)
+        b.set(pending=engine.pending.set(request_id, pending), open_message=None)
+        return
+    b.send(request)
     foreground = engine.turn is not None
     if foreground and b.session.foreground.state == "running":
         b.update(RequiresActionStateUpdate())  # R11; background requests do not flip it (Q33)

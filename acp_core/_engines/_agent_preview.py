@@ -40,6 +40,7 @@ from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import decode_part, encode_part
 from acp_core._wire._json import EMPTY_OBJECT
 from acp_core._wire._jsonrpc import (
+    CancelRequestNotification,
     CancelSessionNotification,
     CancelTerminalRequest,
     CancelToolCallRequest,
@@ -229,6 +230,9 @@ def child_cancel(b: Build, message: CancelSessionNotification) -> bool:
         return False
     if link.can_cancel:
         b.child_machine(message.session_id, "client", message)
+        for pending in b.get("pending").values():  # R71 for the child's own requests
+            if pending.session_id == message.session_id:
+                b.send(CancelRequestNotification(pending.request_id))
     else:
         b.note("C29", f"session/cancel for child {message.session_id!r}, which has no cancel")
     return True

@@ -35,7 +35,7 @@ from acp_core._wire._updates import RunningStateUpdate, ToolCallUpdate
 
 from ._agent_build import Build
 from ._agent_keys import keyed_prompt, prompt_released, withdraw_permissions
-from ._agent_preview import answer_item_cancel, child_cancel
+from ._agent_preview import answer_item_cancel, child_cancel, send_update
 from ._intents import Received
 
 if TYPE_CHECKING:
@@ -87,6 +87,9 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     decision = _decide(pending, message)
     remaining = engine.pending.delete(message.id)
     b.set(pending=remaining, decisions=engine.decisions.set(message.id, decision))
+    if pending.session_id is not None:
+        _child_answered(b, pending, decision)
+        return
     turn = engine.turn
     blocked = any(p.foreground for p in remaining.values())
     if (
@@ -103,6 +106,23 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
         call = b.session.tool_calls.get(pending.tool_call_id)
         if call is not None and call.status == "pending":
             b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15
+
+
+def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDecision) -> None:
+    # A child's request (Preview), as the agent's own (R12, R15) but on the child: the
+    # answer resumes it with `running` and a grant starts its tool, unless it was cancelled.
+    child = pending.session_id
+    assert child is not None
+    machine = b.get("child_conversations").get(child)
+    cancelled = machine is not None and machine.cancel_pending
+    asking = any(p.session_id == child for p in b.get("pending").values())
+    state = b.get("children").sessions[child].foreground.state
+    if not cancelled and not asking and state == "requires_action":
+        send_update(b, RunningStateUpdate(), child)  # R12 on the child
+    if decision.approved and pending.tool_call_id is not None and not cancelled:
+        call = b.get("children").sessions[child].tool_calls.get(pending.tool_call_id)
+        if call is not None and call.status == "pending":
+            send_update(b, ToolCallUpdate(pending.tool_call_id, status="in_progress"), child)
 
 
 def received(b: Build, intent: Received) -> None:
@@ -132,7 +152,12 @@ def received(b: Build, intent: Received) -> None:
             prompt_released(b, prompt, cancelled)
         # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
     elif type(message) is Response or type(message) is ErrorResponse:
-        b.receive(message)
+        asked = engine.pending.get(message.id)
+        child = None if asked is None else asked.session_id
+        if child is None:
+            b.receive(message)
+        else:
+            b.child_machine(child, "client", message)  # the child's request (Preview)
         _answered(b, message)
     elif type(message) is CancelToolCallRequest or type(message) is CancelTerminalRequest:
         if not engine.revision.includes("2026-11"):

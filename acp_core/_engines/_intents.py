@@ -304,7 +304,8 @@ class RequestPermission(_Checked):
     """Ask the user (`session/request_permission`); blocks foreground work until answered.
 
     With `tool_call_id` the request carries that tool call as its subject and, once granted,
-    the engine marks the tool `in_progress`.
+    the engine marks the tool `in_progress`. `session_id` names an announced child whose work
+    asks (Preview, R47; None: the agent's own session); it blocks the child, never the parent.
     """
 
     title: str = _f(_str)
@@ -312,6 +313,7 @@ class RequestPermission(_Checked):
     tool_call_id: str | None = _f(_or_none(_str), None)
     description: str | Unset = _f(_or_unset(_str), UNSET)
     request_id: int | str | None = _f(_request_id, None)
+    session_id: str | None = _f(_or_none(_str), None)
 
 
 @attrs.frozen
