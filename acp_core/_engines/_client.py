@@ -38,7 +38,7 @@ import attrs
 from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
-from acp_core._rules._check_message import MessageRules, StateSeen
+from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
 from acp_core._rules._conversation import Conversation, Finding, observe
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._pcoll import PMap, PVec
@@ -238,7 +238,7 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
     view: SessionState = b.get("view")
     revision = b.engine.revision
     if not subject:
-        b.record(MessageRules(revision).update(StateSeen(before), update))
+        b.record(update_findings(revision, before, update))
     session = reduce(before, update, revision=revision)
     view_update = update
     if subject and isinstance(update, ToolCallUpdate):

@@ -23,6 +23,7 @@ from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._codec import decode_message
+from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
 from acp_core._wire._updates_preview import PlanMarkdown
 
@@ -37,7 +38,15 @@ from ._predicates import (
     shown,
 )
 
-__all__ = ["CHECKED", "Finding", "MessageRules", "Seen", "StateSeen", "explain_undecodable"]
+__all__ = [
+    "CHECKED",
+    "Finding",
+    "MessageRules",
+    "Seen",
+    "StateSeen",
+    "explain_undecodable",
+    "update_findings",
+]
 
 #: The rules these checks (and the naming of decode failures) report.
 CHECKED: Final = frozenset(
@@ -100,11 +109,42 @@ class StateSeen(Seen):
         self.state = state
 
     def role(self, message_id: str, role: str) -> str:
-        known = self.state.message(message_id)
-        return known.role if known is not None else super().role(message_id, role)
+        known = self.state.message_role(message_id)
+        return known if known is not None else super().role(message_id, role)
 
     def first_sight(self, tool_call_id: str) -> bool:
         return tool_call_id not in self.state.tool_calls and super().first_sight(tool_call_id)
+
+
+_CHUNK_ROLE: Final[Mapping[type, str]] = {
+    u.UserMessageChunk: "user",
+    u.AgentMessageChunk: "agent",
+    u.AgentThoughtChunk: "thought",
+}
+
+
+def update_findings(revision: Revision, state: SessionState, upd: u.SessionUpdate) -> list[Finding]:
+    """What an update received into `state` breaks on its own (`MessageRules.update` with
+    `StateSeen(state)`), with a fast path for the common case: a plain text chunk.
+
+    A text chunk without unknown keys or annotations can break one rule only, R5 (its
+    message id names another role); every other check `update` runs finds nothing in it, so
+    the answer is the same without building the checks' memory.
+    """
+    role = _CHUNK_ROLE.get(type(upd))
+    if role is not None:
+        chunk: Any = upd
+        content = chunk.content
+        if (
+            type(content) is c.TextContent
+            and content.annotations is UNSET
+            and not content.extra
+            and not chunk.extra
+        ):
+            known = state.message_role(chunk.message_id)
+            if known is None or known == role:
+                return []
+    return MessageRules(revision).update(StateSeen(state), upd)
 
 
 class MessageRules:

@@ -50,6 +50,8 @@ from typing import Any, Final
 
 import attrs
 
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._revision import Revision
 
@@ -77,8 +79,17 @@ from ._conversation_effects import (  # noqa: F401 (the effects are re-exported 
     _start_turn,
     _stop_of,
 )
-from ._conversation_events import Obs, classify
-from ._conversation_guards import CHECKED, GUARDS
+from ._conversation_events import UPDATE_KIND, Obs, classify
+from ._conversation_guards import (
+    CHECKED,
+    GUARDS,
+    _r12,
+    _r23,
+    _r24_after,
+    _r39,
+    early_output,
+    work_id,
+)
 from ._conversation_state import (
     Conversation,
     Finding,
@@ -140,6 +151,59 @@ def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
     return found
 
 
+# The quiet path: most of a session's traffic is the agent's output in a running turn (a
+# chunk of a message the turn already touched, a usage update). For those, when nothing
+# pending could make a guard speak (no close, no forbidden replay, no permission answer
+# awaiting its `running`, no cancelled work, `running` already reported) and the effect
+# would change nothing, `observe` returns the same machine at once: the same answer the
+# full path gives, without building an observation. It applies only while the guards of
+# the kind in scope are exactly the ones below (a new guard turns it off by itself).
+_QUIET_CHECKS: Final[Mapping[Kind, frozenset[Any]]] = {
+    Kind.WORK: frozenset({_r24_after, _r39, early_output, _r12, _r23}),
+    Kind.USER_MESSAGE: frozenset({_r24_after, _r39}),
+    Kind.BACKGROUND: frozenset({_r24_after}),
+}
+_QUIET_SCOPE: dict[tuple[Kind, Revision], bool] = {}
+_NO_FINDINGS: Final[tuple[Finding, ...]] = ()
+
+
+def _quiet_in_scope(kind: Kind, revision: Revision) -> bool:
+    found = _QUIET_SCOPE.get((kind, revision))
+    if found is None:
+        quiet = _QUIET_CHECKS.get(kind)
+        found = quiet is not None and all(check in quiet for _, check in _guards(kind, revision))
+        if kind is Kind.WORK:
+            found = found and _EFFECTS.get(kind) is _on_work
+        elif kind is Kind.USER_MESSAGE:
+            found = found and _EFFECTS.get(kind) is _on_user_message
+        else:
+            found = found and kind not in _EFFECTS
+        _QUIET_SCOPE[(kind, revision)] = found
+    return found
+
+
+def _quiet(conv: Conversation, upd: object) -> bool:
+    # Whether this update, sent by the agent, changes nothing and breaks nothing here.
+    if conv.ended or conv.closed_at is not None or conv.replay_forbidden or conv.replaying:
+        return False
+    kind = UPDATE_KIND[type(upd)]
+    if not _quiet_in_scope(kind, conv.revision):
+        return False
+    if kind is Kind.BACKGROUND:
+        return True
+    if kind is Kind.USER_MESSAGE:
+        return upd.message_id in conv.user_ids  # type: ignore[attr-defined]
+    turn = conv.turn
+    if conv.awaiting_resume is not None or conv.late_ids:
+        return False
+    if turn is not None and not turn.started and not turn.early_output:
+        return False  # output before `running` may be R6
+    if not conv.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
+        return False
+    ident = work_id(upd)
+    return ident is None or ident in conv.work_ids or not conv.working
+
+
 def observe(
     conv: Conversation, sender: Sender, message: object, *, at: int = 0
 ) -> tuple[Conversation, tuple[Finding, ...]]:
@@ -150,6 +214,12 @@ def observe(
     received). Total: any message gives a machine and findings, never an exception; a
     message that changes nothing returns the same machine.
     """
+    if (
+        type(message) is j.UpdateSessionNotification
+        and sender == "agent"
+        and _quiet(conv, message.update)
+    ):
+        return conv, _NO_FINDINGS
     o = Obs(conv)
     if conv.ended:
         o.set(ended=())

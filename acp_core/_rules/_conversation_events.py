@@ -29,7 +29,7 @@ from ._conversation_state import (
 )
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["STATE_KINDS", "Obs", "classify"]
+__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify"]
 
 # Updates that are conversation history (what a replay sends) and the agent's own output.
 _USER: Final = (u.UserMessageChunk, u.UserMessage)
@@ -135,21 +135,31 @@ def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) 
     return Event(kind, sender, at, msg, pending, key[1])
 
 
+class _KindCache(dict[type, Kind]):
+    def __missing__(self, cls: type) -> Kind:
+        kind = _STATES.get(cls)
+        if kind is None:
+            kind = (
+                Kind.USER_MESSAGE
+                if issubclass(cls, _USER)
+                else Kind.WORK
+                if issubclass(cls, _WORK)
+                else Kind.BACKGROUND
+            )
+        self[cls] = kind
+        return kind
+
+
+#: The event kind of an update, by its class (worked out once per class).
+UPDATE_KIND: Final[Mapping[type, Kind]] = _KindCache()
+
+
 def classify(o: Obs, sender: Sender, msg: object, at: int) -> Event | None:
     if isinstance(msg, j.UpdateSessionNotification):
         if not _direction(o, sender, AGENT, "session/update", at):
             return None
         upd = msg.update
-        kind = _STATES.get(type(upd))
-        if kind is None:
-            kind = (
-                Kind.USER_MESSAGE
-                if isinstance(upd, _USER)
-                else Kind.WORK
-                if isinstance(upd, _WORK)
-                else Kind.BACKGROUND
-            )
-        return Event(kind, sender, at, upd)
+        return Event(UPDATE_KIND[type(upd)], sender, at, upd)
     if isinstance(msg, j.PromptRequest):
         _request(o, sender, msg.id, Pending(j.Method.SESSION_PROMPT, at))
         if not _direction(o, sender, CLIENT, "session/prompt", at):

@@ -207,6 +207,11 @@ class SessionState:
             return self._hot_message(message_id)
         return self._messages.get(message_id)
 
+    def message_role(self, message_id: str) -> str | None:
+        """The role of the message `message_id`, or None (builds no message value)."""
+        base = self._messages.get(message_id)
+        return None if base is None else base.role
+
     def _hot_message(self, hot_id: str) -> MessageState:
         base = self._messages[hot_id]
         return new_message_state(base.role, self._hot_content, base.meta, base.chunk_meta)  # type: ignore[arg-type]

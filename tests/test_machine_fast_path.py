@@ -1,0 +1,118 @@
+"""The hot paths give the answers of the full paths they stand in for.
+
+- `observe`'s quiet path (a message that changes nothing and breaks nothing returns the same
+  machine at once) against `observe` with the quiet path turned off, message by message over
+  every checker trace, mutated traces and engine pair runs;
+- `update_findings`' text-chunk path against `MessageRules.update` with `StateSeen`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import acp_core as acp
+import acp_core.strategies as acps
+from acp_core._errors import AcpError
+from acp_core._rules import _conversation as machine
+from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
+from acp_core._rules._conversation import Conversation, observe
+from acp_core._state._reduce import reduce
+from acp_core._state._session_state import new_session
+from acp_core._wire._codec import decode_message
+from acp_core._wire._content import TextContent
+from acp_core._wire._jsonrpc import UpdateSessionNotification
+from acp_core._wire._revision import REVISIONS
+from acp_core._wire._updates import AgentMessageChunk, RunningStateUpdate, UsageUpdate
+
+TRACES = sorted((Path(__file__).resolve().parent / "traces").glob("*.jsonl"))
+
+
+def _messages(path: Path) -> list[tuple[Any, Any]]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        if not isinstance(entry, dict) or entry.get("from") not in ("agent", "client"):
+            continue
+        try:
+            out.append((entry["from"], decode_message(entry["message"])))
+        except (AcpError, KeyError):
+            continue
+    return out
+
+
+MESSAGES = [m for path in TRACES for m in _messages(path)]
+_USAGE = UpdateSessionNotification("s", UsageUpdate(1, 10))
+
+
+def _follow(
+    messages: list[tuple[Any, Any]], revision: acp.Revision, quiet: bool, mid: bool
+) -> list[Any]:
+    conv = Conversation.mid_session(revision) if mid else Conversation.start(revision)
+    seen = []
+    saved = machine._quiet
+    if not quiet:
+        machine._quiet = lambda conv, upd: False  # type: ignore[assignment]
+    try:
+        for at, (sender, message) in enumerate(messages):
+            conv, found = observe(conv, sender, message, at=at)
+            seen.append((conv, found))
+    finally:
+        machine._quiet = saved
+    return seen
+
+
+@pytest.mark.parametrize("revision", list(REVISIONS.values()), ids=list(REVISIONS))
+@pytest.mark.parametrize("path", TRACES, ids=[p.name for p in TRACES])
+def test_the_quiet_path_changes_no_answer_on_the_traces(path: Path, revision: Any) -> None:
+    messages = _messages(path)
+    # Each message again with a background update after it: it clears what the message left
+    # for one event only (`ended`), so the message after it meets the quiet path's tests.
+    spaced = [m for pair in messages for m in (pair, ("agent", _USAGE))]
+    for sequence in (messages, spaced):
+        for mid in (False, True):
+            quiet = _follow(sequence, revision, True, mid)
+            assert quiet == _follow(sequence, revision, False, mid)
+
+
+def test_the_quiet_path_is_taken() -> None:
+    # A chunk of a message the running turn already touched: the same machine comes back.
+    note = UpdateSessionNotification("s", AgentMessageChunk("m1", TextContent("x")))
+    conv, _ = observe(
+        Conversation.start(), "agent", UpdateSessionNotification("s", RunningStateUpdate())
+    )
+    conv, _ = observe(conv, "agent", note)
+    assert machine._quiet(conv, note.update)
+    assert observe(conv, "agent", note) == (conv, ())
+
+
+@given(st.lists(st.sampled_from(MESSAGES), max_size=30), st.sampled_from(list(REVISIONS.values())))
+def test_the_quiet_path_changes_no_answer_on_shuffled_traffic(
+    messages: list[tuple[Any, Any]], revision: Any
+) -> None:
+    assert _follow(messages, revision, True, False) == _follow(messages, revision, False, False)
+
+
+@given(st.lists(acps.session_updates(), max_size=8), acps.session_updates())
+def test_update_findings_is_message_rules(before: list[Any], update: Any) -> None:
+    for revision in REVISIONS.values():
+        state = new_session("s")
+        for u in before:
+            state = reduce(state, u, revision=revision)
+        expected = MessageRules(revision).update(StateSeen(state), update)
+        assert update_findings(revision, state, update) == expected
+
+
+@pytest.mark.parametrize("role", ["user", "agent", "thought"])
+def test_a_text_chunk_reusing_another_role_s_id_is_r5_on_the_fast_path(role: str) -> None:
+    chunk = {"user": acp.UserMessageChunk, "agent": acp.AgentMessageChunk}.get(
+        role, acp.AgentThoughtChunk
+    )
+    state = reduce(new_session("s"), acp.UserMessage("m1", (acp.TextContent("hi"),)))
+    found = update_findings(acp.V2_2026_08, state, chunk("m1", acp.TextContent("x")))
+    assert [rule for rule, _ in found] == ([] if role == "user" else ["R5"])
