@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from v1_view import agent, chunk, client, load_trace, prompt, result, text, update
 
 import acp_core as acp
+from acp_core._rules._conversation import Phase
 
 S = "s"
 
@@ -170,6 +171,18 @@ def test_request_ids_of_both_sides_do_not_mix() -> None:
 def test_permission_while_idle_changes_no_state() -> None:
     entries = [_permission(3, {"toolCallId": "c", "title": "bg"}), _answer(3)]
     assert [type(u).__name__ for u in ups(entries)] == ["ToolCallUpdate"]
+
+
+def test_the_turn_s_phase_is_the_machine_s_over_the_emitted_stream() -> None:
+    # A v2 `state_update` passed through moves the phase the synthesis reads (the one home
+    # of the turn): after a passed-through idle the turn is over, so a permission request
+    # blocks nothing (no requires_action, Q33) though the prompt's result is still to come.
+    idle = update(S, {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+    entries = [prompt(S, 0, text("a")), idle, _permission(1, {"toolCallId": "c"}), _answer(1)]
+    names = [type(u).__name__ for u in ups(entries)]
+    assert names == ["UserMessage", "RunningStateUpdate", "IdleStateUpdate", "ToolCallUpdate"]
+    state = acp.normalize_v1(entries).state
+    assert state.machines[S].phase is Phase.IDLE
 
 
 def test_permission_request_in_v2_shape() -> None:

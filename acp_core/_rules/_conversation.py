@@ -116,6 +116,7 @@ __all__ = [
     "Turn",
     "finish",
     "observe",
+    "observe_update",
 ]
 
 #: The foreground phase after each reported state (every transition is legal for the
@@ -239,6 +240,16 @@ def observe(
         if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
             o.set(phase=target, phase_at=at)
     return (_rebuild(o.conv, o.changes) if o.changes else o.conv), tuple(o.found)
+
+
+def observe_update(
+    conv: Conversation, update: u.SessionUpdate, *, at: int = 0
+) -> tuple[Conversation, tuple[Finding, ...]]:
+    """`observe` of a `session/update` the agent sent in this session, given its update only
+    (the machine never reads the envelope's session id: it follows one session)."""
+    if _quiet(conv, update):
+        return conv, _NO_FINDINGS
+    return observe(conv, "agent", j.UpdateSessionNotification("", update), at=at)
 
 
 _FIELDS: Final = tuple(a.name for a in attrs.fields(Conversation))

@@ -183,7 +183,7 @@ def normalize_v1_step(
     """
     step = Step(state, index)
     _dispatch(step, message, sender, f"$[{index}].message")
-    new = V1State(state.policy, step.sessions, step.requests)
+    new = V1State(state.policy, step.sessions, step.requests, step.machines)
     return new, V1Output(tuple(step.updates), tuple(step.events), tuple(step.diags))
 
 

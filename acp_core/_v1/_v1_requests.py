@@ -55,9 +55,9 @@ TERMINAL_METHODS: Final = frozenset(
 def wait(step: Step, sid: str, key: RequestRef) -> None:
     """A request the user must answer: inside a turn the work is blocked (a request while
     idle changes nothing, Q33)."""
-    session = step.get(sid)
-    if session.prompts:
+    if step.in_turn(sid):
         step.emit(sid, RequiresActionStateUpdate())
+    session = step.get(sid)
     step.put(sid, attrs.evolve(session, waiting=(*session.waiting, key)))
 
 
@@ -66,7 +66,7 @@ def unwait(step: Step, sid: str, key: RequestRef) -> None:
     session = step.get(sid)
     waiting = tuple(k for k in session.waiting if k != key)
     step.put(sid, attrs.evolve(session, waiting=waiting))
-    if session.prompts and not waiting:
+    if not waiting and step.in_turn(sid):
         step.emit(sid, RunningStateUpdate())
 
 

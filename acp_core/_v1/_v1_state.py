@@ -15,6 +15,7 @@ from typing import Final, TypeAlias
 import attrs
 
 from acp_core._errors import Diagnostic
+from acp_core._rules._conversation import Conversation
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._pcoll import PMap, PVec
 from acp_core._wire._content import ContentBlock
@@ -216,7 +217,6 @@ class V1Session:
     runs: PMap[str, Run] = attrs.field(factory=PMap)
     aliases: PMap[str, str] = attrs.field(factory=PMap)
     tools: PMap[str, ToolSeen] = attrs.field(factory=PMap)
-    prompts: tuple[RequestRef, ...] = ()  # outstanding prompt requests, oldest first
     waiting: tuple[RequestRef, ...] = ()  # outstanding permission requests and elicitations
     echo: Echo | None = None
     prompt_ids: PMap[str, int] = attrs.field(factory=PMap)
@@ -250,11 +250,14 @@ class Pending:
 
 @attrs.frozen
 class V1State:
-    """The normalizer's state: the policy, per-session state, outstanding requests."""
+    """The normalizer's state: the policy, per-session state, outstanding requests, and
+    each session's conversation machine following the v2 updates emitted for it (the one
+    home of the turn's phase: whether a turn is running or blocked)."""
 
     policy: V1Policy
     sessions: PMap[str, V1Session] = attrs.field(factory=PMap)
     requests: PMap[RequestRef, Pending] = attrs.field(factory=PMap)
+    machines: PMap[str, Conversation] = attrs.field(factory=PMap)
 
 
 @attrs.frozen
@@ -293,7 +296,6 @@ def with_runs(s: V1Session, seq: int, runs: PMap[str, Run]) -> V1Session:
         runs,
         s.aliases,
         s.tools,
-        s.prompts,
         s.waiting,
         s.echo,
         s.prompt_ids,
@@ -309,7 +311,6 @@ def with_tools(s: V1Session, tools: PMap[str, ToolSeen]) -> V1Session:
         s.runs,
         s.aliases,
         tools,
-        s.prompts,
         s.waiting,
         s.echo,
         s.prompt_ids,

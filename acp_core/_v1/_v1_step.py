@@ -1,8 +1,10 @@
 """The context of one normalizer step: output buffers and the state being rebuilt.
 
 Owns: `Step` (emit an update or event, report a diagnostic, read and replace one session's
-state, decode a v2-shaped payload leniently, keep an unreadable update raw) and the boundary
-rule applied to non-chunk updates (`end_runs`).
+state, decode a v2-shaped payload leniently, keep an unreadable update raw), the boundary
+rule applied to non-chunk updates (`end_runs`), and what the turn's phase is: every emitted
+update passes the session's conversation machine (`in_turn`, `prompt_open` read it and the
+outstanding requests; nothing here tracks the turn a second time).
 Must not know: what any message means (`_v1/_normalize.py`, `_v1/_v1_messages.py`,
 `_v1/_v1_turn.py`).
 
@@ -18,6 +20,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import DecodeError, Diagnostic
+from acp_core._rules._conversation import Conversation, Phase, observe_update
 from acp_core._state._pcoll import PMap
 from acp_core._wire._codec import decode_update_diagnosed
 from acp_core._wire._json import freeze_json
@@ -39,6 +42,8 @@ from ._v1_state import (
 __all__ = ["Step"]
 
 _NO_RUNS: Final[PMap[str, Any]] = PMap()
+_IDLE: Final = Conversation.start()  # a session the normalizer has emitted nothing for
+_NOT_IN_TURN: Final = frozenset({Phase.IDLE, Phase.UNKNOWN})
 
 
 class Step:
@@ -48,6 +53,7 @@ class Step:
         self.policy = state.policy
         self.sessions = state.sessions
         self.requests = state.requests
+        self.machines = state.machines
         self.index = index
         self.updates: list[NormalizedUpdate] = []
         self.events: list[NormalizedEvent] = []
@@ -57,6 +63,21 @@ class Step:
 
     def emit(self, sid: str, update: SessionUpdate) -> None:
         self.updates.append(NormalizedUpdate(sid, update, self.index))
+        # The machine follows the v2 stream as emitted; what it finds is the checker's to
+        # report on the output, not the normalizer's.
+        machine = self.machines.get(sid, _IDLE)
+        after, _ = observe_update(machine, update)
+        if after is not machine:
+            self.machines = self.machines.set(sid, after)
+
+    def in_turn(self, sid: str) -> bool:
+        """Whether the v2 stream emitted for `sid` shows foreground work (running or
+        blocked): the machine's phase."""
+        return self.machines.get(sid, _IDLE).phase not in _NOT_IN_TURN
+
+    def prompt_open(self, sid: str) -> bool:
+        """Whether a prompt of `sid` still awaits its result."""
+        return any(p.kind == "prompt" and p.session_id == sid for p in self.requests.values())
 
     def event(self, sid: str, event: Any) -> None:
         self.events.append(NormalizedEvent(sid, event, self.index))

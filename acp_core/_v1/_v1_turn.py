@@ -149,7 +149,6 @@ def prompt(step: Step, sid: str, msg: dict[str, Any], sender: str, path: str) ->
         sid,
         attrs.evolve(
             session,
-            prompts=(*session.prompts, key),
             echo=echo,
             prompt_ids=session.prompt_ids.set(base, used + 1),
         ),
@@ -243,9 +242,8 @@ def response(step: Step, msg: dict[str, Any], sender: str | None, path: str) -> 
         return
     step.end_runs(sid, TURN)
     session = step.get(sid)
-    prompts = tuple(k for k in session.prompts if k != key)
-    echo = session.echo if session.echo is None or session.echo.request != key else None
-    step.put(sid, attrs.evolve(session, prompts=prompts, echo=echo))
+    if session.echo is not None and session.echo.request == key:
+        step.put(sid, attrs.evolve(session, echo=None))
     if "error" in msg:
         step.emit(sid, IdleStateUpdate())
         try:
@@ -257,7 +255,7 @@ def response(step: Step, msg: dict[str, Any], sender: str | None, path: str) -> 
             step.event(sid, PromptError(pending.request_id, decoded.error))
     else:
         prompt_result(step, sid, result, path)
-    if prompts:  # another prompt of this session is still being worked on
+    if step.prompt_open(sid):  # another prompt of this session is still being worked on
         step.emit(sid, RunningStateUpdate())
 
 
