@@ -14,6 +14,7 @@ import attrs
 import pytest
 
 import acp_core as acp
+from acp_core._wire._freezing import freezing_fields
 from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
@@ -21,7 +22,6 @@ from acp_core._wire._json import (
     JsonValue,
     Meta,
     Patch,
-    freezing_fields,
 )
 
 

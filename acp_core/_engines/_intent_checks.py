@@ -25,12 +25,12 @@ import immutables
 
 from acp_core._errors import DecodeError, LocalProtocolError
 from acp_core._wire._content import ContentBlock, TextContent, ToolCallContent, ToolCallLocation
+from acp_core._wire._freezing import freeze_given
 from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
     JsonObject,
     JsonValue,
-    freeze_given,
     freeze_json,
 )
 from acp_core._wire._jsonrpc import PermissionOption

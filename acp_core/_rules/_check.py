@@ -167,8 +167,16 @@ class _Checker:
     def undecodable(self, i: int, side: Sender, raw: object, e: DecodeError) -> None:
         rule, why = explain_undecodable(raw)
         self.report(rule, i, f"{side} message does not decode ({e}){why}")
-        # Keep the request id known, so the peer's (error) answer is not reported as well.
-        if isinstance(raw, Mapping) and "id" in raw and isinstance(raw.get("method"), str):
+        # Keep the request id known, so the peer's (error) answer is not reported as well. An
+        # id that is no JSON-RPC id (a list, an object) cannot be answered by a decodable
+        # message, so nothing needs to remember it (and a value cannot hold it).
+        rid = raw.get("id") if isinstance(raw, Mapping) else None
+        if (
+            isinstance(raw, Mapping)
+            and "id" in raw
+            and (rid is None or isinstance(rid, (int, str)))
+            and isinstance(raw.get("method"), str)
+        ):
             params = raw.get("params")
             sid = params.get("sessionId") if isinstance(params, Mapping) else None
             stand_in = j.Request(raw["id"], f"(undecodable) {raw['method']}")

@@ -75,6 +75,15 @@ def _invalid(path: Path, expected: str) -> DecodeError:
     return DecodeError(render_path(path), expected, -32600)
 
 
+# Generated constructors: what the decoder builds is frozen already (see `_wire/_freezing.py`).
+_MAKE_REQUEST: Final = fast_constructor(j.Request)
+_MAKE_NOTIFICATION: Final = fast_constructor(j.Notification)
+_MAKE_RESPONSE: Final = fast_constructor(j.Response)
+_MAKE_ERROR_RESPONSE: Final = fast_constructor(j.ErrorResponse)
+_MAKE_INVALID: Final = fast_constructor(j.InvalidEntry)
+_MAKE_BATCH: Final = fast_constructor(j.Batch)
+
+
 def _decode_one(obj: object, path: Path, ctx: Ctx, t: Tables) -> j.Message:
     if type(obj) is not dict:
         raise _invalid(path, "a JSON-RPC message object")
@@ -98,24 +107,24 @@ def _decode_one(obj: object, path: Path, ctx: Ctx, t: Tables) -> j.Message:
         if typed is None:
             frozen = UNSET if params is MISSING else freeze_json(params, (path, "params"))
             if has_id:
-                return j.Request(msg_id, method, frozen, extra)
-            return j.Notification(method, frozen, extra)
+                return _MAKE_REQUEST(msg_id, method, frozen, extra)
+            return _MAKE_NOTIFICATION(method, frozen, extra)
         params_path: Path = (path, "params")
         if type(params) is not dict:
             raise DecodeError(render_path(params_path), typed.params.expected)
         args = typed.params.decode_args(params, params_path, ctx)
         if has_id:
-            return typed.cls(msg_id, *args, extra)  # type: ignore[no-any-return]
-        return typed.cls(*args, extra)  # type: ignore[no-any-return]
+            return typed.make(msg_id, *args, extra)  # type: ignore[no-any-return]
+        return typed.make(*args, extra)  # type: ignore[no-any-return]
     if not has_id:
         raise _invalid(path, "a request, notification or response")
     if "result" in obj:
         extra = _envelope_extra(obj, path, _RESULT_KEYS, ctx)
-        return j.Response(msg_id, freeze_json(obj["result"], (path, "result")), extra)
+        return _MAKE_RESPONSE(msg_id, freeze_json(obj["result"], (path, "result")), extra)
     if "error" in obj:
         extra = _envelope_extra(obj, path, _ERROR_KEYS, ctx)
         error = t.rpc_error.decode(obj["error"], (path, "error"), ctx)
-        return j.ErrorResponse(msg_id, error, extra)
+        return _MAKE_ERROR_RESPONSE(msg_id, error, extra)
     raise _invalid(path, "`method`, `result` or `error`")
 
 
@@ -229,8 +238,8 @@ def _decode_message(obj: object, ctx: Ctx, t: Tables) -> j.Message | j.Batch:
             try:
                 items.append(_decode_one(entry, (None, i), ctx, t))
             except DecodeError as e:
-                items.append(j.InvalidEntry(_safe_freeze(entry), e.path, e.expected, e.code))
-        value = j.Batch(tuple(items))
+                items.append(_MAKE_INVALID(_safe_freeze(entry), e.path, e.expected, e.code))
+        value = _MAKE_BATCH(tuple(items))
     else:
         value = _decode_one(obj, None, ctx, t)
     return value

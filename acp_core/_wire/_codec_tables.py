@@ -31,6 +31,7 @@ from . import _updates_tools as ut
 from ._codec_core import OBJECT, REQUEST_ID, Codec, Ctx, ListCodec, Record, Union
 from ._codec_derive import Deriver, Members, members_of
 from ._codec_fast import fast_update
+from ._fastnew import fast_constructor
 from ._fields import since_of
 from ._json import Path, render_path
 from ._revision import REVISIONS, Revision
@@ -155,12 +156,15 @@ _NAMESPACE: Final = {
 
 
 class Typed(NamedTuple):
-    """A typed JSON-RPC message: its class, method, whether it has an id, its params spec."""
+    """A typed JSON-RPC message: its class, method, whether it has an id, its params spec,
+    and `make`, its generated constructor (the decoded params are frozen already: building
+    through `cls` would freeze them a second time)."""
 
     cls: type[Any]
     method: str
     has_id: bool
     params: Record
+    make: Callable[..., Any]
 
 
 # The typed messages; their params are the class's fields after `id`.
@@ -180,7 +184,7 @@ def _typed(d: Deriver, cls: type[Any], method: str) -> Typed:
     # envelope_extra), built by the envelope decoder.
     has_id = "id" in attrs.fields_dict(cls)
     params = d.fields(cls, frozenset({"id"}) if has_id else frozenset())
-    return Typed(cls, method, has_id, Record(None, cls.__name__, params))
+    return Typed(cls, method, has_id, Record(None, cls.__name__, params), fast_constructor(cls))
 
 
 class Tables:

@@ -23,6 +23,7 @@ from typing import Final, TypeAlias
 import attrs
 
 from ._fields import PREVIEW_NAME, wire, wire_tag
+from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
 
 __all__ = [
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class Annotations:
     """Display hints on a content block (MCP annotations)."""
 
@@ -63,7 +64,7 @@ class Annotations:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TextContent:
     """`{"type": "text"}`: text, rendered as Markdown by clients."""
 
@@ -75,7 +76,7 @@ class TextContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ImageContent:
     """`{"type": "image"}`: base64 image data."""
 
@@ -89,7 +90,7 @@ class ImageContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AudioContent:
     """`{"type": "audio"}`: base64 audio data."""
 
@@ -102,7 +103,7 @@ class AudioContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class Icon:
     """An icon of a resource link."""
 
@@ -113,7 +114,7 @@ class Icon:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ResourceLink:
     """`{"type": "resource_link"}`: a reference to a resource the agent can fetch."""
 
@@ -131,7 +132,7 @@ class ResourceLink:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TextResourceContents:
     """Text form of an embedded resource."""
 
@@ -142,7 +143,7 @@ class TextResourceContents:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class BlobResourceContents:
     """Binary (base64) form of an embedded resource."""
 
@@ -153,7 +154,7 @@ class BlobResourceContents:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class EmbeddedResource:
     """`{"type": "resource"}`: resource contents embedded in the message."""
 
@@ -165,7 +166,7 @@ class EmbeddedResource:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherContent:
     """A content block of a type this library does not know; `raw` is the whole object."""
 
@@ -206,7 +207,7 @@ class DiffFileType:
     SYMLINK: Final = "symlink"
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class DiffChange:
     """One affected path of a diff. `old_path` is required for `move` and `copy` only."""
 
@@ -219,7 +220,7 @@ class DiffChange:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherDiffChange:
     """A diff change with an operation this library does not know; `raw` is verbatim."""
 
@@ -233,7 +234,7 @@ class OtherDiffChange:
         return tag
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class DiffPatch:
     """Patch text agreeing with a diff's changes (`format` is open; `git_patch` is known)."""
 
@@ -242,7 +243,7 @@ class DiffPatch:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ToolContent:
     """`{"type": "content"}`: a content block produced by a tool (schema name `Content`)."""
 
@@ -253,7 +254,7 @@ class ToolContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class Diff:
     """`{"type": "diff"}`: file changes; `changes` is authoritative, `patch` optional."""
 
@@ -265,7 +266,7 @@ class Diff:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TerminalRef:
     """`{"type": "terminal"}`: a display anchor for an agent-owned terminal (schema `Terminal`)."""
 
@@ -276,7 +277,7 @@ class TerminalRef:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherToolCallContent:
     """Tool-call content of a type this library does not know; `raw` is verbatim."""
 
@@ -290,7 +291,7 @@ class OtherToolCallContent:
         return tag
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionReference:
     """`{"type": "session"}` (Preview): a display-only link to a session the client knows;
     it grants no control and proves no work (C52)."""
@@ -308,7 +309,7 @@ ToolCallContent: TypeAlias = (
 )
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ToolCallLocation:
     """A file location a tool call touches (`line` is 1-based; 0 means no line)."""
 

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-__all__ = ["compile_generated", "fast_constructor", "fast_replace"]
+__all__ = ["compile_generated", "evolve_frozen", "fast_constructor", "fast_replace"]
 
 T = TypeVar("T")
 
@@ -88,3 +88,25 @@ def fast_replace(
     label = f"fast replace {cls.__module__}.{cls.__qualname__} {','.join(names)}"
     replace: Callable[..., T] = compile_generated(lines, "replace", namespace, label)
     return replace
+
+
+def evolve_frozen(old: T, **changes: Any) -> T:
+    """`attrs.evolve(old, **changes)` without `__init__`: the unchanged fields are `old`'s (frozen
+    already) and the changed ones must be frozen values too (what the reducers build), so the
+    construction-time converters (`_wire/_freezing.py`) would only copy them a second time.
+    Keys are field names or their `__init__` aliases."""
+    cls = type(old)
+    obj = object.__new__(cls)
+    left = len(changes)
+    for a in cls.__attrs_attrs__:  # type: ignore[attr-defined]
+        key = a.alias if a.alias in changes else a.name
+        if key in changes:
+            value = changes[key]
+            left -= 1
+        else:
+            value = getattr(old, a.name)
+        object.__setattr__(obj, a.name, value)
+    if left:
+        msg = f"{cls.__name__} has no field among {sorted(changes)}"
+        raise TypeError(msg)
+    return obj

@@ -27,6 +27,7 @@ import attrs
 from acp_core._errors import ArgumentError
 
 from ._fastnew import fast_constructor
+from ._freezing import freezing_fields
 
 __all__ = [
     "DEFAULT_MAX_LINE",
@@ -61,7 +62,7 @@ class Parsed:
     value: Any
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class FramingError:
     """A line (or frame) that could not become a JSON value.
 
@@ -144,7 +145,7 @@ _parse: Final = _parse_stdlib if _FAST_LOADS is None else _parse_fast
 # -- newline-delimited JSON ----------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class NdjsonDecoder:
     """The state of an NDJSON byte stream between two `feed_ndjson` calls.
 

@@ -16,7 +16,6 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias, TypeVar, Union
 
-import attrs
 import immutables
 
 from acp_core._errors import DecodeError
@@ -32,9 +31,7 @@ __all__ = [
     "Patch",
     "Path",
     "Unset",
-    "freeze_given",
     "freeze_json",
-    "freezing_fields",
     "render_path",
     "thaw_input",
     "thaw_json",
@@ -175,93 +172,3 @@ def thaw_input(value: object, path: Path = None, depth: int = 0) -> object:
         key: thaw_input(item, (path, key if type(key) is str else "?"), depth + 1)
         for key, item in immutables.Map.items(value)
     }
-
-
-# -- construction-time freezing (shared by intents and value classes) ----------------------
-# A caller may hand a constructor a list or a dict where a tuple or a frozen map belongs;
-# storing it by reference would let the caller change a value (and what was "sent") later.
-
-
-def freeze_given(value: object, where: str) -> object:
-    """A deeply immutable copy of what a caller gave a constructor: lists and tuples become
-    tuples, dicts become frozen JSON objects, `bytearray`/`memoryview` become bytes; frozen
-    attrs values, enum members, scalars and `UNSET` are kept as they are.
-
-    Raises:
-        DecodeError: something that cannot be frozen (a set, a mutable object); `path` is
-            `where` (for example `SendPrompt.content[0]`).
-    """
-    kind = type(value)
-    if value is None or value is UNSET or kind in _SCALARS:
-        return value
-    if isinstance(value, (tuple, list)):
-        out = tuple([freeze_given(item, f"{where}[{i}]") for i, item in enumerate(value)])
-        if kind is tuple and all(a is b for a, b in zip(out, value, strict=True)):
-            return value
-        return out
-    if isinstance(value, (dict, immutables.Map)):
-        try:
-            return freeze_json(value)
-        except DecodeError as e:
-            raise DecodeError(where + e.path[1:], e.expected) from None
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, str):
-        return str.__str__(value)  # a plain copy: a subclass could carry mutable attributes
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, enum.Enum) or _is_frozen_value(kind):
-        return value
-    raise DecodeError(where, f"an immutable value, not {kind.__name__}")
-
-
-_SCALARS: Final = frozenset({str, int, float, bool, bytes})
-
-
-def _is_frozen_value(kind: type[Any]) -> bool:
-    # attrs frozen classes refuse assignment; their own constructors froze their fields.
-    return attrs.has(kind) and kind.__setattr__ is not object.__setattr__
-
-
-def _freeze_converter(name: str, kind: str) -> Any:
-    def convert(value: object) -> object:
-        if value is None or value is UNSET:
-            return value
-        if kind == "json":
-            try:
-                return freeze_json(value)
-            except DecodeError as e:
-                raise DecodeError(name + e.path[1:], e.expected) from None
-        if not isinstance(value, (tuple, list)):
-            return value  # mistyped: left for the type checker (a scalar field)
-        return freeze_given(value, name)
-
-    return convert
-
-
-def freezing_fields(cls: type[Any], fields: list[Any]) -> list[Any]:
-    """An attrs `field_transformer` that freezes what a caller gives a value class:
-    `@attrs.frozen(field_transformer=freezing_fields)`. Fields typed with `JsonObject`,
-    `JsonValue` or `Meta` get `freeze_json` (dicts to frozen maps, deeply), fields typed with
-    `tuple[...]` get `freeze_given` (lists to tuples, deeply); `UNSET` and None pass.
-
-    Converters run in `__init__` only: decoders that build values with `fast_constructor`
-    (already frozen input) pay nothing.
-    """
-    out = []
-    for field in fields:
-        text = str(field.type)  # a string under `from __future__ import annotations`
-        where = f"{cls.__name__}.{field.name}"
-        if getattr(field, "converter", None) is not None:  # the class chose its own
-            out.append(field)
-        elif any(word in text for word in ("JsonObject", "JsonValue", "Meta")):
-            out.append(field.evolve(converter=_freeze_converter(where, "json")))
-        elif "tuple[" in text:
-            out.append(field.evolve(converter=_freeze_converter(where, "tuple")))
-        else:
-            out.append(field)
-    return out

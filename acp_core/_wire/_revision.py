@@ -22,6 +22,7 @@ import attrs
 import immutables
 
 from ._fields import BASE_REVISION, PREVIEW_NAME, since_of
+from ._freezing import freezing_fields
 from ._updates import SessionUpdate, StopReason, ToolCallStatus
 
 __all__ = [
@@ -50,7 +51,7 @@ def decoded_update_tags(lineage: tuple[str, ...]) -> frozenset[str]:
     )
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class Revision:
     """One v2 draft and the facts that differ in it.
 

@@ -22,6 +22,7 @@ import attrs
 
 from ._content import ContentBlock
 from ._fields import wire, wire_tag
+from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
 from ._updates_2026_11 import (
     BackgroundWork,
@@ -163,7 +164,7 @@ class SessionConfigOptionCategory:
 # -- messages --------------------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class _ContentChunk:
     message_id: str
     content: ContentBlock
@@ -171,28 +172,28 @@ class _ContentChunk:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class UserMessageChunk(_ContentChunk):
     """`user_message_chunk`: append one block to the user message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="user_message_chunk")
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AgentMessageChunk(_ContentChunk):
     """`agent_message_chunk`: append one block to the agent message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_message_chunk")
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AgentThoughtChunk(_ContentChunk):
     """`agent_thought_chunk`: append one block to the thought `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_thought_chunk")
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class _MessageUpsert:
     message_id: str
     content: Patch[tuple[ContentBlock, ...]] = UNSET
@@ -200,21 +201,21 @@ class _MessageUpsert:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class UserMessage(_MessageUpsert):
     """`user_message`: create or patch the user message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="user_message")
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AgentMessage(_MessageUpsert):
     """`agent_message`: create or patch the agent message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_message")
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AgentThought(_MessageUpsert):
     """`agent_thought`: create or patch the thought `message_id`."""
 
@@ -224,7 +225,7 @@ class AgentThought(_MessageUpsert):
 # -- foreground state ------------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class RunningStateUpdate:
     """`state_update` with `state: running`: foreground work is in progress."""
 
@@ -238,7 +239,7 @@ class RunningStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class IdleStateUpdate:
     """`state_update` with `state: idle`; `stop_reason` says why work ended (if it did)."""
 
@@ -255,7 +256,7 @@ class IdleStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class RequiresActionStateUpdate:
     """`state_update` with `state: requires_action`: work is blocked on the user."""
 
@@ -269,7 +270,7 @@ class RequiresActionStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherStateUpdate:
     """`state_update` with a state this library does not know; `raw` is the whole update."""
 
@@ -294,7 +295,7 @@ StateUpdate: TypeAlias = (
 )
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherUpdate:
     """A `sessionUpdate` this library does not know; `raw` is the whole update object."""
 

@@ -13,6 +13,7 @@ from typing import Final
 import attrs
 
 from ._fields import wire, wire_tag
+from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta
 from ._updates_preview import PlanMarkdown
 
@@ -51,7 +52,7 @@ class PlanEntryStatus:
 # -- plans -----------------------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PlanEntry:
     """One entry of an `items` plan."""
 
@@ -62,7 +63,7 @@ class PlanEntry:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PlanItems:
     """`{"type": "items"}` plan content: the complete entry list."""
 
@@ -74,7 +75,7 @@ class PlanItems:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherPlan:
     """Plan content of a type this library does not know; `raw` keeps it (with `planId`)."""
 
@@ -97,7 +98,7 @@ class OtherPlan:
         return plan_id
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PlanUpdate:
     """`plan_update`: replace the whole content of the plan `plan.plan_id`."""
 

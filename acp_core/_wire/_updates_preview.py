@@ -16,6 +16,7 @@ import attrs
 
 from ._content import ContentBlock
 from ._fields import PREVIEW_NAME, wire, wire_tag
+from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class UnknownStateUpdate:
     """`state_update` with `state: "unknown"`: foreground activity cannot be observed now.
 
@@ -52,7 +53,7 @@ class UnknownStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionCancelCapabilities:
     """The `cancel` marker of a child: present (even `{}`) lets the client cancel the child."""
 
@@ -60,7 +61,7 @@ class SessionCancelCapabilities:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SubagentSessionCapabilities:
     """What the client may do to a child session (none unless stated, C29)."""
 
@@ -69,7 +70,7 @@ class SubagentSessionCapabilities:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SubagentUpdate:
     """`subagent_update` on the parent: announce (first sight) or patch the child `session_id`.
 
@@ -90,7 +91,7 @@ class SubagentUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionMessage:
     """`session_message`: create or patch the inter-session message `message_id` (R54)."""
 
@@ -107,7 +108,7 @@ class SessionMessage:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionMessageChunk:
     """`session_message_chunk`: append one block to the inter-session message `message_id`."""
 
@@ -120,7 +121,7 @@ class SessionMessageChunk:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ReplayComplete:
     """`replay_complete`: the end of the history a `session/resume` with a cursor asked for."""
 
@@ -131,7 +132,7 @@ class ReplayComplete:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PlanRemoved:
     """`plan_removed`: delete the plan `plan_id` (an unknown id changes nothing, C46)."""
 
@@ -143,7 +144,7 @@ class PlanRemoved:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PlanMarkdown:
     """`{"type": "markdown"}` plan content: the whole plan as Markdown; `path` only names a file."""
 
@@ -157,7 +158,7 @@ class PlanMarkdown:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PromptSuggestion:
     """One suggested prompt, sendable unchanged as `session/prompt.prompt` (at least one block)."""
 
@@ -166,7 +167,7 @@ class PromptSuggestion:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class PromptSuggestionsUpdate:
     """`prompt_suggestions_update` (unstable): the complete suggestion list; `()` withdraws all."""
 

@@ -13,6 +13,7 @@ from typing import TypeAlias
 import attrs
 
 from ._fields import wire, wire_tag
+from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TextCommandInput:
     """`{"type": "text"}` command input with a hint."""
 
@@ -44,14 +45,14 @@ class TextCommandInput:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherCommandInput:
     """Command input of a type this library does not know; `raw` is verbatim."""
 
     raw: JsonObject
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AvailableCommand:
     """A slash command the agent offers."""
 
@@ -64,7 +65,7 @@ class AvailableCommand:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class AvailableCommandsUpdate:
     """`available_commands_update`: the complete command list."""
 
@@ -77,7 +78,7 @@ class AvailableCommandsUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionConfigSelectOption:
     """One value of a select config option."""
 
@@ -88,7 +89,7 @@ class SessionConfigSelectOption:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionConfigSelectGroup:
     """A named group of select values."""
 
@@ -101,7 +102,7 @@ class SessionConfigSelectGroup:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionConfigSelect:
     """`{"type": "select"}` config option; `options` is flat or grouped."""
 
@@ -117,7 +118,7 @@ class SessionConfigSelect:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionConfigBoolean:
     """`{"type": "boolean"}` config option."""
 
@@ -132,7 +133,7 @@ class SessionConfigBoolean:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OtherSessionConfigOption:
     """A config option of a type this library does not know; `raw` is verbatim."""
 
@@ -144,7 +145,7 @@ SessionConfigOption: TypeAlias = (
 )
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ConfigOptionUpdate:
     """`config_option_update`: the complete config option set."""
 
@@ -157,7 +158,7 @@ class ConfigOptionUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class SessionInfoUpdate:
     """`session_info_update`: patch the session's title, updatedAt and `_meta`."""
 
@@ -169,7 +170,7 @@ class SessionInfoUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class Cost:
     """Cumulative session cost."""
 
@@ -179,7 +180,7 @@ class Cost:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class UsageUpdate:
     """`usage_update`: context window use and (optionally) cumulative cost."""
 

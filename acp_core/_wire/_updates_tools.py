@@ -15,6 +15,7 @@ import attrs
 
 from ._content import ToolCallContent, ToolCallLocation
 from ._fields import wire, wire_tag
+from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
 from ._updates_2026_11 import TerminalCapabilities, TerminalSize, ToolCallCapabilities
 
@@ -69,7 +70,7 @@ class ToolCallStatus:
 # -- tool calls ------------------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ToolCallUpdate:
     """`tool_call_update`: create (first sight) or patch the tool call `tool_call_id`."""
 
@@ -94,7 +95,7 @@ class ToolCallUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class ToolCallContentChunk:
     """`tool_call_content_chunk`: append one content item to a tool call."""
 
@@ -109,7 +110,7 @@ class ToolCallContentChunk:
 # -- display terminals -----------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TerminalOutput:
     """A full replacement snapshot of a terminal's bytes (`data` is base64)."""
 
@@ -118,7 +119,7 @@ class TerminalOutput:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TerminalExitStatus:
     """Exit information; any instance (even with nothing set) marks the terminal exited."""
 
@@ -131,7 +132,7 @@ class TerminalExitStatus:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TerminalUpdate:
     """`terminal_update`: create or patch the display terminal `terminal_id`."""
 
@@ -151,7 +152,7 @@ class TerminalUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class TerminalOutputChunk:
     """`terminal_output_chunk`: append base64-encoded bytes to a terminal."""
 
