@@ -34,7 +34,7 @@ def reachable(value: object) -> Iterator[object]:
         x = stack.pop()
         yield x
         kind = type(x)
-        if kind is tuple or kind is acp.PVec:
+        if kind is tuple or kind is acp.PVec or kind is frozenset:
             stack.extend(x)  # type: ignore[call-overload]
         elif kind is immutables.Map:
             for key, item in x.items():  # type: ignore[attr-defined]
@@ -50,7 +50,7 @@ def assert_deeply_immutable(value: object) -> None:
     for x in reachable(value):
         kind = type(x)
         assert not isinstance(x, _MUTABLE), f"mutable {kind.__name__} inside {value!r}"
-        frozen_container = kind in (tuple, acp.PVec, immutables.Map)
+        frozen_container = kind in (tuple, acp.PVec, immutables.Map, frozenset)
         assert kind in _SCALARS or frozen_container or attrs.has(kind), (
             f"unexpected {kind.__name__} ({x!r}) inside {value!r}"
         )

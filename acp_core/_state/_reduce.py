@@ -28,9 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-import attrs
-
 from acp_core._errors import ArgumentError
+from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._json import UNSET, JsonObject
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import (
@@ -114,7 +113,7 @@ def _merge_meta(state: SessionState, update: Any) -> Any:
         old = None if message is None else message.meta
     else:  # the `_PATCHES_META` kinds are exhausted above
         raise AssertionError(kind)
-    return attrs.evolve(update, meta=extras.merge_meta(old, patch))
+    return evolve_frozen(update, meta=extras.merge_meta(old, patch))
 
 
 def reduce(
@@ -147,8 +146,8 @@ def _merge_usage_meta(state: SessionState, update: UsageUpdate) -> UsageUpdate:
     usage = state.usage
     old = None if usage is None else usage.meta
     if update.meta is UNSET:
-        return update if old is None else attrs.evolve(update, meta=old)
-    return attrs.evolve(update, meta=extras.merge_meta(old, update.meta))
+        return update if old is None else evolve_frozen(update, meta=old)
+    return evolve_frozen(update, meta=extras.merge_meta(old, update.meta))
 
 
 #: Every reducer by update type (the table `fold` dispatches with).

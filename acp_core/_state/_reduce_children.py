@@ -20,6 +20,7 @@ import attrs
 
 from acp_core._errors import Diagnostic
 from acp_core._wire._content import SessionReference
+from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionUpdate, ToolCallUpdate
 from acp_core._wire._updates_2026_11 import BackgroundSubagent
@@ -30,6 +31,7 @@ from ._reduce import reduce
 from ._reduce_preview import UNCONFIRMED, begin_replay, end_replay
 from ._session_state import Foreground, SessionState, new_session
 from ._state_extras import ChildLink
+from ._state_freezing import freezing_state_fields
 
 __all__ = [
     "CLOSED_SESSION_TRAFFIC",
@@ -59,7 +61,7 @@ UNKNOWN_SESSION_REFERENCE: Final = "reduce.unknown-session-reference"  # R56 / R
 _EMPTY: Final[PMap[str, object]] = PMap()
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class SessionTree:
     """What a client knows about every session of one connection, as one value.
 
@@ -87,14 +89,14 @@ def new_tree() -> SessionTree:
 
 def _diagnose(tree: SessionTree, rule: str, session_id: str, message: str) -> SessionTree:
     diagnostic = Diagnostic(rule, f"$.params.sessionId={session_id}", message)
-    return attrs.evolve(tree, diagnostics=tree.diagnostics.append(diagnostic))
+    return evolve_frozen(tree, diagnostics=tree.diagnostics.append(diagnostic))
 
 
 def _drain(tree: SessionTree, session_id: str, revision: Revision) -> SessionTree:
     bucket = tree.orphans.get(session_id)
     if bucket is None:
         return tree
-    tree = attrs.evolve(tree, orphans=tree.orphans.delete(session_id))
+    tree = evolve_frozen(tree, orphans=tree.orphans.delete(session_id))
     for update in bucket:
         tree = reduce_tree(tree, session_id, update, revision=revision)
     return tree
@@ -107,7 +109,7 @@ def open_session(
     updates that arrived for it before (P3) are applied now, in order."""
     if session_id in tree.sessions:
         return tree
-    tree = attrs.evolve(
+    tree = evolve_frozen(
         tree,
         sessions=tree.sessions.set(session_id, new_session(session_id)),
         closed=tree.closed - {session_id},
@@ -138,19 +140,19 @@ def _announce(
     sessions = sessions.set(parent_id, reduce(sessions[parent_id], u, revision=revision))
     if first_parent is None:
         child = new_session(child_id)
-        child = attrs.evolve(child, foreground=Foreground(UNCONFIRMED))  # P4
+        child = evolve_frozen(child, foreground=Foreground(UNCONFIRMED))  # P4
         for request_id, resumed in tree.resumes.items():  # P8: replayed inside the resume
             if resumed == parent_id or resumed in _ancestors(tree, parent_id):
                 child = begin_replay(child, request_id)
                 break
-        tree = attrs.evolve(
+        tree = evolve_frozen(
             tree,
             sessions=sessions.set(child_id, child),
             parents=tree.parents.set(child_id, parent_id),
             closed=tree.closed - {child_id},
         )
         return _drain(tree, child_id, revision)
-    return attrs.evolve(tree, sessions=sessions)
+    return evolve_frozen(tree, sessions=sessions)
 
 
 def named_sessions(update: SessionUpdate) -> list[str]:
@@ -185,7 +187,7 @@ def reduce_tree(
     if state is None:  # P3: keep it until someone announces the id
         bucket = tree.orphans.get(session_id, EMPTY_VEC)
         tree = _diagnose(tree, UNANNOUNCED_SESSION, session_id, "update for an unknown session")
-        return attrs.evolve(tree, orphans=tree.orphans.set(session_id, bucket.append(update)))
+        return evolve_frozen(tree, orphans=tree.orphans.set(session_id, bucket.append(update)))
     if type(update) is SubagentUpdate:
         return _announce(tree, session_id, update, revision)
     for named in named_sessions(update):
@@ -194,7 +196,7 @@ def reduce_tree(
     new = reduce(state, update, revision=revision)
     if new is state:
         return tree
-    return attrs.evolve(tree, sessions=tree.sessions.set(session_id, new))
+    return evolve_frozen(tree, sessions=tree.sessions.set(session_id, new))
 
 
 def _descendants(tree: SessionTree, session_id: str) -> list[str]:
@@ -222,7 +224,7 @@ def begin_resume(
     if not replay:
         return tree
     state = begin_replay(tree.sessions[session_id], request_id)
-    return attrs.evolve(
+    return evolve_frozen(
         tree,
         sessions=tree.sessions.set(session_id, state),
         resumes=tree.resumes.set(request_id, session_id),
@@ -241,7 +243,7 @@ def end_resume(tree: SessionTree, request_id: int | str | None, *, succeeded: bo
         state = sessions.get(sid)
         if state is not None and state.aux.extras.replay.request_id == request_id:
             sessions = sessions.set(sid, end_replay(state, succeeded=succeeded))
-    return attrs.evolve(tree, sessions=sessions, resumes=tree.resumes.delete(request_id))
+    return evolve_frozen(tree, sessions=sessions, resumes=tree.resumes.delete(request_id))
 
 
 def close_session(tree: SessionTree, session_id: str) -> SessionTree:
@@ -256,7 +258,7 @@ def close_session(tree: SessionTree, session_id: str) -> SessionTree:
             parents = parents.delete(sid)
         if sid in orphans:
             orphans = orphans.delete(sid)
-    return attrs.evolve(
+    return evolve_frozen(
         tree, sessions=sessions, parents=parents, orphans=orphans, closed=tree.closed | set(gone)
     )
 

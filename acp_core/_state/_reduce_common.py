@@ -13,10 +13,8 @@ import base64
 import binascii
 from typing import Any, Final
 
-import attrs
-
 from acp_core._errors import Diagnostic
-from acp_core._wire._fastnew import fast_constructor
+from acp_core._wire._fastnew import evolve_frozen, fast_constructor
 from acp_core._wire._json import UNSET, JsonObject, Meta
 
 from ._pcoll import PMap
@@ -74,7 +72,7 @@ def patch_meta(old: JsonObject | None, patch: Meta) -> JsonObject | None:
 
 def set_aux(state: SessionState, **changes: Any) -> SessionState:
     # Session-wide data changes rarely, so `evolve` (slower than a positional build) is fine.
-    return with_aux(state, attrs.evolve(state.aux, **changes))
+    return with_aux(state, evolve_frozen(state.aux, **changes))
 
 
 def diagnose(state: SessionState, rule: str, path: str, message: str) -> SessionState:

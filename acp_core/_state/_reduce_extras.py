@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-import attrs
-
+from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._json import UNSET, JsonObject, Meta
 from acp_core._wire._updates_2026_11 import (
     CompactionStatus,
@@ -54,7 +53,7 @@ def merge_meta(old: JsonObject | None, patch: Meta) -> JsonObject | None:
 
 def set_extras(state: SessionState, **changes: Any) -> SessionState:
     """The state with some fields of its extras replaced (extras change rarely: `evolve`)."""
-    return set_aux(state, extras=attrs.evolve(state.aux.extras, **changes))
+    return set_aux(state, extras=evolve_frozen(state.aux.extras, **changes))
 
 
 def _notice(state: SessionState, u: Notice) -> SessionState:
@@ -98,7 +97,7 @@ def _summary_chunk(state: SessionState, u: CompactionSummaryChunk) -> SessionSta
     chunk_meta = old.chunk_meta
     if u.meta is not UNSET and u.meta is not None:
         chunk_meta = chunk_meta.set(len(old.summary), u.meta)
-    record = attrs.evolve(old, summary=old.summary.append(u.content), chunk_meta=chunk_meta)
+    record = evolve_frozen(old, summary=old.summary.append(u.content), chunk_meta=chunk_meta)
     return _put(state, u.compaction_id, record)
 
 

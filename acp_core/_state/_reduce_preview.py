@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-import attrs
-
+from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._json import UNSET
 from acp_core._wire._updates_preview import (
     PlanRemoved,
@@ -137,7 +136,7 @@ def _session_message_chunk(state: SessionState, u: SessionMessageChunk) -> Sessi
     chunk_meta = old.chunk_meta
     if u.meta is not UNSET and u.meta is not None:
         chunk_meta = chunk_meta.set(len(old.content), u.meta)
-    record = attrs.evolve(old, content=old.content.append(u.content), chunk_meta=chunk_meta)
+    record = evolve_frozen(old, content=old.content.append(u.content), chunk_meta=chunk_meta)
     return _put_message(state, u.message_id, record)
 
 

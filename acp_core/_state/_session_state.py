@@ -46,6 +46,7 @@ from ._state_entities import (
     terminal_bytes,
 )
 from ._state_extras import NO_EXTRAS, SessionExtras
+from ._state_freezing import freezing_state_fields
 
 if TYPE_CHECKING:
     from acp_core._wire._jsonrpc import RpcError
@@ -89,7 +90,7 @@ def _item_id(item: BackgroundWork) -> str | None:
     return None  # an unknown item type names nothing this library can look up
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class Foreground:
     """The agent's reported foreground state.
 
@@ -120,7 +121,7 @@ class Foreground:
         return any(type(b) is kind and _item_id(b) == item_id for b in self.background or ())
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class EntityRef:
     """A timeline entry: `kind` is `message`, `toolCall` or `plan`."""
 
@@ -128,7 +129,7 @@ class EntityRef:
     id: str
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class SessionInfo:
     """Session metadata patched by `session_info_update`."""
 
@@ -137,7 +138,7 @@ class SessionInfo:
     meta: JsonObject | None = None
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class Usage:
     """Context window use and cumulative cost from the latest `usage_update`."""
 
@@ -147,7 +148,7 @@ class Usage:
     meta: JsonObject | None = None
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class SessionAux:
     """The parts of a session that change rarely (kept apart so hot updates skip them)."""
 
@@ -160,7 +161,7 @@ class SessionAux:
     extras: SessionExtras = NO_EXTRAS
 
 
-@attrs.frozen(eq=False, repr=False, weakref_slot=False)
+@attrs.frozen(field_transformer=freezing_state_fields, eq=False, repr=False, weakref_slot=False)
 class SessionState:
     """Everything a client knows about one session, as an immutable value.
 

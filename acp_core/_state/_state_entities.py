@@ -18,6 +18,7 @@ from acp_core._wire._updates_2026_11 import TerminalCapabilities, TerminalSize, 
 from acp_core._wire._updates_preview import PlanMarkdown
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._state_freezing import freezing_state_fields
 
 __all__ = [
     "MessageState",
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class MessageState:
     """A user message, agent message or thought.
 
@@ -46,7 +47,7 @@ class MessageState:
     chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class ToolCallState:
     """A tool call as the client should show it (fields unset are None)."""
 
@@ -80,7 +81,7 @@ def _joined(chunks: PVec[bytes]) -> bytes:
     return b"".join(chunks)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class TerminalState:
     """A display-only terminal: raw bytes (kept as decoded chunks), command, cwd, exit."""
 
@@ -106,7 +107,7 @@ class TerminalState:
         return self.exit_status is not None
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class PlanState:
     """The current content of one plan and the `_meta` of the update that set it."""
 

@@ -24,6 +24,7 @@ from acp_core._wire._updates_preview import (
 )
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._state_freezing import freezing_state_fields
 
 if TYPE_CHECKING:
     from acp_core._wire._updates import StateUpdate
@@ -54,7 +55,7 @@ REPLAY_COMPLETE: Final = "complete"
 REPLAY_TRUNCATED: Final = "truncated"
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class CompactionState:
     """One context compaction: its status, summary blocks, error text and `_meta`."""
 
@@ -65,7 +66,7 @@ class CompactionState:
     chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class SessionMessageState:
     """An inter-session message as one transcript shows it (incoming, outgoing or relayed).
 
@@ -89,7 +90,7 @@ class SessionMessageState:
         return "relayed"
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class ReplayWindow:
     """Where a session is in a resume replay: `phase` and the resume request that asked."""
 
@@ -102,7 +103,7 @@ class ReplayWindow:
         return self.phase == REPLAY_REPLAYING
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class ChildLink:
     """A child session as its parent announced it (`subagent_update`, Preview digest §3.2).
 
@@ -130,7 +131,7 @@ class ChildLink:
         return caps is not None and isinstance(caps.cancel, SessionCancelCapabilities)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_state_fields)
 class SessionExtras:
     """The 2026-11 / Preview parts of a session's view.
 
