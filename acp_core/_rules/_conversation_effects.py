@@ -186,24 +186,27 @@ def _on_close_answer(o: Obs, e: Event) -> None:
         o.set(closed_at=e.at)
 
 
-def _on_running(o: Obs, e: Event) -> None:
+def _work_reported(o: Obs, e: Event) -> bool:
+    # `running` or `requires_action` reports work: it starts the turn (or marks it started)
+    # and is the resume a permission answer waited for (R12). False: a replayed state.
     c = o.conv
-    if not c.replaying:
-        if c.turn is None:
-            _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
-        else:
-            o.set(turn=attrs.evolve(c.turn, started=True))
-        o.set(awaiting_resume=None)
+    if c.replaying:
+        return False
+    if c.turn is None:
+        _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+    else:
+        o.set(turn=attrs.evolve(c.turn, started=True))
+    o.set(awaiting_resume=None)
+    return True
+
+
+def _on_running(o: Obs, e: Event) -> None:
+    _work_reported(o, e)
 
 
 def _on_requires_action(o: Obs, e: Event) -> None:
-    c = o.conv
-    if not c.replaying:
-        if c.turn is None:
-            _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
-        else:
-            o.set(turn=attrs.evolve(c.turn, started=True))
-        o.set(silent=PMap(), awaiting_resume=None)
+    if _work_reported(o, e):
+        o.set(silent=PMap())  # the requests asked while running are reported now (R11)
 
 
 def _on_idle(o: Obs, e: Event) -> None:
