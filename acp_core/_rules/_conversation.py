@@ -135,21 +135,43 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
 _BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
     kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
 }
-_IN_SCOPE: dict[tuple[Kind, Revision], tuple[tuple[str, Any], ...]] = {}
+
+
+class _Scope:
+    """What `observe` works out once per revision (a memo of a pure function of frozen
+    values: it never changes an answer): the guards of each kind that apply, and which
+    update classes may take the quiet path (their kind, or None)."""
+
+    __slots__ = ("guards", "quiet", "revision")
+
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
+        self.guards: dict[Kind, tuple[tuple[str, Any], ...]] = {
+            kind: tuple(
+                (g.rule, g.check)
+                for g in _BY_KIND[kind]
+                if revision.applies(g.rule) and g.applies(revision)
+            )
+            for kind in Kind
+        }
+        self.quiet = _QuietKinds(self)
+
+
+# Keyed by identity: hashing a `Revision` (a frozen value of many fields) costs more than
+# the quiet path itself. Each entry holds its revision, so an id is never reused meanwhile.
+_SCOPES: dict[int, _Scope] = {}
+
+
+def _scope(revision: Revision) -> _Scope:
+    scope = _SCOPES.get(id(revision))
+    if scope is None or scope.revision is not revision:
+        scope = _SCOPES[id(revision)] = _Scope(revision)
+    return scope
 
 
 def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
-    # The guards of `kind` that apply in `revision`, worked out once per pair (a memo of a
-    # pure function of frozen values: it never changes an answer).
-    found = _IN_SCOPE.get((kind, revision))
-    if found is None:
-        found = tuple(
-            (g.rule, g.check)
-            for g in _BY_KIND[kind]
-            if revision.applies(g.rule) and g.applies(revision)
-        )
-        _IN_SCOPE[(kind, revision)] = found
-    return found
+    """The guards of `kind` that apply in `revision`."""
+    return _scope(revision).guards[kind]
 
 
 # The quiet path: most of a session's traffic is the agent's output in a running turn (a
@@ -164,35 +186,48 @@ _QUIET_CHECKS: Final[Mapping[Kind, frozenset[Any]]] = {
     Kind.USER_MESSAGE: frozenset({_r24_after, _r39}),
     Kind.BACKGROUND: frozenset({_r24_after}),
 }
-_QUIET_SCOPE: dict[tuple[Kind, Revision], bool] = {}
 _NO_FINDINGS: Final[tuple[Finding, ...]] = ()
+_BACKGROUND: Final = Kind.BACKGROUND  # read once: a member read through its class is a lookup
+_USER_MESSAGE: Final = Kind.USER_MESSAGE
 
 
-def _quiet_in_scope(kind: Kind, revision: Revision) -> bool:
-    found = _QUIET_SCOPE.get((kind, revision))
-    if found is None:
-        quiet = _QUIET_CHECKS.get(kind)
-        found = quiet is not None and all(check in quiet for _, check in _guards(kind, revision))
-        if kind is Kind.WORK:
-            found = found and _EFFECTS.get(kind) is _on_work
-        elif kind is Kind.USER_MESSAGE:
-            found = found and _EFFECTS.get(kind) is _on_user_message
-        else:
-            found = found and kind not in _EFFECTS
-        _QUIET_SCOPE[(kind, revision)] = found
-    return found
+def _quiet_in_scope(kind: Kind, scope: _Scope) -> bool:
+    quiet = _QUIET_CHECKS.get(kind)
+    if quiet is None or not all(check in quiet for _, check in scope.guards[kind]):
+        return False
+    if kind is Kind.WORK:
+        return _EFFECTS.get(kind) is _on_work
+    if kind is Kind.USER_MESSAGE:
+        return _EFFECTS.get(kind) is _on_user_message
+    return kind not in _EFFECTS
+
+
+class _QuietKinds(dict[type, "Kind | None"]):
+    # Update class -> its kind when that kind may take the quiet path in the scope, else None.
+    def __init__(self, scope: _Scope) -> None:
+        super().__init__()
+        self.scope = scope
+
+    def __missing__(self, cls: type) -> Kind | None:
+        kind = UPDATE_KIND[cls]
+        found = self[cls] = kind if _quiet_in_scope(kind, self.scope) else None
+        return found
 
 
 def _quiet(conv: Conversation, upd: object) -> bool:
     # Whether this update, sent by the agent, changes nothing and breaks nothing here.
     if conv.ended or conv.closed_at is not None or conv.replay_forbidden or conv.replaying:
         return False
-    kind = UPDATE_KIND[type(upd)]
-    if not _quiet_in_scope(kind, conv.revision):
+    revision = conv.revision
+    scope = _SCOPES.get(id(revision))
+    if scope is None or scope.revision is not revision:
+        scope = _scope(revision)
+    kind = scope.quiet[type(upd)]
+    if kind is None:
         return False
-    if kind is Kind.BACKGROUND:
+    if kind is _BACKGROUND:
         return True
-    if kind is Kind.USER_MESSAGE:
+    if kind is _USER_MESSAGE:
         return upd.message_id in conv.user_ids  # type: ignore[attr-defined]
     turn = conv.turn
     if conv.awaiting_resume is not None or conv.late_ids:

@@ -279,11 +279,27 @@ def _r41_answer(c: Conversation, e: Event) -> str | None:
 
 
 def work_id(upd: object) -> str | None:
-    if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)):
-        return upd.tool_call_id
-    if isinstance(upd, (u.AgentMessageChunk, u.AgentMessage, u.AgentThoughtChunk, u.AgentThought)):
-        return upd.message_id
-    return None
+    """The tool call or message an output update is about (None: neither)."""
+    attribute = _WORK_ID[type(upd)]
+    return None if attribute is None else getattr(upd, attribute)
+
+
+class _WorkIdCache(dict[type, "str | None"]):
+    # Update class -> the attribute naming what it is about (worked out once per class).
+    def __missing__(self, cls: type) -> str | None:
+        if issubclass(cls, (u.ToolCallUpdate, u.ToolCallContentChunk)):
+            found: str | None = "tool_call_id"
+        elif issubclass(
+            cls, (u.AgentMessageChunk, u.AgentMessage, u.AgentThoughtChunk, u.AgentThought)
+        ):
+            found = "message_id"
+        else:
+            found = None
+        self[cls] = found
+        return found
+
+
+_WORK_ID: Final = _WorkIdCache()
 
 
 _UPDATES: Final = (

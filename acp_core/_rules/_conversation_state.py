@@ -44,6 +44,8 @@ PEER: Final[Mapping[str, Sender]] = {AGENT: CLIENT, CLIENT: AGENT}
 class Phase(enum.Enum):
     """The foreground state as last reported."""
 
+    __hash__ = object.__hash__  # members are singletons: identity hashing, in C (hot path)
+
     UNKNOWN = "unknown"  #: not reported yet in a recording that starts mid-session
     IDLE = "idle"
     RUNNING = "running"
@@ -60,6 +62,8 @@ _PHASES: Final[Mapping[str, Phase]] = {
 
 class Kind(enum.Enum):
     """What an observed message is, for the lifecycle."""
+
+    __hash__ = object.__hash__  # members are singletons: identity hashing, in C (hot path)
 
     PROMPT = "prompt"
     PROMPT_ANSWER = "prompt answer"
@@ -199,7 +203,11 @@ class Conversation:
     @property
     def working(self) -> bool:
         """Foreground work is in progress (or a prompt is on its way to start it)."""
-        return self.turn is not None or self.phase not in (Phase.UNKNOWN, Phase.IDLE)
+        return self.turn is not None or self.phase not in _AT_REST
+
+
+# Read once: a member read through its enum class is an attribute lookup each time.
+_AT_REST: Final = frozenset({Phase.UNKNOWN, Phase.IDLE})
 
 
 class Event:
