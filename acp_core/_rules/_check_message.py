@@ -358,7 +358,10 @@ def _extras(value: object) -> Iterator[tuple[object, Mapping[str, Any]]]:
         extra = getattr(v, "extra", None)
         if extra:
             yield v, extra
-        stack.extend(getattr(v, f) for f in fields)
+        for f in fields:
+            x = getattr(v, f)
+            if type(x) not in _LEAVES:  # a leaf holds no value with keys of its own
+                stack.append(x)
 
 
 def _descend(cls: type) -> tuple[str, ...] | None:
@@ -368,6 +371,7 @@ def _descend(cls: type) -> tuple[str, ...] | None:
 
 
 _OPAQUE: Final = frozenset({"extra", "raw", "meta", "envelope_extra", "chunk_meta"})
+_LEAVES: Final = frozenset({str, int, float, bool, type(None), type(UNSET)})
 
 
 class _FieldCache(dict[type, "tuple[str, ...] | None"]):
