@@ -121,7 +121,11 @@ class Build:
         session_id = self.session.session_id
         for named in named_sessions(update):  # R47, R56: only sessions the client knows
             if named != session_id and named not in self.get("children").parents:
-                raise refuse("R47", f"{named!r} is named before it was announced")
+                raise refuse(
+                    "R47",
+                    f"{named!r} is named before it was announced: announce it first with "
+                    "SendUpdate(SubagentUpdate(...)) on its parent",
+                )
         self.own(UpdateSessionNotification(session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(_update_wire(session_id, update))

@@ -73,12 +73,13 @@ from ._intents_preview import ReportBackground, SendUpdate
 
 __all__ = ["PREVIEW_STEPS", "answer_item_cancel", "child_cancel"]
 
-#: The tree's diagnostics, as the agent rules they report (`reduce_tree` names them).
+#: The tree's diagnostics, as the agent rules they report (`reduce_tree` names them), each
+#: with what to do instead.
 _TREE_RULES: Final = {
-    UNANNOUNCED_SESSION: "R47",
-    UNKNOWN_SESSION_REFERENCE: "R47",
-    REPARENT: "R48",
-    CLOSED_SESSION_TRAFFIC: "R76",
+    UNANNOUNCED_SESSION: ("R47", "announce it first with SendUpdate(SubagentUpdate(...))"),
+    UNKNOWN_SESSION_REFERENCE: ("R47", "announce it first with SendUpdate(SubagentUpdate(...))"),
+    REPARENT: ("R48", "a child keeps its first parent: patch it with session_id=<that parent>"),
+    CLOSED_SESSION_TRAFFIC: ("R76", "the session was closed: send nothing more for it"),
 }
 _OWN_STATE: Final = (
     RunningStateUpdate,
@@ -107,8 +108,8 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
         tree = open_session(tree, b.engine.session_id, revision=b.engine.revision)
     after = reduce_tree(tree, target, update, revision=b.engine.revision)
     for diagnostic in after.diagnostics[len(tree.diagnostics) :]:
-        rule = _TREE_RULES.get(diagnostic.rule, "R47")
-        raise refuse(rule, f"{diagnostic.message}: {diagnostic.path} (announce it first)")
+        rule, hint = _TREE_RULES.get(diagnostic.rule, _TREE_RULES[UNANNOUNCED_SESSION])
+        raise refuse(rule, f"{diagnostic.message} ({diagnostic.path}): {hint}")
     return after
 
 
