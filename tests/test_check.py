@@ -18,6 +18,7 @@ from conftest import SPEC_DIR, schema_2026_11_path
 from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from preview_traces import CASES as PREVIEW_CASES
 
 import acp_core as acp
 
@@ -81,6 +82,7 @@ def test_every_prefix_of_a_good_trace_is_clean(path: Path) -> None:
 
 def test_the_corpus_covers_every_checked_rule_and_only_those() -> None:
     covered = {NAME.match(p.name)["rule"] for p in BAD}  # type: ignore[index]
+    covered |= {case[0] for case in PREVIEW_CASES}  # the table of tests/test_check_preview.py
     checked = {r.id for r in acp.RULES.values() if r.checked}
     assert covered == checked
 

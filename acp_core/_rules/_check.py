@@ -12,7 +12,8 @@ one per recorded line (a batch is one line). `check_trace` is three steps:
    missing `messageId`, `R29` for a missing `planId`, `R26` for a permission request without
    title or options), never an exception; at most `_MAX_DIAGNOSTICS` schema findings a line;
 2. the single-message checks of `_rules/_check_message.py` (open-enum values, paths, base64, batch
-   contents, custom root keys);
+   contents, custom root keys) and, from 2026-11 on, the checks across the sessions of the
+   connection of `_rules/_check_preview.py` (children, replay windows, keys, item cancels);
 3. the conversation machine (`observe`), one per session, started with
    `Conversation.mid_session` (a trace may start mid-session, so nothing that happened
    before it is demanded); requests without a session go to one more machine. Answers are
@@ -38,6 +39,8 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from ._catalogue import RULES, Level, Side
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen, explain_undecodable
+from ._check_preview import CHECKED as PREVIEW_CHECKED
+from ._check_preview import PreviewRules
 from ._check_sessions import OpenSessions
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
@@ -50,7 +53,7 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | {"J3"}
+CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3"}
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 
 
@@ -91,6 +94,13 @@ class Violation:
         return out
 
 
+_REQUESTS: Final = (
+    j.Request,
+    j.PromptRequest,
+    j.RequestPermissionRequest,
+    j.CancelToolCallRequest,
+    j.CancelTerminalRequest,
+)
 _RECENT: Final = 64  # answered requests remembered for routing a second answer
 
 
@@ -100,6 +110,9 @@ class _Checker:
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
         self.single = MessageRules(revision)
+        # The rules across the sessions of a connection (children, replay, keys, items),
+        # from the 2026-11 draft on.
+        self.preview = PreviewRules(revision) if revision.includes("2026-11") else None
         self.out: list[Violation] = []
         self.sessions: dict[str, Conversation] = {}
         self.seen: dict[str, Seen] = {}
@@ -208,6 +221,9 @@ class _Checker:
                 self.report_all(i, self.single.update(seen, msg.update))
             elif isinstance(msg, j.RequestPermissionRequest):
                 self.report_all(i, self.single.permission(seen, msg))
+        if self.preview is not None:
+            for f in self.preview.message(i, side, sid, msg):
+                self.report(f.rule, f.at, f.message)
         self.observe(sid, i, side, msg)
 
     def observe(self, sid: str | None, i: int, side: Sender, msg: object) -> None:
@@ -219,7 +235,7 @@ class _Checker:
             self.connection = conv
         else:
             self.sessions[sid] = conv
-        if isinstance(msg, (j.Request, j.PromptRequest, j.RequestPermissionRequest)):
+        if isinstance(msg, _REQUESTS):
             key = (side, request_key(msg.id))
             if key in self.route and self.route[key] != sid and msg.id is not None:
                 # Ids are per connection: the machines see one session each (same-session
@@ -243,12 +259,15 @@ class _Checker:
         twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
         twin.route, twin.recent = dict(self.route), dict(self.recent)
         twin.open = self.open.copy()
+        twin.preview = None if self.preview is None else self.preview.copy()
         return twin
 
     def finish(self) -> tuple[Violation, ...]:
         for conv in (*self.sessions.values(), self.connection):
             for f in finish(conv):
                 self.report(f.rule, f.at, f.message, warning=f.warning)
+        for f in self.preview.finish() if self.preview is not None else ():
+            self.report(f.rule, f.at, f.message)
         return tuple(sorted(self.out, key=lambda v: v.index))
 
 

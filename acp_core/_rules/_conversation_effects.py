@@ -96,6 +96,10 @@ def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:
         # pending requests `cancelled` (C15) belongs to session/cancel only.
         o.set(cancel_at=e.at, cancel_by_close=True)
         return
+    if not c.revision.applies("C15"):
+        # 2026-11 on: C40 replaces C15 (background requests stay open; _rules/_check_preview.py)
+        o.set(cancel_at=e.at, cancel_by_close=False)
+        return
     cancelled = c.cancelled_permissions
     for key in c.permissions:
         cancelled = cancelled.set(key, (e.at, False))

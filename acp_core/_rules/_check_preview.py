@@ -1,0 +1,317 @@
+"""The trace checks of the 2026-11 draft and the Preview that span sessions of one connection.
+
+Owns: `PreviewRules` (one `check_trace` call's memory of the connection: announced children
+and their parents, item capabilities, background lists, replay windows of resume requests,
+idempotency keys, withdrawn permission requests) and `CHECKED` (the rule ids it reports).
+Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
+on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
+the index it is given.
+
+Theory of operation. `_rules/_check.py` hands every decoded message with the session it belongs
+to (an answer: the session of the request it answers). A rule is reported only where the
+revision registry says it applies (`Revision.applies`), so at 2026-08 nothing here fires. A
+trace may start mid-session: a session id nobody announced is not a fault by itself (it may be
+a top-level session set up before the recording); it becomes one (R47) when a later
+`subagent_update` announces it as a child. Findings never depend on anything but the messages
+before them, and nothing here raises on any decoded message.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, Final
+
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire._revision import Revision
+
+from ._check_preview_answers import RESTRICTED, agent_answer
+from ._check_preview_updates import on_update
+from ._conversation_state import Finding
+from ._predicates import RequestKey, request_key, shown
+
+__all__ = ["CHECKED", "PreviewRules"]
+
+#: The rules these checks report (the `checked` column of docs/rules.md).
+CHECKED: Final = frozenset(
+    {
+        *("R47", "R48", "R52", "R53", "R56", "R57", "R58", "R60", "R62", "R63", "R65"),
+        *("R66", "R67", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
+        *("C29", "C34", "C40", "C41", "C43"),
+    }
+)
+
+
+# The plain dicts of `PreviewRules` (values never mutated in place).
+_DICTS: Final = (
+    *("parents", "can_cancel", "child_idle", "unclaimed", "background", "routes"),
+    *("replaying", "permissions", "withdrawn", "cancelled", "closed"),
+)
+
+
+class _Resume:
+    __slots__ = ("at", "children", "cursor", "marked", "session", "snapshot")
+
+    def __init__(self, session: str, at: int, cursor: bool) -> None:
+        self.session = session
+        self.at = at
+        self.cursor = cursor
+        self.children: list[str] = []  # announced while this resume was served (R60)
+        self.marked: set[str] = set()  # sessions whose replay_complete arrived (R57)
+        self.snapshot = False  # a state_update of the session after its history (R62)
+
+    def copy(self) -> _Resume:
+        twin = _Resume(self.session, self.at, self.cursor)
+        twin.children, twin.marked = list(self.children), set(self.marked)
+        twin.snapshot = self.snapshot
+        return twin
+
+
+class PreviewRules:
+    """The cross-session checks for one revision; one instance per `check_trace` call."""
+
+    def __init__(self, revision: Revision) -> None:
+        self.revision = revision
+        self.found: list[Finding] = []
+        self.named: set[str] = set()  # ids the client or a session/new result named
+        self.parents: dict[str, str] = {}  # child -> parent (first announcement wins)
+        self.can_cancel: dict[str, bool] = {}  # child -> its capabilities permit cancel
+        self.child_idle: dict[str, bool] = {}  # child -> its own last state is idle
+        self.unclaimed: dict[str, tuple[int, str]] = {}  # unknown id -> (first use, rule)
+        self.tools: dict[tuple[str, str], list[Any]] = {}  # [can cancel, final, name]
+        self.terminals: dict[tuple[str, str], list[bool]] = {}  # [can cancel, exited]
+        self.background: dict[str, dict[tuple[str, str], object] | None] = {}
+        self.routes: dict[tuple[str, RequestKey], tuple[str, str | None, object]] = {}
+        self.resumes: dict[RequestKey, _Resume] = {}
+        self.replaying: dict[str, RequestKey] = {}  # session -> the resume replaying it
+        self.upserted: dict[str, set[str]] = {}  # replaying session -> reset message ids
+        self.keys: dict[tuple[str, str], list[Any]] = {}  # (session, key) -> [prompt, id]
+        self.permissions: dict[RequestKey, tuple[str, int, str | None]] = {}
+        self.withdrawn: dict[RequestKey, int] = {}  # agent's $/cancel_request, unanswered
+        self.cancelled: dict[RequestKey, int] = {}  # pending at a session/cancel (R71, C40)
+        self.closed: dict[str, int] = {}  # session -> its close answer's line
+        self.suggestions: bool | None = None  # the client advertised prompt suggestions
+
+    def copy(self) -> PreviewRules:
+        """An independent copy (for a checker that forks): containers are copied, the frozen
+        values in them shared."""
+        twin = copy.copy(self)
+        twin.found = list(self.found)
+        twin.named = set(self.named)
+        for name in _DICTS:
+            setattr(twin, name, dict(getattr(self, name)))
+        twin.tools = {k: list(v) for k, v in self.tools.items()}
+        twin.terminals = {k: list(v) for k, v in self.terminals.items()}
+        twin.keys = {k: list(v) for k, v in self.keys.items()}
+        twin.upserted = {k: set(v) for k, v in self.upserted.items()}
+        twin.resumes = {k: v.copy() for k, v in self.resumes.items()}
+        return twin
+
+    def report(self, rule: str, at: int, message: str) -> None:
+        if self.revision.applies(rule):
+            self.found.append(Finding(rule, message, at))
+
+    def take(self) -> list[Finding]:
+        out, self.found = self.found, []
+        return out
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    def message(self, i: int, side: str, sid: str | None, msg: object) -> list[Finding]:
+        """What `msg` (sent by `side`, belonging to session `sid`) breaks across sessions."""
+        if isinstance(msg, (j.Response, j.ErrorResponse)):
+            self.answer(i, side, msg)
+        elif side == "agent":
+            self.agent(i, sid, msg)
+        else:
+            self.client(i, sid, msg)
+        if isinstance(msg, (j.Request, j.PromptRequest, j.RequestPermissionRequest)):
+            method = (
+                msg.method
+                if isinstance(msg, j.Request)
+                else j.Method.SESSION_PROMPT
+                if isinstance(msg, j.PromptRequest)
+                else j.Method.REQUEST_PERMISSION
+            )
+            self.routes[(side, request_key(msg.id))] = (method, sid, msg)
+        elif isinstance(msg, j.CancelToolCallRequest):
+            tool = self.tools.get((msg.session_id, msg.tool_call_id))
+            item = (False, False, False) if tool is None else (True, tool[0], tool[1])
+            self.routes[(side, request_key(msg.id))] = (j.Method.TOOL_CALL_CANCEL, sid, item)
+        elif isinstance(msg, j.CancelTerminalRequest):
+            term = self.terminals.get((msg.session_id, msg.terminal_id))
+            item = (False, False, False) if term is None else (True, term[0], term[1])
+            self.routes[(side, request_key(msg.id))] = (j.Method.TERMINAL_CANCEL, sid, item)
+        return self.take()
+
+    def use(self, sid: str, at: int) -> None:
+        # A message carries `sid`: remember the first use of an id nobody set up (R47).
+        if sid not in self.named and sid not in self.parents:
+            self.unclaimed.setdefault(sid, (at, "R47"))
+        if self.closed_parent(sid) is not None:
+            self.report(
+                "R76",
+                at,
+                f"traffic for {shown(sid)} after session/close of its parent was answered "
+                f"(line {self.closed_parent(sid)}): a closed session's children end with it",
+            )
+
+    def closed_parent(self, sid: str) -> int | None:
+        parent = self.parents.get(sid)
+        while parent is not None:
+            if parent in self.closed:
+                return self.closed[parent]
+            parent = self.parents.get(parent)
+        return None
+
+    # -- the agent's messages ------------------------------------------------------------
+
+    def agent(self, i: int, sid: str | None, msg: object) -> None:
+        if isinstance(msg, j.UpdateSessionNotification):
+            self.use(msg.session_id, i)
+            self.update(i, msg.session_id, msg.update)
+        elif isinstance(msg, j.RequestPermissionRequest):
+            self.use(msg.session_id, i)
+            subject = msg.subject
+            tool = (
+                subject.tool_call.tool_call_id
+                if isinstance(subject, j.ToolCallPermissionSubject)
+                else None
+            )
+            self.permissions[request_key(msg.id)] = (msg.session_id, i, tool)
+        elif isinstance(msg, j.CancelRequestNotification):
+            key = request_key(msg.request_id)
+            if key in self.permissions:
+                self.withdrawn[key] = i
+
+    def update(self, i: int, sid: str, upd: object) -> None:
+        on_update(self, i, sid, upd)
+
+    # -- the client's messages -----------------------------------------------------------
+
+    def client(self, i: int, sid: str | None, msg: object) -> None:
+        if isinstance(msg, j.Request) and msg.method == "initialize":
+            self.initialize(msg.params)
+            return
+        if sid is None:
+            return
+        method = (
+            msg.method
+            if isinstance(msg, j.Request)
+            else j.Method.SESSION_PROMPT
+            if isinstance(msg, j.PromptRequest)
+            else None
+        )
+        if sid in self.parents:
+            if method in RESTRICTED:
+                self.report(
+                    "C34",
+                    i,
+                    f"the client sends `{method}` for {shown(sid)}, a child session (announced "
+                    "by subagent_update): clients never prompt, configure, resume or close one",
+                )
+            elif isinstance(msg, j.CancelSessionNotification) and not self.can_cancel.get(sid):
+                self.report(
+                    "C29",
+                    i,
+                    f"the client cancels child session {shown(sid)}, whose capabilities do "
+                    "not permit cancel",
+                )
+        else:
+            self.named.add(sid)
+        if isinstance(msg, j.CancelToolCallRequest):
+            tool = self.tools.get((sid, msg.tool_call_id))
+            if tool is None or not tool[0]:
+                self.report(
+                    "C41",
+                    i,
+                    f"tool_call/cancel for {shown(msg.tool_call_id)}, which does not "
+                    "advertise capabilities.cancel",
+                )
+        elif isinstance(msg, j.CancelTerminalRequest):
+            term = self.terminals.get((sid, msg.terminal_id))
+            if term is None or not term[0]:
+                self.report(
+                    "C41",
+                    i,
+                    f"terminal/cancel for {shown(msg.terminal_id)}, which does not "
+                    "advertise capabilities.cancel",
+                )
+        elif isinstance(msg, j.PromptRequest) and isinstance(msg.idempotency_key, str):
+            self.keyed_prompt(i, sid, msg)
+        elif isinstance(msg, j.CancelSessionNotification):
+            for key, (psid, _at, _tool) in self.permissions.items():
+                if psid == sid:
+                    self.cancelled.setdefault(key, i)
+        elif isinstance(msg, j.Request) and msg.method == "session/resume":
+            params = msg.params if isinstance(msg.params, Mapping) else {}
+            cursor = params.get("replayFrom") is not None
+            self.resumes[request_key(msg.id)] = _Resume(sid, i, cursor)
+            self.closed.pop(sid, None)
+            if cursor:
+                self.replaying[sid] = request_key(msg.id)
+                self.upserted[sid] = set()
+
+    def initialize(self, params: object) -> None:
+        caps = params.get("clientCapabilities") if isinstance(params, Mapping) else None
+        session = caps.get("session") if isinstance(caps, Mapping) else None
+        shown_ = session.get("promptSuggestions") if isinstance(session, Mapping) else None
+        self.suggestions = shown_ not in (None, False)
+
+    def keyed_prompt(self, i: int, sid: str, msg: j.PromptRequest) -> None:
+        assert isinstance(msg.idempotency_key, str)
+        entry = self.keys.get((sid, msg.idempotency_key))
+        if entry is None:
+            self.keys[(sid, msg.idempotency_key)] = [msg.prompt, None]
+        elif entry[0] != msg.prompt:
+            self.report(
+                "C43",
+                i,
+                f"idempotencyKey {shown(msg.idempotency_key)} is reused for a different "
+                "prompt in the same session: one key names one submission",
+            )
+
+    # -- answers -------------------------------------------------------------------------
+
+    def answer(self, i: int, side: str, msg: j.Response | j.ErrorResponse) -> None:
+        key = request_key(msg.id)
+        asked = self.routes.pop(("client" if side == "agent" else "agent", key), None)
+        if asked is None:
+            return
+        method, sid, request = asked
+        if side == "client":
+            self.permission_answer(i, key, msg)
+            return
+        agent_answer(self, i, method, sid, request, msg)
+
+    def permission_answer(self, i: int, key: RequestKey, msg: object) -> None:
+        asked = self.permissions.pop(key, None)
+        withdrawn = self.withdrawn.pop(key, None)
+        cancel_at = self.cancelled.pop(key, None)
+        if asked is None or cancel_at is None or withdrawn is not None:
+            return
+        sid, at, tool = asked
+        listed = self.background.get(sid) or {}
+        result = msg.result if isinstance(msg, j.Response) else None
+        outcome = result.get("outcome") if isinstance(result, Mapping) else None
+        if ("tool_call", tool) in listed and (
+            isinstance(outcome, Mapping) and outcome.get("outcome") == "cancelled"
+        ):
+            self.report(
+                "C40",
+                i,
+                f"the permission request of line {at} belongs to background tool call "
+                f"{shown(tool)}; session/cancel (line {cancel_at}) leaves it open, yet the "
+                "client answers it cancelled",
+            )
+
+    def finish(self) -> list[Finding]:
+        """What the end of the recording shows: withdrawn requests never answered (C40)."""
+        for key, at in self.withdrawn.items():
+            self.report(
+                "C40",
+                at,
+                f"the agent withdrew permission request {shown(key[1])} with $/cancel_request; "
+                "the client still answers it (cancelled outcome or -32800), and never does",
+            )
+        return self.take()

@@ -1,0 +1,123 @@
+"""The Preview trace checks of the agent's answers: resume, prompt keys, item cancels, children.
+
+Owns: `agent_answer` (what the agent's answer to a client request breaks: R53, R57, R60,
+R62, R67, R75; it also records closed sessions for R76 and the ids `session/new` returns).
+Must not know: updates (`_rules/_check_preview_updates.py`), one session's turn lifecycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+from acp_core._wire import _jsonrpc as j
+
+from ._predicates import request_key, shown
+
+if TYPE_CHECKING:
+    from ._check_preview import PreviewRules
+
+__all__ = ["RESTRICTED", "agent_answer"]
+
+#: Methods a client never sends for a child (C34; P14), and the agent must refuse (R53).
+RESTRICTED: Final = frozenset(
+    {
+        j.Method.SESSION_PROMPT,
+        "session/set_config_option",
+        "session/resume",
+        "session/close",
+        "session/delete",
+        "session/fork",
+    }
+)
+
+
+def agent_answer(
+    r: PreviewRules,
+    i: int,
+    method: str,
+    sid: str | None,
+    request: object,
+    msg: j.Response | j.ErrorResponse,
+) -> None:
+    """Check the agent's answer `msg` (line `i`) to the client's `method` request."""
+    ok = isinstance(msg, j.Response)
+    result = msg.result if isinstance(msg, j.Response) else None
+    if method == "session/resume":
+        _resume(r, i, msg)
+    if sid is None:
+        return
+    if ok and method in RESTRICTED and sid in r.parents:
+        r.report(
+            "R53",
+            i,
+            f"the agent accepts `{method}` for child session {shown(sid)}; a child is "
+            "mutated only through its capabilities (reject with -32602)",
+        )
+    if method == j.Method.SESSION_PROMPT and isinstance(request, j.PromptRequest):
+        key = request.idempotency_key
+        mid = result.get("messageId") if isinstance(result, Mapping) else None
+        entry = r.keys.get((sid, key)) if isinstance(key, str) else None
+        if entry is not None and isinstance(mid, str):
+            if entry[1] is None:
+                entry[1] = mid
+            elif entry[1] != mid:
+                r.report(
+                    "R67",
+                    i,
+                    f"a retry with idempotencyKey {shown(key)} is answered with messageId "
+                    f"{shown(mid)}; the original insertion was {shown(entry[1])}",
+                )
+    elif method in (j.Method.TOOL_CALL_CANCEL, j.Method.TERMINAL_CANCEL) and ok:
+        known, cancellable, final = request if isinstance(request, tuple) else (False,) * 3
+        if not known or not cancellable or final:
+            why = "unknown" if not known else "already final" if final else "not cancellable"
+            r.report(
+                "R75",
+                i,
+                f"`{method}` of an item that was {why} when asked is accepted; it is "
+                "answered -32602",
+            )
+    elif method == "session/close" and ok:
+        r.closed[sid] = i
+    elif method == j.Method.SESSION_NEW and isinstance(result, Mapping):
+        new = result.get("sessionId")
+        if isinstance(new, str):
+            r.named.add(new)
+
+
+def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
+    key = request_key(msg.id)
+    resume = r.resumes.pop(key, None)
+    if resume is None:
+        return
+    replayed = [resume.session, *resume.children]
+    for s in replayed:
+        if r.replaying.get(s) == key:
+            del r.replaying[s]
+            r.upserted.pop(s, None)
+    if not isinstance(msg, j.Response):
+        return  # failed or cancelled: the replay is truncated, no marker is owed (R58)
+    missing = resume.cursor and resume.session not in resume.marked
+    if missing:
+        r.report(
+            "R57",
+            i,
+            f"the resume of line {resume.at} asked for a replay, but is answered before "
+            f"replay_complete on {shown(resume.session)}",
+        )
+    for child in resume.children:
+        if child not in resume.marked:
+            r.report(
+                "R60",
+                i,
+                f"child {shown(child)}, announced during the resume of line {resume.at}, "
+                "gets no replay_complete of its own before the response",
+            )
+    if not missing and not resume.snapshot:  # (no marker: the history never ended, R57)
+        r.report(
+            "R62",
+            i,
+            f"the resume of line {resume.at} is answered without a state_update snapshot of "
+            f"{shown(resume.session)} after its history",
+        )

@@ -1,0 +1,289 @@
+"""The Preview trace checks of one `session/update`: children, items, background, replay.
+
+Owns: `on_update` (what one update the agent sent breaks across the sessions of the
+connection: R47, R48, R52, R56, R57, R58, R60's bookkeeping, R62's, R63, R65, R66, R71, R74,
+R78, R79, R81, R19 for background item types) and the small readers of update values it uses.
+Must not know: answers (`_rules/_check_preview_answers.py`), the client's messages, one
+session's turn lifecycle (`_rules/_conversation*.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+from acp_core._wire import _content as c
+from acp_core._wire import _updates as u
+from acp_core._wire import _updates_2026_11 as u11
+from acp_core._wire import _updates_preview as up
+from acp_core._wire._json import UNSET
+
+from ._predicates import is_absolute, shown
+
+if TYPE_CHECKING:
+    from ._check_preview import PreviewRules
+
+__all__ = ["background_items", "has_cancel", "on_update", "session_refs"]
+
+_STATE_UPDATES: Final = (
+    u.RunningStateUpdate,
+    u.IdleStateUpdate,
+    u.RequiresActionStateUpdate,
+    up.UnknownStateUpdate,
+)
+_CHUNKS: Final = (u.UserMessageChunk, u.AgentMessageChunk, u.AgentThoughtChunk)
+_UPSERTS: Final = (u.UserMessage, u.AgentMessage, u.AgentThought)
+_CONFIG: Final = (u.ConfigOptionUpdate, u.AvailableCommandsUpdate)
+
+
+def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+    """Check `upd`, sent by the agent on session `sid` at line `i`, and remember it."""
+    if sid in r.replaying:
+        _history(r, i, sid, upd)
+    rule = "R56" if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)) else "R47"
+    for ref in session_refs(upd):
+        if ref not in r.named and ref not in r.parents:
+            r.unclaimed.setdefault(ref, (i, rule))
+    if isinstance(upd, up.SubagentUpdate):
+        _announce(r, i, sid, upd)
+    elif isinstance(upd, u.ToolCallUpdate):
+        _tool(r, i, sid, upd)
+    elif isinstance(upd, u.TerminalUpdate):
+        term = r.terminals.setdefault((sid, upd.terminal_id), [False, False])
+        cancel = has_cancel(upd.capabilities)
+        if cancel is not None:
+            term[0] = cancel
+        if upd.exit_status is not UNSET and upd.exit_status is not None:
+            term[1] = True
+    elif isinstance(upd, _STATE_UPDATES):
+        _state(r, i, sid, upd)
+    elif isinstance(upd, up.ReplayComplete):
+        _marker(r, i, sid)
+    elif isinstance(upd, up.PromptSuggestionsUpdate):
+        _suggestions(r, i, upd)
+    elif isinstance(upd, u.PlanUpdate) and isinstance(upd.plan, up.PlanMarkdown):
+        path = upd.plan.path
+        if isinstance(path, str) and not is_absolute(path):
+            r.report("R78", i, f"markdown plan {shown(upd.plan.plan_id)}: relative path {path!r}")
+
+
+def _history(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+    # Updates inside a replay window (after a resume with a cursor, before the marker).
+    seen = r.upserted.setdefault(sid, set())
+    if isinstance(upd, _UPSERTS):
+        seen.add(upd.message_id)
+    elif isinstance(upd, _CHUNKS) and upd.message_id not in seen:
+        seen.add(upd.message_id)  # reported once per message
+        r.report(
+            "R63",
+            i,
+            f"replayed message {shown(upd.message_id)} starts with a chunk: a replay first "
+            "sends the whole-message upsert with `content: []` (reset-before-chunk)",
+        )
+    elif isinstance(upd, (u11.Notice, up.PromptSuggestionsUpdate)):
+        r.report("R65", i, "replayed history carries a notice or prompt suggestions")
+    elif isinstance(upd, _CONFIG) and sid in r.parents:
+        r.report(
+            "R66",
+            i,
+            f"configuration of child {shown(sid)} inside its replay; it belongs after the "
+            "child's replay_complete",
+        )
+
+
+def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None:
+    child = upd.session_id
+    parent = r.parents.get(child)
+    if parent is not None and parent != sid:
+        r.report(
+            "R48",
+            i,
+            f"child {shown(child)} belongs to {shown(parent)}; subagent_update on "
+            f"{shown(sid)} claims it for a second parent",
+        )
+    elif parent is None:
+        if child == sid or _descends(r, sid, child):
+            r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
+            return
+        first = r.unclaimed.pop(child, None)
+        if first is not None:
+            r.report(
+                first[1],
+                first[0],
+                f"{shown(child)} is used here, before the subagent_update that announces it "
+                f"(line {i})",
+            )
+        r.parents[child] = sid
+        for key, resume in r.resumes.items():
+            if resume.cursor and (resume.session == sid or _descends(r, sid, resume.session)):
+                resume.children.append(child)  # replayed within this resume (R60, P8)
+                r.replaying[child] = key
+                r.upserted[child] = set()
+                break
+    cancel = has_cancel(upd.capabilities)
+    if cancel is not None:
+        r.can_cancel[child] = cancel
+    dirs = [upd.cwd] if isinstance(upd.cwd, str) else []
+    if isinstance(upd.additional_directories, tuple):
+        dirs.extend(upd.additional_directories)
+    for d in dirs:
+        if not is_absolute(d):
+            r.report("R52", i, f"child {shown(child)} is reported with relative directory {d!r}")
+
+
+def _descends(r: PreviewRules, sid: str, ancestor: str) -> bool:
+    parent = r.parents.get(sid)
+    seen = 0
+    while parent is not None and seen <= len(r.parents):
+        if parent == ancestor:
+            return True
+        parent = r.parents.get(parent)
+        seen += 1
+    return False
+
+
+def _tool(r: PreviewRules, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
+    tool = r.tools.setdefault((sid, upd.tool_call_id), [False, False, None])
+    cancel = has_cancel(upd.capabilities)
+    if cancel is not None:
+        tool[0] = cancel
+    if isinstance(upd.status, str) and upd.status in u.ToolCallStatus.TERMINAL:
+        tool[1] = True
+    if isinstance(upd.name, str):
+        if tool[2] is not None and tool[2] != upd.name:
+            r.report(
+                "R81",
+                i,
+                f"tool call {shown(upd.tool_call_id)} was named {shown(tool[2])} and is "
+                f"renamed {shown(upd.name)}",
+            )
+        tool[2] = upd.name
+
+
+def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+    idle = isinstance(upd, u.IdleStateUpdate)
+    if sid in r.parents:
+        r.child_idle[sid] = idle
+    for resume in r.resumes.values():
+        if resume.session == sid and (not resume.cursor or sid in resume.marked):
+            resume.snapshot = True  # R62: the state after the history
+    if idle:
+        _r71(r, i, sid)
+    background = getattr(upd, "background", UNSET)
+    before = r.background.get(sid)
+    if not isinstance(background, tuple):
+        if before is not None:
+            r.report(
+                "R74",
+                i,
+                "state_update without the background list; once an agent reports it, every "
+                "state_update carries it",
+            )
+        r.background[sid] = None
+        return
+    now = background_items(background)
+    for (kind, ident), item in now.items():
+        if kind == "other":
+            tag = item.raw.get("type") if isinstance(item, u11.OtherBackgroundWork) else None
+            if isinstance(tag, str) and not tag.startswith("_") and tag != "subagent":
+                r.report("R19", i, f"background item of unknown type {shown(tag)} (not `_`)")
+        elif not _known(r, sid, kind, ident):
+            r.report("R74", i, f"background lists {kind} {shown(ident)} before announcing it")
+    for kind, ident in before or {}:
+        if (kind, ident) not in now and not _finished(r, sid, kind, ident):
+            r.report(
+                "R74", i, f"background drops {kind} {shown(ident)} before reporting it finished"
+            )
+    r.background[sid] = now
+
+
+def _known(r: PreviewRules, sid: str, kind: str, ident: str) -> bool:
+    if kind == "tool_call":
+        return (sid, ident) in r.tools
+    if kind == "terminal":
+        return (sid, ident) in r.terminals
+    return ident in r.parents
+
+
+def _finished(r: PreviewRules, sid: str, kind: str, ident: str) -> bool:
+    if kind == "tool_call":
+        return bool(r.tools.get((sid, ident), [False, True])[1])
+    if kind == "terminal":
+        return r.terminals.get((sid, ident), [False, True])[1]
+    return kind == "other" or r.child_idle.get(ident, False)
+
+
+def _r71(r: PreviewRules, i: int, sid: str) -> None:
+    listed = r.background.get(sid) or {}
+    for key, cancel_at in list(r.cancelled.items()):
+        asked = r.permissions.get(key)
+        if asked is None or asked[0] != sid or ("tool_call", asked[2]) in listed:
+            continue
+        del r.cancelled[key]
+        if key not in r.withdrawn:
+            r.report(
+                "R71",
+                i,
+                f"the cancelled work ends while permission request {shown(key[1])} (line "
+                f"{asked[1]}) is pending since session/cancel (line {cancel_at}) and was "
+                "never withdrawn with $/cancel_request",
+            )
+
+
+def _marker(r: PreviewRules, i: int, sid: str) -> None:
+    key = r.replaying.pop(sid, None)
+    if key is not None:
+        r.upserted.pop(sid, None)
+        r.resumes[key].marked.add(sid)
+        return
+    again = any(sid in res.marked for res in r.resumes.values())
+    r.report(
+        "R57" if again else "R58",
+        i,
+        f"second replay_complete for {shown(sid)} in one resume"
+        if again
+        else f"replay_complete for {shown(sid)}, but no resume with a replay cursor replays it",
+    )
+
+
+def _suggestions(r: PreviewRules, i: int, upd: up.PromptSuggestionsUpdate) -> None:
+    if r.suggestions is False:
+        r.report("R79", i, "prompt_suggestions_update to a client that did not advertise them")
+    for s in upd.suggestions:
+        if all(isinstance(b, c.TextContent) and not b.text.strip() for b in s.prompt):
+            r.report("R79", i, "a prompt suggestion is only empty or whitespace text")
+
+
+def session_refs(upd: object) -> list[str]:
+    """The session ids an update names besides its envelope (R47, R56)."""
+    if isinstance(upd, up.SessionMessage):
+        return [s for s in (upd.sender_session_id, upd.recipient_session_id) if isinstance(s, str)]
+    if isinstance(upd, u.ToolCallUpdate) and isinstance(upd.content, tuple):
+        return [x.session_id for x in upd.content if isinstance(x, c.SessionReference)]
+    if isinstance(upd, u.ToolCallContentChunk) and isinstance(upd.content, c.SessionReference):
+        return [upd.content.session_id]
+    return []
+
+
+def has_cancel(caps: object) -> bool | None:
+    """Whether a capabilities patch permits cancel (None: the patch leaves it unchanged)."""
+    if caps is UNSET:
+        return None
+    cancel = getattr(caps, "cancel", None)
+    return cancel is not None and cancel is not UNSET
+
+
+def background_items(items: tuple[u11.BackgroundWork, ...]) -> dict[tuple[str, str], object]:
+    """A background list by (kind, id); items of other types keyed by their raw text."""
+    out: dict[tuple[str, str], object] = {}
+    for item in items:
+        if isinstance(item, u11.BackgroundToolCall):
+            out[("tool_call", item.tool_call_id)] = item
+        elif isinstance(item, u11.BackgroundTerminal):
+            out[("terminal", item.terminal_id)] = item
+        elif isinstance(item, u11.BackgroundSubagent):
+            out[("subagent", item.session_id)] = item
+        else:
+            raw = getattr(item, "raw", {})
+            out[("other", shown(raw) if isinstance(raw, Mapping) else "")] = item
+    return out
