@@ -43,6 +43,7 @@ from acp_core._rules._conversation import Conversation, Finding, observe
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._pcoll import PMap, PVec
 from acp_core._state._reduce import reduce
+from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
 from acp_core._wire._codec import decode_prompt_result, encode_message, encode_result
 from acp_core._wire._json import UNSET, JsonValue, freeze_json
@@ -71,10 +72,11 @@ from acp_core._wire._updates import (
     ToolCallStatus,
     ToolCallUpdate,
 )
+from acp_core._wire._updates_preview import SubagentUpdate
 
+from . import _client_preview as preview
 from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
-from ._intents_preview import CLIENT_PREVIEW_INTENTS
 
 __all__ = [
     "ClientEngine",
@@ -100,6 +102,10 @@ class ClientEngine:
         work_tool_calls: tool calls of the current foreground work (Q18).
         next_request_id: next JSON-RPC id for requests this client sends.
         conversation: the lifecycle of this session, as the conversation machine sees it.
+        children: the Preview's child sessions, their views and links (C27, C28;
+            `_engines/_client_preview.py`); `lifecycles`: a conversation machine per child.
+        requests: `tool_call/cancel` / `terminal/cancel` requests not answered yet, by
+            request key: (method, session id).
         violations: what the agent broke, in the order received (`check_trace`'s values).
         messages: how many messages this engine sent and received.
     """
@@ -114,6 +120,9 @@ class ClientEngine:
     next_request_id: int = 0
     conversation: Conversation = attrs.field(factory=Conversation.start)
     violations: tuple[Violation, ...] = ()
+    children: SessionTree = attrs.field(factory=new_tree)
+    lifecycles: PMap[str, Conversation] = attrs.field(factory=PMap)
+    requests: PMap[RequestKey, tuple[str, str]] = attrs.field(factory=PMap)
     # How many messages this engine sent and received: the index of its violations. A
     # position label, not state: left out of equality.
     messages: int = attrs.field(default=0, eq=False)
@@ -137,7 +146,10 @@ class ClientEngine:
 def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> ClientEngine:
     """A fresh client engine for an established session (after `session/new`)."""
     state = new_session(session_id)
-    return ClientEngine(state, state, revision, conversation=Conversation.start(revision))
+    tree = open_session(new_tree(), session_id, revision=revision)
+    return ClientEngine(
+        state, state, revision, conversation=Conversation.start(revision), children=tree
+    )
 
 
 @functools.cache
@@ -164,8 +176,23 @@ class _Build:
     def set(self, **changes: Any) -> None:
         self.changes.update(changes)
 
-    def send(self, message: Message) -> None:
-        self.conversation, findings = observe(self.conversation, "client", message, at=self.at)
+    def machine(self, session: str | None) -> Conversation:
+        if session is None or session == self.engine.session_id:
+            return self.conversation
+        lifecycles: PMap[str, Conversation] = self.get("lifecycles")
+        found = lifecycles.get(session)
+        return Conversation.mid_session(self.engine.revision) if found is None else found
+
+    def keep(self, session: str | None, conv: Conversation) -> None:
+        if session is None or session == self.engine.session_id:
+            self.conversation = conv
+        else:
+            self.set(lifecycles=self.get("lifecycles").set(session, conv))
+
+    def send(self, message: Message, session: str | None = None) -> None:
+        """Send `message` (of our own session, or of the child `session`)."""
+        conv, findings = observe(self.machine(session), "client", message, at=self.at)
+        self.keep(session, conv)
         self.at += 1
         for f in findings:
             # What our own message shows can be the agent's fault (R11 shows at the answer).
@@ -175,13 +202,16 @@ class _Build:
                 raise LocalProtocolError(f.rule, _hinted(f))
         self.wire.append(encode_message(message))
 
-    def receive(self, message: Message) -> None:
-        """Follow a message of the agent through the machine; keep what it broke."""
-        before = self.conversation
-        self.conversation, findings = observe(before, "agent", message, at=self.at)
+    def receive(self, message: Message, session: str | None = None) -> None:
+        """Follow a message of the agent through the machine of its session; keep what it
+        broke."""
+        before = self.machine(session)
+        after, findings = observe(before, "agent", message, at=self.at)
+        self.keep(session, after)
         self.at += 1
         self.record(findings)
-        after = self.conversation
+        if after is not self.conversation:
+            return
         if after.prompts is not before.prompts or after.ended:
             _sync_prompts(self, after)
 
@@ -256,8 +286,10 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
 
 
 def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
-    b.send(Response(request_id, _cancelled()))
-    b.set(pending=b.get("pending").delete(request_id))
+    pending: PMap[int | str | None, RequestPermissionRequest] = b.get("pending")
+    asked = pending.get(request_id)
+    b.send(Response(request_id, _cancelled()), None if asked is None else asked.session_id)
+    b.set(pending=pending.delete(request_id))
 
 
 # -- client intents ------------------------------------------------------------------------
@@ -265,10 +297,6 @@ def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
 
 def _send_prompt(b: _Build, intent: SendPrompt) -> None:
     engine = b.engine
-    if intent.idempotency_key is not None:  # sent once the client engine keeps keys (C42)
-        raise LocalProtocolError(
-            "E0", "SendPrompt.idempotency_key (Preview) is not supported by the client engine yet"
-        )
     request_id = intent.request_id
     if request_id is None:
         request_id = engine.next_request_id
@@ -276,18 +304,23 @@ def _send_prompt(b: _Build, intent: SendPrompt) -> None:
             request_id += 1
         b.set(next_request_id=request_id + 1)
         b.ids.append(request_id)
-    elif request_key(request_id) in engine.sent:
+    elif request_key(request_id) in engine.sent or request_key(request_id) in engine.requests:
         raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
-    b.send(PromptRequest(request_id, engine.session_id, intent.content, intent.meta))
+    key_ = preview.idempotency_key(engine, intent.idempotency_key)
+    request = PromptRequest(request_id, engine.session_id, intent.content, intent.meta, key_)
+    b.send(request)
     key = request_key(request_id)
-    b.set(sent=engine.sent.set(key, SentPrompt(request_id)), order=engine.order.append(key))
+    record = SentPrompt(request_id, request=request)
+    b.set(sent=engine.sent.set(key, record), order=engine.order.append(key))
 
 
 def _send_cancel(b: _Build, intent: SendCancel) -> None:
     engine = b.engine
     b.send(CancelSessionNotification(engine.session_id))
-    for request_id in list(engine.pending.keys()):
-        _answer_cancelled(b, request_id)  # C15
+    if engine.revision.applies("C15"):  # 2026-08; later C40 leaves them open (background)
+        for request_id, asked in list(engine.pending.items()):
+            if asked.session_id == engine.session_id:
+                _answer_cancelled(b, request_id)  # C15
     if engine.session.foreground.state == "idle":
         return  # nothing is running: nothing to mark, and expect no reply (Q20)
     view = engine.view
@@ -311,7 +344,7 @@ def _answer_permission(b: _Build, intent: AnswerPermission) -> None:
             "E4", f"option {intent.option_id!r} was not offered by request {intent.request_id!r}"
         )
     result = encode_result(RequestPermissionResult(SelectedOutcome(intent.option_id)))
-    b.send(Response(intent.request_id, freeze_json(result)))
+    b.send(Response(intent.request_id, freeze_json(result)), request.session_id)
     b.set(pending=b.engine.pending.delete(intent.request_id))
 
 
@@ -345,10 +378,21 @@ def _received(b: _Build, intent: Received) -> None:
     engine = b.engine
     session_id = getattr(message, "session_id", engine.session_id)
     if session_id != engine.session_id:
-        raise _remote("E3", f"{type(message).__name__} for session {session_id!r}")
-    b.receive(message)  # before any answer this step sends in reply
+        if not preview.speaks_children(engine.revision) or not isinstance(
+            message, (UpdateSessionNotification, RequestPermissionRequest)
+        ):
+            raise _remote("E3", f"{type(message).__name__} for session {session_id!r}")
+        _child_received(b, message)  # C28: a child's traffic, never E3
+        return
+    if isinstance(message, (Response, ErrorResponse)):
+        asked = engine.requests.get(request_key(message.id))
+        b.receive(message, None if asked is None else asked[1])
+    else:
+        b.receive(message)  # before any answer this step sends in reply
     if isinstance(message, UpdateSessionNotification):
         _apply(b, message.update)
+        if isinstance(message.update, SubagentUpdate):
+            preview.child_update(b, message)  # C27: the child is registered
     elif isinstance(message, RequestPermissionRequest):
         if message.id in engine.pending:
             raise _remote("E3", f"permission request id {message.id!r} is already pending")
@@ -356,13 +400,13 @@ def _received(b: _Build, intent: Received) -> None:
         if isinstance(message.subject, ToolCallPermissionSubject):
             _apply(b, message.subject.tool_call, subject=True)  # T10
         b.set(pending=engine.pending.set(message.id, message))
-        if b.conversation.cancel_at is not None:
+        if b.conversation.cancel_at is not None and engine.revision.applies("C15"):
             _answer_cancelled(b, message.id)  # C15: everything pending after a cancel
     elif isinstance(message, CancelRequestNotification):
         if message.request_id in engine.pending:
             _answer_cancelled(b, message.request_id)  # Q17
     elif isinstance(message, (Response, ErrorResponse)):
-        if not _prompt_answered(b, message):
+        if not _prompt_answered(b, message) and preview.cancel_answered(b, message) is None:
             raise _remote("E3", f"response {message.id!r} answers no request of this client")
     elif isinstance(message, Request):
         b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
@@ -372,14 +416,24 @@ def _received(b: _Build, intent: Received) -> None:
         raise _remote("E3", f"a client does not receive {type(message).__name__}")
 
 
-def _not_yet(b: _Build, intent: object) -> None:
-    # The Preview client intents are part of the alphabet (`ClientIntent`) before the client
-    # engine sends them: refused plainly, never taken for a foreign object.
-    raise LocalProtocolError(
-        "E0",
-        f"{type(intent).__name__} (Preview) is not supported by the client engine yet: "
-        "send the 2026-08 intents",
-    )
+def _child_received(
+    b: _Build, message: UpdateSessionNotification | RequestPermissionRequest
+) -> None:
+    # Traffic of a child (or of an id nobody announced yet: it waits, P3) at the Preview.
+    b.receive(message, message.session_id)
+    if isinstance(message, UpdateSessionNotification):
+        preview.child_update(b, message)
+        return
+    if not preview.child_permission(b, message):
+        return
+    pending: PMap[int | str | None, RequestPermissionRequest] = b.get("pending")
+    if message.id in pending:
+        raise _remote("E3", f"permission request id {message.id!r} is already pending")
+    if isinstance(message.subject, ToolCallPermissionSubject):  # T10, on the child's view
+        preview.child_update(
+            b, UpdateSessionNotification(message.session_id, message.subject.tool_call)
+        )
+    b.set(pending=pending.set(message.id, message))
 
 
 _CLIENT_STEPS: Final[dict[type[Any], Any]] = {
@@ -387,7 +441,7 @@ _CLIENT_STEPS: Final[dict[type[Any], Any]] = {
     SendCancel: _send_cancel,
     AnswerPermission: _answer_permission,
     Received: _received,
-    **dict.fromkeys(CLIENT_PREVIEW_INTENTS, _not_yet),
+    **preview.CLIENT_PREVIEW_STEPS,
 }
 
 #: The client engine's input alphabet.

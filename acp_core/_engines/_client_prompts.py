@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from acp_core._rules._predicates import request_key
+from acp_core._wire._jsonrpc import PromptRequest
 
 if TYPE_CHECKING:
     from ._client import ClientEngine
@@ -35,6 +36,8 @@ class SentPrompt:
         message_id: the user message the agent reported for it, once bound (Q7).
         ended: the idle that ends its work arrived.
         stop_reason: that idle's stop reason (None while running, or when it had none).
+        request: the request as sent (what `RetryPrompt` sends again, C42, C45).
+        retry_of: for a retry, the request id of the first attempt.
     """
 
     request_id: int | str | None
@@ -42,6 +45,8 @@ class SentPrompt:
     message_id: str | None = None
     ended: bool = False
     stop_reason: str | None = None
+    request: PromptRequest | None = attrs.field(default=None, eq=False)  # a record, not identity
+    retry_of: int | str | None = None
 
 
 def sent_prompt(client: ClientEngine, request_id: int | str | None) -> SentPrompt | None:
