@@ -23,8 +23,12 @@ Theory of operation.
   names it). When the idle that ends a prompt's work arrives, its record says so
   (`SentPrompt.ended`, `stop_reason`; `sent_prompt` reads it).
 - On cancel the client answers every pending permission request with the `cancelled` outcome
-  (C15), and any that arrives before the work goes idle too; a `$/cancel_request` for an open
-  request is answered the same way (Q17).
+  (C15, 2026-08 only), and any that arrives before the work goes idle too; from 2026-11 on they
+  stay open (C40: background requests must), the agent withdraws the cancelled work's ones
+  with `$/cancel_request` (R71), and a `$/cancel_request` for an open request is answered
+  `cancelled` (Q17, C40) at every revision.
+- At the Preview, traffic for another session id is a child's (C28) or waits for its
+  announcement (P3); `_engines/_client_preview.py` owns it and the Preview intents.
 - Unknown requests are answered with -32601 (C26); notifications are never answered (C25).
 """
 
@@ -36,16 +40,15 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
-from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
 from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
-from acp_core._rules._conversation import Conversation, Finding, observe
+from acp_core._rules._conversation import Conversation
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._pcoll import PMap, PVec
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
-from acp_core._wire._codec import decode_prompt_result, encode_message, encode_result
+from acp_core._wire._codec import decode_prompt_result, encode_result
 from acp_core._wire._json import UNSET, JsonValue, freeze_json
 from acp_core._wire._jsonrpc import (
     CancelledOutcome,
@@ -53,7 +56,6 @@ from acp_core._wire._jsonrpc import (
     CancelSessionNotification,
     ErrorCode,
     ErrorResponse,
-    Message,
     Notification,
     PromptRequest,
     Request,
@@ -75,6 +77,7 @@ from acp_core._wire._updates import (
 from acp_core._wire._updates_preview import SubagentUpdate
 
 from . import _client_preview as preview
+from ._client_build import Build as _Build
 from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
 
@@ -156,105 +159,6 @@ def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> Cli
 def _cancelled() -> JsonValue:
     # Built on first use, not at import: encoding derives the codec's tables (issue 15).
     return freeze_json(encode_result(RequestPermissionResult(CancelledOutcome())))
-
-
-class _Build:
-    """Collects one step's changes. Local to a single step call, never shared."""
-
-    def __init__(self, engine: ClientEngine) -> None:
-        self.engine = engine
-        self.wire: list[dict[str, Any]] = []
-        self.changes: dict[str, Any] = {}
-        self.conversation = engine.conversation
-        self.violations: list[Violation] = []
-        self.ids: list[int | str | None] = []
-        self.at = engine.messages
-
-    def get(self, name: str) -> Any:
-        return self.changes[name] if name in self.changes else getattr(self.engine, name)
-
-    def set(self, **changes: Any) -> None:
-        self.changes.update(changes)
-
-    def machine(self, session: str | None) -> Conversation:
-        if session is None or session == self.engine.session_id:
-            return self.conversation
-        lifecycles: PMap[str, Conversation] = self.get("lifecycles")
-        found = lifecycles.get(session)
-        return Conversation.mid_session(self.engine.revision) if found is None else found
-
-    def keep(self, session: str | None, conv: Conversation) -> None:
-        if session is None or session == self.engine.session_id:
-            self.conversation = conv
-        else:
-            self.set(lifecycles=self.get("lifecycles").set(session, conv))
-
-    def send(self, message: Message, session: str | None = None) -> None:
-        """Send `message` (of our own session, or of the child `session`)."""
-        conv, findings = observe(self.machine(session), "client", message, at=self.at)
-        self.keep(session, conv)
-        self.at += 1
-        for f in findings:
-            # What our own message shows can be the agent's fault (R11 shows at the answer).
-            if RULES[f.rule].side == "agent" or f.warning:
-                self.record((f,))
-            else:
-                raise LocalProtocolError(f.rule, _hinted(f))
-        self.wire.append(encode_message(message))
-
-    def receive(self, message: Message, session: str | None = None) -> None:
-        """Follow a message of the agent through the machine of its session; keep what it
-        broke."""
-        before = self.machine(session)
-        after, findings = observe(before, "agent", message, at=self.at)
-        self.keep(session, after)
-        self.at += 1
-        self.record(findings)
-        if after is not self.conversation:
-            return
-        if after.prompts is not before.prompts or after.ended:
-            _sync_prompts(self, after)
-
-    def record(self, findings: tuple[Finding, ...] | list[tuple[str, str]]) -> None:
-        at = self.at - 1
-        for f in findings:
-            rule, message, where, warning = (
-                (f.rule, f.message, f.at, f.warning)
-                if isinstance(f, Finding)
-                else (f[0], f[1], at, False)
-            )
-            self.violations.append(Violation(rule, RULES[rule].level, where, message, warning))
-
-    def done(self) -> Step[ClientEngine]:
-        if self.violations:
-            self.set(violations=(*self.engine.violations, *self.violations))
-        engine = attrs.evolve(
-            self.engine, conversation=self.conversation, messages=self.at, **self.changes
-        )
-        return Step(engine, tuple(self.wire), tuple(self.ids))
-
-
-def _hinted(finding: Finding) -> str:
-    return f"{finding.message} (the rule: {RULES[finding.rule].summary})"
-
-
-def _sync_prompts(b: _Build, conv: Conversation) -> None:
-    # Copy the machine's binding (Q7) and the end of each prompt's work into the records.
-    sent: PMap[RequestKey, SentPrompt] = b.get("sent")
-    revision = b.engine.revision
-    for p in conv.prompts:
-        record = sent.get(p.key)
-        message_id = p.message_id(revision)
-        if record is not None and message_id is not None and record.message_id != message_id:
-            sent = sent.set(p.key, attrs.evolve(record, message_id=message_id))
-    for p, stop in conv.ended:
-        record = sent.get(p.key)
-        if record is not None:
-            message_id = p.message_id(revision) or record.message_id
-            sent = sent.set(
-                p.key, attrs.evolve(record, message_id=message_id, ended=True, stop_reason=stop)
-            )
-    b.set(sent=sent)
 
 
 def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:

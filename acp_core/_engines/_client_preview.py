@@ -24,7 +24,13 @@ import attrs
 
 from acp_core._errors import Diagnostic, LocalProtocolError
 from acp_core._rules._predicates import RequestKey, request_key
-from acp_core._state._reduce_children import SessionTree, child_link, reduce_tree
+from acp_core._state._reduce_children import (
+    SessionTree,
+    begin_resume,
+    child_link,
+    end_resume,
+    reduce_tree,
+)
 from acp_core._state._session_state import SessionState
 from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import UNSET, Unset
@@ -47,7 +53,8 @@ from ._client_prompts import SentPrompt
 from ._intents_preview import CancelChild, CancelTerminal, CancelToolCall, RetryPrompt
 
 if TYPE_CHECKING:
-    from ._client import ClientEngine, _Build
+    from ._client import ClientEngine
+    from ._client_build import Build as _Build
 
 __all__ = [
     "CLIENT_PREVIEW_STEPS",
@@ -56,6 +63,9 @@ __all__ = [
     "child_permission",
     "child_update",
     "idempotency_key",
+    "resume_answered",
+    "resume_sent",
+    "session_request_method",
     "speaks_children",
 ]
 
@@ -235,6 +245,43 @@ def _needs_items(b: _Build, intent: object) -> None:
         raise LocalProtocolError(
             "E0", f"{type(intent).__name__}: revision {b.engine.revision.name} has no item cancel"
         )
+
+
+_REQUESTS: Final[dict[type, str]] = {
+    CancelToolCall: Method.TOOL_CALL_CANCEL,
+    CancelTerminal: Method.TERMINAL_CANCEL,
+    RetryPrompt: Method.SESSION_PROMPT,
+}
+
+
+def session_request_method(intent: object) -> str | None:
+    """The method of the request a Preview intent sends (None: it sends none); a connection
+    numbers these requests and routes their answers back to the engine."""
+    return _REQUESTS.get(type(intent))
+
+
+def resume_sent(
+    engine: ClientEngine, request_id: int | str | None, *, replay: bool
+) -> ClientEngine:
+    """The client sent `session/resume` for the engine's session: with a replay cursor,
+    children announced while it is answered replay in their own windows (P8, C36)."""
+    if not replay or not speaks_children(engine.revision):
+        return engine
+    tree = begin_resume(
+        engine.children, engine.session_id, request_id, replay=True, revision=engine.revision
+    )
+    return attrs.evolve(engine, children=tree)
+
+
+def resume_answered(
+    engine: ClientEngine, request_id: int | str | None, *, ok: bool
+) -> ClientEngine:
+    """The resume was answered: children still replaying are complete (success, with a
+    diagnostic: R57) or truncated (failure, C37)."""
+    if not speaks_children(engine.revision):
+        return engine
+    tree = end_resume(engine.children, request_id, succeeded=ok)
+    return attrs.evolve(engine, children=tree)
 
 
 #: The client engine's steps for the Preview intents.

@@ -43,8 +43,11 @@ from acp_core._wire._jsonrpc import (
     UpdateSessionNotification,
 )
 from acp_core._wire._updates import ConfigOptionUpdate, SessionConfigOption
+from acp_core._wire._updates_preview import ReplayComplete
 
 from ._client import new_client
+from ._client_preview import resume_answered, speaks_children
+from ._connection_client_preview import ORPHAN_LIMIT, announced, route_child
 from ._connection_client_state import (
     Build,
     ClientSession,
@@ -75,9 +78,6 @@ from ._replay_gen import end_marker
 
 __all__ = ["CLIENT_INPUTS"]
 
-#: Updates held per unknown session while a `session/new` is in flight (then: findings).
-ORPHAN_LIMIT: Final = 1024
-
 
 def _config(result: JsonValue) -> tuple[SessionConfigOption, ...] | None:
     obj = params_object(result)
@@ -103,7 +103,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     result: JsonValue = message.result if isinstance(message, Response) else None
     method = pending.method
     session_id = pending.session_id
-    if method == "session/prompt":
+    if method in ("session/prompt", "tool_call/cancel", "terminal/cancel"):
         if session_id in b.sessions:
             step_session(b, session_id, Received(message))  # type: ignore[arg-type]
         return
@@ -119,7 +119,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     elif method == "session/new" and ok:
         _opened(b, result, pending)
     elif method == "session/resume" and session_id is not None:
-        _resumed(b, session_id, result, pending, ok=ok)
+        _resumed(b, session_id, result, pending, ok=ok, raw_id=message.id)
     elif method == "session/close" and session_id is not None:
         gone = ok or (isinstance(message, ErrorResponse) and message.error.code == -32002)
         if gone and session_id in b.sessions:
@@ -161,17 +161,31 @@ def _opened(b: Build, result: JsonValue, pending: PendingRequest) -> None:
     for message in held:
         _receive_one(b, message)
     if not any(p.method == "session/new" for p in b.outgoing.values()):
+        if speaks_children(b.conn.revision):
+            return  # held for children announced later (P3; R47 was reported when held)
         for orphan_id, items in b.orphans.items():
             b.finding("E3", f"{len(items)} update(s) for unknown session {orphan_id!r} dropped")
         b.orphans = type(b.orphans)()
 
 
 def _resumed(
-    b: Build, session_id: str, result: JsonValue, pending: PendingRequest, *, ok: bool
+    b: Build,
+    session_id: str,
+    result: JsonValue,
+    pending: PendingRequest,
+    *,
+    ok: bool,
+    raw_id: int | str | None,
 ) -> None:
     session = b.sessions.get(session_id)
     if session is None:
         return
+    if speaks_children(b.conn.revision):
+        if ok and session.replaying:
+            b.finding("R57", f"session/resume of {session_id!r} answered before replay_complete")
+        engine = resume_answered(session.engine, raw_id, ok=ok)
+        session = attrs.evolve(session, engine=engine)
+        b.sessions = b.sessions.set(session_id, session)
     if ok:
         config = _config(result)
         phase = "complete" if session.replay == "replaying" else session.replay
@@ -191,6 +205,8 @@ def _resumed(
 def _update(b: Build, message: UpdateSessionNotification) -> None:
     session = b.sessions.get(message.session_id)
     if session is None:
+        if route_child(b, message):
+            return
         if any(p.method == "session/new" for p in b.outgoing.values()):
             held = b.orphans.get(message.session_id, ())
             if len(held) < ORPHAN_LIMIT:
@@ -199,10 +215,13 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
         b.finding("E3", f"update for unknown session {message.session_id!r}")
         return
     marker = end_marker(b.conn.revision)
-    if marker is not None and session.replaying and message.update == marker:
+    update = message.update
+    # The Preview's marker by its type (a `replay_complete` may carry `_meta`).
+    if session.replaying and (type(update) is ReplayComplete or update == marker):
         b.sessions = b.sessions.set(message.session_id, attrs.evolve(session, replay="complete"))
         return
     step_session(b, message.session_id, Received(message))
+    announced(b, message.session_id, message)
 
 
 def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
@@ -226,7 +245,8 @@ def _receive(b: Build, message: Message) -> None:
     elif kind is RequestPermissionRequest:
         assert isinstance(message, RequestPermissionRequest)
         if message.session_id not in b.sessions:
-            b.send(unknown_session(message.id, message.session_id))
+            if not route_child(b, message):
+                b.send(unknown_session(message.id, message.session_id))
             return
         step_session(b, message.session_id, Received(message))
     elif kind is CancelRequestNotification:

@@ -30,6 +30,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
 from ._client import ClientEngine, new_client
+from ._client_preview import resume_sent, session_request_method
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
 from ._intents import SendPrompt
 
@@ -291,6 +292,13 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
         pending = PendingRequest("session/prompt", intent.session_id)
         b.outgoing = b.outgoing.set(request_id, pending)
         return
+    method = session_request_method(inner)
+    if method is not None:  # Preview: numbered here, answered back to the engine
+        request_id = b.request_id(getattr(inner, "request_id", None))
+        numbered: Any = attrs.evolve(inner, request_id=request_id)  # type: ignore[misc]
+        step_session(b, intent.session_id, numbered)
+        b.outgoing = b.outgoing.set(request_id, PendingRequest(method, intent.session_id))
+        return
     step_session(b, intent.session_id, inner)
 
 
@@ -366,4 +374,8 @@ def _resume(b: Build, intent: ResumeSession) -> None:
     if intent.replay:
         params["replayFrom"] = {"type": "start"}
     pending = PendingRequest("session/resume", intent.session_id, intent.cwd, created)
-    b.request(intent.request_id, "session/resume", params, pending)
+    request_id = b.request(intent.request_id, "session/resume", params, pending)
+    session = b.sessions.get(intent.session_id)
+    if session is not None:  # children announced during the replay replay too (P8)
+        engine = resume_sent(session.engine, request_id, replay=intent.replay)
+        b.sessions = b.sessions.set(intent.session_id, attrs.evolve(session, engine=engine))

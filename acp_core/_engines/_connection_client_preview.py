@@ -1,0 +1,74 @@
+"""The client connection's Preview half: child traffic to the engine that owns the child,
+item-cancel and retry requests, replay windows of children.
+
+Owns: `route_child` (a `session/update` or permission request naming a child goes to the
+engine of the top-level session whose tree announced it, C28; an id nobody announced is held
+with an R47 finding and handed over when announced, P3) and `announced` (the hand-over).
+Must not know: I/O; how the engine folds child traffic or keeps replay windows
+(`_engines/_client_preview.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from acp_core._wire._jsonrpc import RequestPermissionRequest, UpdateSessionNotification
+from acp_core._wire._updates_preview import SubagentUpdate
+
+from ._client_preview import speaks_children
+from ._connection_client_state import Build, step_session
+from ._intents import Received
+
+__all__ = ["ORPHAN_LIMIT", "announced", "route_child"]
+
+#: Updates held per unannounced session id (then: findings only).
+ORPHAN_LIMIT: Final = 1024
+
+
+def _owner(b: Build, session_id: str) -> str | None:
+    # The top-level session whose engine knows `session_id` as a child (or grandchild).
+    for top, session in b.sessions.items():
+        if session_id in session.engine.children.parents:
+            return top
+    return None
+
+
+def route_child(b: Build, message: UpdateSessionNotification | RequestPermissionRequest) -> bool:
+    """Traffic for an id that is no top-level session of this connection, at the Preview:
+    stepped into the owning engine, or held (R47). False when the revision has no children
+    (the caller reports what it always did)."""
+    if not speaks_children(b.conn.revision):
+        return False
+    owner = _owner(b, message.session_id)
+    if owner is None:
+        if isinstance(message, RequestPermissionRequest):
+            return False  # answered -32002 by the caller: no session of ours
+        held = b.orphans.get(message.session_id, ())
+        if len(held) < ORPHAN_LIMIT:
+            b.orphans = b.orphans.set(message.session_id, (*held, message))
+        if any(p.method == "session/new" for p in b.outgoing.values()):
+            return True  # perhaps the new session's first update (Q12)
+        b.finding(
+            "R47",
+            f"update for {message.session_id!r}, which no subagent_update announced yet: held "
+            "until one does",
+        )
+        return True
+    step_session(b, owner, Received(message))
+    if isinstance(message, UpdateSessionNotification):
+        announced(b, owner, message)
+    return True
+
+
+def announced(b: Build, owner: str, message: UpdateSessionNotification) -> None:
+    """After `message` was stepped into `owner`'s engine: if it announced a child that has
+    held traffic, hand that traffic over in arrival order (P3)."""
+    update = message.update
+    if type(update) is not SubagentUpdate or update.session_id not in b.orphans:
+        return
+    if update.session_id not in b.sessions[owner].engine.children.parents:
+        return  # refused (a second parent, a top-level id): the traffic stays held
+    held = b.orphans[update.session_id]
+    b.orphans = b.orphans.delete(update.session_id)
+    for item in held:
+        step_session(b, owner, Received(item))

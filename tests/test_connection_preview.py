@@ -1,0 +1,171 @@
+"""The client connection at the Preview: child traffic reaches the engine that announced the
+child (no E3), unannounced ids are held with an R47 finding and handed over when announced,
+item cancels and retries are numbered by the connection and answered back, and a resume's
+replay windows (children included) close with their markers; a resume answered first is R57."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import acp_core as acp
+
+SID, C1, G1 = "sess_1", "sess_child_1", "sess_grand_1"
+CHUNK = {
+    "sessionUpdate": "agent_message_chunk",
+    "messageId": "m",
+    "content": {"type": "text", "text": "x"},
+}
+
+
+class Client:
+    """A client connection fed agent messages as JSON (no agent: the agent's side is scripted)."""
+
+    def __init__(self) -> None:
+        info = acp.Implementation("c", "1")
+        self.conn = acp.new_client_connection(info, revision=acp.PREVIEW)
+        self.events: list[object] = []
+        self.sent: list[dict[str, Any]] = []
+        out = self.do(acp.NewSession("/w"))
+        self.agent({"id": out[0]["id"], "result": {"sessionId": SID}})
+
+    def do(self, intent: object) -> list[dict[str, Any]]:
+        step = acp.connection_step(self.conn, intent)
+        self.conn = step.connection
+        self.events.extend(step.events)
+        self.sent.extend(step.outbound)
+        return list(step.outbound)
+
+    def agent(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        wire = json.loads(json.dumps({"jsonrpc": "2.0", **message}))
+        decoded = acp.decode_message(wire, revision=acp.PREVIEW)
+        return self.do(acp.Received(decoded))
+
+    def update(self, sid: str, update: dict[str, Any]) -> None:
+        self.agent({"method": "session/update", "params": {"sessionId": sid, "update": update}})
+
+    def engine(self) -> acp.ClientEngine:
+        return self.conn.sessions[SID].engine
+
+    def findings(self) -> list[str]:
+        return [e.rule for e in self.events if isinstance(e, acp.Finding)]
+
+
+def announce(child: str, **fields: Any) -> dict[str, Any]:
+    return {"sessionUpdate": "subagent_update", "sessionId": child, **fields}
+
+
+def test_child_and_grandchild_traffic_reaches_the_owning_engine() -> None:
+    c = Client()
+    c.update(SID, announce(C1))
+    c.update(C1, announce(G1))
+    c.update(G1, CHUNK)
+    tree = c.engine().children
+    assert acp.parent_of(tree, G1) == C1
+    assert "m" in tree.sessions[G1].messages
+    assert c.findings() == []
+
+
+def test_unannounced_traffic_is_held_with_r47_and_handed_over() -> None:
+    c = Client()
+    c.update(C1, CHUNK)
+    assert c.findings() == ["R47"]
+    assert C1 not in c.engine().children.sessions
+    c.update(SID, announce(C1))
+    assert "m" in c.engine().children.sessions[C1].messages
+    assert C1 not in c.conn.orphans
+
+
+def test_a_childs_permission_request_is_answered_through_the_connection() -> None:
+    c = Client()
+    c.update(SID, announce(C1))
+    options = [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]
+    params = {"sessionId": C1, "title": "Go?", "options": options}
+    assert c.agent({"id": 70, "method": "session/request_permission", "params": params}) == []
+    out = c.do(acp.SessionIntent(SID, acp.AnswerPermission(70, "y")))
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "id": 70,
+            "result": {"outcome": {"outcome": "selected", "optionId": "y"}},
+        }
+    ]
+
+
+def test_item_cancel_is_numbered_by_the_connection_and_its_answer_routed() -> None:
+    c = Client()
+    c.update(
+        SID,
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t1",
+            "title": "w",
+            "capabilities": {"cancel": {}},
+        },
+    )
+    (request,) = c.do(acp.SessionIntent(SID, acp.CancelToolCall("t1")))
+    assert request["method"] == "tool_call/cancel"
+    assert request["id"] != c.sent[0]["id"]  # numbered on the whole connection
+    c.agent({"id": request["id"], "result": {}})
+    assert c.engine().requests == acp.new_client(SID, revision=acp.PREVIEW).requests
+    assert c.findings() == []
+
+
+def test_a_keyed_retry_is_numbered_and_answered() -> None:
+    c = Client()
+    (first,) = c.do(
+        acp.SessionIntent(SID, acp.SendPrompt((acp.TextContent("hi"),), idempotency_key="K"))
+    )
+    (again,) = c.do(acp.SessionIntent(SID, acp.RetryPrompt(first["id"])))
+    assert again["params"] == first["params"]
+    assert again["id"] != first["id"]
+    c.update(
+        SID,
+        {
+            "sessionUpdate": "user_message",
+            "messageId": "u1",
+            "content": [{"type": "text", "text": "hi"}],
+        },
+    )
+    for wire in (again, first):
+        c.agent({"id": wire["id"], "result": {"messageId": "u1"}})
+    assert [p.message_id for p in c.engine().prompts] == ["u1", "u1"]
+    assert c.findings() == []
+
+
+def _resume(c: Client) -> Any:
+    (request,) = c.do(acp.ResumeSession(SID, "/w", replay=True))
+    return request["id"]
+
+
+def test_children_replayed_in_a_resume_get_their_own_windows() -> None:
+    c = Client()
+    rid = _resume(c)
+    c.update(SID, announce(C1))
+    assert c.engine().children.sessions[C1].extras.replay.phase == "replaying"
+    c.update(C1, {"sessionUpdate": "replay_complete"})
+    assert c.engine().children.sessions[C1].extras.replay.phase == "complete"
+    c.update(SID, {"sessionUpdate": "replay_complete"})
+    c.update(SID, {"sessionUpdate": "state_update", "state": "idle"})
+    c.agent({"id": rid, "result": {}})
+    assert c.conn.sessions[SID].replay == "complete"
+    assert c.findings() == []
+
+
+def test_a_resume_answered_before_its_marker_is_r57_and_closes_the_windows() -> None:
+    c = Client()
+    rid = _resume(c)
+    c.update(SID, announce(C1))
+    c.agent({"id": rid, "result": {}})
+    assert c.findings() == ["R57"]
+    assert c.conn.sessions[SID].replay == "complete"
+    assert c.engine().children.sessions[C1].extras.replay.phase == "complete"
+
+
+def test_a_failed_resume_truncates_every_window() -> None:
+    c = Client()
+    rid = _resume(c)
+    c.update(SID, announce(C1))
+    c.agent({"id": rid, "error": {"code": -32603, "message": "lost"}})
+    assert c.conn.sessions[SID].replay == "truncated"
+    assert c.engine().children.sessions[C1].extras.replay.phase == "truncated"
