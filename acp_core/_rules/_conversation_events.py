@@ -174,14 +174,6 @@ def classify(o: Obs, sender: Sender, msg: object, at: int) -> Event | None:
         if not _direction(o, sender, AGENT, "session/request_permission", at):
             return None
         return Event(Kind.PERMISSION, sender, at, msg, key=request_key(msg.id))
-    if isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest)):
-        # 2026-11 on: typed client requests; paired so that their answers are not J1.
-        method = j.Method.TOOL_CALL_CANCEL
-        if isinstance(msg, j.CancelTerminalRequest):
-            method = j.Method.TERMINAL_CANCEL
-        _request(o, sender, msg.id, Pending(method, at))
-        _direction(o, sender, CLIENT, method, at)
-        return None
     if isinstance(msg, j.Request):
         return _generic_request(o, sender, msg, at)
     if isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest)):  # 2026-11 on
