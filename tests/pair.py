@@ -171,7 +171,7 @@ class AgentClientPair:
         count = 0
         while queue and (n is None or count < n):
             raw = json.loads(queue.popleft())
-            decoded = decode_message_diagnosed(raw, strict=True)
+            decoded = decode_message_diagnosed(raw, strict=True, revision=self.revision)
             assert not decoded.diagnostics, decoded.diagnostics
             message = decoded.value
             assert not isinstance(message, acp.Batch), "engines never send batches"

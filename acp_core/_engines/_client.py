@@ -35,6 +35,7 @@ Theory of operation.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
@@ -273,6 +274,11 @@ def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
         except AcpError:
             raise _remote("R1", f"prompt {message.id!r} answered with a malformed result") from None
         answered = attrs.evolve(prompt, state="accepted")  # the machine binds the id (Q7)
+        mid = message.result.get("messageId") if isinstance(message.result, Mapping) else None
+        if b.engine.revision.prompt_result_has_message_id and isinstance(mid, str):
+            # A keyed retry the machine resolved to an earlier insertion leaves its prompts
+            # at once (R67): its record takes the messageId here (C44).
+            answered = attrs.evolve(answered, message_id=mid)
     b.set(sent=sent.set(key, answered))
     return True
 

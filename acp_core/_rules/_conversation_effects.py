@@ -84,7 +84,35 @@ def _on_prompt_answer(o: Obs, e: Event) -> None:
             p = attrs.evolve(p, user_reported=mid in c.user_ids)  # the FIFO guess was wrong
         elif mid in c.user_ids:
             p = attrs.evolve(p, user_reported=True)
+        if _retried(o, p, mid):
+            return
     _replace_prompt(o, p)
+
+
+def _retried(o: Obs, p: Prompt, mid: str) -> bool:
+    # Preview (R67, R68): a keyed prompt answered with the messageId an earlier attempt of the
+    # same key got is a retry resolved to that insertion: it inserts nothing and starts no
+    # work; its turn (if it began one) is the original's, or nobody's.
+    c = o.conv
+    key = getattr(p.message, "idempotency_key", None)
+    if not isinstance(key, str):
+        return False
+    first = c.keys.get(key)
+    if first is None or first[0] != mid or first[1] == p.key:
+        if first is None:
+            o.set(keys=c.keys.set(key, (mid, p.key)))
+        return False
+    o.set(prompts=tuple(q for q in c.prompts if q.key != p.key))
+    turn = c.turn
+    if turn is not None and turn.prompt == p.key:
+        original = prompt_of(c, first[1])
+        if original is not None:
+            o.set(turn=attrs.evolve(turn, prompt=original.key))
+        elif turn.started:
+            o.set(turn=attrs.evolve(turn, prompt=None))
+        else:
+            o.set(turn=None)
+    return True
 
 
 def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:

@@ -170,6 +170,8 @@ class Conversation:
     late_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids of cancelled, ended work
     closed_at: int | None = None
     ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
+    # Preview: idempotencyKey -> (messageId, prompt) of its first answered attempt (R67).
+    keys: PMap[str, tuple[str, RequestKey]] = attrs.field(factory=PMap)
 
     @classmethod
     def start(cls, revision: Revision = DEFAULT_REVISION, foreground: str = "idle") -> Conversation:
