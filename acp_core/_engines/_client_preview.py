@@ -165,36 +165,25 @@ def _cancel_child(b: _Build, intent: CancelChild) -> None:
     b.send(CancelSessionNotification(intent.session_id), intent.session_id)
 
 
-def _cancel_tool_call(b: _Build, intent: CancelToolCall) -> None:
-    """C41: `tool_call/cancel` only while the call advertises `capabilities.cancel`."""
+def _cancel_item(b: _Build, intent: CancelToolCall | CancelTerminal) -> None:
+    """C41: `tool_call/cancel` / `terminal/cancel` only while the item advertises
+    `capabilities.cancel` (of the client's session or a child's: P20)."""
     _needs_items(b, intent)
     state = _session_of(b, intent.session_id)
-    call = state.tool_calls.get(intent.tool_call_id)
-    if call is None or not call.can_cancel:
+    if isinstance(intent, CancelToolCall):
+        item_id, noun, method = intent.tool_call_id, "tool call", Method.TOOL_CALL_CANCEL
+        found: Any = state.tool_calls.get(item_id)
+    else:
+        item_id, noun, method = intent.terminal_id, "terminal", Method.TERMINAL_CANCEL
+        found = state.terminals.get(item_id)
+    if found is None or not found.can_cancel:
         raise LocalProtocolError(
-            "C41", f"tool call {intent.tool_call_id!r} does not advertise capabilities.cancel"
+            "C41", f"{noun} {item_id!r} does not advertise capabilities.cancel"
         )
     request_id = _next_id(b, intent.request_id)
-    b.send(
-        CancelToolCallRequest(request_id, state.session_id, intent.tool_call_id), state.session_id
-    )
-    _pending(b, request_id, Method.TOOL_CALL_CANCEL, state.session_id)
-
-
-def _cancel_terminal(b: _Build, intent: CancelTerminal) -> None:
-    """C41: `terminal/cancel` only while the terminal advertises `capabilities.cancel`."""
-    _needs_items(b, intent)
-    state = _session_of(b, intent.session_id)
-    terminal = state.terminals.get(intent.terminal_id)
-    if terminal is None or not terminal.can_cancel:
-        raise LocalProtocolError(
-            "C41", f"terminal {intent.terminal_id!r} does not advertise capabilities.cancel"
-        )
-    request_id = _next_id(b, intent.request_id)
-    b.send(
-        CancelTerminalRequest(request_id, state.session_id, intent.terminal_id), state.session_id
-    )
-    _pending(b, request_id, Method.TERMINAL_CANCEL, state.session_id)
+    make = CancelToolCallRequest if isinstance(intent, CancelToolCall) else CancelTerminalRequest
+    b.send(make(request_id, state.session_id, item_id), state.session_id)
+    _pending(b, request_id, method, state.session_id)
 
 
 def _pending(b: _Build, request_id: int | str | None, method: str, session_id: str) -> None:
@@ -287,7 +276,7 @@ def resume_answered(
 #: The client engine's steps for the Preview intents.
 CLIENT_PREVIEW_STEPS: Final[dict[type[Any], Any]] = {
     CancelChild: _cancel_child,
-    CancelToolCall: _cancel_tool_call,
-    CancelTerminal: _cancel_terminal,
+    CancelToolCall: _cancel_item,
+    CancelTerminal: _cancel_item,
     RetryPrompt: _retry_prompt,
 }

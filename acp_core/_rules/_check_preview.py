@@ -42,6 +42,14 @@ CHECKED: Final = frozenset(
 )
 
 
+_METHOD: Final[Mapping[type, str]] = {
+    j.CancelToolCallRequest: j.Method.TOOL_CALL_CANCEL,
+    j.CancelTerminalRequest: j.Method.TERMINAL_CANCEL,
+}
+_ITEM_ID: Final[Mapping[type, Any]] = {
+    j.CancelToolCallRequest: lambda m: m.tool_call_id,
+    j.CancelTerminalRequest: lambda m: m.terminal_id,
+}
 # The plain dicts of `PreviewRules` (values never mutated in place).
 _DICTS: Final = (
     *("parents", "can_cancel", "child_idle", "unclaimed", "background", "routes"),
@@ -134,15 +142,20 @@ class PreviewRules:
                 else j.Method.REQUEST_PERMISSION
             )
             self.routes[(side, request_key(msg.id))] = (method, sid, msg)
-        elif isinstance(msg, j.CancelToolCallRequest):
-            tool = self.tools.get((msg.session_id, msg.tool_call_id))
-            item = (False, False, False) if tool is None else (True, tool[0], tool[1])
-            self.routes[(side, request_key(msg.id))] = (j.Method.TOOL_CALL_CANCEL, sid, item)
-        elif isinstance(msg, j.CancelTerminalRequest):
-            term = self.terminals.get((msg.session_id, msg.terminal_id))
-            item = (False, False, False) if term is None else (True, term[0], term[1])
-            self.routes[(side, request_key(msg.id))] = (j.Method.TERMINAL_CANCEL, sid, item)
+        elif isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest)):
+            item = self.item(msg) or (False, False, False)
+            self.routes[(side, request_key(msg.id))] = (_METHOD[type(msg)], sid, item)
         return self.take()
+
+    def item(self, msg: object) -> tuple[bool, bool, bool] | None:
+        """For an item cancel: (known, can cancel, final) of the item as it is now."""
+        if isinstance(msg, j.CancelToolCallRequest):
+            tool = self.tools.get((msg.session_id, msg.tool_call_id))
+            return None if tool is None else (True, tool[0], tool[1])
+        if isinstance(msg, j.CancelTerminalRequest):
+            term = self.terminals.get((msg.session_id, msg.terminal_id))
+            return None if term is None else (True, term[0], term[1])
+        return None
 
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
@@ -219,25 +232,15 @@ class PreviewRules:
                 )
         else:
             self.named.add(sid)
-        if isinstance(msg, j.CancelToolCallRequest):
-            tool = self.tools.get((sid, msg.tool_call_id))
-            if tool is None or not tool[0]:
-                self.report(
-                    "C41",
-                    i,
-                    f"tool_call/cancel for {shown(msg.tool_call_id)}, which does not "
-                    "advertise capabilities.cancel",
-                )
-        elif isinstance(msg, j.CancelTerminalRequest):
-            term = self.terminals.get((sid, msg.terminal_id))
-            if term is None or not term[0]:
-                self.report(
-                    "C41",
-                    i,
-                    f"terminal/cancel for {shown(msg.terminal_id)}, which does not "
-                    "advertise capabilities.cancel",
-                )
-        elif isinstance(msg, j.PromptRequest) and isinstance(msg.idempotency_key, str):
+        cancels = isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest))
+        if cancels and not (self.item(msg) or (False, False))[1]:
+            self.report(
+                "C41",
+                i,
+                f"{_METHOD[type(msg)]} for {shown(_ITEM_ID[type(msg)](msg))}, which does not "
+                "advertise capabilities.cancel",
+            )
+        if isinstance(msg, j.PromptRequest) and isinstance(msg.idempotency_key, str):
             self.keyed_prompt(i, sid, msg)
         elif isinstance(msg, j.CancelSessionNotification):
             for key, (psid, _at, _tool) in self.permissions.items():
