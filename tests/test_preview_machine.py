@@ -40,6 +40,7 @@ class PreviewPair(RuleBasedStateMachine):
         self.pair = AgentClientPair(revision=acp.PREVIEW, validator=_VALIDATOR)
         self.keys = 0
         self.keyed: list[Any] = []
+        self.messages = 0
 
     def tree(self) -> acp.SessionTree:
         return self.pair.client.children
@@ -65,6 +66,28 @@ class PreviewPair(RuleBasedStateMachine):
     def child_says(self, child: str, text: str) -> None:
         if self.announced(child):
             self.send(acp.AgentMessageChunk(f"{child}-m", acp.TextContent(text)), child)
+
+    @rule(child=st.sampled_from(CHILDREN), text=st.text(max_size=3))
+    def parent_messages_child(self, child: str, text: str) -> None:
+        # Both transcripts, cross-linked (R54, R55): outgoing on the parent, incoming on the child.
+        if not self.announced(child):
+            return
+        own = self.pair.agent.session_id
+        parent = "c1" if child == "g1" else own
+        self.messages += 1
+        n, body = self.messages, (acp.TextContent(text),)
+        out = acp.SessionMessage(
+            f"out{n}", sender_session_id=parent, recipient_session_id=child, content=body
+        )
+        self.send(out, None if parent == own else parent)
+        incoming = acp.SessionMessage(
+            f"in{n}",
+            sender_session_id=parent,
+            recipient_session_id=child,
+            sender_message_id=f"out{n}",
+            content=body,
+        )
+        self.send(incoming, child)
 
     @rule(child=st.sampled_from(CHILDREN), busy=st.booleans())
     def child_state(self, child: str, busy: bool) -> None:
