@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from preview_traces import CASES, P, announce, chunk
 
 import acp_core as acp
@@ -78,3 +80,15 @@ def test_incremental_judging_equals_check_trace_at_every_cut(
             whole = first.extended(entries[cut:])
             assert first.violations() == acp.check_trace(entries[:cut], revision=acp.V2_PREVIEW)
             assert whole.violations() == acp.check_trace(entries, revision=acp.V2_PREVIEW)
+
+
+_ALL_ENTRIES = [entry for case in CASES for trace in (case[1], case[2]) for entry in trace]
+
+
+@given(st.lists(st.sampled_from(_ALL_ENTRIES), max_size=30))
+def test_any_mix_of_preview_traffic_gives_violations_never_an_exception(entries: list[Any]) -> None:
+    # Children, markers, keys and item cancels in any order (orphans, second parents,
+    # markers out of place, answers to nothing): a result at every revision.
+    for revision in (acp.V2_2026_08, acp.V2_2026_11, acp.V2_PREVIEW):
+        found = acp.check_trace(entries, revision=revision)
+        assert all(v.rule in acp.RULES for v in found)
