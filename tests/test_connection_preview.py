@@ -169,3 +169,32 @@ def test_a_failed_resume_truncates_every_window() -> None:
     c.agent({"id": rid, "error": {"code": -32603, "message": "lost"}})
     assert c.conn.sessions[SID].replay == "truncated"
     assert c.engine().children.sessions[C1].extras.replay.phase == "truncated"
+
+
+def test_a_resume_with_replay_rebuilds_children_on_a_new_connection() -> None:
+    # End to end over NDJSON: the agent re-announces the child inside the parent's replay
+    # and replays it with its own marker (R60, R61); the new client's tree gets the child in
+    # its own window, closed by that marker; the checker finds nothing on either recording.
+    from conn_pair import Pair
+    from test_connection import _second_client, _turn
+
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    pair.agent_says(sid, acp.SendUpdate(acp.SubagentUpdate(C1, title="tests")))
+    chunk = acp.AgentMessageChunk("cm", acp.TextContent("x"))
+    pair.agent_says(sid, acp.SendUpdate(chunk, session_id=C1))
+    pair.settle()
+    _turn(pair, sid, "one")
+    later = _second_client(pair)
+    later.client_do(acp.ResumeSession(sid, "/work", replay=True))
+    later.settle()
+    session = later.client.sessions[sid]
+    assert session.replay == "complete"
+    tree = session.engine.children
+    assert acp.parent_of(tree, C1) == sid
+    assert tree.sessions[C1].extras.replay.phase == "complete"
+    first = pair.client.sessions[sid].engine.children.sessions[C1]
+    assert tree.sessions[C1].messages == first.messages
+    assert later.findings("client") == []
+    assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
+    assert acp.check_trace(later.agent_trace, revision=acp.PREVIEW) == ()
