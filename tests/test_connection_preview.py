@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import acp_core as acp
 
 SID, C1, G1 = "sess_1", "sess_child_1", "sess_grand_1"
@@ -198,3 +201,48 @@ def test_a_resume_with_replay_rebuilds_children_on_a_new_connection() -> None:
     assert later.findings("client") == []
     assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
     assert acp.check_trace(later.agent_trace, revision=acp.PREVIEW) == ()
+
+
+_STEPS = st.lists(
+    st.sampled_from(("announce c1", "announce c2", "announce g1", "c1 says", "g1 says", "turn")),
+    max_size=6,
+)
+
+
+@given(_STEPS)
+@settings(deadline=None)
+def test_any_history_with_children_replays_into_the_same_views(steps: list[str]) -> None:
+    # Resume with replay as a law: whatever children, grandchildren and turns came before,
+    # the resumed connection holds the same child registry and child views, and neither
+    # recording breaks a rule.
+    from conn_pair import Pair
+    from test_connection import _second_client, _turn
+
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    for n, step in enumerate(steps):
+        verb, _, who = step.partition(" ")
+        tree = pair.client.sessions[sid].engine.children
+        if verb == "announce" and who not in tree.parents:
+            parent = "c1" if who == "g1" else None
+            if who == "g1" and "c1" not in tree.parents:
+                continue
+            pair.agent_says(sid, acp.SendUpdate(acp.SubagentUpdate(who), session_id=parent))
+        elif who.startswith(("c", "g")) and verb != "announce" and who in tree.parents:
+            chunk = acp.AgentMessageChunk(f"{who}-m{n}", acp.TextContent("x"))
+            pair.agent_says(sid, acp.SendUpdate(chunk, session_id=who))
+        elif step == "turn":
+            _turn(pair, sid, f"t{n}")
+        pair.settle()
+    later = _second_client(pair)
+    later.client_do(acp.ResumeSession(sid, "/work", replay=True))
+    later.settle()
+    before = pair.client.sessions[sid].engine.children
+    after = later.client.sessions[sid].engine.children
+    assert dict(after.parents) == dict(before.parents)
+    for child in before.parents:
+        assert after.sessions[child].messages == before.sessions[child].messages
+        assert after.sessions[child].extras.replay.phase == "complete"
+    assert later.client.sessions[sid].replay == "complete"
+    assert later.findings("client") == []
+    assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
