@@ -110,7 +110,25 @@ def _with_permission(*middle: Entry) -> list[Entry]:
     ]
 
 
+def _replayed_user(mid: str) -> list[Entry]:
+    # A prompt answered with `u1`, then a resume whose replay shows the user message as `mid`.
+    user = [{"type": "text", "text": "hi"}]
+    return [
+        prompt(1),
+        upd(P, "user_message", messageId="u1", content=user),
+        result("agent", 1, {"messageId": "u1"}),
+        state(P, "running"),
+        state(P, "idle"),
+        resume(3),
+        upd(P, "user_message", messageId=mid, content=user),
+        MARK,
+        state(P),
+        result("agent", 3),
+    ]
+
+
 CASES: list[tuple[str, list[Entry], list[Entry], int]] = [
+    ("R64", _replayed_user("u1"), _replayed_user("u9"), 9),
     ("R47", [announce(P, K), chunk(K)], [chunk(K), announce(P, K)], 0),
     (
         "R47",

@@ -36,7 +36,7 @@ __all__ = ["CHECKED", "PreviewRules"]
 CHECKED: Final = frozenset(
     {
         *("R47", "R48", "R52", "R53", "R56", "R57", "R58", "R60", "R62", "R63", "R65"),
-        *("R66", "R67", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
+        *("R64", "R66", "R67", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
         *("C29", "C34", "C40", "C41", "C43"),
     }
 )
@@ -58,7 +58,7 @@ _DICTS: Final = (
 
 
 class _Resume:
-    __slots__ = ("at", "children", "cursor", "marked", "session", "snapshot")
+    __slots__ = ("at", "children", "cursor", "expected", "marked", "session", "snapshot", "users")
 
     def __init__(self, session: str, at: int, cursor: bool) -> None:
         self.session = session
@@ -67,11 +67,13 @@ class _Resume:
         self.children: list[str] = []  # announced while this resume was served (R60)
         self.marked: set[str] = set()  # sessions whose replay_complete arrived (R57)
         self.snapshot = False  # a state_update of the session after its history (R62)
+        self.expected: frozenset[str] = frozenset()  # user ids prompt answers returned (R64)
+        self.users: set[str] = set()  # user message ids the replay showed
 
     def copy(self) -> _Resume:
         twin = _Resume(self.session, self.at, self.cursor)
         twin.children, twin.marked = list(self.children), set(self.marked)
-        twin.snapshot = self.snapshot
+        twin.snapshot, twin.expected, twin.users = self.snapshot, self.expected, set(self.users)
         return twin
 
 
@@ -94,6 +96,7 @@ class PreviewRules:
         self.replaying: dict[str, RequestKey] = {}  # session -> the resume replaying it
         self.upserted: dict[str, set[str]] = {}  # replaying session -> reset message ids
         self.keys: dict[tuple[str, str], list[Any]] = {}  # (session, key) -> [prompt, id]
+        self.inserted: dict[str, set[str]] = {}  # session -> messageIds prompts got (R64)
         self.permissions: dict[RequestKey, tuple[str, int, str | None]] = {}
         self.withdrawn: dict[RequestKey, int] = {}  # agent's $/cancel_request, unanswered
         self.cancelled: dict[RequestKey, int] = {}  # pending at a session/cancel (R71, C40)
@@ -111,6 +114,7 @@ class PreviewRules:
         twin.tools = {k: list(v) for k, v in self.tools.items()}
         twin.terminals = {k: list(v) for k, v in self.terminals.items()}
         twin.keys = {k: list(v) for k, v in self.keys.items()}
+        twin.inserted = {k: set(v) for k, v in self.inserted.items()}
         twin.upserted = {k: set(v) for k, v in self.upserted.items()}
         twin.resumes = {k: v.copy() for k, v in self.resumes.items()}
         return twin
@@ -249,7 +253,8 @@ class PreviewRules:
         elif isinstance(msg, j.Request) and msg.method == "session/resume":
             params = msg.params if isinstance(msg.params, Mapping) else {}
             cursor = params.get("replayFrom") is not None
-            self.resumes[request_key(msg.id)] = _Resume(sid, i, cursor)
+            resume = self.resumes[request_key(msg.id)] = _Resume(sid, i, cursor)
+            resume.expected = frozenset(self.inserted.get(sid, ()))
             self.closed.pop(sid, None)
             if cursor:
                 self.replaying[sid] = request_key(msg.id)

@@ -1,7 +1,7 @@
 """The Preview trace checks of the agent's answers: resume, prompt keys, item cancels, children.
 
 Owns: `agent_answer` (what the agent's answer to a client request breaks: R53, R57, R60,
-R62, R67, R75; it also records closed sessions for R76 and the ids `session/new` returns).
+R62, R64, R67, R75; it also records closed sessions for R76 and the ids `session/new` returns).
 Must not know: updates (`_rules/_check_preview_updates.py`), one session's turn lifecycle.
 """
 
@@ -58,6 +58,8 @@ def agent_answer(
         key = request.idempotency_key
         mid = result.get("messageId") if isinstance(result, Mapping) else None
         entry = r.keys.get((sid, key)) if isinstance(key, str) else None
+        if isinstance(mid, str):
+            r.inserted.setdefault(sid, set()).add(mid)
         if entry is not None and isinstance(mid, str):
             if entry[1] is None:
                 entry[1] = mid
@@ -114,6 +116,14 @@ def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
                 f"child {shown(child)}, announced during the resume of line {resume.at}, "
                 "gets no replay_complete of its own before the response",
             )
+    lost = sorted(resume.expected - resume.users)
+    if resume.cursor and not missing and lost and len(resume.users) >= len(resume.expected):
+        r.report(
+            "R64",
+            i,
+            f"the replay shows no user message {', '.join(shown(m) for m in lost)}: a replayed "
+            "user message keeps the messageId its session/prompt answer returned",
+        )
     if not missing and not resume.snapshot:  # (no marker: the history never ended, R57)
         r.report(
             "R62",

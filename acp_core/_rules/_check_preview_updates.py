@@ -70,6 +70,10 @@ def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
 def _history(r: PreviewRules, i: int, sid: str, upd: object) -> None:
     # Updates inside a replay window (after a resume with a cursor, before the marker).
     seen = r.upserted.setdefault(sid, set())
+    if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
+        resume = r.resumes.get(r.replaying[sid])
+        if resume is not None and resume.session == sid:
+            resume.users.add(upd.message_id)  # R64
     if isinstance(upd, _UPSERTS):
         seen.add(upd.message_id)
     elif isinstance(upd, _CHUNKS) and upd.message_id not in seen:

@@ -273,11 +273,12 @@ def _on_idle(o: Obs, e: Event) -> None:
 def _on_user_message(o: Obs, e: Event) -> None:
     c = o.conv
     message_id: str = e.message.message_id
+    if c.replaying:
+        o.set(replayed=True)  # a replayed message the live session already showed counts (R38)
     if message_id in c.user_ids:
         return
     o.set(user_ids=c.user_ids.set(message_id, True))
     if c.replaying:
-        o.set(replayed=True)
         return
     o.set(history=True)
     waiting = [p for p in c.prompts if not p.user_reported]
