@@ -143,8 +143,10 @@ def _draw(tp: Any, data: st.DataObject, built: Built, depth: int) -> Any:
         return items
     if origin is immutables.Map:
         n = 0 if depth > 2 else data.draw(st.integers(0, 2))
-        out = {_draw(args[0], data, built, depth + 1): _draw(args[1], data, built, depth + 1)
-               for _ in range(n)}
+        out = {
+            _draw(args[0], data, built, depth + 1): _draw(args[1], data, built, depth + 1)
+            for _ in range(n)
+        }
         built.handed.append(out)
         return out
     if tp is acp.Unset:
@@ -199,8 +201,17 @@ def _encoding(value: Any) -> Any:
 def test_every_public_value_class_is_enumerated() -> None:
     names = {cls.__name__ for cls in CLASSES}
     # a sample of each layer and family, so an empty enumeration cannot pass
-    for name in ("TextContent", "ToolCallUpdate", "PromptRequest", "Notice", "SessionMessage",
-                 "ResumeSessionRequest", "SessionState", "ChildLink", "SessionTree"):
+    for name in (
+        "TextContent",
+        "ToolCallUpdate",
+        "PromptRequest",
+        "Notice",
+        "SessionMessage",
+        "ResumeSessionRequest",
+        "SessionState",
+        "ChildLink",
+        "SessionTree",
+    ):
         assert name in names
     assert len(CLASSES) > 100
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 from acp_core._errors import ArgumentError, DecodeError, Diagnostic
 from acp_core._wire._codec import decode_part, encode_part
 from acp_core._wire._json import JsonObject, Path, freeze_json, render_path, thaw_json
+from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS, V2_PREVIEW, Revision
 from acp_core._wire._updates import OtherUpdate
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
@@ -35,6 +36,7 @@ from ._session_state import (
     terminal_bytes,
 )
 from ._snapshot_check import check_restorable, parse_block_index
+from ._snapshot_preview import EXTRA_KINDS, Reader, put_part, restore_extras, snapshot_extras
 
 __all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
 
@@ -42,7 +44,7 @@ __all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
 SNAPSHOT_VERSION: Final = 1
 
 _ROLES: Final = frozenset({"user", "agent", "thought"})
-_KINDS: Final = frozenset({"message", "toolCall", "plan"})
+_KINDS: Final = frozenset({"message", "toolCall", "plan", *EXTRA_KINDS})
 
 
 def _put(out: dict[str, Any], key: str, value: object) -> None:
@@ -54,8 +56,12 @@ def _chunk_meta(meta: PMap[int, JsonObject]) -> dict[str, Any]:
     return {str(i): thaw_json(m) for i, m in sorted(meta.items())}
 
 
-def snapshot(state: SessionState) -> dict[str, Any]:
+def snapshot(state: SessionState, *, revision: Revision | None = None) -> dict[str, Any]:
     """The whole state as a JSON-ready dict (format: docs/snapshot.md).
+
+    `revision`: the revision the state was reduced at, written as `revision` so `restore`
+    decodes every part as that revision has it (a markdown plan is an unknown plan at
+    2026-08); None writes no `revision` (2026-08 parts, the Preview's for the Preview keys).
 
     Raises:
         ArgumentError: `state` is not a `SessionState`.
@@ -68,6 +74,10 @@ def snapshot(state: SessionState) -> dict[str, Any]:
     _put(foreground, "stopReason", fg.stop_reason)
     _put(foreground, "_meta", fg.meta)
     _put(foreground, "raw", fg.raw)
+    if fg.background is not None:
+        foreground["background"] = [encode_part("BackgroundWork", b) for b in fg.background]
+    _put(foreground, "lastKnown", fg.last_known)
+    put_part(foreground, "error", "RpcError", fg.error)
     messages: dict[str, Any] = {}
     for message_id, m in state.messages.items():
         doc: dict[str, Any] = {
@@ -92,6 +102,7 @@ def snapshot(state: SessionState) -> dict[str, Any]:
         _put(doc, "_meta", t.meta)
         if t.chunk_meta:
             doc["chunkMeta"] = _chunk_meta(t.chunk_meta)
+        put_part(doc, "capabilities", "ToolCallCapabilities", t.capabilities)
         tool_calls[tool_call_id] = doc
     terminals: dict[str, Any] = {}
     for terminal_id, x in state.terminals.items():
@@ -103,9 +114,12 @@ def snapshot(state: SessionState) -> dict[str, Any]:
         if x.exit_status is not None:
             doc["exitStatus"] = encode_part("TerminalExitStatus", x.exit_status)
         _put(doc, "_meta", x.meta)
+        put_part(doc, "size", "TerminalSize", x.size)
+        put_part(doc, "capabilities", "TerminalCapabilities", x.capabilities)
         terminals[terminal_id] = doc
     out: dict[str, Any] = {
         "version": SNAPSHOT_VERSION,
+        **({} if revision is None else {"revision": revision.name}),
         "sessionId": state.session_id,
         "foreground": foreground,
         "timeline": [{"kind": r.kind, "id": r.id} for r in state.timeline],
@@ -144,6 +158,9 @@ def snapshot(state: SessionState) -> dict[str, Any]:
         out["diagnostics"] = [
             {"rule": d.rule, "path": d.path, "message": d.message} for d in state.diagnostics
         ]
+    extras = snapshot_extras(state.aux.extras)
+    if extras is not None:
+        out["extras"] = extras
     return out
 
 
@@ -168,6 +185,18 @@ def _obj(obj: Mapping[str, Any], key: str, path: Path) -> JsonObject | None:
     return None if value is None else decode_part("JsonObject", value, (path, key))
 
 
+def _revision(doc: Mapping[str, Any]) -> tuple[Reader, Reader]:
+    """Readers of the 2026-08 keys and of the later keys, at the document's `revision`
+    (without one: 2026-08 and the Preview, the revisions those keys come from)."""
+    name = _opt(doc, "revision", str, None)
+    if name is None:
+        return Reader(DEFAULT_REVISION), Reader(V2_PREVIEW)
+    if name not in REVISIONS:
+        raise DecodeError("$.revision", "the name of a revision (" + ", ".join(REVISIONS) + ")")
+    reader = Reader(REVISIONS[name])
+    return reader, reader
+
+
 def _restore_chunk_meta(doc: Mapping[str, Any], path: Path) -> PMap[int, JsonObject]:
     raw = _opt(doc, "chunkMeta", dict, path)
     if not raw:
@@ -179,9 +208,9 @@ def _restore_chunk_meta(doc: Mapping[str, Any], path: Path) -> PMap[int, JsonObj
     return PMap(out)
 
 
-def _items(doc: Mapping[str, Any], key: str, part: str, path: Path) -> tuple[Any, ...]:
+def _items(r: Reader, doc: Mapping[str, Any], key: str, part: str, path: Path) -> tuple[Any, ...]:
     raw = _need(doc, key, list, path)
-    return tuple(decode_part(part, x, ((path, key), i)) for i, x in enumerate(raw))
+    return tuple(r.part(part, x, ((path, key), i)) for i, x in enumerate(raw))
 
 
 def _json_field(doc: Mapping[str, Any], key: str, path: Path) -> Any:
@@ -197,15 +226,22 @@ def restore(doc: object) -> SessionState:
     if type(doc) is not dict:
         raise DecodeError("$", "object (snapshot)")
     root: Path = None
+    r, later = _revision(doc)
     session_id = _need(doc, "sessionId", str, root)
     fg_doc = _need(doc, "foreground", dict, root)
     fg_path: Path = (root, "foreground")
     raw = _obj(fg_doc, "raw", fg_path)
+    background = None
+    if "background" in fg_doc:
+        background = _items(later, fg_doc, "background", "BackgroundWork", fg_path)
     foreground = Foreground(
         _need(fg_doc, "state", str, fg_path),
         _opt(fg_doc, "stopReason", str, fg_path),
         _obj(fg_doc, "_meta", fg_path),
         raw,
+        background,
+        _opt(fg_doc, "lastKnown", str, fg_path),
+        later.opt_part(fg_doc, "error", "RpcError", fg_path),
     )
     timeline = EMPTY_VEC
     for i, ref in enumerate(_need(doc, "timeline", list, root)):
@@ -214,7 +250,8 @@ def restore(doc: object) -> SessionState:
             raise DecodeError(render_path(ref_path), "object (timeline entry)")
         kind = _need(ref, "kind", str, ref_path)
         if kind not in _KINDS:
-            raise DecodeError(render_path((ref_path, "kind")), "message, toolCall or plan")
+            expected = "message, toolCall, plan, compaction or sessionMessage"
+            raise DecodeError(render_path((ref_path, "kind")), expected)
         timeline = timeline.append(EntityRef(kind, _need(ref, "id", str, ref_path)))
     messages: dict[str, MessageState] = {}
     for message_id, m in _need(doc, "messages", dict, root).items():
@@ -226,7 +263,7 @@ def restore(doc: object) -> SessionState:
             raise DecodeError(render_path((path, "role")), "user, agent or thought")
         messages[message_id] = MessageState(
             role,
-            PVec(_items(m, "content", "ContentBlock", path)),
+            PVec(_items(r, m, "content", "ContentBlock", path)),
             _obj(m, "_meta", path),
             _restore_chunk_meta(m, path),
         )
@@ -239,13 +276,14 @@ def restore(doc: object) -> SessionState:
             _opt(t, "title", str, path),
             _need(t, "kind", str, path),
             _need(t, "status", str, path),
-            PVec(_items(t, "content", "ToolCallContent", path)),
-            _items(t, "locations", "ToolCallLocation", path),
+            PVec(_items(r, t, "content", "ToolCallContent", path)),
+            _items(r, t, "locations", "ToolCallLocation", path),
             _json_field(t, "rawInput", path),
             _json_field(t, "rawOutput", path),
             _obj(t, "_meta", path),
             _restore_chunk_meta(t, path),
             _opt(t, "name", str, path),
+            later.opt_part(t, "capabilities", "ToolCallCapabilities", path),
         )
     terminals: dict[str, TerminalState] = {}
     for terminal_id, x in _need(doc, "terminals", dict, root).items():
@@ -264,8 +302,10 @@ def restore(doc: object) -> SessionState:
             _obj(x, "outputMeta", path),
             None
             if exit_doc is None
-            else decode_part("TerminalExitStatus", exit_doc, (path, "exitStatus")),
+            else r.part("TerminalExitStatus", exit_doc, (path, "exitStatus")),
             _obj(x, "_meta", path),
+            later.opt_part(x, "size", "TerminalSize", path),
+            later.opt_part(x, "capabilities", "TerminalCapabilities", path),
         )
     plan_meta = _opt(doc, "planMeta", dict, root) or {}
     plans: dict[str, PlanState] = {}
@@ -273,17 +313,17 @@ def restore(doc: object) -> SessionState:
         path = ((root, "plans"), plan_id)
         meta = plan_meta.get(plan_id)
         plans[plan_id] = PlanState(
-            decode_part("PlanUpdateContent", p, path),
+            r.part("PlanUpdateContent", p, path),
             None
             if meta is None
             else decode_part("JsonObject", meta, ((root, "planMeta"), plan_id)),
         )
     commands = None
     if "availableCommands" in doc:
-        commands = _items(doc, "availableCommands", "AvailableCommand", root)
+        commands = _items(r, doc, "availableCommands", "AvailableCommand", root)
     config = None
     if "configOptions" in doc:
-        config = _items(doc, "configOptions", "SessionConfigOption", root)
+        config = _items(r, doc, "configOptions", "SessionConfigOption", root)
     info_doc = _opt(doc, "info", dict, root) or {}
     info_path: Path = (root, "info")
     info = SessionInfo(
@@ -299,7 +339,7 @@ def restore(doc: object) -> SessionState:
         usage = Usage(
             _need(usage_doc, "used", int, usage_path),
             _need(usage_doc, "size", int, usage_path),
-            None if cost_doc is None else decode_part("Cost", cost_doc, (usage_path, "cost")),
+            None if cost_doc is None else r.part("Cost", cost_doc, (usage_path, "cost")),
             _obj(usage_doc, "_meta", usage_path),
         )
     unknown = EMPTY_VEC
@@ -322,10 +362,13 @@ def restore(doc: object) -> SessionState:
             )
         )
     # Every timeline entry names an entity of the document (queries index by these ids).
+    extras = restore_extras(doc, later)
     entities: dict[str, Mapping[str, object]] = {
         "message": messages,
         "toolCall": tool_calls,
         "plan": plans,
+        "compaction": extras.compactions,
+        "sessionMessage": extras.session_messages,
     }
     for i, ref in enumerate(timeline):
         if ref.id not in entities[ref.kind]:
@@ -338,7 +381,7 @@ def restore(doc: object) -> SessionState:
         PMap(tool_calls),
         PMap(terminals),
         PMap(plans),
-        SessionAux(commands, config, info, usage, unknown, diagnostics),
+        SessionAux(commands, config, info, usage, unknown, diagnostics, extras),
     )
     check_restorable(state)
     return state

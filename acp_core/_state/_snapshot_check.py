@@ -22,27 +22,12 @@ from acp_core._wire._json import Path, render_path
 
 from ._pcoll import PMap
 from ._session_state import MESSAGE, PLAN, TOOL_CALL, SessionState
+from ._snapshot_preview import check_extras, parse_block_index
 
 __all__ = ["check_restorable", "parse_block_index"]
 
 _U64_MAX: Final = 2**64 - 1
 _SECTIONS: Final = {MESSAGE: "messages", TOOL_CALL: "toolCalls", PLAN: "plans"}
-
-
-def parse_block_index(key: object, path: Path) -> int:
-    """A `chunkMeta` key as written by `snapshot`: a block index in canonical decimal.
-
-    Raises:
-        DecodeError: anything else ("01", "-1", "²", "1e3", a 5,000-digit number).
-    """
-    if (
-        type(key) is not str
-        or not (key.isascii() and key.isdigit())
-        or len(key) > 20
-        or (len(key) > 1 and key[0] == "0")
-    ):
-        raise DecodeError(render_path(path), "a block index (canonical decimal) as key")
-    return int(key)
 
 
 def check_restorable(state: SessionState) -> None:
@@ -89,6 +74,7 @@ def check_restorable(state: SessionState) -> None:
         _check_chunk_meta(m.chunk_meta, len(m.content), ((root, "messages"), message_id))
     for tool_call_id, t in state.tool_calls.items():
         _check_chunk_meta(t.chunk_meta, len(t.content), ((root, "toolCalls"), tool_call_id))
+    check_extras(state.aux.extras, seen)
 
 
 def _check_chunk_meta(meta: PMap[int, object], blocks: int, path: Path) -> None:

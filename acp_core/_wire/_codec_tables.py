@@ -239,6 +239,14 @@ class Tables:
             "NewSessionResult": d.record(setup.NewSessionResult),
             "ResumeSessionResult": d.record(setup.ResumeSessionResult),
             "ClientCapabilities": d.record(setup.ClientCapabilities),
+            # 2026-11 / Preview parts of the session view (snapshots of the Preview state).
+            "BackgroundWork": d.of_type(u11.BackgroundWork, "parts"),
+            "RpcError": d.record(j.RpcError),
+            "ToolCallCapabilities": d.record(u11.ToolCallCapabilities),
+            "TerminalSize": d.record(u11.TerminalSize),
+            "TerminalCapabilities": d.record(u11.TerminalCapabilities),
+            "SubagentSessionCapabilities": d.record(up.SubagentSessionCapabilities),
+            "PromptSuggestion": d.record(up.PromptSuggestion),
         }
 
 
