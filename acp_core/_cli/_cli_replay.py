@@ -5,22 +5,25 @@ and the `replay` subcommand (arguments, printing, exit codes). Folding lives in
 `_cli/_replay_fold.py` (through the client engine, v1 through the normalizer).
 Must not know: what updates mean (the reducers do), how sessions are drawn (`_cli/_render.py`).
 
-`--steps` prints, per line, what that line changed (the updates it folded, the requests that
-started or stopped waiting), never whole states: output and memory grow with the trace, not
-with its square. Bad input (a line that is not JSON, not a trace entry, or a message that
-does not decode) stops the replay with one line naming the file and line, and exit status 2.
+The input streams: each line is parsed and folded as it is read, so memory is bounded by the
+sessions' state, not by the file (benchmarks/replay_memory.py). `--steps` prints, per line,
+what that line changed (the updates it folded, the requests that started or stopped waiting)
+as soon as it is folded, never whole states. Bad input (a line that is not JSON, not a trace
+entry, or a message that does not decode) stops the replay with one line naming the file and
+line, and exit status 2 (with `--steps`, after the steps of the lines before it).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, TextIO
 
 from acp_core._errors import Diagnostic
 from acp_core._state._snapshot import snapshot
 from acp_core._wire._codec import encode_update
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._cli_revision import add_revision_argument, chosen_revision
 from ._render import render_session
@@ -30,6 +33,7 @@ from ._replay_fold import (
     Replay,
     TraceError,
     Waiting,
+    replay_lines,
     replay_trace,
 )
 
@@ -42,6 +46,7 @@ __all__ = [
     "Replay",
     "TraceError",
     "configure",
+    "iter_trace",
     "parse_trace",
     "replay_trace",
     "run",
@@ -66,7 +71,15 @@ def parse_trace(text: str | Iterable[str]) -> tuple[Line, ...]:
     Raises:
         TraceError: a line is not JSON or not a `{"from", "message"}` entry.
     """
-    lines: list[Line] = []
+    return tuple(iter_trace(text))
+
+
+def iter_trace(text: str | Iterable[str]) -> Iterator[Line]:
+    """`parse_trace`, one line at a time as the input is read (nothing is kept).
+
+    Raises:
+        TraceError: from the iteration, at a line that is not JSON or not a trace entry.
+    """
     for number, raw in enumerate(text.split("\n") if isinstance(text, str) else text):
         if not raw.strip():
             continue
@@ -85,8 +98,7 @@ def parse_trace(text: str | Iterable[str]) -> tuple[Line, ...]:
         sender = entry.get("from")
         if sender not in ("client", "agent"):
             raise TraceError(number, f'"from" must be "client" or "agent", got {sender!r}')
-        lines.append(Line(number, sender, entry["message"]))
-    return tuple(lines)
+        yield Line(number, sender, entry["message"])
 
 
 # -- printing ------------------------------------------------------------------------------
@@ -151,11 +163,7 @@ def _write_step_text(effect: LineEffect, out: TextIO) -> None:
 
 
 def _write_text(replay: Replay, args: argparse.Namespace, name: str, out: TextIO) -> None:
-    if replay.protocol == 1:
-        out.write(f"{name}: read as ACP v1 traffic and normalized to v2 (docs/v1.md)\n\n")
     if args.steps:
-        for effect in replay.steps:
-            _write_step_text(effect, out)
         out.write("=== final state\n\n")
     if not replay.sessions:
         out.write(f"{name}: no session updates in this trace\n")
@@ -192,11 +200,12 @@ def step_json(effect: LineEffect) -> dict[str, Any]:
     return doc
 
 
-def _write_json(replay: Replay, args: argparse.Namespace, out: TextIO) -> None:
-    final = {sid: snapshot(state) for sid, state in replay.sessions.items()}
+def _write_json(
+    replay: Replay, args: argparse.Namespace, revision: Revision, out: TextIO
+) -> None:
+    named = None if revision is DEFAULT_REVISION else revision  # 2026-08 documents as before
+    final = {sid: snapshot(state, revision=named) for sid, state in replay.sessions.items()}
     if args.steps:
-        for effect in replay.steps:
-            out.write(json.dumps(step_json(effect), separators=(",", ":")) + "\n")
         pending = {
             sid: [_waiting_json(w) for w in waiting] for sid, waiting in replay.pending.items()
         }
@@ -261,16 +270,30 @@ def run(
     except ReadError as e:
         err.write(f"acp_core replay: {e}\n")
         return BAD_INPUT
+    def on_protocol(protocol: int) -> None:
+        if protocol == 1 and not args.json:
+            out.write(f"{name}: read as ACP v1 traffic and normalized to v2 (docs/v1.md)\n\n")
+
+    def on_step(effect: LineEffect) -> None:
+        if args.json:
+            out.write(json.dumps(step_json(effect), separators=(",", ":")) + "\n")
+        else:
+            _write_step_text(effect, out)
+
+    revision = chosen_revision(args)
     try:
-        revision = chosen_revision(args)
-        replay = replay_trace(
-            parse_trace(text), protocol=args.protocol, revision=revision, steps=args.steps
+        replay = replay_lines(
+            iter_trace(text),
+            protocol=args.protocol,
+            revision=revision,
+            on_step=on_step if args.steps else None,
+            on_protocol=on_protocol,
         )
     except TraceError as e:
         err.write(f"acp_core replay: {name}: line index {e.index}: {e.reason}\n")
         return BAD_INPUT
     if args.json:
-        _write_json(replay, args, out)
+        _write_json(replay, args, revision, out)
     else:
         _write_text(replay, args, name, out)
     return 0

@@ -13,8 +13,9 @@ Must not know: what updates mean (the reducers, through the engine), printing, I
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
 
 import attrs
 
@@ -52,11 +53,16 @@ __all__ = [
     "TraceError",
     "Waiting",
     "detect_protocol",
+    "replay_lines",
     "replay_trace",
 ]
 
 #: Rule id of a note about a message the client engine refused (the engine's rule follows).
 REFUSED = "replay.refused"
+#: Lines `replay_lines` reads to detect v1 traffic before it folds any (a negotiated
+#: `protocolVersion` in them decides; else the evidence of these lines is weighed): what
+#: streaming holds beyond the state.
+DETECT_LINES: Final = 1_000
 #: v1 requests that wait for the user, as `replay` lists them.
 _V1_WAITING = {"permission": "permission", "elicitation": "input"}
 
@@ -358,6 +364,44 @@ def replay_trace(
     Raises:
         TraceError: a v2 message does not decode.
     """
-    replayer = Replayer(detect_protocol(lines) if protocol is None else protocol, revision)
-    effects = [replayer.line(line) for line in lines]
-    return replayer.result(effects if steps else ())
+    effects: list[LineEffect] = []
+    replay = replay_lines(
+        lines,
+        protocol=detect_protocol(lines) if protocol is None else protocol,
+        revision=revision,
+        on_step=effects.append if steps else None,
+    )
+    return attrs.evolve(replay, steps=tuple(effects))
+
+
+def replay_lines(
+    lines: Iterable[Line],
+    *,
+    protocol: int | None = None,
+    revision: Revision = DEFAULT_REVISION,
+    on_step: Callable[[LineEffect], object] | None = None,
+    on_protocol: Callable[[int], object] | None = None,
+) -> Replay:
+    """Fold trace lines as they come (pure; what it holds is the sessions' state, the notes
+    and, to detect v1 traffic when `protocol` is None, the first `DETECT_LINES` lines).
+
+    `on_step(effect)` is called with what each line changed as soon as it is folded (the
+    `Replay` keeps no steps); `on_protocol(p)` once the protocol is known, before any step.
+
+    Raises:
+        TraceError: a v2 message does not decode (the lines before it were folded).
+    """
+    rest = iter(lines)
+    head: list[Line] = []
+    if protocol is None:
+        head = list(itertools.islice(rest, DETECT_LINES))
+        protocol = detect_protocol(head)
+    if on_protocol is not None:
+        on_protocol(protocol)
+    replayer = Replayer(protocol, revision)
+    for line in itertools.chain(head, rest):
+        effect = replayer.line(line)
+        if on_step is not None:
+            on_step(effect)
+    head.clear()
+    return replayer.result()

@@ -32,7 +32,7 @@ from ._codec_core import OBJECT, REQUEST_ID, Codec, Ctx, ListCodec, Record, Unio
 from ._codec_derive import Deriver, Members, members_of
 from ._codec_fast import fast_update
 from ._fastnew import fast_constructor
-from ._fields import since_of
+from ._fields import PREVIEW_NAME, since_of
 from ._json import Path, render_path
 from ._revision import REVISIONS, Revision
 
@@ -239,15 +239,24 @@ class Tables:
             "NewSessionResult": d.record(setup.NewSessionResult),
             "ResumeSessionResult": d.record(setup.ResumeSessionResult),
             "ClientCapabilities": d.record(setup.ClientCapabilities),
-            # 2026-11 / Preview parts of the session view (snapshots of the Preview state).
-            "BackgroundWork": d.of_type(u11.BackgroundWork, "parts"),
-            "RpcError": d.record(j.RpcError),
-            "ToolCallCapabilities": d.record(u11.ToolCallCapabilities),
-            "TerminalSize": d.record(u11.TerminalSize),
-            "TerminalCapabilities": d.record(u11.TerminalCapabilities),
-            "SubagentSessionCapabilities": d.record(up.SubagentSessionCapabilities),
-            "PromptSuggestion": d.record(up.PromptSuggestion),
+            "RpcError": self.rpc_error,
         }
+        # 2026-11 / Preview parts of the session view (snapshots), where the revision has them
+        # (the records are reached through fields that say `since`, not through a class).
+        later: dict[str, tuple[str, Callable[[], Codec]]] = {
+            "BackgroundWork": ("2026-11", lambda: d.of_type(u11.BackgroundWork, "parts")),
+            "ToolCallCapabilities": ("2026-11", lambda: d.record(u11.ToolCallCapabilities)),
+            "TerminalSize": ("2026-11", lambda: d.record(u11.TerminalSize)),
+            "TerminalCapabilities": ("2026-11", lambda: d.record(u11.TerminalCapabilities)),
+            "SubagentSessionCapabilities": (
+                PREVIEW_NAME,
+                lambda: d.record(up.SubagentSessionCapabilities),
+            ),
+            "PromptSuggestion": (PREVIEW_NAME, lambda: d.record(up.PromptSuggestion)),
+        }
+        for name, (since, make) in later.items():
+            if since in lineage:
+                self.parts[name] = make()
 
 
 _CACHE: dict[tuple[str, ...], Tables] = {}
