@@ -18,7 +18,9 @@ Cases (events or values per second; the ratio column is this tree over the basel
 - `build TextContent`, `build ToolCallUpdate`: values built by a caller with their
   constructors (this is where freezing is paid, once per field).
 
-Run: `python -m benchmarks.freeze_cost [--baseline REV] [--rounds N] [--events N]`.
+Run: `python -m benchmarks.freeze_cost [--baseline REV] [--against REV] [--rounds N]
+[--events N]` (`--against`: measure that revision instead of this tree, so one change can be
+isolated from the others on `main`).
 """
 
 from __future__ import annotations
@@ -105,11 +107,15 @@ def run(trees: dict[str, Path], rounds: int, events: int) -> dict[str, dict[str,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", default="a86892c", help="git revision to compare with")
+    parser.add_argument(
+        "--against", default=None, help="git revision to measure instead of this tree"
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--events", type=int, default=20_000)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        trees = {"baseline": export(args.baseline, Path(tmp)), "this tree": ROOT}
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp2:
+        this = ROOT if args.against is None else export(args.against, Path(tmp2))
+        trees = {"baseline": export(args.baseline, Path(tmp)), "this tree": this}
         best = run(trees, args.rounds, args.events)
     base, this = best["baseline"], best["this tree"]
     sys.stdout.write(f"best of {args.rounds} rounds, CPU time, per second\n\n")

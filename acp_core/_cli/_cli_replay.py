@@ -23,7 +23,6 @@ from typing import Any, Final, TextIO
 from acp_core._errors import Diagnostic
 from acp_core._state._snapshot import snapshot
 from acp_core._wire._codec import encode_update
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._cli_revision import add_revision_argument, chosen_revision
 from ._render import render_session
@@ -200,11 +199,8 @@ def step_json(effect: LineEffect) -> dict[str, Any]:
     return doc
 
 
-def _write_json(
-    replay: Replay, args: argparse.Namespace, revision: Revision, out: TextIO
-) -> None:
-    named = None if revision is DEFAULT_REVISION else revision  # 2026-08 documents as before
-    final = {sid: snapshot(state, revision=named) for sid, state in replay.sessions.items()}
+def _write_json(replay: Replay, args: argparse.Namespace, out: TextIO) -> None:
+    final = {sid: snapshot(state) for sid, state in replay.sessions.items()}
     if args.steps:
         pending = {
             sid: [_waiting_json(w) for w in waiting] for sid, waiting in replay.pending.items()
@@ -293,7 +289,7 @@ def run(
         err.write(f"acp_core replay: {name}: line index {e.index}: {e.reason}\n")
         return BAD_INPUT
     if args.json:
-        _write_json(replay, args, revision, out)
+        _write_json(replay, args, out)
     else:
         _write_text(replay, args, name, out)
     return 0
