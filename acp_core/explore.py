@@ -52,7 +52,7 @@ from ._rules._check import TraceCheck
 from ._state._pcoll import PVec
 from ._state._reduce import reduce
 from ._state._session_state import SessionState, new_session
-from ._wire._revision import V2_2026_08, V2_2026_11, Revision
+from ._wire._revision import REVISIONS, V2_2026_08, Revision
 
 __all__ = [
     "ACTIONS",
@@ -68,7 +68,7 @@ __all__ = [
     "shard_of",
 ]
 
-_REVISIONS = {r.name: r for r in (V2_2026_08, V2_2026_11)}
+_REVISIONS = REVISIONS  # every revision of the registry (2026-08, 2026-11, the Preview)
 REPLAY_LAW = "replay-law"
 
 
@@ -123,8 +123,14 @@ def _replayed(state: SessionState, revision: Revision) -> SessionState:
 
 
 def _without_live_only(state: SessionState) -> SessionState:
-    # What the spec keeps out of a replay (docs/semantics.md, "What a replay does not carry").
-    return attrs.evolve(state, aux=attrs.evolve(state.aux, unknown=PVec(), diagnostics=PVec()))
+    # What the spec keeps out of a replay (docs/semantics.md, "What a replay does not carry"),
+    # and the children's links: the connection re-announces children before the session's
+    # own replay (R61, `_engines/_replay_gen` walks the tree), so they are the tree's law.
+    extras = state.aux.extras
+    if extras.children:
+        extras = attrs.evolve(extras, children=type(extras.children)(), child_order=())
+    aux = attrs.evolve(state.aux, unknown=PVec(), diagnostics=PVec(), extras=extras)
+    return attrs.evolve(state, aux=aux)
 
 
 def _entries(lines: Iterable[tuple[str, bytes]]) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ The planted bugs it must find are in tests/test_explore_mutants.py.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,9 @@ from acp_core._rules._check import TraceCheck
 from acp_core.explore import ACTION_NAMES, explore, explore_levels
 
 
-@pytest.mark.parametrize("revision", [acp.V2_2026_08, acp.V2_2026_11], ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    "revision", [acp.V2_2026_08, acp.V2_2026_11, acp.V2_PREVIEW], ids=lambda r: r.name
+)
 def test_the_default_alphabet_breaks_no_rule(revision: acp.Revision) -> None:
     result = explore(revision=revision, depth=6, sessions=1)
     assert result.depth == 6
@@ -120,3 +124,37 @@ def test_a_check_extended_in_stretches_equals_check_trace(path: Path) -> None:
         before = first.violations()
         assert first.extended(entries[cut:]).violations() == whole
         assert first.violations() == before == acp.check_trace(entries[:cut], revision=revision)
+
+
+def test_the_preview_alphabet_has_the_child() -> None:
+    from acp_core._research._explore_model import initial_node, successors
+
+    root = initial_node(acp.V2_PREVIEW, 1)
+    first = dict(successors(root, 1))
+    assert "announce sess_1" in first
+    assert "child sess_1" in dict(successors(first["announce sess_1"], 1))
+    assert "announce sess_1" not in dict(successors(initial_node(acp.V2_2026_11, 1), 1))
+
+
+def test_cli_seconds_stops_inside_a_level(capsys: pytest.CaptureFixture[str]) -> None:
+    # A clock that moves one second a look: the budget runs out in the middle of a level,
+    # which is dropped; the depth reported is the last completed one, with its counts.
+    from contextlib import nullcontext
+
+    from acp_core._cli import _explore_cli
+
+    parser = argparse.ArgumentParser()
+    _explore_cli.configure(parser)
+    args = parser.parse_args(["--depth", "20", "--seconds", "40", "--json"])
+    ticks = iter(range(10**6))
+    status = _explore_cli.run(
+        args,
+        sys.stdout,
+        lambda: float(next(ticks)),
+        lambda name, example: name,
+        lambda workers, executor, scheduler: nullcontext(lambda fn, tasks: [fn(t) for t in tasks]),
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert 0 < summary["depth"] < 20
+    assert summary["states"] == explore(depth=summary["depth"]).states

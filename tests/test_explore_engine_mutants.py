@@ -17,7 +17,7 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._engines import _connection_agent_state
+from acp_core._engines import _agent_preview, _connection_agent_state
 from acp_core.explore import Counterexample, explore_levels
 
 
@@ -31,6 +31,21 @@ def same_id_in_every_session(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_connection_agent_state, "fresh_id", fresh_id)
 
 
+def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent engine registers a child it announces (its tree knows the child, so it lets
+    the child's traffic through) but never sends the `subagent_update`: the child's traffic
+    reaches the client unannounced (R47; the checker's J3: a session nobody set up)."""
+    real = _agent_preview.send_update
+
+    def send_update(b: Any, update: Any, session_id: str | None) -> None:
+        if type(update) is acp.SubagentUpdate:
+            b.set(children=_agent_preview._reduce(b, b.engine.session_id, update))
+            return
+        real(b, update, session_id)
+
+    monkeypatch.setattr(_agent_preview, "send_update", send_update)
+
+
 class Mutant(NamedTuple):
     apply: Callable[[pytest.MonkeyPatch], None]
     sessions: int
@@ -41,6 +56,9 @@ class Mutant(NamedTuple):
 MUTANTS: dict[str, Mutant] = {
     "a request id reused across sessions": Mutant(
         same_id_in_every_session, 2, ("prompt", "accept", "tool", "ask", "deliver")
+    ),
+    "a child's traffic before its announcement (Preview)": Mutant(
+        announcement_kept_off_the_wire, 1, ("announce", "child", "deliver"), acp.V2_PREVIEW
     ),
 }
 

@@ -12,7 +12,7 @@ import argparse
 import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from acp_core.explore import Counterexample, ExploreLevel, MapShards, explore_levels
 
@@ -49,7 +49,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--seconds",
         type=float,
         default=None,
-        help="stop after the first level that ends past this budget",
+        help="stop when this budget is spent: the depth reported is the last level completed",
     )
     parser.add_argument(
         "--symmetry",
@@ -70,6 +70,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_BUDGET_SHARDS: Final = 64
+
+
+class _OutOfTimeError(Exception):
+    """The `--seconds` budget ran out in the middle of a level."""
+
+
+def _budgeted(
+    map_shards: MapShards, clock: Callable[[], float], deadline: float, batch: int
+) -> MapShards:
+    # Runs the shards `batch` at a time (one round of the workers) and stops between rounds
+    # once the deadline has passed.
+    def run(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+        done: list[Any] = []
+        step = max(1, batch)
+        for i in range(0, len(tasks), step):
+            if clock() > deadline:
+                raise _OutOfTimeError
+            done.extend(map_shards(fn, tasks[i : i + step]))
+        return done
+
+    return run
+
+
 def trace_lines(example: Counterexample) -> Iterator[str]:
     """The counterexample as a trace file, one entry a line (what `check` reads)."""
     for entry in example.entries:
@@ -88,23 +112,33 @@ def run(
     shards = max(1, args.workers)
     start = clock()
     last = ExploreLevel(0, 1, 0, 1, ())
-    with map_factory(args.workers, args.executor, args.scheduler) as map_shards:
-        for last in explore_levels(
-            revision=revision,
-            depth=args.depth,
-            sessions=args.sessions,
-            shards=shards,
-            map_shards=map_shards,
-            should=args.should,
-            symmetry=args.symmetry,
-        ):
-            if not args.json:
-                out.write(
-                    f"depth {last.depth}: {last.states} states, {last.transitions} transitions\n"
-                )
-            if args.seconds is not None and clock() - start > args.seconds:
-                break
+    completed_at = start
+    with map_factory(args.workers, args.executor, args.scheduler) as made:
+        map_shards = made
+        if args.seconds is not None:
+            # Cut each level into many shards, so the budget is looked at between them.
+            shards = max(shards, _BUDGET_SHARDS)
+            map_shards = _budgeted(made, clock, start + args.seconds, args.workers)
+        try:
+            for level in explore_levels(
+                revision=revision,
+                depth=args.depth,
+                sessions=args.sessions,
+                shards=shards,
+                map_shards=map_shards,
+                should=args.should,
+                symmetry=args.symmetry,
+            ):
+                last, completed_at = level, clock()
+                if not args.json:
+                    out.write(
+                        f"depth {last.depth}: {last.states} states, "
+                        f"{last.transitions} transitions\n"
+                    )
+        except _OutOfTimeError:
+            pass  # the level under way is dropped: `last` is the last one completed
     elapsed = max(clock() - start, 1e-9)
+    working = max(completed_at - start, 1e-9)  # until the last level completed
     violations = [
         {
             "rule": v.rule,
@@ -127,7 +161,7 @@ def run(
         "transitions": last.transitions,
         "depth": last.depth,
         "seconds": round(elapsed, 3),
-        "states_per_second": round(last.states / elapsed, 1),
+        "states_per_second": round(last.states / working, 1),
         "violations": violations,
     }
     if args.json:

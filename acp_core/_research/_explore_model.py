@@ -19,8 +19,10 @@ holds and the connection accepts it (an `AcpError` from a step means "not enable
   foreground request pending); agent work waits while the session is `requires_action`
   (work then is the agent's own R12 fault, not something to explore);
 - the pipes: `deliver>agent`, `deliver>client`: the oldest line in flight in that direction.
-Retrying a prompt with the same idempotency key joins the alphabet with the revision that has
-keys (none of the revisions on main has them yet).
+At the Preview, one child: `announce s` (a `subagent_update` announcing `sess_1.child` on
+`sess_1`, once), `child s` (the child's work: `running` on the child, then its text), and
+`childend s` (the child's idle, `end_turn`). Retrying a prompt with the same idempotency key
+joins the alphabet once the client engine steps `RetryPrompt`.
 """
 
 from __future__ import annotations
@@ -54,12 +56,17 @@ from acp_core._engines._intents import (
     SendPrompt,
     StartToolCall,
 )
+from acp_core._engines._intents_preview import SendUpdate
 from acp_core._errors import AcpError
+from acp_core._state._reduce_children import effective_state
 from acp_core._state._session_state import is_active
 from acp_core._wire._content import TextContent
+from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._framing import encode_ndjson
 from acp_core._wire._jsonrpc import PermissionOption
 from acp_core._wire._revision import Revision
+from acp_core._wire._updates import AgentMessageChunk, IdleStateUpdate, RunningStateUpdate
+from acp_core._wire._updates_preview import SubagentUpdate
 
 AGENT_INFO = Implementation("explore-agent", "1.0")
 CLIENT_INFO = Implementation("explore-client", "1.0")
@@ -261,6 +268,50 @@ def _agent_end(s: PairState, sid: str) -> tuple[str, object] | None:
     return "agent", SessionIntent(sid, EndTurn())
 
 
+# -- the Preview: one child, announced on the first session and working there -----------
+
+
+def child_of(sid: str) -> str:
+    """The id of the one child a session may announce (`announce`)."""
+    return f"{sid}.child"
+
+
+def _child_state(s: PairState, sid: str) -> str | None:
+    # The child's foreground state as the agent reported it (None: not announced).
+    engine = _agent_engine(s, sid)
+    if engine is None or child_of(sid) not in s.agent.children_of(sid):
+        return None
+    return str(effective_state(engine.children, child_of(sid)))
+
+
+def _agent_announce(s: PairState, sid: str) -> tuple[str, object] | None:
+    engine = _agent_engine(s, sid)
+    if engine is None or not s.agent.revision.includes(PREVIEW_NAME) or sid != "sess_1":
+        return None  # one child in all: sess_1's
+    if child_of(sid) in s.agent.children_of(sid):
+        return None
+    return "agent", SessionIntent(sid, SendUpdate(SubagentUpdate(child_of(sid), title="Child")))
+
+
+def _agent_child(s: PairState, sid: str) -> tuple[str, object] | None:
+    state = _child_state(s, sid)
+    if state is None:
+        return None
+    update: object = (
+        AgentMessageChunk(f"{child_of(sid)}-msg", TextContent("c"))
+        if state == "running"
+        else RunningStateUpdate()
+    )
+    return "agent", SessionIntent(sid, SendUpdate(update, child_of(sid)))  # type: ignore[arg-type]
+
+
+def _agent_child_end(s: PairState, sid: str) -> tuple[str, object] | None:
+    if _child_state(s, sid) != "running":
+        return None
+    idle = IdleStateUpdate(stop_reason="end_turn")
+    return "agent", SessionIntent(sid, SendUpdate(idle, child_of(sid)))
+
+
 #: The per-session alphabet, in the order successors are generated (part of the contract:
 #: it fixes which of several shortest counterexamples is reported).
 ACTIONS: tuple[tuple[str, Guard], ...] = (
@@ -276,6 +327,9 @@ ACTIONS: tuple[tuple[str, Guard], ...] = (
     ("finish", _agent_finish),
     ("withdraw", _agent_withdraw),
     ("end", _agent_end),
+    ("announce", _agent_announce),
+    ("child", _agent_child),
+    ("childend", _agent_child_end),
 )
 
 
