@@ -52,6 +52,7 @@ from ._rules._check import TraceCheck
 from ._state._pcoll import PVec
 from ._state._reduce import reduce
 from ._state._session_state import SessionState, new_session
+from ._wire._fields import PREVIEW_NAME
 from ._wire._revision import REVISIONS, V2_2026_08, Revision
 
 __all__ = [
@@ -272,7 +273,8 @@ def explore_levels(
     `should`: count broken SHOULD / SHOULD NOT rules as violations too (default: only MUST
     and MUST NOT, what `check` exits 1 for).
     `symmetry`: the symmetry reduction over session ids (`sessions_in_order`: session k+1
-    acts only once session k has); the same violations (as rules), fewer states.
+    acts only once session k has); the same violations (as rules), fewer states. Refused at
+    the Preview with several sessions: only sess_1 has a child there.
 
     `map_shards(fn, tasks)` runs `fn` on each task and returns the results in task order
     (default: in this process); `shards` is how many tasks a level is cut into.
@@ -281,6 +283,11 @@ def explore_levels(
         raise ArgumentError(f"explore knows revisions {sorted(_REVISIONS)}, not {revision.name!r}")
     if sessions < 1 or depth < 0 or shards < 1:
         raise ArgumentError("explore needs sessions >= 1, depth >= 0 and shards >= 1")
+    if symmetry and sessions > 1 and revision.includes(PREVIEW_NAME):
+        raise ArgumentError(
+            "the symmetry reduction needs sessions that start alike; at the Preview sess_1 "
+            "alone has a child"
+        )
     only = None if actions is None else frozenset(actions)
     if only is not None and not only <= set(ACTION_NAMES):
         raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")

@@ -67,6 +67,8 @@ def test_the_symmetry_reduction_keeps_fewer_states_and_the_same_verdict() -> Non
     # One session has nothing to mirror.
     assert explore(depth=5, symmetry=True) == explore(depth=5)
     assert explore(depth=5, sessions=2, symmetry=True, shards=3) == reduced
+    with pytest.raises(acp.ArgumentError, match="child"):
+        explore(revision=acp.V2_PREVIEW, depth=1, sessions=2, symmetry=True)
 
 
 def test_a_restricted_alphabet_is_checked() -> None:
