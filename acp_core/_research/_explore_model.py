@@ -1,10 +1,9 @@
 """The model `explore` walks: an agent and a client connection joined by two FIFO pipes.
 
-Owns: `PairState` (both connections and the lines in flight each way, a frozen value: equal
-states are the same state), `Recording` (what each end sent and read, in its own order: the
-traces the checker judges; path data, not part of the state), the alphabet (`ACTIONS`, the
-guard of each action and its step), `initial_node` (initialize + K sessions, delivered), and
-`successors` (every enabled action of a node, in alphabet order).
+Owns: the alphabet (`ACTIONS`, the guard of each action and its step), `initial_node`
+(initialize + K sessions, delivered), `successors` (every enabled action of a node, in
+alphabet order) and the symmetry reduction's order (`sessions_in_order`); the values it
+steps (`PairState`, `Recording`, `Node`) are `_research/_explore_values.py`'s.
 Must not know: the search (breadth-first, sharding, executors), files, clocks.
 
 The alphabet, per session `s` (ids `sess_1`..`sess_K`), each action enabled when its guard
@@ -27,7 +26,6 @@ joins the alphabet once the client engine steps `RetryPrompt`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -68,56 +66,28 @@ from acp_core._wire._revision import Revision
 from acp_core._wire._updates import AgentMessageChunk, IdleStateUpdate, RunningStateUpdate
 from acp_core._wire._updates_preview import SubagentUpdate
 
+from ._explore_values import Entry, Node, PairState, Recording
+
+__all__ = [
+    "ACTIONS",
+    "ACTION_NAMES",
+    "Entry",
+    "Node",
+    "PairState",
+    "Recording",
+    "child_of",
+    "initial_node",
+    "session_ids",
+    "sessions_in_order",
+    "successors",
+]
+
 AGENT_INFO = Implementation("explore-agent", "1.0")
 CLIENT_INFO = Implementation("explore-client", "1.0")
 ALLOW = (
     PermissionOption("allow", "Allow", "allow_once"),
     PermissionOption("reject", "Reject", "reject_once"),
 )
-Entry = dict[str, Any]
-
-
-@attrs.frozen
-class PairState:
-    """Both connections and the NDJSON lines in flight, oldest first, each way."""
-
-    agent: AgentConnection
-    client: ClientConnection
-    to_agent: tuple[bytes, ...] = ()
-    to_client: tuple[bytes, ...] = ()
-
-
-@attrs.frozen
-class Recording:
-    """Each end's own recording: what it sent and read, in the order it did (checker traces).
-
-    Entries are the encoded lines (hashable, cheap to ship); `agent_trace`/`client_trace`
-    decode them into the checker's `{"from", "message"}` entries.
-    """
-
-    agent: tuple[tuple[str, bytes], ...] = ()
-    client: tuple[tuple[str, bytes], ...] = ()
-
-    def agent_trace(self) -> list[Entry]:
-        return [{"from": side, "message": json.loads(line)} for side, line in self.agent]
-
-    def client_trace(self) -> list[Entry]:
-        return [{"from": side, "message": json.loads(line)} for side, line in self.client]
-
-
-@attrs.frozen
-class Node:
-    """A reached state, the recording of the path that reached it first, and that path.
-
-    `checks`: what the explorer's judge made of the recording so far (opaque to the model,
-    not part of the state; None until judged)."""
-
-    state: PairState
-    recording: Recording
-    path: tuple[str, ...] = ()
-    checks: Any = attrs.field(default=None, eq=False, repr=False)
-
-
 def _send(node: Node, side: str, conn: object, outbound: tuple[dict[str, Any], ...]) -> Node:
     lines = tuple(encode_ndjson(m) for m in outbound)
     state, rec = node.state, node.recording

@@ -1,0 +1,62 @@
+"""The values of the `explore` model: the pair's state, each end's recording, a reached node.
+
+Owns: `PairState` (both connections and the lines in flight each way, a frozen value: equal
+states are the same state), `Recording` (what each end sent and read, in its own order: the
+traces the checker judges; path data, not part of the state) and `Node`.
+Must not know: the alphabet or the search (`_research/_explore_model.py`, `explore.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+
+from acp_core._engines._connection_agent import AgentConnection
+from acp_core._engines._connection_client_state import ClientConnection
+
+__all__ = ["Entry", "Node", "PairState", "Recording"]
+
+Entry = dict[str, Any]
+
+
+@attrs.frozen
+class PairState:
+    """Both connections and the NDJSON lines in flight, oldest first, each way."""
+
+    agent: AgentConnection
+    client: ClientConnection
+    to_agent: tuple[bytes, ...] = ()
+    to_client: tuple[bytes, ...] = ()
+
+
+@attrs.frozen
+class Recording:
+    """Each end's own recording: what it sent and read, in the order it did (checker traces).
+
+    Entries are the encoded lines (hashable, cheap to ship); `agent_trace`/`client_trace`
+    decode them into the checker's `{"from", "message"}` entries.
+    """
+
+    agent: tuple[tuple[str, bytes], ...] = ()
+    client: tuple[tuple[str, bytes], ...] = ()
+
+    def agent_trace(self) -> list[Entry]:
+        return [{"from": side, "message": json.loads(line)} for side, line in self.agent]
+
+    def client_trace(self) -> list[Entry]:
+        return [{"from": side, "message": json.loads(line)} for side, line in self.client]
+
+
+@attrs.frozen
+class Node:
+    """A reached state, the recording of the path that reached it first, and that path.
+
+    `checks`: what the explorer's judge made of the recording so far (opaque to the model,
+    not part of the state; None until judged)."""
+
+    state: PairState
+    recording: Recording
+    path: tuple[str, ...] = ()
+    checks: Any = attrs.field(default=None, eq=False, repr=False)
