@@ -246,3 +246,25 @@ def test_any_history_with_children_replays_into_the_same_views(steps: list[str])
     assert later.client.sessions[sid].replay == "complete"
     assert later.findings("client") == []
     assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
+
+
+def test_the_resumed_sessions_own_window_closes_with_its_marker() -> None:
+    # The parent's own replay_complete reaches its engine: the view and the tree both see the
+    # window close with the marker, with no "answered before replay_complete" diagnostic
+    # (the connection used to keep the marker to itself, so the answer closed the window).
+    from conn_pair import Pair
+    from test_connection import _second_client, _turn
+
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    _turn(pair, sid, "one")
+    later = _second_client(pair)
+    later.client_do(acp.ResumeSession(sid, "/work", replay=True))
+    later.settle()
+    engine = later.client.sessions[sid].engine
+    assert engine.session.extras.replay.phase == "complete"
+    assert engine.view.extras.replay.phase == "complete"
+    assert engine.children.sessions[sid].extras.replay.phase == "complete"
+    assert list(engine.session.diagnostics) == []
+    assert list(engine.children.sessions[sid].diagnostics) == []
+    assert engine.violations == ()

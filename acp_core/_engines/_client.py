@@ -75,7 +75,7 @@ from acp_core._wire._updates import (
     ToolCallStatus,
     ToolCallUpdate,
 )
-from acp_core._wire._updates_preview import SubagentUpdate
+from acp_core._wire._updates_preview import ReplayComplete, SubagentUpdate
 
 from . import _client_preview as preview
 from ._client_build import Build as _Build
@@ -301,8 +301,10 @@ def _received(b: _Build, intent: Received) -> None:
         b.receive(message)  # before any answer this step sends in reply
     if isinstance(message, UpdateSessionNotification):
         _apply(b, message.update)
-        if isinstance(message.update, SubagentUpdate):
-            preview.child_update(b, message)  # C27: the child is registered
+        if isinstance(message.update, (SubagentUpdate, ReplayComplete)):
+            # C27: the child is registered; a replay's marker closes the tree's window of this
+            # session too (opened by `resume_sent`)
+            preview.child_update(b, message)
     elif isinstance(message, RequestPermissionRequest):
         if message.id in engine.pending:
             raise _remote("E3", f"permission request id {message.id!r} is already pending")

@@ -31,6 +31,7 @@ from acp_core._state._reduce_children import (
     end_resume,
     reduce_tree,
 )
+from acp_core._state._reduce_preview import begin_replay, end_replay
 from acp_core._state._session_state import SessionState
 from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import UNSET, Unset
@@ -40,6 +41,7 @@ from acp_core._wire._jsonrpc import (
     CancelToolCallRequest,
     ErrorCode,
     ErrorResponse,
+    Message,
     Method,
     PromptRequest,
     RequestPermissionRequest,
@@ -64,6 +66,7 @@ __all__ = [
     "child_update",
     "idempotency_key",
     "resume_answered",
+    "resume_exchanged",
     "resume_sent",
     "session_request_method",
     "speaks_children",
@@ -259,7 +262,29 @@ def resume_sent(
     tree = begin_resume(
         engine.children, engine.session_id, request_id, replay=True, revision=engine.revision
     )
-    return attrs.evolve(engine, children=tree)
+    # the session's own view keeps the same window, so its `replay_complete` closes it there
+    # as in the tree (not "a marker with no replay")
+    return attrs.evolve(
+        engine,
+        children=tree,
+        session=begin_replay(engine.session, request_id),
+        view=begin_replay(engine.view, request_id),
+    )
+
+
+def resume_exchanged(engine: ClientEngine, sender: str, message: Message) -> ClientEngine:
+    """The connection sent `session/resume` for this engine's session (`sender` "client") or
+    got its answer ("agent"): the session's machine follows it as if the engine had, so it
+    knows the replay window (R38, R39) and reports what the answer broke (any revision)."""
+    from ._client_build import Build  # at call time: _client_build is typed on this module's peers
+
+    b = Build(engine)
+    if sender == "client":
+        b.send(message)
+        b.wire.clear()  # the connection writes the request itself
+    else:
+        b.receive(message)
+    return b.done().state
 
 
 def resume_answered(
@@ -270,7 +295,15 @@ def resume_answered(
     if not speaks_children(engine.revision):
         return engine
     tree = end_resume(engine.children, request_id, succeeded=ok)
-    return attrs.evolve(engine, children=tree)
+    own = engine.session.extras.replay
+    if not own.replaying or own.request_id != request_id:
+        return attrs.evolve(engine, children=tree)
+    return attrs.evolve(
+        engine,
+        children=tree,
+        session=end_replay(engine.session, succeeded=ok),
+        view=end_replay(engine.view, succeeded=ok),
+    )
 
 
 #: The client engine's steps for the Preview intents.

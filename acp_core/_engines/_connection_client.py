@@ -46,7 +46,7 @@ from acp_core._wire._updates import ConfigOptionUpdate, SessionConfigOption
 from acp_core._wire._updates_preview import ReplayComplete
 
 from ._client import new_client
-from ._client_preview import resume_answered, speaks_children
+from ._client_preview import resume_answered, resume_exchanged, speaks_children
 from ._connection_client_preview import ORPHAN_LIMIT, announced, route_child
 from ._connection_client_state import (
     Build,
@@ -119,7 +119,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     elif method == "session/new" and ok:
         _opened(b, result, pending)
     elif method == "session/resume" and session_id is not None:
-        _resumed(b, session_id, result, pending, ok=ok, raw_id=message.id)
+        _resumed(b, session_id, message, pending, ok=ok)
     elif method == "session/close" and session_id is not None:
         gone = ok or (isinstance(message, ErrorResponse) and message.error.code == -32002)
         if gone and session_id in b.sessions:
@@ -171,15 +171,18 @@ def _opened(b: Build, result: JsonValue, pending: PendingRequest) -> None:
 def _resumed(
     b: Build,
     session_id: str,
-    result: JsonValue,
+    message: Response | ErrorResponse,
     pending: PendingRequest,
     *,
     ok: bool,
-    raw_id: int | str | None,
 ) -> None:
     session = b.sessions.get(session_id)
     if session is None:
         return
+    result: JsonValue = message.result if isinstance(message, Response) else None
+    raw_id = message.id
+    session = attrs.evolve(session, engine=resume_exchanged(session.engine, "agent", message))
+    b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
         if ok and session.replaying:
             b.finding("R57", f"session/resume of {session_id!r} answered before replay_complete")
@@ -219,6 +222,10 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
     # The Preview's marker by its type (a `replay_complete` may carry `_meta`).
     if session.replaying and (type(update) is ReplayComplete or update == marker):
         b.sessions = b.sessions.set(message.session_id, attrs.evolve(session, replay="complete"))
+        if speaks_children(b.conn.revision):
+            # the engine's tree keeps a replay window for its own session too: the marker
+            # closes it (else the resume answer would close it as "answered before the marker")
+            step_session(b, message.session_id, Received(message))
         return
     step_session(b, message.session_id, Received(message))
     announced(b, message.session_id, message)

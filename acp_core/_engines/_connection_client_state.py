@@ -25,12 +25,12 @@ from acp_core._wire._json import (
     freeze_json,
     thaw_json,
 )
-from acp_core._wire._jsonrpc import Message
+from acp_core._wire._jsonrpc import Message, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
 from ._client import ClientEngine, new_client
-from ._client_preview import resume_sent, session_request_method
+from ._client_preview import resume_exchanged, resume_sent, session_request_method
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
 from ._intents import SendPrompt
 
@@ -377,5 +377,7 @@ def _resume(b: Build, intent: ResumeSession) -> None:
     request_id = b.request(intent.request_id, "session/resume", params, pending)
     session = b.sessions.get(intent.session_id)
     if session is not None:  # children announced during the replay replay too (P8)
-        engine = resume_sent(session.engine, request_id, replay=intent.replay)
+        request = Request(request_id, "session/resume", freeze_json(params))
+        engine = resume_exchanged(session.engine, "client", request)
+        engine = resume_sent(engine, request_id, replay=intent.replay)
         b.sessions = b.sessions.set(intent.session_id, attrs.evolve(session, engine=engine))
