@@ -16,6 +16,7 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
+from acp_core._research._explore_model import initial_node, successors
 from acp_core._rules._check import TraceCheck
 from acp_core.explore import ACTION_NAMES, explore, explore_levels
 
@@ -160,3 +161,29 @@ def test_cli_seconds_stops_inside_a_level(capsys: pytest.CaptureFixture[str]) ->
     assert status == 0
     assert 0 < summary["depth"] < 20
     assert summary["states"] == explore(depth=summary["depth"]).states
+
+
+def test_a_child_re_announced_in_a_resume_with_replay_is_replayed_there() -> None:
+    # Found by explore at the Preview, depth 7: the checker opened a child's replay window
+    # only at the child's first announcement, so the re-announced child's own marker (R60,
+    # R61) was reported as R58. The path, replayed; both recordings are clean.
+    from acp_core.explore import judged
+
+    path = (
+        "close sess_1",
+        "announce sess_1",
+        "deliver>agent",
+        "deliver>client",
+        "deliver>client",
+        "resume sess_1",
+        "deliver>agent",
+    )
+    node, found = judged(None, initial_node(acp.V2_PREVIEW, 1), acp.V2_PREVIEW)
+    for label in path:
+        node, found = judged(node, dict(successors(node, 1))[label], acp.V2_PREVIEW)
+        assert found == (), (label, found)
+    assert any(
+        e["message"].get("params", {}).get("update", {}).get("sessionUpdate") == "replay_complete"
+        and e["message"]["params"]["sessionId"] == "sess_1.child"
+        for e in node.recording.agent_trace()
+    )

@@ -118,9 +118,15 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
                 f"(line {i})",
             )
         r.parents[child] = sid
+    if r.parents.get(child) == sid:
+        # A first announcement, or a re-announcement (R61) of a child the recording already
+        # knew, while its parent's resume with a cursor is served: the child is replayed
+        # within that resume (R60, P8) and gets its own marker.
         for key, resume in r.resumes.items():
-            if resume.cursor and (resume.session == sid or _descends(r, sid, resume.session)):
-                resume.children.append(child)  # replayed within this resume (R60, P8)
+            if child in resume.children or not resume.cursor:
+                continue
+            if resume.session == sid or _descends(r, sid, resume.session):
+                resume.children.append(child)
                 r.replaying[child] = key
                 r.upserted[child] = set()
                 break
