@@ -87,7 +87,8 @@ class Journal:
         )
         last = seq
         for last, text in tail:  # noqa: B007 (the last seq is kept)
-            state = acp.reduce(state, acp.decode_update(json.loads(text)), revision=revision)
+            update = acp.decode_update(json.loads(text), revision=revision)
+            state = acp.reduce(state, update, revision=revision)
         top = self.db.execute(
             "select max(seq) from updates where session_id = ?", (session_id,)
         ).fetchone()[0]

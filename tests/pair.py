@@ -191,8 +191,10 @@ class AgentClientPair:
 
 
 def receive(engine: Any, wire: dict[str, Any]) -> acp.Step:
-    """Step `engine` with a message given as a wire dict (decoded strictly first)."""
-    message = acp.decode_message(json.loads(json.dumps(wire)), strict=True)
+    """Step `engine` with a message given as a wire dict (decoded strictly first, at the
+    revision the engine speaks)."""
+    revision = engine.revision
+    message = acp.decode_message(json.loads(json.dumps(wire)), strict=True, revision=revision)
     assert not isinstance(message, acp.Batch)
     return step(engine, Received(message))
 

@@ -19,9 +19,17 @@ TRACES = Path(__file__).resolve().parent / "traces"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _at_2026_08(args: tuple[str, ...]) -> list[str]:
+    """`check` judges the corpus at the revision its traces were recorded in (2026-08: `{}`
+    prompt receipts) unless a test names another; the default (the Preview) would add R1."""
+    if args[:1] == ("check",) and "--revision" not in args:
+        return ["check", "--revision", "2026-08", *args[1:]]
+    return list(args)
+
+
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "acp_core", *args],
+        [sys.executable, "-m", "acp_core", *_at_2026_08(args)],
         capture_output=True,
         text=True,
         input=stdin,
@@ -37,7 +45,7 @@ class Ran:
 
 
 def run_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> Ran:
-    code = main(list(args))
+    code = main(_at_2026_08(args))
     out, err = capsys.readouterr()
     return Ran(code, out, err)
 

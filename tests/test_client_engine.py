@@ -24,6 +24,9 @@ from acp_core import (
     step,
 )
 
+#: These tests state 2026-08 behaviour (FIFO prompt binding, `{}` receipts) unless a test
+#: names another revision (the Preview's client binds by the receipt's `messageId`).
+REV = acp.V2_2026_08
 SID = "sess_1"
 HELLO = (TextContent("hello"),)
 
@@ -114,7 +117,7 @@ def _rule(client: acp.ClientEngine, intent: object) -> str:
 
 
 def test_send_prompt_sends_the_request_with_a_counter_id() -> None:
-    client, out = step(new_client(SID), SendPrompt(HELLO))
+    client, out = step(new_client(SID, revision=REV), SendPrompt(HELLO))
     assert out == (
         {
             "jsonrpc": "2.0",
@@ -130,29 +133,35 @@ def test_send_prompt_sends_the_request_with_a_counter_id() -> None:
 
 
 def test_prompt_is_bound_to_the_first_new_user_message() -> None:
-    client = _feed(_sent(new_client(SID)), _result(0, {}), _user("u1"), _state("running"))
+    client = _feed(
+        _sent(new_client(SID, revision=REV)), _result(0, {}), _user("u1"), _state("running")
+    )
     assert prompt_message_id(client, 0) == "u1"
     assert client.prompts[0].state == "accepted"
     assert prompt_message_id(client, 99) is None
 
 
 def test_prompts_bind_first_in_first_out() -> None:
-    client = _feed(_sent(new_client(SID), 3), _user("u1"), _user("u2"))
+    client = _feed(_sent(new_client(SID, revision=REV), 3), _user("u1"), _user("u2"))
     assert [p.message_id for p in client.prompts] == ["u1", "u2", None]
 
 
 def test_binding_does_not_depend_on_the_result_arriving_first() -> None:
-    client = _feed(_sent(new_client(SID)), _user("u1"), _result(0, {}))
+    client = _feed(_sent(new_client(SID, revision=REV)), _user("u1"), _result(0, {}))
     assert client.prompts[0] == acp.SentPrompt(0, "accepted", "u1")
 
 
 def test_a_chunked_user_message_binds_once() -> None:
-    client = _feed(_sent(new_client(SID), 2), _user("u1", chunk=True), _user("u1", chunk=True))
+    client = _feed(
+        _sent(new_client(SID, revision=REV), 2), _user("u1", chunk=True), _user("u1", chunk=True)
+    )
     assert [p.message_id for p in client.prompts] == ["u1", None]
 
 
 def test_an_already_known_user_message_binds_no_new_prompt() -> None:
-    client = _feed(new_client(SID), _user("u0"))  # inserted by the agent: not ours (M8)
+    client = _feed(
+        new_client(SID, revision=REV), _user("u0")
+    )  # inserted by the agent: not ours (M8)
     client = _feed(_sent(client), _user("u0"))
     assert prompt_message_id(client, 0) is None
     client = _feed(client, _user("u1"))
@@ -161,7 +170,7 @@ def test_an_already_known_user_message_binds_no_new_prompt() -> None:
 
 def test_a_rejected_prompt_is_skipped_when_binding() -> None:
     error = {"jsonrpc": "2.0", "id": 0, "error": {"code": -32000, "message": "busy"}}
-    client = _feed(_sent(new_client(SID), 2), error, _user("u1"))
+    client = _feed(_sent(new_client(SID, revision=REV), 2), error, _user("u1"))
     assert client.prompts[0] == acp.SentPrompt(0, "rejected", None)
     assert prompt_message_id(client, 1) == "u1"
 
@@ -187,12 +196,12 @@ def test_agent_messages_that_break_the_protocol_raise_remote_errors(
     wire: dict[str, Any], rule: str
 ) -> None:
     with pytest.raises(RemoteProtocolError) as info:
-        receive(_sent(new_client(SID)), wire)
+        receive(_sent(new_client(SID, revision=REV)), wire)
     assert info.value.rule == rule
 
 
 def test_a_prompt_answered_twice_is_a_remote_error() -> None:
-    client = _feed(_sent(new_client(SID)), _result(0, {}))
+    client = _feed(_sent(new_client(SID, revision=REV)), _result(0, {}))
     with pytest.raises(RemoteProtocolError):
         receive(client, _result(0, {}))
 
@@ -204,7 +213,7 @@ def _working() -> acp.ClientEngine:
     """Background tool b1 (seen while idle), then a turn with t1 pending, t2 in progress,
     t3 completed."""
     return _feed(
-        new_client(SID),
+        new_client(SID, revision=REV),
         _tool("b1", title="Background", status="in_progress"),
         _user("u0"),
         _state("running"),
@@ -292,7 +301,7 @@ def test_any_idle_ends_the_wait_for_cancellation() -> None:
 
 
 def test_cancel_while_idle_marks_nothing_and_expects_nothing() -> None:
-    client = _feed(new_client(SID), _tool("b1", title="bg", status="in_progress"))
+    client = _feed(new_client(SID, revision=REV), _tool("b1", title="bg", status="in_progress"))
     client = _feed(client, _permission(3, "b1"))
     client, out = step(client, SendCancel())
     assert [w.get("method") for w in out] == ["session/cancel", None]  # C15 still applies
@@ -306,14 +315,14 @@ def test_cancel_while_idle_marks_nothing_and_expects_nothing() -> None:
 
 def test_a_permission_request_subject_is_applied_as_a_tool_call_update() -> None:
     # T10 / C21: the subject upserts the tool call like any tool_call_update.
-    client = _feed(new_client(SID), _permission(1, "t9"))
+    client = _feed(new_client(SID, revision=REV), _permission(1, "t9"))
     assert client.session.tool_calls["t9"].title == "Edit"
     assert client.view.tool_calls["t9"].title == "Edit"
     assert 1 in client.pending
 
 
 def test_answering_a_permission_request_sends_the_selected_option() -> None:
-    client = _feed(new_client(SID), _permission(1))
+    client = _feed(new_client(SID, revision=REV), _permission(1))
     client, out = step(client, AnswerPermission(1, "y"))
     assert out == (_result(1, {"outcome": {"outcome": "selected", "optionId": "y"}}),)
     assert not client.pending
@@ -321,7 +330,7 @@ def test_answering_a_permission_request_sends_the_selected_option() -> None:
 
 
 def test_an_option_that_was_not_offered_is_refused() -> None:
-    client = _feed(new_client(SID), _permission(1))
+    client = _feed(new_client(SID, revision=REV), _permission(1))
     before = copy.deepcopy(client)
     assert _rule(client, AnswerPermission(1, "maybe")) == "E4"
     assert client == before  # nothing changed: the caller's engine is still valid
@@ -329,13 +338,13 @@ def test_an_option_that_was_not_offered_is_refused() -> None:
 
 
 def test_a_duplicate_pending_permission_id_is_a_remote_error() -> None:
-    client = _feed(new_client(SID), _permission(1))
+    client = _feed(new_client(SID, revision=REV), _permission(1))
     with pytest.raises(RemoteProtocolError):
         receive(client, _permission(1))
 
 
 def test_unknown_requests_get_method_not_found_and_notifications_no_answer() -> None:
-    client = new_client(SID)
+    client = new_client(SID, revision=REV)
     _, out = receive(client, {"jsonrpc": "2.0", "id": 4, "method": "_x/ping", "params": {}})
     assert out == (
         {"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found"}},

@@ -175,7 +175,7 @@ def test_reserved_plan_types_are_tolerated_by_the_codec_but_not_by_the_stable_sc
     validate: Validate, plan_type: str
 ) -> None:
     wire = {"sessionUpdate": "plan_update", "plan": {"type": plan_type, "planId": "p1"}}
-    update = acp.decode_update(wire, strict=True)
+    update = acp.decode_update(wire, strict=True, revision=acp.V2_2026_08)  # the stable one
     assert isinstance(update, acp.PlanUpdate)
     assert isinstance(update.plan, acp.OtherPlan)
     assert acp.encode_update(update) == wire

@@ -260,9 +260,7 @@ def test_explore_finds_the_planted_bug(
     mutant = Mutant(*MUTANTS[name])
     with monkeypatch.context() as m:
         mutant.apply(m)
-        depth, violations = _first_violations(
-            mutant.sessions, mutant.actions, should=mutant.should
-        )
+        depth, violations = _first_violations(mutant.sessions, mutant.actions, should=mutant.should)
     assert violations, f"{name}: not found to depth {depth}"
     example = violations[0]
     assert len(example.path) <= 12
@@ -270,8 +268,8 @@ def test_explore_finds_the_planted_bug(
     trace = tmp_path / "counterexample.jsonl"
     trace.write_text("".join(json.dumps(e) + "\n" for e in example.entries), encoding="utf-8")
     # The unmutated core judges the written trace: `check` flags it with that rule (and
-    # exits 1 for a MUST rule).
-    assert main(["check", str(trace)]) == (0 if mutant.should else 1)
+    # exits 1 for a MUST rule), at the revision the model spoke.
+    assert main(["check", "--revision", "2026-08", str(trace)]) == (0 if mutant.should else 1)
     assert f"{example.rule} ({example.level})" in capsys.readouterr().out
     # Control: the same model without the mutant finds nothing to that depth.
     control = _first_violations(

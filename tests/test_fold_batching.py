@@ -81,7 +81,7 @@ def test_meta_patches_replace_in_2026_08_and_merge_by_key_in_2026_11() -> None:
         acp.SessionInfoUpdate(meta=first),
         acp.SessionInfoUpdate(meta=patch),
     ]
-    old = acp.fold(acp.new_session("s"), updates)
+    old = acp.fold(acp.new_session("s"), updates, revision=acp.V2_2026_08)
     new = acp.fold(acp.new_session("s"), updates, revision=acp.V2_2026_11)
     merged = acp.freeze_json({"a": 1, "b": 2})
     for state, expected in ((old, patch), (new, merged)):

@@ -66,7 +66,7 @@ def test_splitting_a_message_differently_folds_to_the_same_text(
             {"sessionUpdate": tag, "messageId": "m1", "content": {"type": "text", "text": p}}
             for p in _split(text, cuts)
         ]
-        return acp.fold(NEW, [acp.decode_update(w) for w in wire])
+        return ss.fold(NEW, [ss.decode_update(w) for w in wire])
 
     a, b = fold_pieces(cuts_a), fold_pieces(cuts_b)
     assert acp.message_text(a.messages["m1"]) == text == acp.message_text(b.messages["m1"])
@@ -89,7 +89,7 @@ def test_splitting_terminal_bytes_differently_folds_to_equal_terminals(
             updates.append(acp.TerminalUpdate("x", output=acp.TerminalOutput(ss.b64(pieces[0]))))
             pieces = pieces[1:]
         updates += [acp.TerminalOutputChunk("x", ss.b64(p, padded=False)) for p in pieces]
-        return acp.fold(NEW, updates)
+        return ss.fold(NEW, updates)
 
     a, b = fold_pieces(cuts_a), fold_pieces(cuts_b)
     assert acp.terminal_bytes(a.terminals["x"]) == data == acp.terminal_bytes(b.terminals["x"])
@@ -112,9 +112,9 @@ def test_a_full_update_equals_the_fold_of_its_chunks_for_a_new_message(
     blocks: list[acp.ContentBlock], kind: Any, start: list[acp.SessionUpdate]
 ) -> None:
     upsert, chunk = kind
-    base = acp.fold(NEW, start)
-    full = acp.reduce(base, upsert("fresh", content=tuple(blocks)))
-    chunked = acp.fold(base, [chunk("fresh", b) for b in blocks])
+    base = ss.fold(NEW, start)
+    full = ss.reduce(base, upsert("fresh", content=tuple(blocks)))
+    chunked = ss.fold(base, [chunk("fresh", b) for b in blocks])
     assert full == chunked
 
 
@@ -125,9 +125,9 @@ def test_a_full_update_equals_the_fold_of_its_chunks_for_a_new_message(
 def test_a_full_tool_content_update_equals_the_fold_of_its_chunks(
     items: list[acp.ToolCallContent], start: list[acp.SessionUpdate]
 ) -> None:
-    base = acp.fold(NEW, [*start, acp.ToolCallUpdate("fresh", title="t")])
-    full = acp.reduce(base, acp.ToolCallUpdate("fresh", content=tuple(items)))
-    chunked = acp.fold(base, [acp.ToolCallContentChunk("fresh", x) for x in items])
+    base = ss.fold(NEW, [*start, acp.ToolCallUpdate("fresh", title="t")])
+    full = ss.reduce(base, acp.ToolCallUpdate("fresh", content=tuple(items)))
+    chunked = ss.fold(base, [acp.ToolCallContentChunk("fresh", x) for x in items])
     assert full == chunked  # terminal references create the same terminal records too
 
 
@@ -138,7 +138,7 @@ def test_a_full_tool_content_update_equals_the_fold_of_its_chunks(
 def test_fold_of_a_concatenation_is_the_fold_of_the_fold(
     a: list[acp.SessionUpdate], b: list[acp.SessionUpdate]
 ) -> None:
-    assert acp.fold(NEW, a + b) == acp.fold(acp.fold(NEW, a), b)
+    assert ss.fold(NEW, a + b) == ss.fold(ss.fold(NEW, a), b)
 
 
 @given(updates=update_lists)
@@ -147,9 +147,9 @@ def test_fold_is_reduce_applied_in_order_and_deterministic(
 ) -> None:
     state = NEW
     for update in updates:
-        state = acp.reduce(state, update)
-    again = acp.fold(NEW, iter(updates))
-    assert acp.fold(NEW, updates) == state == again
+        state = ss.reduce(state, update)
+    again = ss.fold(NEW, iter(updates))
+    assert ss.fold(NEW, updates) == state == again
     assert acp.snapshot(again) == acp.snapshot(state)
 
 
@@ -160,10 +160,10 @@ def test_fold_is_reduce_applied_in_order_and_deterministic(
 def test_reduce_never_mutates_its_inputs(
     start: list[acp.SessionUpdate], update: acp.SessionUpdate
 ) -> None:
-    state = acp.fold(NEW, start)
+    state = ss.fold(NEW, start)
     state_copy, state_doc = copy.deepcopy(state), acp.snapshot(state)
     update_copy, update_wire = copy.deepcopy(update), acp.encode_update(update)
-    acp.reduce(state, update)
+    ss.reduce(state, update)
     assert state == state_copy
     assert acp.snapshot(state) == state_doc
     assert update == update_copy
@@ -201,7 +201,7 @@ def assert_deeply_immutable(value: object, path: str = "state") -> None:
 
 @given(updates=update_lists)
 def test_nothing_reachable_from_a_state_is_mutable(updates: list[acp.SessionUpdate]) -> None:
-    state = acp.fold(NEW, updates)
+    state = ss.fold(NEW, updates)
     assert_deeply_immutable(state)
     assert_deeply_immutable(acp.restore(acp.snapshot(state)), "restored")
 
@@ -228,16 +228,16 @@ def test_the_immutability_walker_can_fail() -> None:
 
 @given(updates=update_lists)
 def test_all_unset_patches_return_the_same_state(updates: list[acp.SessionUpdate]) -> None:
-    state = acp.fold(NEW, updates)
+    state = ss.fold(NEW, updates)
     for message_id in state.messages:
         for upsert in (acp.UserMessage, acp.AgentMessage, acp.AgentThought):
-            assert acp.reduce(state, upsert(message_id)) is state
+            assert ss.reduce(state, upsert(message_id)) is state
     for tool_call_id in state.tool_calls:
-        assert acp.reduce(state, acp.ToolCallUpdate(tool_call_id)) is state
+        assert ss.reduce(state, acp.ToolCallUpdate(tool_call_id)) is state
     for terminal_id in state.terminals:
-        assert acp.reduce(state, acp.TerminalUpdate(terminal_id)) is state
-        assert acp.reduce(state, acp.TerminalOutputChunk(terminal_id, "")) is state
-    assert acp.reduce(state, acp.SessionInfoUpdate()) is state
+        assert ss.reduce(state, acp.TerminalUpdate(terminal_id)) is state
+        assert ss.reduce(state, acp.TerminalOutputChunk(terminal_id, "")) is state
+    assert ss.reduce(state, acp.SessionInfoUpdate()) is state
 
 
 def _b64(data: str) -> bytes | None:
@@ -263,8 +263,8 @@ def test_applying_a_replace_or_patch_twice_returns_the_same_object(
     # Replaces and patches are idempotent: the second application changes nothing and returns
     # the very same object. Chunks append and unknown updates are kept once per arrival; an
     # update rejected for bad base64 is diagnosed on every arrival.
-    once = acp.reduce(acp.fold(NEW, start), update)
-    twice = acp.reduce(once, update)
+    once = ss.reduce(ss.fold(NEW, start), update)
+    twice = ss.reduce(once, update)
     if isinstance(update, acp.TerminalOutputChunk):
         data = _b64(update.data)
         assert (twice is once) == (data == b"")

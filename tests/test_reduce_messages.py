@@ -36,8 +36,9 @@ def _chunk(
 
 
 def fold_wire(*wire: dict[str, Any], state: acp.SessionState | None = None) -> acp.SessionState:
-    updates = [acp.decode_update(w, strict=True) for w in wire]
-    return acp.fold(state or acp.new_session(SID), updates)
+    # the reducer tables of the 2026-08 digest (section 3): decoded and folded at 2026-08
+    updates = [acp.decode_update(w, strict=True, revision=acp.V2_2026_08) for w in wire]
+    return acp.fold(state or acp.new_session(SID), updates, revision=acp.V2_2026_08)
 
 
 def _blocks(*wire_blocks: dict[str, Any]) -> tuple[acp.ContentBlock, ...]:

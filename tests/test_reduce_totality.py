@@ -96,7 +96,7 @@ def _decode_all(wire: list[dict[str, Any]]) -> list[acp.SessionUpdate]:
     out = []
     for d in wire:
         try:
-            out.append(acp.decode_update(d))
+            out.append(ss.decode_update(d))
         except acp.DecodeError:
             continue
     return out
@@ -107,8 +107,8 @@ def test_reduce_never_raises_on_decoded_damaged_updates(wire: list[dict[str, Any
     updates = _decode_all(wire)
     state = acp.new_session(SID)
     for update in updates:
-        state = acp.reduce(state, update)
-    assert state == acp.fold(acp.new_session(SID), updates)
+        state = ss.reduce(state, update)
+    assert state == ss.fold(acp.new_session(SID), updates)
     assert acp.restore(acp.snapshot(state)) == state
 
 
@@ -116,12 +116,12 @@ def test_reduce_never_raises_on_decoded_damaged_updates(wire: list[dict[str, Any
 def test_a_damaged_update_that_decodes_applies_on_top_of_any_state(
     start: list[dict[str, Any]], bad: dict[str, Any]
 ) -> None:
-    state = acp.fold(acp.new_session(SID), _decode_all(start))
+    state = ss.fold(acp.new_session(SID), _decode_all(start))
     try:
-        update = acp.decode_update(bad)
+        update = ss.decode_update(bad)
     except acp.DecodeError:
         return
-    after = acp.reduce(state, update)
+    after = ss.reduce(state, update)
     assert isinstance(after, acp.SessionState)
     assert after.session_id == SID
 
@@ -133,7 +133,7 @@ def test_the_damage_strategy_reaches_both_outcomes() -> None:
     @given(damaged(ss.wire_updates()))
     def probe(d: dict[str, Any]) -> None:
         try:
-            acp.decode_update(d)
+            ss.decode_update(d)
             outcomes.add(True)
         except acp.DecodeError:
             outcomes.add(False)

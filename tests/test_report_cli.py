@@ -38,7 +38,7 @@ def call(*args: str) -> tuple[int, str, str]:
 def test_report_writes_the_page_beside_the_trace(tmp_path: Path) -> None:
     trace = tmp_path / "cx.jsonl"
     trace.write_text(BAD.read_text("utf-8"), "utf-8")
-    status, out, err = call(str(trace))
+    status, out, err = call(str(trace), "--revision", "2026-08")  # a 2026-08 corpus trace
     page = (tmp_path / "cx.html").read_text("utf-8")
     assert (status, out, err) == (0, f"{tmp_path / 'cx.html'}\n", "")
     assert page.startswith("<!DOCTYPE html>")

@@ -34,6 +34,8 @@ from acp_core import (
 )
 
 S = "sess_1"
+#: The cases are 2026-08 traffic (`{}` prompt receipts): every party judges at that revision.
+REV = acp.V2_2026_08
 Wire = dict[str, Any]
 Traffic = list[tuple[str, Wire]]
 
@@ -109,7 +111,9 @@ def _select(current: str) -> Wire:
 
 
 def _agent_running() -> acp.AgentEngine:
-    engine = step(new_agent(S), Received(decode_message(_prompt()[1]))).state
+    engine = step(
+        new_agent(S, revision=REV), Received(decode_message(_prompt()[1], revision=REV))
+    ).state
     return step(engine, AcceptPrompt(1, user_message_id="u1")).state
 
 
@@ -118,7 +122,7 @@ def _agent_with_tool() -> acp.AgentEngine:
 
 
 def _agent_after_cancelled_turn() -> acp.AgentEngine:
-    engine = step(_agent_with_tool(), Received(decode_message(_CANCEL[1]))).state
+    engine = step(_agent_with_tool(), Received(decode_message(_CANCEL[1], revision=REV))).state
     return step(engine, EndTurn()).state
 
 
@@ -190,16 +194,16 @@ CASES: list[Any] = [
 
 def _checker_rules(traffic: Traffic) -> list[str]:
     entries = [{"from": side, "message": wire} for side, wire in traffic]
-    return [v.rule for v in acp.check_trace(entries) if not v.warning]
+    return [v.rule for v in acp.check_trace(entries, revision=REV) if not v.warning]
 
 
 def _client_rules(traffic: Traffic) -> list[str]:
-    client = new_client(S)
+    client = new_client(S, revision=REV)
     for side, wire in traffic:
         if side == "agent":
-            client = step(client, Received(decode_message(wire))).state
+            client = step(client, Received(decode_message(wire, revision=REV))).state
         elif wire.get("method") == "session/prompt":
-            prompt = decode_message(wire)
+            prompt = decode_message(wire, revision=REV)
             assert isinstance(prompt, acp.PromptRequest)
             client = step(client, SendPrompt(prompt.prompt, request_id=prompt.id)).state
         elif wire.get("method") == "session/cancel":
@@ -234,8 +238,8 @@ def test_the_client_engine_keeps_the_checker_violation_values() -> None:
     # Not only the rule: the same Violation values, at the engine's own message positions.
     traffic = [*TURN, _state("idle", "weird")]
     entries = [{"from": side, "message": wire} for side, wire in traffic]
-    client = new_client(S)
+    client = new_client(S, revision=REV)
     client = step(client, SendPrompt((acp.TextContent("hi"),), request_id=1)).state
     for _, wire in traffic[1:]:
-        client = step(client, Received(decode_message(wire))).state
-    assert client.violations == acp.check_trace(entries)
+        client = step(client, Received(decode_message(wire, revision=REV))).state
+    assert client.violations == acp.check_trace(entries, revision=REV)

@@ -46,7 +46,7 @@ def assert_plain_json(value: object, where: str = "$") -> None:
 
 @given(update_lists)
 def test_restore_inverts_snapshot(updates: list[acp.SessionUpdate]) -> None:
-    state = acp.fold(NEW, updates)
+    state = ss.fold(NEW, updates)
     doc = acp.snapshot(state)
     assert_plain_json(doc)
     assert acp.restore(doc) == state
@@ -61,14 +61,14 @@ def test_restore_inverts_snapshot(updates: list[acp.SessionUpdate]) -> None:
 def test_a_restored_state_folds_on_like_the_original(
     first: list[acp.SessionUpdate], then: list[acp.SessionUpdate]
 ) -> None:
-    state = acp.fold(NEW, first)
+    state = ss.fold(NEW, first)
     restored = acp.restore(json.loads(json.dumps(acp.snapshot(state))))
-    assert acp.fold(restored, then) == acp.fold(state, then)
+    assert ss.fold(restored, then) == ss.fold(state, then)
 
 
 @given(pooled_lists)
 def test_snapshot_does_not_alias_the_state(updates: list[acp.SessionUpdate]) -> None:
-    state = acp.fold(NEW, updates)
+    state = ss.fold(NEW, updates)
     doc = acp.snapshot(state)
     for message in doc["messages"].values():
         message["content"].clear()
@@ -135,14 +135,14 @@ def test_empty_meta_objects_survive() -> None:
             "output": {"data": "", "_meta": {}},
         },
     ]
-    state = acp.fold(NEW, [acp.decode_update(w) for w in wire])
+    state = ss.fold(NEW, [ss.decode_update(w) for w in wire])
     assert acp.restore(json.loads(json.dumps(acp.snapshot(state)))) == state
 
 
 def test_unknown_updates_restore_as_unknown_whatever_their_tag() -> None:
     # An OtherUpdate a caller built with a known tag is still kept (and restored) as unknown.
     odd = acp.OtherUpdate(acp.freeze_json({"sessionUpdate": "agent_message", "messageId": "m"}))
-    state = acp.reduce(NEW, odd)
+    state = ss.reduce(NEW, odd)
     restored = acp.restore(acp.snapshot(state))
     assert restored == state
     assert not restored.messages
@@ -164,7 +164,7 @@ def _valid() -> dict[str, Any]:
         {"sessionUpdate": "usage_update", "used": 1, "size": 2},
         {"sessionUpdate": "_custom"},
     ]
-    return acp.snapshot(acp.fold(NEW, [acp.decode_update(w) for w in wire]))
+    return acp.snapshot(ss.fold(NEW, [ss.decode_update(w) for w in wire]))
 
 
 def _set(path: list[Any], value: Any) -> Any:
@@ -250,8 +250,8 @@ def test_the_documented_example_restores_and_re_snapshots_to_itself() -> None:
 def test_the_documented_example_is_the_fold_of_the_documented_updates() -> None:
     updates = _doc_block("<!-- snapshot-example-updates -->")
     example = _doc_block("<!-- snapshot-example -->")
-    state = acp.fold(
-        acp.new_session(example["sessionId"]), [acp.decode_update(u, strict=True) for u in updates]
+    state = ss.fold(
+        acp.new_session(example["sessionId"]), [ss.decode_update(u, strict=True) for u in updates]
     )
     assert acp.snapshot(state) == example
 

@@ -356,9 +356,9 @@ class ReducerVersusModel(RuleBasedStateMachine):
         self.history: list[acp.SessionUpdate] = []
 
     def send(self, wire: dict[str, Any]) -> None:
-        update = acp.decode_update(wire, strict=True)
+        update = ss.decode_update(wire, strict=True)
         before = self.state
-        self.state = acp.reduce(before, update)
+        self.state = ss.reduce(before, update)
         self.model.apply(copy.deepcopy(wire))
         self.history.append(update)
         # only state updates touch the foreground (3.10, R40)
@@ -434,7 +434,7 @@ class ReducerVersusModel(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         # fold (which applies runs of chunks in bulk) equals the step-by-step reduce
-        assert acp.fold(acp.new_session(SID), self.history) == self.state
+        assert ss.fold(acp.new_session(SID), self.history) == self.state
 
 
 ReducerVersusModel.TestCase.settings = settings(

@@ -60,7 +60,7 @@ def test_the_message_decoder_follows_the_revision_too() -> None:
         "params": {"sessionId": "s", "update": _tc(name="edit")},
     }
     late = acp.decode_message(message, revision=V11)
-    early = acp.decode_message(message)
+    early = acp.decode_message(message, revision=V08)
     assert isinstance(late, acp.UpdateSessionNotification)
     assert isinstance(early, acp.UpdateSessionNotification)
     assert isinstance(late.update, acp.ToolCallUpdate)

@@ -195,7 +195,8 @@ _TYPED_FIELDS = [f for f in PATCH_FIELDS if f.attr_path not in {("raw_input",), 
 @pytest.mark.parametrize("field", _TYPED_FIELDS, ids=_id)
 def test_a_malformed_field_is_absent_not_null_in_lenient_mode(field: PatchField) -> None:
     wire_value = 12345.5 if field.wire_path[-1] != "exitCode" else -1
-    decoded = acp.decode_update_diagnosed(_wire(field, wire_value))
+    # at 2026-08, where a negative exit code is malformed (it is signed from 2026-11 on)
+    decoded = acp.decode_update_diagnosed(_wire(field, wire_value), revision=acp.V2_2026_08)
     assert _get(decoded.value, field.attr_path) is acp.UNSET
     [diagnostic] = decoded.diagnostics
     assert diagnostic.rule == "codec.default-on-error"

@@ -31,7 +31,7 @@ from acp_core._wire._content import (
 )
 from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import Message, UpdateSessionNotification
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import V2_2026_08, Revision
 from acp_core._wire._updates import (
     IdleStateUpdate,
     RequiresActionStateUpdate,
@@ -198,12 +198,12 @@ def check_value(revision: Revision, family: Family, value: str) -> None:
 
 def check_content_block(block: ContentBlock) -> None:
     if type(block) is OtherContent:
-        check_value(DEFAULT_REVISION, "content block type", block.type)  # no revision adds one
+        check_value(V2_2026_08, "content block type", block.type)  # no revision adds one
 
 
 def check_tool_content(item: ToolCallContent) -> None:
     if type(item) is OtherToolCallContent:
-        check_value(DEFAULT_REVISION, "tool call content type", item.type)
+        check_value(V2_2026_08, "tool call content type", item.type)
     elif type(item) is ToolContent:
         check_content_block(item.content)
 

@@ -34,7 +34,7 @@ from acp_core._wire._json import (
     freeze_json,
 )
 from acp_core._wire._jsonrpc import PermissionOption
-from acp_core._wire._revision import DEFAULT_REVISION, V2_PREVIEW
+from acp_core._wire._revision import V2_2026_08, V2_PREVIEW
 from acp_core._wire._updates import Cost, OtherPlan, PlanEntry, PlanItems, TerminalExitStatus
 
 from ._idempotency import valid_key
@@ -198,7 +198,7 @@ def _wire_valid(part: str, check: Check, *, latest: bool = False) -> Check:
         )
 
         try:
-            revision = V2_PREVIEW if latest else DEFAULT_REVISION
+            revision = V2_PREVIEW if latest else V2_2026_08
             return decode_part(part, encode_part(part, value), revision=revision)
         except DecodeError as e:
             problem = str(e)

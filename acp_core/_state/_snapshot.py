@@ -18,7 +18,7 @@ from typing import Any, Final
 from acp_core._errors import ArgumentError, DecodeError, Diagnostic
 from acp_core._wire._codec import decode_part, encode_part
 from acp_core._wire._json import JsonObject, Path, freeze_json, render_path, thaw_json
-from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS, V2_PREVIEW, Revision
+from acp_core._wire._revision import REVISIONS, V2_2026_08, V2_PREVIEW, Revision
 from acp_core._wire._updates import OtherUpdate
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
@@ -190,7 +190,7 @@ def _revision(doc: Mapping[str, Any]) -> tuple[Reader, Reader]:
     (without one: 2026-08 and the Preview, the revisions those keys come from)."""
     name = _opt(doc, "revision", str, None)
     if name is None:
-        return Reader(DEFAULT_REVISION), Reader(V2_PREVIEW)
+        return Reader(V2_2026_08), Reader(V2_PREVIEW)
     if name not in REVISIONS:
         raise DecodeError("$.revision", "the name of a revision (" + ", ".join(REVISIONS) + ")")
     reader = Reader(REVISIONS[name])
