@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Final, TextIO
 
-from acp_core._wire._revision import V2_2026_08
 from acp_core.explore import Counterexample, ExploreLevel, MapShards, explore_levels
 
 from ._cli_revision import add_revision_argument, chosen_revision
@@ -34,9 +33,7 @@ MapFactory = Callable[[int, str, "str | None"], AbstractContextManager[MapShards
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of `explore`."""
-    # explore's model knows 2026-08 and 2026-11 (explore.py), not yet the Preview that is the
-    # library's default: its own default stays the one `explore_levels` takes.
-    add_revision_argument(parser, "both connections speak", default=V2_2026_08.name)
+    add_revision_argument(parser, "both connections speak")
     parser.add_argument("--depth", type=int, default=8, help="actions per path (default 8)")
     parser.add_argument("--sessions", type=int, default=1, help="sessions (default 1)")
     parser.add_argument(
