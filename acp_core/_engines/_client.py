@@ -181,7 +181,13 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
         known = before.tool_calls.get(update.tool_call_id)
         if shown is not None and known is not None and shown.status != known.status:
             view_update = attrs.evolve(update, status=UNSET)
-    b.set(session=session, view=reduce(view, view_update, revision=revision))
+    if view is before and view_update is update:
+        # No local mark sets the view apart: it is the session, and reducing it a second
+        # time would build the same value again (reduce is a pure function of its inputs).
+        shown_state = session
+    else:
+        shown_state = reduce(view, view_update, revision=revision)
+    b.set(session=session, view=shown_state)
     was_idle = before.foreground.state == "idle"
     now_idle = session.foreground.state == "idle"
     if was_idle and not now_idle:

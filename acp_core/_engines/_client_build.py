@@ -21,6 +21,7 @@ from acp_core._rules._conversation import Conversation, Finding, observe
 from acp_core._rules._predicates import RequestKey
 from acp_core._state._pcoll import PMap
 from acp_core._wire._codec import encode_message
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._jsonrpc import Message
 
 from ._client_prompts import SentPrompt
@@ -102,7 +103,8 @@ class Build:
     def done(self) -> Step[ClientEngine]:
         if self.violations:
             self.set(violations=(*self.engine.violations, *self.violations))
-        engine = attrs.evolve(
+        # One generated rebuild (fields without converters): this runs once per message.
+        engine = fast_evolve(
             self.engine, conversation=self.conversation, messages=self.at, **self.changes
         )
         return Step(engine, tuple(self.wire), tuple(self.ids))

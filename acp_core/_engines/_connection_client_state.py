@@ -15,6 +15,7 @@ import attrs
 
 from acp_core._errors import LocalProtocolError
 from acp_core._state._pcoll import PMap
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import (
     EMPTY_OBJECT,
@@ -258,7 +259,7 @@ class Build:
         return request_id
 
     def done(self) -> ConnectionStep:
-        conn = attrs.evolve(
+        conn = fast_evolve(  # one generated rebuild per received message (no converters)
             self.conn,
             sessions=self.sessions,
             outgoing=self.outgoing,
@@ -277,7 +278,7 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
 
     session = b.sessions[session_id]
     engine, outbound = client_step(session.engine, intent)
-    b.sessions = b.sessions.set(session_id, attrs.evolve(session, engine=engine))
+    b.sessions = b.sessions.set(session_id, fast_evolve(session, engine=engine))
     b.wire.extend(outbound)
 
 

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-__all__ = ["compile_generated", "evolve_frozen", "fast_constructor", "fast_replace"]
+__all__ = ["compile_generated", "evolve_frozen", "fast_constructor", "fast_evolve", "fast_replace"]
 
 T = TypeVar("T")
 
@@ -110,3 +110,34 @@ def evolve_frozen(old: T, **changes: Any) -> T:
         msg = f"{cls.__name__} has no field among {sorted(changes)}"
         raise TypeError(msg)
     return obj
+
+
+#: `fast_evolve`'s generated functions, by (class, changed names): a few per class.
+_REPLACERS: dict[tuple[type[Any], tuple[str, ...]], Callable[..., Any]] = {}
+
+
+def _replacer(cls: type[Any], names: tuple[str, ...]) -> Callable[..., Any]:
+    fields = attrs.fields(cls)
+    by_alias = {a.alias: a.name for a in fields}
+    if any(a.converter is not None or a.validator is not None for a in fields) or hasattr(
+        cls, "__attrs_post_init__"
+    ):
+        raise TypeError(f"{cls.__name__} runs code at construction: use attrs.evolve")
+    unknown = [n for n in names if n not in by_alias]
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field among {sorted(unknown)}")
+    made = _REPLACERS[cls, names] = fast_replace(cls, tuple(by_alias[n] for n in names))
+    return made
+
+
+def fast_evolve(old: T, **changes: Any) -> T:
+    """`attrs.evolve(old, **changes)` as one generated call, for a class whose fields have no
+    converter or validator (so `__init__` would only copy them): the engines' and the
+    connections' per-step rebuilds. One function is generated per class and set of changed
+    names (a few per class), then cached. Refuses, at generation, a class with converters,
+    validators or `__attrs_post_init__`."""
+    key = (type(old), tuple(changes))
+    replace: Callable[..., T] | None = _REPLACERS.get(key)
+    if replace is None:
+        replace = _replacer(*key)
+    return replace(old, *changes.values())
