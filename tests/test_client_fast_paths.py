@@ -5,11 +5,15 @@
   and refuses a class whose construction runs code;
 - the client engine reduces an update once when its view is its session (no local cancel
   mark sets them apart): the view it keeps equals reducing the previous view by the update,
-  update after update, cancels in between.
+  update after update, cancels in between;
+- the reducers' base64 decoding (`binascii` in strict mode) accepts and decodes what
+  `base64.b64decode(validate=True)` does, after the same padding.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 
 import attrs
@@ -22,6 +26,7 @@ import acp_core.strategies as acps
 from acp_core._engines._intents import Received
 from acp_core._errors import AcpError
 from acp_core._state._reduce import reduce
+from acp_core._state._reduce_common import b64decode
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._jsonrpc import UpdateSessionNotification
 
@@ -124,3 +129,32 @@ def test_a_cancel_mark_keeps_the_view_apart_from_the_session() -> None:
     assert client.view.tool_calls["t1"].status == "cancelled"  # the mark stays (Q19)
     assert client.view.tool_calls["t1"].title == "still editing"
     assert client.session.tool_calls["t1"].status == "in_progress"
+
+
+def _b64_slow(data: str) -> bytes | None:
+    try:
+        return base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+_ENCODED = st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode("ascii"))
+
+
+@given(
+    st.one_of(
+        _ENCODED,
+        _ENCODED.map(lambda s: s.rstrip("=")),  # unpadded (Q24)
+        st.text(alphabet="QUJDAaz09+/=-_ \n\u00e9", max_size=12),
+        st.tuples(_ENCODED, st.text(alphabet="=Q-", max_size=3), _ENCODED).map("".join),
+    )
+)
+def test_b64decode_decodes_what_the_standard_library_decodes(data: str) -> None:
+    assert b64decode(data) == _b64_slow(data)
+
+
+@pytest.mark.parametrize(
+    "data", ["", "QQ", "QQ=", "QQ==", "Q", "Q=", "=", "====", "QQ==QQ==", "QUJD=", "QU JD", "é"]
+)
+def test_b64decode_on_edges(data: str) -> None:
+    assert b64decode(data) == _b64_slow(data)
