@@ -2,7 +2,8 @@
 that compiles generated source.
 
 Owns: `fast_constructor(cls)`, which returns a function building an instance of `cls` from
-all its fields, positionally, by setting the slots directly; and `compile_generated`, which
+all its fields, positionally, by setting the slots directly; `fast_replace` and `fast_evolve`,
+copies with some fields changed, built the same way; and `compile_generated`, which
 compiles generated source under a readable file name registered in `linecache` (as attrs'
 `_linecache_and_compile` does), so tracebacks, `inspect.getsource` and debuggers show it.
 Must not know: any ACP type.
@@ -134,8 +135,8 @@ def fast_evolve(old: T, **changes: Any) -> T:
     """`attrs.evolve(old, **changes)` as one generated call, for a class whose fields have no
     converter or validator (so `__init__` would only copy them): the engines' and the
     connections' per-step rebuilds. One function is generated per class and set of changed
-    names (a few per class), then cached. Refuses, at generation, a class with converters,
-    validators or `__attrs_post_init__`."""
+    names (the call sites' sets and orders of keywords: a bounded number), then cached.
+    Refuses, at generation, a class with converters, validators or `__attrs_post_init__`."""
     key = (type(old), tuple(changes))
     replace: Callable[..., T] | None = _REPLACERS.get(key)
     if replace is None:
