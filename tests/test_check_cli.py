@@ -89,6 +89,9 @@ def test_revision_option_changes_the_verdict(capsys: pytest.CaptureFixture[str])
     r = run_in_process(capsys, "check", "--json", path)
     assert r.returncode == 1
     assert [v["rule"] for v in json.loads(r.stdout)] == ["R1", "R18", "R18"]
+    # the default revision is the Preview, which includes 2026-11: the same verdict as 2026-11
+    assert main(["check", path]) == 0
+    capsys.readouterr()
 
 
 def test_indices_are_line_indices_even_with_blank_lines(

@@ -136,7 +136,8 @@ def test_a_restarted_agent_replays_everything_the_client_had_seen(tmp_path: Path
         assert list(replayed_call.content)[: len(call.content)] == list(call.content)
     # the turn the crash cut short ends aborted, its tool failed
     assert after.foreground.state == "idle"
-    assert after.foreground.stop_reason == "_error"
+    # (`error` is a stop reason from 2026-11 on; the agent speaks the default, the Preview)
+    assert after.foreground.stop_reason == "error"
     statuses = [after.tool_calls[r.id].status for r in after.timeline if r.kind == "toolCall"]
     assert statuses == ["completed", "failed"]
 

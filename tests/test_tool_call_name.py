@@ -33,7 +33,7 @@ def test_2026_11_decodes_name_as_a_field_and_2026_08_keeps_it_unknown() -> None:
     assert isinstance(early, acp.ToolCallUpdate)
     assert (late.name, dict(late.extra)) == ("read_file", {})
     assert (early.name, dict(early.extra)) == (acp.UNSET, {"name": "read_file"})
-    assert acp.decode_update(wire) == early  # the default revision is 2026-08
+    assert acp.decode_update(wire) == late  # the default revision, the Preview, includes 2026-11
     # Lossless either way.
     assert acp.encode_update(late) == wire == acp.encode_update(early)
 

@@ -218,8 +218,10 @@ def revision_named(name: str) -> Revision:
         raise KeyError(msg)
     return found
 
-#: The revision used when none is given.
-DEFAULT_REVISION: Final = V2_2026_08
+#: The revision used when none is given: the v2 Preview, what current agents speak
+#: (docs/revisions.md; until this release it was `V2_2026_08`, which stays
+#: available by name).
+DEFAULT_REVISION: Final = V2_PREVIEW
 
 #: The `sessionUpdate` tags of the default revision (strategies, checks and tests read it;
 #: `Revision.update_kinds` has each revision's).
