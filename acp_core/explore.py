@@ -53,7 +53,7 @@ from ._state._pcoll import PVec
 from ._state._reduce import reduce
 from ._state._session_state import SessionState, new_session
 from ._wire._fields import PREVIEW_NAME
-from ._wire._revision import REVISIONS, V2_2026_08, Revision
+from ._wire._revision import DEFAULT_REVISION, REVISIONS, Revision
 
 __all__ = [
     "ACTIONS",
@@ -258,7 +258,7 @@ def _serial_map(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
 
 def explore_levels(
     *,
-    revision: Revision = V2_2026_08,
+    revision: Revision = DEFAULT_REVISION,
     depth: int = 6,
     sessions: int = 1,
     shards: int = 1,
@@ -322,7 +322,7 @@ def explore_levels(
 
 def explore(
     *,
-    revision: Revision = V2_2026_08,
+    revision: Revision = DEFAULT_REVISION,
     depth: int = 6,
     sessions: int = 1,
     shards: int = 1,

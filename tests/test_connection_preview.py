@@ -262,9 +262,8 @@ def test_the_resumed_sessions_own_window_closes_with_its_marker() -> None:
     later.client_do(acp.ResumeSession(sid, "/work", replay=True))
     later.settle()
     engine = later.client.sessions[sid].engine
-    assert engine.session.extras.replay.phase == "complete"
-    assert engine.view.extras.replay.phase == "complete"
     assert engine.children.sessions[sid].extras.replay.phase == "complete"
+    assert engine.view == pair.agent.engine(sid).session  # no window of its own in the view
     assert list(engine.session.diagnostics) == []
     assert list(engine.children.sessions[sid].diagnostics) == []
     assert engine.violations == ()

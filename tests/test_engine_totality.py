@@ -167,7 +167,7 @@ def test_agent_engine_is_total(
 
 @functools.cache
 def _client_phase(phase: str) -> acp.ClientEngine:
-    client = acp.new_client(SID)
+    client = acp.new_client(SID, revision=acp.V2_2026_08)  # receipts below are 2026-08 `{}`
     client = step(client, acp.SendPrompt((acp.TextContent("hi"),))).state
     client = step(client, acp.SendPrompt((acp.TextContent("again"),))).state
     wires: list[dict[str, Any]] = [

@@ -306,11 +306,14 @@ def _received(b: _Build, intent: Received) -> None:
     else:
         b.receive(message)  # before any answer this step sends in reply
     if isinstance(message, UpdateSessionNotification):
-        _apply(b, message.update)
-        if isinstance(message.update, (SubagentUpdate, ReplayComplete)):
-            # C27: the child is registered; a replay's marker closes the tree's window of this
-            # session too (opened by `resume_sent`)
+        if type(message.update) is ReplayComplete:
+            # The marker closes the replay window `resume_sent` opened in the tree; the view
+            # keeps no window of its own (it stays what the agent's engine holds).
             preview.child_update(b, message)
+            return
+        _apply(b, message.update)
+        if isinstance(message.update, SubagentUpdate):
+            preview.child_update(b, message)  # C27: the child is registered
     elif isinstance(message, RequestPermissionRequest):
         if message.id in engine.pending:
             raise _remote("E3", f"permission request id {message.id!r} is already pending")

@@ -31,7 +31,6 @@ from acp_core._state._reduce_children import (
     end_resume,
     reduce_tree,
 )
-from acp_core._state._reduce_preview import begin_replay, end_replay
 from acp_core._state._session_state import SessionState
 from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import UNSET, Unset
@@ -262,14 +261,7 @@ def resume_sent(
     tree = begin_resume(
         engine.children, engine.session_id, request_id, replay=True, revision=engine.revision
     )
-    # the session's own view keeps the same window, so its `replay_complete` closes it there
-    # as in the tree (not "a marker with no replay")
-    return attrs.evolve(
-        engine,
-        children=tree,
-        session=begin_replay(engine.session, request_id),
-        view=begin_replay(engine.view, request_id),
-    )
+    return attrs.evolve(engine, children=tree)
 
 
 def resume_exchanged(engine: ClientEngine, sender: str, message: Message) -> ClientEngine:
@@ -295,15 +287,7 @@ def resume_answered(
     if not speaks_children(engine.revision):
         return engine
     tree = end_resume(engine.children, request_id, succeeded=ok)
-    own = engine.session.extras.replay
-    if not own.replaying or own.request_id != request_id:
-        return attrs.evolve(engine, children=tree)
-    return attrs.evolve(
-        engine,
-        children=tree,
-        session=end_replay(engine.session, succeeded=ok),
-        view=end_replay(engine.view, succeeded=ok),
-    )
+    return attrs.evolve(engine, children=tree)
 
 
 #: The client engine's steps for the Preview intents.

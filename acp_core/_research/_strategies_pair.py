@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from acp_core._engines._connection import connection_step
 from acp_core._errors import AcpError, ArgumentError
-from acp_core._wire._revision import V2_2026_08, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._explore_model import ACTIONS, Node, PairState, initial_node, session_ids, successors
 
@@ -49,7 +49,7 @@ def _run(node: Node, choices: list[int], sessions: int) -> PairRun:
 
 
 def pair_runs(
-    *, revision: Revision = V2_2026_08, sessions: int = 1, max_steps: int = 12
+    *, revision: Revision = DEFAULT_REVISION, sessions: int = 1, max_steps: int = 12
 ) -> st.SearchStrategy[PairRun]:
     """Runs of up to `max_steps` enabled actions of an agent and a client connection (set up:
     initialized, `sessions` sessions open). Shrinks towards shorter runs and earlier actions."""
@@ -61,7 +61,7 @@ def pair_runs(
 
 def traces(
     *,
-    revision: Revision = V2_2026_08,
+    revision: Revision = DEFAULT_REVISION,
     sessions: int = 1,
     max_steps: int = 12,
     side: str = "client",
