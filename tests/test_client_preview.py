@@ -75,8 +75,9 @@ def test_child_traffic_before_announcement_is_kept_not_raised() -> None:
 
 
 def test_at_2026_08_another_sessions_update_is_still_e3() -> None:
+    old = acp.new_client(SID, revision=acp.V2_2026_08)
     with pytest.raises(acp.RemoteProtocolError) as refused:
-        receive(acp.new_client(SID, revision=acp.V2_2026_08), update(C1, {"sessionUpdate": "session_info_update"}))
+        receive(old, update(C1, {"sessionUpdate": "session_info_update"}))
     assert refused.value.rule == "E3"
 
 

@@ -117,6 +117,8 @@ def _tool_call(tool_call_id: str, call: ToolCallState) -> Iterator[SessionUpdate
         call.raw_input,
         call.raw_output,
         _meta(call.meta),
+        name=UNSET if call.name is None else call.name,
+        capabilities=UNSET if call.capabilities is None else call.capabilities,
     )
     if as_chunks:
         for i, item in enumerate(call.content):
