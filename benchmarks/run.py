@@ -599,6 +599,13 @@ def main(argv: list[str] | None = None) -> int:
         print(profile_report(decoded_by_name["mixed"], large.v2, mixed.v2))
 
     gc.unfreeze()
+    # `import acp_core` in fresh interpreters, best of N, beside a bare one (issue 15: <= 100 ms)
+    from benchmarks.import_time import CASES, best_ms
+
+    runs = 3 if args.quick else 10
+    out["import_ms"] = {label: round(best_ms(code, runs), 1) for label, code in CASES}
+    print("\nimport time, best of", runs, "fresh interpreters (ms):")
+    print(table([["case", "ms"], *([k, f"{v:.1f}"] for k, v in out["import_ms"].items())]))
     out["elapsed_s"] = time.perf_counter() - started
     print(f"\nelapsed {out['elapsed_s']:.0f} s")
     if args.markdown:
@@ -753,6 +760,7 @@ def markdown(out: dict[str, Any]) -> str:
     for name, x in out["snapshot"].items():
         snap.append([name, f"{x['snapshot_ms']:.1f}", f"{x['snapshot_us_per_event']:.2f}",
                      f"{x['restore_ms']:.1f}", f"{x['json_bytes']:,}"])  # fmt: skip
+    imports: dict[str, float] = out.get("import_ms", {})
     tg = [["target", "measured", "limit", "met"]]
     for t in out["targets"]:
         tg.append([t["name"], t["measured"], t["limit"], "yes" if t["met"] else "**no**"])
@@ -769,6 +777,8 @@ def markdown(out: dict[str, Any]) -> str:
                 "Memory, bytes per event (tracemalloc):\n\n" + md(mem),
                 "Snapshot of the final state:\n\n" + md(snap),
                 "Targets:\n\n" + md(tg),
+                "Import time, best of N fresh interpreters (ms):\n\n"
+                + md([["case", "ms"], *([k, f"{v:.1f}"] for k, v in imports.items())]),
             )
         )
         + "\n"

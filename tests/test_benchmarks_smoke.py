@@ -157,6 +157,9 @@ def test_harness_runs_end_to_end_without_the_sdk(
     assert "python_sdk: not installed" in printed
     assert "DISAGREE" not in printed
     doc = json.loads(out_file.read_text())
+    # the import time sits in the report beside the bare interpreter it compares with
+    assert set(doc["import_ms"]) >= {"bare interpreter", "import acp_core"}
+    assert doc["import_ms"]["import acp_core"] >= doc["import_ms"]["bare interpreter"] > 0
     assert doc["python_sdk"] is None
     assert set(doc["results"]) == {
         "stream_small",
