@@ -40,6 +40,7 @@ class PreviewPair(RuleBasedStateMachine):
         self.pair = AgentClientPair(revision=acp.PREVIEW, validator=_VALIDATOR)
         self.keys = 0
         self.keyed: list[Any] = []
+        self.cancelled_children: set[str] = set()  # cancelled by the client, not yet idle
         self.messages = 0
 
     def tree(self) -> acp.SessionTree:
@@ -93,10 +94,14 @@ class PreviewPair(RuleBasedStateMachine):
     def child_state(self, child: str, busy: bool) -> None:
         if not self.announced(child):
             return
-        state: Any = acp.RunningStateUpdate() if busy else acp.IdleStateUpdate("end_turn")
+        # a child the client cancelled ends its work "cancelled" (R21, per child)
+        stop = "cancelled" if child in self.cancelled_children else "end_turn"
+        state: Any = acp.RunningStateUpdate() if busy else acp.IdleStateUpdate(stop)
         if not busy and self.tree().sessions[child].foreground.state != "running":
             return  # an idle with a stop reason ends work: only after running
         self.send(state, child)
+        if not busy:
+            self.cancelled_children.discard(child)
 
     @rule(child=st.sampled_from(CHILDREN), n=st.integers(0, 1), cancellable=st.booleans())
     def child_tool_call(self, child: str, n: int, cancellable: bool) -> None:
@@ -127,6 +132,8 @@ class PreviewPair(RuleBasedStateMachine):
             return
         self.pair.client_does(acp.CancelChild(child))
         self.pair.flush()
+        if self.tree().sessions[child].foreground.state == "running":
+            self.cancelled_children.add(child)
 
     # -- prompts, keys, turns ------------------------------------------------------------
 
