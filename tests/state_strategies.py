@@ -126,7 +126,9 @@ plans = st.one_of(
         {"type": const("items"), "planId": plan_ids, "entries": st.lists(plan_entries, max_size=3)},
         _meta=nullable(metas),
     ),
-    record({"type": st.sampled_from(["markdown", "_board"]), "planId": plan_ids}, content=texts),
+    # `markdown` always with its content: from the Preview on it is a plan type that needs it
+    record({"type": const("markdown"), "planId": plan_ids, "content": texts}),
+    record({"type": const("_board"), "planId": plan_ids}, content=texts),
 )
 commands = record(
     {"name": st.sampled_from(["web", "test"]), "description": texts},
