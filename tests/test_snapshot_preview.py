@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from state_strategies import session_updates
+from state_strategies import wire_updates
 
 import acp_core as acp
 from acp_core._wire import _updates_2026_11 as u11
@@ -101,10 +101,20 @@ preview_updates = st.one_of(
         capabilities=st.builds(u11.TerminalCapabilities, cancel),
     ),
 )
-# A step: an update (Preview or 2026-08), or a resume replay starting or ending.
+def _at_the_preview(wire: dict[str, Any]) -> acp.SessionUpdate | None:
+    # 2026-08 wire the Preview reads too; a tag 2026-08 leaves unknown may be a Preview variant
+    # with required fields (`notice` needs `severity`), which this wire need not have
+    try:
+        return acp.decode_update(wire, strict=True, revision=P)
+    except acp.DecodeError:
+        return None
+
+
+# A step: an update (Preview, or 2026-08-shaped wire read as the Preview reads it: a session
+# speaks one revision), or a resume replay starting or ending.
 steps = st.one_of(
     preview_updates,
-    session_updates(),
+    wire_updates().map(_at_the_preview).filter(lambda update: update is not None),
     st.tuples(st.just("begin"), st.integers(1, 3) | st.just("r")),
     st.tuples(st.just("end"), st.booleans()),
 )
