@@ -38,10 +38,11 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import Finding, MessageRules, Seen, explain_undecodable
+from ._check_message import Finding, MessageRules, Seen
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewRules
 from ._check_sessions import OpenSessions
+from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._predicates import RequestKey, request_key, shown

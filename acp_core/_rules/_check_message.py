@@ -2,7 +2,7 @@
 
 Owns: the checks of a single decoded update, permission request or batch (open-enum values
 against a revision, absolute paths, base64, first-sight titles, message id roles, batch
-contents) and the naming of decode failures (`explain_undecodable`).
+contents); the naming of decode failures is `_rules/_check_undecodable.py`.
 Must not know: the conversation (turns, prompts, answers: `_rules/_check.py`), files.
 
 Each check returns `Finding`s, `(rule id, explanation)`; the caller adds the line index.
@@ -17,18 +17,15 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from acp_core._errors import DecodeError
 from acp_core._state._session_state import SessionState
 from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
-from acp_core._wire._codec import decode_message
 from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
 from acp_core._wire._updates_preview import PlanMarkdown
 
 from ._predicates import (
-    MESSAGE_UPDATE_TAGS,
     Family,
     custom_root_keys,
     is_absolute,
@@ -44,7 +41,6 @@ __all__ = [
     "MessageRules",
     "Seen",
     "StateSeen",
-    "explain_undecodable",
     "update_findings",
 ]
 
@@ -381,46 +377,3 @@ class _FieldCache(dict[type, "tuple[str, ...] | None"]):
 
 
 _FIELDS: Final = _FieldCache()
-
-
-# A permission option that decodes, to test whether the options were the only problem.
-_PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"}
-
-
-def explain_undecodable(raw: object) -> Finding:
-    """Name the rule a decode failure breaks: a specific one if patching one field fixes it."""
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
-        return "D1", ""
-    params: Mapping[str, Any] = raw["params"]
-    method = raw.get("method")
-    if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
-        update: Mapping[str, Any] = params["update"]
-        tag = update.get("sessionUpdate")
-        if isinstance(tag, str) and tag in MESSAGE_UPDATE_TAGS and update.get("messageId") is None:
-            patched = {**update, "messageId": "placeholder"}
-            if _decodes({**raw, "params": {**params, "update": patched}}):
-                return "R4", f": `{tag}` without a messageId"
-        plan = update.get("plan")
-        if tag == "plan_update" and isinstance(plan, Mapping) and "planId" not in plan:
-            patched = {**update, "plan": {**plan, "planId": "placeholder"}}
-            if _decodes({**raw, "params": {**params, "update": patched}}):
-                return "R29", ": plan without a planId"
-    if method == j.Method.REQUEST_PERMISSION and (
-        not isinstance(params.get("title"), str) or not params.get("options")
-    ):
-        fixed = dict(params)
-        if not isinstance(fixed.get("title"), str):
-            fixed["title"] = "placeholder"
-        if not fixed.get("options"):
-            fixed["options"] = [_PLACEHOLDER_OPTION]
-        if _decodes({**raw, "params": fixed}):
-            return "R26", ": a permission request needs a title and at least one option"
-    return "D1", ""
-
-
-def _decodes(raw: object) -> bool:
-    try:
-        decode_message(raw)
-    except DecodeError:
-        return False
-    return True

@@ -1,0 +1,62 @@
+"""The rule a message that does not decode breaks.
+
+Owns: `explain_undecodable`, which names a specific rule (R4, R29, R26) when patching the one
+field that rule is about makes the message decode, and D1 otherwise.
+Must not know: the conversation, what decoded messages break (`_rules/_check_message.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from acp_core._errors import DecodeError
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire._codec import decode_message
+
+from ._check_message import Finding
+from ._predicates import MESSAGE_UPDATE_TAGS
+
+__all__ = ["explain_undecodable"]
+
+# A permission option that decodes, to test whether the options were the only problem.
+_PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"}
+
+
+def explain_undecodable(raw: object) -> Finding:
+    """Name the rule a decode failure breaks: a specific one if patching one field fixes it."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
+        return "D1", ""
+    params: Mapping[str, Any] = raw["params"]
+    method = raw.get("method")
+    if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
+        update: Mapping[str, Any] = params["update"]
+        tag = update.get("sessionUpdate")
+        if isinstance(tag, str) and tag in MESSAGE_UPDATE_TAGS and update.get("messageId") is None:
+            patched = {**update, "messageId": "placeholder"}
+            if _decodes({**raw, "params": {**params, "update": patched}}):
+                return "R4", f": `{tag}` without a messageId"
+        plan = update.get("plan")
+        if tag == "plan_update" and isinstance(plan, Mapping) and "planId" not in plan:
+            patched = {**update, "plan": {**plan, "planId": "placeholder"}}
+            if _decodes({**raw, "params": {**params, "update": patched}}):
+                return "R29", ": plan without a planId"
+    if method == j.Method.REQUEST_PERMISSION and (
+        not isinstance(params.get("title"), str) or not params.get("options")
+    ):
+        fixed = dict(params)
+        if not isinstance(fixed.get("title"), str):
+            fixed["title"] = "placeholder"
+        if not fixed.get("options"):
+            fixed["options"] = [_PLACEHOLDER_OPTION]
+        if _decodes({**raw, "params": fixed}):
+            return "R26", ": a permission request needs a title and at least one option"
+    return "D1", ""
+
+
+def _decodes(raw: object) -> bool:
+    try:
+        decode_message(raw)
+    except DecodeError:
+        return False
+    return True
