@@ -1,7 +1,8 @@
 """Folding a recorded trace into sessions, line by line, through the client engine.
 
-Owns: `Line`, `LineEffect`, `Waiting`, `Replay`, `Replayer` (one trace line at a time: what it
-changed) and `replay_trace`. Each session is watched by a client engine (`new_client`) used
+Owns: `Replayer` (one trace line at a time: what it changed), `replay_trace` and
+`replay_lines`; the values they return (`Line`, `LineEffect`, `Waiting`, `Replay`) are in
+`_cli/_replay_values.py`. Each session is watched by a client engine (`new_client`) used
 as a passive observer: what the agent sent goes in as `Received(message)`, what the client
 sent as the intent that would have sent it (`SendPrompt`, `SendCancel`, `AnswerPermission`),
 its outbound messages dropped. The engine does the folding, T10 and the pending permission
@@ -22,8 +23,7 @@ import attrs
 from acp_core._engines._client import ClientEngine, client_step, new_client
 from acp_core._engines._intents import AnswerPermission, Received, SendCancel, SendPrompt
 from acp_core._errors import AcpError, DecodeError, Diagnostic
-from acp_core._rules._predicates import RequestKey, request_key, shown
-from acp_core._state._session_state import SessionState
+from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._v1._normalize import normalize_v1_step
 from acp_core._v1._v1_detect import looks_like_v1
 from acp_core._v1._v1_state import V1State, new_v1_state
@@ -45,6 +45,8 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionUpdate
 
+from ._replay_values import Line, LineEffect, Replay, TraceError, Waiting
+
 __all__ = [
     "Line",
     "LineEffect",
@@ -65,75 +67,6 @@ REFUSED = "replay.refused"
 DETECT_LINES: Final = 1_000
 #: v1 requests that wait for the user, as `replay` lists them.
 _V1_WAITING = {"permission": "permission", "elicitation": "input"}
-
-
-class TraceError(Exception):
-    """Bad input at a line of a trace (its 0-based line index, as in docs/trace-format.md);
-    the CLI prints it and exits 2."""
-
-    def __init__(self, index: int, reason: str) -> None:
-        super().__init__(index, reason)
-        self.index = index
-        self.reason = reason
-
-
-@attrs.frozen
-class Line:
-    """One trace entry and the line it came from (0-based line index; blank lines count)."""
-
-    index: int
-    sender: str
-    message: Any
-
-
-@attrs.frozen
-class Waiting:
-    """A request waiting for the user: `kind` is `permission` or `input` (an elicitation)."""
-
-    session_id: str
-    request_id: object
-    kind: str
-    label: str
-
-    def __str__(self) -> str:
-        return f"{self.label} (request {shown(self.request_id)})"
-
-
-@attrs.frozen
-class LineEffect:
-    """What one trace line changed: the updates folded (session id, update, in order), the
-    requests that started or stopped waiting for the user, and the notes it raised."""
-
-    line: Line
-    updates: tuple[tuple[str, SessionUpdate], ...] = ()
-    asked: tuple[Waiting, ...] = ()
-    answered: tuple[Waiting, ...] = ()
-    notes: tuple[Diagnostic, ...] = ()
-
-    @property
-    def touched(self) -> tuple[str, ...]:
-        """The sessions whose state this line changed, in first-changed order."""
-        return tuple(dict.fromkeys(sid for sid, _ in self.updates))
-
-
-@attrs.frozen
-class Replay:
-    """A folded trace.
-
-    Attributes:
-        sessions: the state of each session (what the agent reported), in first-seen order.
-        pending: per session, the requests still waiting for the user.
-        notes: (line index, diagnostic) pairs from the decoder, the v1 normalizer or the
-            client engine, in line order.
-        steps: what each line changed (only when `replay_trace(..., steps=True)`).
-        protocol: 1 when the trace was read as v1 traffic, else 2.
-    """
-
-    sessions: dict[str, SessionState]
-    pending: dict[str, tuple[Waiting, ...]]
-    notes: tuple[tuple[int, Diagnostic], ...]
-    steps: tuple[LineEffect, ...]
-    protocol: int
 
 
 def detect_protocol(lines: Sequence[Line]) -> int:
