@@ -229,10 +229,17 @@ def _terminal_output_chunk(state: SessionState, u: TerminalOutputChunk) -> Sessi
         return state
     # X4: each chunk is decoded alone and its bytes appended (chunk _meta is chunk-scoped
     # and not kept: terminal state has no per-chunk slot).
+    return _with_output(state, terminal_id, old, old.output.append(data) if data else old.output)
+
+
+def _with_output(
+    state: SessionState, terminal_id: str, old: TerminalState, output: PVec[bytes]
+) -> SessionState:
+    # the terminal with its output replaced, everything else as it was (X4)
     new = make_terminal(
         old.command,
         old.cwd,
-        old.output.append(data) if data else old.output,
+        output,
         old.snapshot_meta,
         old.exit_status,
         old.meta,
@@ -273,17 +280,7 @@ def terminal_run(state: SessionState, run: list[TerminalOutputChunk]) -> Session
         old = NEW_TERMINAL
     elif not chunks:
         return state
-    new = make_terminal(
-        old.command,
-        old.cwd,
-        old.output.extend(chunks),
-        old.snapshot_meta,
-        old.exit_status,
-        old.meta,
-        old.size,
-        old.capabilities,
-    )
-    return with_terminals(state, state.terminals.set(terminal_id, new))
+    return _with_output(state, terminal_id, old, old.output.extend(chunks))
 
 
 REDUCERS: Final[dict[type[Any], Callable[[SessionState, Any], SessionState]]] = {
