@@ -71,7 +71,7 @@ class Conversation(RuleBasedStateMachine):
         self.decided: set[Any] = set()  # prompt ids the agent accepted or rejected
         self.binding_checkable = True
 
-    @initialize(revision=st.sampled_from((acp.V2_2026_08, acp.V2_2026_11)), racy=st.booleans())
+    @initialize(revision=st.sampled_from(tuple(acp.REVISIONS.values())), racy=st.booleans())
     def start(self, revision: acp.Revision, racy: bool) -> None:
         # Half the runs deliver everything at once (long, orderly conversations), half leave
         # messages in flight until a delivery rule runs (races).
@@ -340,3 +340,21 @@ def test_conversations_between_the_engines(spec_schema: dict[str, Any]) -> None:
             deadline=None,
         ),
     )
+
+
+@pytest.mark.parametrize("revision", tuple(acp.REVISIONS.values()), ids=lambda r: r.name)
+def test_a_late_grant_for_a_tool_call_of_cancelled_ended_work_starts_nothing(
+    spec_schema: dict[str, Any], revision: acp.Revision
+) -> None:
+    # Found by the ci profile: work is cancelled, a tool call starts while it winds down
+    # (allowed, R23), the work ends cancelled; a permission asked after that for the same tool
+    # call and granted must not mark the call `in_progress` (an update after the idle, R23).
+    machine = Conversation(OutboundValidator(spec_schema))
+    machine.start(revision=revision, racy=False)
+    machine.agent_starts_work()
+    machine.client_cancels()
+    tool_call = machine.agent_starts_tool_call(kind="edit")
+    machine.agent_aborts()
+    machine.a_permission_round_trip(option="y", tool_call=tool_call)
+    machine.teardown()
+    assert machine.pair.client.session.tool_calls[tool_call].status != "in_progress"

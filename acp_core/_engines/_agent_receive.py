@@ -100,12 +100,15 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     ):
         b.update(RunningStateUpdate())  # R12
     # R20: after a cancel the blocked work winds down, so a late grant starts no tool (an
-    # `in_progress` would also override the client's local `cancelled` mark, Q19).
+    # `in_progress` would also override the client's local `cancelled` mark, Q19); once that
+    # work has ended, its tool calls take no update at all (R23).
     winding_down = turn is not None and turn.cancel_requested and pending.foreground
-    if decision.approved and pending.tool_call_id is not None and not winding_down:
-        call = b.session.tool_calls.get(pending.tool_call_id)
-        if call is not None and call.status == "pending":
-            b.update(ToolCallUpdate(pending.tool_call_id, status="in_progress"))  # R15
+    tool = pending.tool_call_id
+    if tool is None or not decision.approved or winding_down or b.conversation.frozen(tool):
+        return
+    call = b.session.tool_calls.get(tool)
+    if call is not None and call.status == "pending":
+        b.update(ToolCallUpdate(tool, status="in_progress"))  # R15
 
 
 def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDecision) -> None:
@@ -115,14 +118,16 @@ def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDe
     assert child is not None
     machine = b.get("child_conversations").get(child)
     cancelled = machine is not None and machine.cancel_pending
+    tool = pending.tool_call_id
+    frozen = machine is not None and tool is not None and machine.frozen(tool)
     asking = any(p.session_id == child for p in b.get("pending").values())
     state = b.get("children").sessions[child].foreground.state
     if not cancelled and not asking and state == "requires_action":
         send_update(b, RunningStateUpdate(), child)  # R12 on the child
-    if decision.approved and pending.tool_call_id is not None and not cancelled:
-        call = b.get("children").sessions[child].tool_calls.get(pending.tool_call_id)
+    if decision.approved and tool is not None and not cancelled and not frozen:
+        call = b.get("children").sessions[child].tool_calls.get(tool)
         if call is not None and call.status == "pending":
-            send_update(b, ToolCallUpdate(pending.tool_call_id, status="in_progress"), child)
+            send_update(b, ToolCallUpdate(tool, status="in_progress"), child)
 
 
 def received(b: Build, intent: Received) -> None:

@@ -228,10 +228,10 @@ def _result_fault(rev: Revision, result: JsonValue) -> str | None:
 
 
 def _r23(c: Conversation, e: Event) -> str | None:
-    if not c.late_ids or c.replaying:
+    if not c.late_ids:
         return None
     ident = work_id(e.message)
-    if ident is None or ident not in c.late_ids:
+    if ident is None or not c.frozen(ident):
         return None
     return (
         f"{shown(ident)} belongs to the work the client cancelled, and is updated after that "

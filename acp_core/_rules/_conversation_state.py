@@ -202,6 +202,11 @@ class Conversation:
         `session/close` cancels too, but is told apart by `cancel_by_close`)."""
         return self.cancel_at is not None and not self.cancel_by_close
 
+    def frozen(self, ident: str) -> bool:
+        """`ident` (a tool call, a terminal) belongs to cancelled work that has ended: R23
+        allows it no more updates until new work starts."""
+        return ident in self.late_ids and not self.replaying
+
     @property
     def working(self) -> bool:
         """Foreground work is in progress (or a prompt is on its way to start it)."""
