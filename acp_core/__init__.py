@@ -165,6 +165,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ),
     ("acp_core._rules._catalogue", "RULES Rule rules_markdown"),
     ("acp_core._state._snapshot", "restore snapshot"),
+    ("acp_core._state._snapshot_keys", "restore_prompt_keys"),
     (
         "acp_core._state._session_state",
         "EntityRef Foreground MessageState PlanState SessionAux SessionInfo SessionState "

@@ -44,6 +44,7 @@ from acp_core._state._snapshot import (
     restore,
     snapshot,
 )
+from acp_core._state._snapshot_keys import restore_prompt_keys
 
 __all__ = [
     "CLOSED_SESSION_TRAFFIC",
@@ -69,6 +70,7 @@ __all__ = [
     "reduce_tree",
     "render_session",
     "restore",
+    "restore_prompt_keys",
     "seed_session",
     "snapshot",
 ]

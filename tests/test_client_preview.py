@@ -245,3 +245,41 @@ def test_a_withdrawn_child_permission_is_answered_cancelled() -> None:
     )
     assert out[0] == {"jsonrpc": "2.0", "id": 5, "result": {"outcome": {"outcome": "cancelled"}}}
     assert 5 not in client.pending
+
+
+def _answer(request_id: object, outcome: str) -> dict[str, Any]:
+    if outcome == "ok":
+        return {"jsonrpc": "2.0", "id": request_id, "result": {"messageId": f"u{request_id}"}}
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32800, "message": "cancelled"}}
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        (["send A"], ["A"]),
+        (["send -"], []),  # C45: a prompt without a key is never retried automatically
+        (["send A", "ok 0"], []),
+        (["send A", "error 0"], []),  # answered (failed): the host decides, no auto retry
+        (["send A", "retry 0"], ["A"]),  # one submission, however many attempts
+        (["send A", "retry 0", "ok 1"], []),  # the retry's answer answers the submission
+        (["send A", "send B", "ok 1"], ["A"]),
+        (["send A", "send B"], ["A", "B"]),  # oldest first
+    ],
+)
+def test_c45_unanswered_lists_each_keyed_submission_no_attempt_of_which_was_answered(
+    script: list[str], expected: list[str]
+) -> None:
+    client = preview_client()
+    for line in script:
+        verb, arg = line.split()
+        if verb == "send":
+            key = None if arg == "-" else arg
+            intent: object = acp.SendPrompt((acp.TextContent(arg),), idempotency_key=key)
+            client, _ = step(client, intent)
+        elif verb == "retry":
+            client, _ = step(client, acp.RetryPrompt(int(arg)))
+        else:
+            client = feed(client, _answer(int(arg), verb))
+    assert [p.idempotency_key for p in client.unanswered] == expected
+    firsts = {p.request.idempotency_key: p.request_id for p in reversed(client.prompts)}
+    assert [p.id for p in client.unanswered] == [firsts[k] for k in expected]  # first attempts

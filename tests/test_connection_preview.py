@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -267,3 +268,125 @@ def test_the_resumed_sessions_own_window_closes_with_its_marker() -> None:
     assert list(engine.session.diagnostics) == []
     assert list(engine.children.sessions[sid].diagnostics) == []
     assert engine.violations == ()
+
+
+# -- C45 across connections: a keyed prompt whose answer the lost connection swallowed --------
+
+
+def _lost_prompt(agent_got: str) -> tuple[Any, str, int]:
+    """A pair whose client sent prompt "hi" with key K, then lost its connection; the agent
+    had, by then, `agent_got`: `nothing`, `held` (received, not accepted) or `inserted`
+    (accepted and its turn ended: the answer `{messageId}` never reached the client)."""
+    from conn_pair import Pair
+
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    pair.client_says(sid, acp.SendPrompt((acp.TextContent("hi"),), idempotency_key="K"))
+    original: int = pair.client_trace[-1]["message"]["id"]
+    if agent_got != "nothing":
+        pair.deliver_to_agent()
+    if agent_got == "inserted":
+        pair.agent_says(sid, acp.AcceptPrompt(pair.agent.engine(sid).prompts[0].id))
+        pair.agent_says(sid, acp.SendAgentText("done"))
+        pair.agent_says(sid, acp.EndTurn())
+    return pair, sid, original
+
+
+def _reconnected(pair: Any, sid: str, agent: str) -> Any:
+    """A new client connection to the same agent connection (`same`), to an agent restarted
+    from the session's snapshot with its keys (`restored`), or from a snapshot written
+    without them (`old snapshot`: before `promptKeys` existed)."""
+    from conn_pair import Pair
+    from test_connection import _second_client
+
+    if agent == "same":
+        later = _second_client(pair)
+    else:
+        engine = pair.agent.engine(sid)
+        keys = engine.keys.remembered() if agent == "restored" else None
+        doc = acp.snapshot(engine.session, revision=acp.PREVIEW, prompt_keys=keys)
+        doc = json.loads(json.dumps(doc))
+        later = Pair(revision=acp.PREVIEW)
+        kept = acp.restore_prompt_keys(doc)
+        later.agent_do(acp.OpenSession(sid, acp.restore(doc), "/work", prompt_keys=kept))
+    later.client_do(acp.Initialize())
+    later.settle()
+    return later
+
+
+@pytest.mark.parametrize(
+    ("agent_got", "agent", "answered_at_once"),
+    [
+        ("inserted", "same", True),  # the agent process lived on: its engine knows K
+        ("inserted", "restored", True),  # R69: K came back with the snapshot
+        ("inserted", "old snapshot", False),  # no promptKeys: the retry looks new
+        ("held", "restored", False),  # a held attempt dies with its connection: new
+        ("nothing", "same", False),  # the original never arrived: the retry is the first
+    ],
+)
+def test_c45_a_keyed_prompt_lost_with_its_connection_is_retried_after_resume(
+    agent_got: str, agent: str, answered_at_once: bool
+) -> None:
+    pair, sid, original = _lost_prompt(agent_got)
+    unanswered = pair.client.engine(sid).unanswered
+    assert [(p.id, p.idempotency_key) for p in unanswered] == [(original, "K")]
+    later = _reconnected(pair, sid, agent)
+    later.client_do(acp.ResumeSession(sid, "/work", replay=True, unanswered=unanswered))
+    later.settle()
+    (retry,) = later.client_says(sid, acp.RetryPrompt(original)).outbound
+    assert retry["params"] == pair.client_trace[-1]["message"]["params"]  # content and key
+    later.settle()
+    engine = later.agent.engine(sid)
+    if answered_at_once:
+        # R67: the original messageId at once, nothing inserted, no work started
+        assert later.client_trace[-1]["message"] == {
+            "jsonrpc": "2.0",
+            "id": retry["id"],
+            "result": {"messageId": "user-1"},
+        }
+        assert engine.prompts == ()
+        assert engine.turn is None
+    else:
+        (held,) = engine.prompts
+        assert held.id == retry["id"]
+        later.agent_says(sid, acp.AcceptPrompt(held.id))
+        later.agent_says(sid, acp.EndTurn())
+        later.settle()
+    users = [m for m in later.client.view(sid).messages.values() if m.role == "user"]
+    assert len(users) == 1 or (agent == "old snapshot" and len(users) == 2)
+    record = acp.sent_prompt(later.client.engine(sid), retry["id"])
+    assert record is not None
+    assert (record.retry_of, record.state) == (original, "accepted")
+    assert later.client.engine(sid).unanswered == ()
+    assert later.client.view(sid) == later.agent.engine(sid).session
+    assert later.findings("client") + later.findings("agent") == []
+    assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
+    assert acp.check_trace(later.agent_trace, revision=acp.PREVIEW) == ()
+
+
+def test_c45_an_unkeyed_prompt_is_never_carried_nor_retried() -> None:
+    from conn_pair import Pair
+
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    pair.client_says(sid, acp.SendPrompt((acp.TextContent("hi"),)))
+    request = pair.client.engine(sid).prompts[0].request
+    assert pair.client.engine(sid).unanswered == ()  # without a key, no automatic retry
+    later = _reconnected(pair, sid, "same")
+    with pytest.raises(acp.LocalProtocolError) as refused:
+        later.client_do(acp.ResumeSession(sid, "/work", unanswered=(request,)))
+    assert refused.value.rule == "C45"
+
+
+def test_a_carried_prompt_keeps_its_key_and_its_id_from_new_requests() -> None:
+    pair, sid, original = _lost_prompt("nothing")
+    later = _reconnected(pair, sid, "same")
+    unanswered = pair.client.engine(sid).unanswered
+    later.client_do(acp.ResumeSession(sid, "/work", unanswered=unanswered))
+    later.settle()
+    with pytest.raises(acp.LocalProtocolError) as reused:  # C43: K names the lost submission
+        later.client_says(sid, acp.SendPrompt((acp.TextContent("other"),), idempotency_key="K"))
+    assert reused.value.rule == "C43"
+    (fresh,) = later.client_says(sid, acp.SendPrompt((acp.TextContent("new"),))).outbound
+    assert fresh["id"] != original  # numbered past the carried record's id
+    assert [p.state for p in later.client.engine(sid).prompts] == ["lost", "sent"]

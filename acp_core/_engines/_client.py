@@ -142,6 +142,12 @@ class ClientEngine:
         return tuple(self.sent[key] for key in self.order)
 
     @property
+    def unanswered(self) -> tuple[PromptRequest, ...]:
+        """The keyed submissions no attempt of which was answered, oldest first: hand them to
+        `ResumeSession(unanswered=...)` when the connection was lost (C45)."""
+        return preview.unanswered(self)
+
+    @property
     def cancel_requested(self) -> bool:
         """`session/cancel` was sent during foreground work that has not ended yet."""
         return self.conversation.cancel_at is not None

@@ -4,7 +4,9 @@ Owns: routing a child's traffic to its own view and lifecycle (C27, C28; P3: nev
 child, an unknown id waits in the tree's orphan bucket with a diagnostic), `session/cancel`
 for a child only through its capabilities (C29, C35), `tool_call/cancel` and
 `terminal/cancel` only while the item advertises it (C41) and their answers, and
-`RetryPrompt` (the same `idempotencyKey` on every attempt, C42, C45).
+`RetryPrompt` (the same `idempotencyKey` on every attempt, C42, C45), on this connection or,
+for a submission carried over by `ResumeSession(unanswered=...)`, on the next one
+(`unanswered`, `carry_prompts`).
 Must not know: I/O, the agent engine; the 2026-08 rules (`_engines/_client.py` keeps them).
 
 The client's own session stays `ClientEngine.session`; `ClientEngine.children` is a
@@ -61,6 +63,7 @@ __all__ = [
     "CLIENT_PREVIEW_STEPS",
     "UNANNOUNCED_PERMISSION",
     "cancel_answered",
+    "carry_prompts",
     "child_permission",
     "child_update",
     "idempotency_key",
@@ -69,6 +72,7 @@ __all__ = [
     "resume_sent",
     "session_request_method",
     "speaks_children",
+    "unanswered",
 ]
 
 #: Diagnostic: a permission request for a session nobody announced (answered -32602, C33).
@@ -124,6 +128,57 @@ def idempotency_key(engine: ClientEngine, key: str | None) -> str | Unset:
                 f"{record.request_id!r}: retry it with RetryPrompt, or use a new key",
             )
     return key
+
+
+def unanswered(engine: ClientEngine) -> tuple[PromptRequest, ...]:
+    """The keyed submissions of this session that no attempt has been answered for, oldest
+    first: what a client retries after its connection was lost (C45). Each is the request as
+    first sent (its id names it for `RetryPrompt`); a prompt without a key is never among them
+    (C45: without a key, no automatic retry)."""
+    answered: set[str] = set()
+    first: dict[str, PromptRequest] = {}
+    for record in engine.prompts:
+        request = record.request
+        key = None if request is None else request.idempotency_key
+        if request is None or not isinstance(key, str):
+            continue
+        first.setdefault(key, request)
+        if record.state in ("accepted", "rejected"):
+            answered.add(key)
+    return tuple(r for k, r in first.items() if k not in answered)
+
+
+def carry_prompts(engine: ClientEngine, prompts: tuple[PromptRequest, ...]) -> ClientEngine:
+    """A resumed session on a new connection takes the unanswered keyed submissions of the
+    lost one (`unanswered` of the old engine): each is recorded `lost` under its old request
+    id, so `RetryPrompt(old id)` sends it again with its key (C42, C45) and its key is never
+    reused for another submission (C43). A submission the engine already records (the same
+    key) is not recorded twice."""
+    if not prompts:
+        return engine
+    if not engine.revision.includes(PREVIEW_NAME):
+        raise LocalProtocolError(
+            "E0", f"idempotencyKey is a Preview field; revision {engine.revision.name} lacks it"
+        )
+    known = {r.request.idempotency_key for r in engine.sent.values() if r.request is not None}
+    sent, order = engine.sent, engine.order
+    for request in prompts:
+        prompt: object = request  # a caller's value: not necessarily typed as declared
+        if not isinstance(prompt, PromptRequest) or prompt.session_id != engine.session_id:
+            raise LocalProtocolError("E3", f"not a prompt of session {engine.session_id!r}")
+        if not isinstance(request.idempotency_key, str):
+            raise LocalProtocolError(
+                "C45", "a prompt sent without an idempotencyKey is never retried"
+            )
+        key = request_key(request.id)
+        if request.idempotency_key in known:
+            continue
+        if key in sent:
+            raise LocalProtocolError("E2", f"request id {request.id!r} was already used")
+        known.add(request.idempotency_key)
+        sent = sent.set(key, SentPrompt(request.id, state="lost", request=request))
+        order = order.append(key)
+    return attrs.evolve(engine, sent=sent, order=order)
 
 
 def _next_id(b: _Build, given: int | str | None) -> int | str | None:

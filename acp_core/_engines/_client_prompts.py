@@ -31,8 +31,10 @@ class SentPrompt:
 
     Attributes:
         request_id: its JSON-RPC id.
-        state: `sent`, `accepted` (answered `{}`) or `rejected` (answered with an error; a
-            rejected prompt never has work).
+        state: `sent`, `accepted` (answered `{}`), `rejected` (answered with an error; a
+            rejected prompt never has work) or `lost` (sent on an earlier connection that was
+            lost before the answer; carried over by `ResumeSession(unanswered=...)` to be
+            retried with `RetryPrompt`, C45).
         message_id: the user message the agent reported for it, once bound (Q7).
         ended: the idle that ends its work arrived.
         stop_reason: that idle's stop reason (None while running, or when it had none).

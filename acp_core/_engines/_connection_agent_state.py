@@ -37,6 +37,7 @@ from ._connection_values import (
     error_reply,
     result_reply,
 )
+from ._idempotency import KeyLedger, valid_key
 from ._intents import RequestPermission
 
 __all__ = [
@@ -83,16 +84,25 @@ class AgentSession:
     parent: str | None = None
 
 
+def _key_map(value: Any) -> PMap[str, str]:
+    keys: PMap[str, str] = PMap(value)
+    return keys
+
+
 @attrs.frozen
 class OpenSession:
     """Host intent: put a session on the connection, detached, from a state the host kept
     (restored from a journal, or a fork it made). A state caught mid-turn gets an
-    agent-initiated turn in its engine, so the host can end it (`ReportAbort`)."""
+    agent-initiated turn in its engine, so the host can end it (`ReportAbort`).
+    `prompt_keys`: the idempotency keys the session inserted, key -> messageId (what
+    `engine.keys.remembered()` gave, stored as the snapshot's `promptKeys` and read back with
+    `restore_prompt_keys`): a retry of one is answered with its original message (R69)."""
 
     session_id: str
     state: SessionState | None = None
     cwd: str = "/"
     config_options: tuple[SessionConfigOption, ...] = ()
+    prompt_keys: PMap[str, str] = attrs.field(factory=PMap, converter=_key_map)
 
 
 @attrs.frozen
@@ -289,6 +299,10 @@ def open_session(b: Build, intent: OpenSession) -> None:
         )
         if foreground != "idle":
             engine = attrs.evolve(engine, turn=Turn(None, False, None))
+    if not all(valid_key(k) and type(m) is str for k, m in intent.prompt_keys.items()):
+        raise LocalProtocolError("E0", "prompt_keys maps idempotency keys to message ids")
+    if intent.prompt_keys:
+        engine = attrs.evolve(engine, keys=KeyLedger.remembering(intent.prompt_keys))
     session = AgentSession(engine, intent.cwd, intent.config_options, attached=False)
     b.sessions = b.sessions.set(intent.session_id, session)
 

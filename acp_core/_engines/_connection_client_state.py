@@ -14,6 +14,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import LocalProtocolError
+from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder
@@ -26,12 +27,12 @@ from acp_core._wire._json import (
     freeze_json,
     thaw_json,
 )
-from acp_core._wire._jsonrpc import Message, Request
+from acp_core._wire._jsonrpc import Message, PromptRequest, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
 from ._client import ClientEngine, new_client
-from ._client_preview import resume_exchanged, resume_sent, session_request_method
+from ._client_preview import carry_prompts, resume_exchanged, resume_sent, session_request_method
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
 from ._intents import SendPrompt
 
@@ -88,6 +89,10 @@ class PendingRequest:
     created: bool = False  # the session record was made for this request (resume)
 
 
+def _prompts(value: object) -> tuple[PromptRequest, ...]:
+    return tuple(value)  # type: ignore[arg-type]
+
+
 # -- host intents ------------------------------------------------------------------------------
 
 
@@ -109,12 +114,17 @@ class NewSession:
 @attrs.frozen
 class ResumeSession:
     """Send `session/resume`; with `replay` the agent replays the whole history first
-    (`replayFrom: {"type": "start"}`) into a fresh view of the session."""
+    (`replayFrom: {"type": "start"}`) into a fresh view of the session.
+
+    `unanswered`: after a lost connection, the keyed prompts it left unanswered
+    (`old_connection.engine(session_id).unanswered`); the session records them, and
+    `RetryPrompt(their id)` sends each again with its key once the resume is answered (C45)."""
 
     session_id: str
     cwd: str
     replay: bool = False
     request_id: int | str | None = None
+    unanswered: tuple[PromptRequest, ...] = attrs.field(default=(), converter=_prompts)
 
 
 @attrs.frozen
@@ -282,12 +292,24 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
     b.wire.extend(outbound)
 
 
+def _prompt_id(b: Build, session_id: str, given: int | str | None) -> int | str | None:
+    # A request id the session's engine has no record of either: prompts carried over from a
+    # lost connection keep their old ids there (`ResumeSession.unanswered`).
+    engine = b.sessions[session_id].engine
+    request_id = b.request_id(given)
+    while given is None and (
+        request_key(request_id) in engine.sent or request_key(request_id) in engine.requests
+    ):
+        request_id = b.request_id(None)
+    return request_id
+
+
 def session_intent(b: Build, intent: SessionIntent) -> None:
     if intent.session_id not in b.sessions:
         raise LocalProtocolError("E3", f"no session {intent.session_id!r} on this connection")
     inner = intent.intent
     if type(inner) is SendPrompt:
-        request_id = b.request_id(inner.request_id)
+        request_id = _prompt_id(b, intent.session_id, inner.request_id)
         inner = attrs.evolve(inner, request_id=request_id)
         step_session(b, intent.session_id, inner)
         pending = PendingRequest("session/prompt", intent.session_id)
@@ -295,7 +317,7 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
         return
     method = session_request_method(inner)
     if method is not None:  # Preview: numbered here, answered back to the engine
-        request_id = b.request_id(getattr(inner, "request_id", None))
+        request_id = _prompt_id(b, intent.session_id, getattr(inner, "request_id", None))
         numbered: Any = attrs.evolve(inner, request_id=request_id)  # type: ignore[misc]
         step_session(b, intent.session_id, numbered)
         b.outgoing = b.outgoing.set(request_id, PendingRequest(method, intent.session_id))
@@ -371,6 +393,10 @@ def _resume(b: Build, intent: ResumeSession) -> None:
         b.sessions = b.sessions.set(
             intent.session_id, ClientSession(engine, intent.cwd, config, phase)
         )
+    if intent.unanswered:
+        resumed = b.sessions[intent.session_id]
+        carried = carry_prompts(resumed.engine, intent.unanswered)
+        b.sessions = b.sessions.set(intent.session_id, attrs.evolve(resumed, engine=carried))
     params: dict[str, Any] = {"sessionId": intent.session_id, "cwd": intent.cwd}
     if intent.replay:
         params["replayFrom"] = {"type": "start"}

@@ -9,11 +9,14 @@ At most one user message is inserted per (session, key) (R67). A retry while the
 still held joins it and resolves with its outcome (R68); once the original was inserted as M
 every retry is answered with M at once. An original that fails or is cancelled before
 insertion frees the key (P15): joined retries get the same error, a later retry is new.
-Keys are kept as long as the ledger is (it lives in the agent engine's session, R69).
+Keys are kept as long as the ledger is (it lives in the agent engine, R69); the inserted ones
+leave with a snapshot of the session (`remembered`, written as `promptKeys`) and come back
+with it (`KeyLedger.remembering`), so a retry on a new connection is still recognized.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import attrs
@@ -61,6 +64,19 @@ class KeyLedger:
     """Every key seen in one session."""
 
     keys: PMap[str, KeyEntry] = attrs.field(factory=PMap)
+
+    @classmethod
+    def remembering(cls, inserted: Mapping[str, str]) -> KeyLedger:
+        """A ledger that knows the keys a stored session inserted (key -> messageId, what
+        `remembered` gave when it was stored): their retries are answered at once (R69)."""
+        return cls(PMap({key: KeyEntry(None, (), mid) for key, mid in inserted.items()}))
+
+    def remembered(self) -> PMap[str, str]:
+        """The keys that inserted a message, with its id: what outlives the connection (a
+        held or released attempt belongs to the connection it arrived on)."""
+        return PMap(
+            {key: e.message_id for key, e in self.keys.items() if e.message_id is not None}
+        )
 
     def original_of(self, request_id: int | str | None) -> int | str | None:
         """The held original a retry `request_id` waits for (None: not a joined retry)."""

@@ -36,6 +36,7 @@ from ._session_state import (
     terminal_bytes,
 )
 from ._snapshot_check import check_restorable, parse_block_index
+from ._snapshot_keys import put_prompt_keys
 from ._snapshot_preview import EXTRA_KINDS, Reader, put_part, restore_extras, snapshot_extras
 
 __all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
@@ -56,15 +57,22 @@ def _chunk_meta(meta: PMap[int, JsonObject]) -> dict[str, Any]:
     return {str(i): thaw_json(m) for i, m in sorted(meta.items())}
 
 
-def snapshot(state: SessionState, *, revision: Revision | None = None) -> dict[str, Any]:
+def snapshot(
+    state: SessionState,
+    *,
+    revision: Revision | None = None,
+    prompt_keys: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The whole state as a JSON-ready dict (format: docs/snapshot.md).
 
     `revision`: the revision the state was reduced at, written as `revision` so `restore`
     decodes every part as that revision has it (a markdown plan is an unknown plan at
     2026-08); None writes no `revision` (2026-08 parts, the Preview's for the Preview keys).
+    `prompt_keys`: an agent's remembered idempotency keys (`engine.keys.remembered()`),
+    written as `promptKeys` beside the state (R69; `restore_prompt_keys` reads them back).
 
     Raises:
-        ArgumentError: `state` is not a `SessionState`.
+        ArgumentError: `state` is not a `SessionState`, or `prompt_keys` maps non-strings.
     """
     if not isinstance(state, SessionState):  # typed callers never get here; others may
         msg = f"snapshot takes a SessionState, not {type(state).__name__}"  # type: ignore[unreachable]
@@ -161,6 +169,7 @@ def snapshot(state: SessionState, *, revision: Revision | None = None) -> dict[s
     extras = snapshot_extras(state.aux.extras)
     if extras is not None:
         out["extras"] = extras
+    put_prompt_keys(out, prompt_keys)
     return out
 
 
