@@ -356,3 +356,8 @@ CASES: list[tuple[str, list[Entry], list[Entry], int]] = [
         1,
     ),
 ]
+
+# The rows of R49, R50, R54, R72, R73 and R80 (checks-b) live beside this table.
+from preview_traces_b import CASES_B  # noqa: E402
+
+CASES.extend(CASES_B)

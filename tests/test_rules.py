@@ -126,3 +126,35 @@ def test_every_rule_id_the_package_raises_is_catalogued() -> None:
     assert raised, "the pattern must find the engines' rule ids"
     assert {"E0", "E1", "E2", "E3", "E4", "R1"} <= raised
     assert raised <= set(RULES), sorted(raised - set(RULES))
+
+
+def test_every_preview_rule_is_checked_or_says_why_a_recording_cannot_show_it() -> None:
+    from acp_core._rules._catalogue import UNCHECKED_KINDS
+    from acp_core._wire._revision import LATER_RULES
+
+    assert LATER_RULES == {
+        i for i in RULES if i[0] in "RC" and int(i[1:]) >= (47 if i[0] == "R" else 27)
+    }
+    for rule_id in sorted(LATER_RULES):
+        rule = RULES[rule_id]
+        assert rule.checked or rule.unchecked is not None, (
+            f"{rule_id} is neither checked nor given an `unchecked` reason"
+        )
+        if rule.unchecked is None:
+            continue
+        kind, why = rule.unchecked
+        assert kind in UNCHECKED_KINDS and why.strip(), rule_id
+        # A checked rule keeps no reason, except a check still being written.
+        assert not rule.checked or kind == "planned", f"{rule_id} is checked: drop its reason"
+        if kind == "covered":  # the reason names the checked rule that reports it
+            named = set(re.findall(r"\b[RC]\d+\b", why))
+            assert any(RULES[n].checked for n in named if n in RULES), rule_id
+
+
+def test_unchecked_reasons_are_rendered_in_the_checked_column() -> None:
+    md = rules_markdown()
+    for rule in RULES.values():
+        if rule.unchecked is not None and not rule.checked:
+            row = next(line for line in md.splitlines() if line.startswith(f"| {rule.id} |"))
+            kind, _why = rule.unchecked
+            assert row.rstrip(" |").rsplit("| ", 1)[1].startswith(f"no, {kind}: "), row

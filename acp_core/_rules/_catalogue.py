@@ -35,9 +35,19 @@ import attrs
 
 from acp_core._wire._revision import Revision
 
-from ._catalogue_preview import PREVIEW_ROWS
+from ._catalogue_preview import PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
 
-__all__ = ["LEVELS", "RULES", "SIDES", "Level", "Rule", "Side", "rules_markdown"]
+__all__ = [
+    "LEVELS",
+    "RULES",
+    "SIDES",
+    "UNCHECKED_KINDS",
+    "Level",
+    "Rule",
+    "Side",
+    "UncheckedKind",
+    "rules_markdown",
+]
 
 Level = Literal["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]
 Side = Literal["agent", "client", "both"]
@@ -60,6 +70,9 @@ class Rule:
         section: where the spec says it (the digest's source tags; see `docs/rules.md`).
         kit_id: the official conformance kit's requirement id, or None.
         note: why the level or the reading differs from the plain text, if it does.
+        unchecked: for a rule `check_trace` does not report, why a recording cannot show
+            it: `(kind, reason)`, the kind one of `UNCHECKED_KINDS` (Preview rules carry
+            one each; `planned` marks a check being written). None: no reason given.
     """
 
     id: str
@@ -69,6 +82,7 @@ class Rule:
     section: str
     kit_id: str | None = None
     note: str = ""
+    unchecked: tuple[UncheckedKind, str] | None = None
 
     @property
     def checked(self) -> bool:
@@ -191,7 +205,7 @@ _ENGINE: Final[tuple[Rule, ...]] = (
 
 # The 2026-11 draft's and the Preview's rules (R47-R81, C27-C56), kept in their own module.
 _PREVIEW: Final = tuple(
-    Rule(i, level, side, summary, section, note=note)  # type: ignore[arg-type]
+    Rule(i, level, side, summary, section, note=note, unchecked=UNCHECKED.get(i))  # type: ignore[arg-type]
     for i, level, side, summary, section, note in PREVIEW_ROWS
 )
 
@@ -233,9 +247,18 @@ def _rows(rules: tuple[Rule, ...]) -> list[str]:
         text = r.summary + (f" *({r.note})*" if r.note else "")
         out.append(
             f"| {r.id} | {r.level} | {r.side} | {_cell(text)} | {_cell(r.section)} "
-            f"| {r.kit_id or ''} | {'yes' if r.checked else ''} |"
+            f"| {r.kit_id or ''} | {_cell(_checked(r))} |"
         )
     return out
+
+
+def _checked(rule: Rule) -> str:
+    if rule.checked:
+        return "yes"
+    if rule.unchecked is None:
+        return ""
+    kind, why = rule.unchecked
+    return f"no, {kind}: {why}"
 
 
 def rules_markdown(revision: Revision | None = None) -> str:
@@ -269,7 +292,9 @@ def rules_markdown(revision: Revision | None = None) -> str:
         "- **Side**: who the rule binds.",
         "- **Kit id**: the requirement of the official conformance kit (`acp-tck`,",
         "  `src/tck/v2/requirements.py`) that tests the same obligation.",
-        "- **Checked**: `check_trace` reports breaches of this rule.",
+        "- **Checked**: `check_trace` reports breaches of this rule; for a rule of the 2026-11",
+        "  draft or the Preview it does not, why a recording cannot show it:",
+        *(f"  - `{kind}`: {text}." for kind, text in UNCHECKED_KINDS.items()),
         "",
         *scope,
         "## Agent rules",

@@ -3,7 +3,9 @@
 Owns: `PREVIEW_ROWS`, the rows `_catalogue.RULES` adds after the 2026-08 catalogue, numbered as in
 section 4 of the Preview digest (`acp-v2-preview-digest.md` in the shared folder). The summaries
 are that digest's paraphrases; where its level cell says more than one RFC 2119 word (a decision,
-an inference, a changed level), `note` says which level is catalogued.
+an inference, a changed level), `note` says which level is catalogued. And `UNCHECKED`: for each
+of these rules `check_trace` does not report, why a recording cannot show it, as one of the
+`UNCHECKED_KINDS` and a sentence.
 Must not know: how a rule is checked or enforced.
 
 Whether `check_trace` reports a rule (`checked`) is read from the checker's guards, as for
@@ -13,9 +15,11 @@ record child-traffic faults as diagnostics (`_state/_reduce_children.py`).
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal
 
-__all__ = ["PREVIEW_ROWS"]
+__all__ = ["PREVIEW_ROWS", "UNCHECKED", "UNCHECKED_KINDS", "UncheckedKind"]
 
 #: (id, level, side, summary, section, note) per rule, in digest order.
 Row = tuple[str, str, str, str, str, str]
@@ -88,4 +92,68 @@ PREVIEW_ROWS: Final[tuple[Row, ...]] = (
     ('C55', 'SHOULD', 'client', "After the parent's close response or deletion, drop its children and ignore later traffic for them.", 'Preview digest §4; P13', "the Preview digest gives 'SHOULD (decision)'; catalogued as SHOULD"),  # noqa: E501
     ('C56', 'MUST', 'client', 'Treat `paused` and unknown tool statuses as non-terminal.', 'Preview digest §4; [D11]', ''),  # noqa: E501
 )
+# fmt: on
+
+UncheckedKind = Literal[
+    "view",
+    "permission",
+    "covered",
+    "agent-internal",
+    "client-internal",
+    "one connection",
+    "no deadline",
+    "planned",
+]
+#: Why a rule can be out of `check_trace`'s reach, kind -> what the kind means.
+UNCHECKED_KINDS: Final[Mapping[UncheckedKind, str]] = MappingProxyType(
+    {
+        "view": "binds what a client stores, shows or counts; none of it travels on the wire",
+        "permission": "a MAY: a recording can show it used, never broken",
+        "covered": "its trace-visible part is reported under another rule's id",
+        "agent-internal": "needs the agent's own knowledge, which no message carries",
+        "client-internal": "needs the client's own knowledge, which no message carries",
+        "one connection": "concerns more than the one connection a recording holds",
+        "no deadline": "the rule sets no point by which it must be done, so no prefix breaks it",
+        "planned": "a recording can show it; its check is being written (issue 11, round 3)",
+    }
+)
+
+# fmt: off
+#: Why each Preview rule `check_trace` does not report is beyond a recording (a rule it
+#: reports has no entry here, except `planned` ones; tests/test_rules.py keeps both true).
+UNCHECKED: Final[Mapping[str, tuple[UncheckedKind, str]]] = MappingProxyType({
+    "R51": ("no deadline", "a mirror may lag the child's own report or be skipped (SHOULD); no recording tells a late mirror from a missing one"),  # noqa: E501
+    "R55": ("permission", "showing a message in both transcripts, and cross-linking them, is optional"),  # noqa: E501
+    "R59": ("planned", "live updates between the resume request and its marker"),
+    "R61": ("planned", "child traffic on a new connection before the child's re-announcement"),
+    "R68": ("planned", "a keyed retry of a held prompt inserted separately"),
+    "R69": ("one connection", "keys must outlive a reconnect; a recording is one connection, and how long the agent keeps a message is its own"),  # noqa: E501
+    "R70": ("planned", "held prompts a session/cancel leaves unanswered or answered with a result"),
+    "R77": ("agent-internal", "whether foreground activity became unobservable is the agent's knowledge; what a recording shows of the rest (cancelled work that never ends `cancelled`, withdrawals owed) is R21's, R7's, R71's and R72's, which the checker judges across an `unknown` state (tests/test_check_preview_b.py)"),  # noqa: E501
+    "C27": ("view", "registering the child under the envelope's session is the client's view (the engines' tests show it)"),  # noqa: E501
+    "C28": ("view", "which view a child's traffic lands in is the client's"),
+    "C30": ("view", "understanding session messages is the client's reducer"),
+    "C31": ("view", "how a client reads `state: null` is its view"),
+    "C32": ("view", "idempotent duplicate state reports are the client's reducer"),
+    "C33": ("view", "diagnosing and bucketing unannounced traffic is the client's view; the agent's side of it is R47, J3"),  # noqa: E501
+    "C35": ("covered", "its restriction (only while the child advertises `capabilities.cancel`) is C29's check; sending the cancel is a MAY"),  # noqa: E501
+    "C36": ("view", "what a client counts as history is its view"),
+    "C37": ("view", "marking a replay truncated is the client's view"),
+    "C38": ("view", "what a client counts as a new completion or usage is its view"),
+    "C39": ("view", "resetting a message on a replayed upsert is the client's reducer"),
+    "C42": ("client-internal", "which prompts are attempts of one user submission is the client's knowledge; two equal prompts may be two submissions"),  # noqa: E501
+    "C44": ("view", "binding a retry by its messageId, without a second user message, is the client's view"),  # noqa: E501
+    "C45": ("client-internal", "whether a prompt is an automatic retry of a lost response or a new submission is the client's knowledge"),  # noqa: E501
+    "C46": ("view", "deleting a removed plan is the client's reducer"),
+    "C47": ("view", "rendering markdown plans is the client's view"),
+    "C48": ("view", "what a client presents as the current state is its view"),
+    "C49": ("view", "what a client concludes from an unknown background item is its view"),
+    "C50": ("view", "using the background list (and warning before a close) is the client's UI"),
+    "C51": ("view", "how a client stores and shows suggestions is its view; whether it shows them at all is its own knowledge"),  # noqa: E501
+    "C52": ("view", "what a client infers from a `session` content item is its view"),
+    "C53": ("view", "the stored compaction status is the client's reducer"),
+    "C54": ("view", "applying MetaPatch is the client's reducer"),
+    "C55": ("view", "dropping a closed parent's children is the client's view"),
+    "C56": ("view", "reading `paused` and unknown tool statuses as non-terminal is the client's view"),  # noqa: E501
+})
 # fmt: on

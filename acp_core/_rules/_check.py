@@ -179,7 +179,7 @@ class _Checker:
             self.message(i, side, msg)
 
     def undecodable(self, i: int, side: Sender, raw: object, e: DecodeError) -> None:
-        rule, why = explain_undecodable(raw)
+        rule, why = explain_undecodable(raw, self.revision)
         self.report(rule, i, f"{side} message does not decode ({e}){why}")
         # Keep the request id known, so the peer's (error) answer is not reported as well. An
         # id that is no JSON-RPC id (a list, an object) cannot be answered by a decodable
@@ -198,8 +198,6 @@ class _Checker:
 
     def message(self, i: int, side: Sender, msg: j.Message) -> None:
         unknown = self.open.follow(side, msg)
-        if unknown is not None:
-            self.report("J3", i, unknown)
         sid: str | None = None
         if isinstance(msg, (j.Response, j.ErrorResponse)):
             key = (_PEER[side], request_key(msg.id))
@@ -216,6 +214,10 @@ class _Checker:
             sid = raw_sid if isinstance(raw_sid, str) else None
         elif not isinstance(msg, (j.Notification, j.CancelRequestNotification)):
             sid = msg.session_id
+        if unknown is not None:
+            self.report("J3", i, unknown)
+            if self.preview is not None and sid is not None:
+                self.preview.j3.add((i, sid))  # one finding per fault: J3 wins over R47
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())
             if isinstance(msg, j.UpdateSessionNotification):

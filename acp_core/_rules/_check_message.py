@@ -23,7 +23,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
-from acp_core._wire._updates_preview import PlanMarkdown
+from acp_core._wire._updates_preview import PlanMarkdown, SessionMessageChunk
 
 from ._predicates import (
     Family,
@@ -46,7 +46,14 @@ __all__ = [
 
 #: The rules these checks (and the naming of decode failures) report.
 CHECKED: Final = frozenset(
-    {"D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41", "R43", "R44"}
+    {
+        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
+        *("R43", "R44", "R54", "R80"),
+    }
+)
+# What travels on a `session_message` upsert only, never on its chunks (R54).
+_UPSERT_ONLY: Final = frozenset(
+    {"senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId"}
 )
 
 #: A broken rule without its place: (rule id, readable explanation).
@@ -168,6 +175,16 @@ class MessageRules:
         for holder, keys in _extras(value):
             name = type(holder).__name__
             custom = custom_root_keys(self.revision, name, keys)
+            if type(holder) is SessionMessageChunk and self.revision.applies("R54"):
+                moved = [k for k in custom if k in _UPSERT_ONLY]
+                if moved:  # one finding per fault: R54 names these keys, not R43
+                    custom = [k for k in custom if k not in _UPSERT_ONLY]
+                    self.found(
+                        "R54",
+                        f"session_message_chunk carries {', '.join(shown(k) for k in moved)}: "
+                        "a chunk carries only content; participants and cross-references "
+                        "travel on session_message upserts",
+                    )
             if custom:
                 later = [r for k in custom if (r := later_revision_of_key(name, k))]
                 hint = (

@@ -12,7 +12,10 @@ to (an answer: the session of the request it answers). A rule is reported only w
 revision registry says it applies (`Revision.applies`), so at 2026-08 nothing here fires. A
 trace may start mid-session: a session id nobody announced is not a fault by itself (it may be
 a top-level session set up before the recording); it becomes one (R47) when a later
-`subagent_update` announces it as a child. Findings never depend on anything but the messages
+`subagent_update` announces it as a child. In a recording judged from `initialize` such an
+envelope is J3 at once (`_rules/_check_sessions.py`); J3 wins, so a later announcement adds
+no R47 for that line: findings are never taken back as a recording grows (`TraceCheck`
+extends checks incrementally). Findings never depend on anything but the messages
 before them, and nothing here raises on any decoded message.
 """
 
@@ -26,6 +29,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire._revision import Revision
 
 from ._check_preview_answers import RESTRICTED, agent_answer
+from ._check_preview_cancels import Cancels
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
 from ._predicates import RequestKey, request_key, shown
@@ -37,6 +41,7 @@ CHECKED: Final = frozenset(
     {
         *("R47", "R48", "R52", "R53", "R56", "R57", "R58", "R60", "R62", "R63", "R65"),
         *("R64", "R66", "R67", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
+        *("R49", "R50", "R72", "R73"),
         *("C29", "C34", "C40", "C41", "C43"),
     }
 )
@@ -53,7 +58,7 @@ _ITEM_ID: Final[Mapping[type, Any]] = {
 # The plain dicts of `PreviewRules` (values never mutated in place).
 _DICTS: Final = (
     *("parents", "can_cancel", "child_idle", "unclaimed", "background", "routes"),
-    *("replaying", "permissions", "withdrawn", "cancelled", "closed"),
+    *("replaying", "permissions", "withdrawn", "cancelled", "closed", "child_work"),
 )
 
 
@@ -102,13 +107,22 @@ class PreviewRules:
         self.cancelled: dict[RequestKey, int] = {}  # pending at a session/cancel (R71, C40)
         self.closed: dict[str, int] = {}  # session -> its close answer's line
         self.suggestions: bool | None = None  # the client advertised prompt suggestions
+        # (line, session) of every envelope J3 judged: an id a recording from `initialize`
+        # never set up. A later announcement does not add R47 there (one finding a fault).
+        self.j3: set[tuple[int, str]] = set()
+        # Sessions whose whole life the recording shows: a session/new answer gave them, or
+        # they were first announced on such a session (R50 judges only their children).
+        self.fresh: set[str] = set()
+        self.child_work: dict[str, int] = {}  # fresh child -> first output, no own state yet
+        self.cancels = Cancels()  # pending elicitations and cancel windows (R72, R73)
 
     def copy(self) -> PreviewRules:
         """An independent copy (for a checker that forks): containers are copied, the frozen
         values in them shared."""
         twin = copy.copy(self)
         twin.found = list(self.found)
-        twin.named = set(self.named)
+        twin.named, twin.j3, twin.fresh = set(self.named), set(self.j3), set(self.fresh)
+        twin.cancels = self.cancels.copy()
         for name in _DICTS:
             setattr(twin, name, dict(getattr(self, name)))
         twin.tools = {k: list(v) for k, v in self.tools.items()}
@@ -198,8 +212,13 @@ class PreviewRules:
             self.permissions[request_key(msg.id)] = (msg.session_id, i, tool)
         elif isinstance(msg, j.CancelRequestNotification):
             key = request_key(msg.request_id)
+            self.cancels.settled(key)
             if key in self.permissions:
                 self.withdrawn[key] = i
+        elif isinstance(msg, j.Request) and msg.method == "elicitation/create":
+            if sid is not None:
+                self.use(sid, i)
+            self.cancels.elicitation(i, msg)
 
     def update(self, i: int, sid: str, upd: object) -> None:
         on_update(self, i, sid, upd)
@@ -244,6 +263,12 @@ class PreviewRules:
                 f"{_METHOD[type(msg)]} for {shown(_ITEM_ID[type(msg)](msg))}, which does not "
                 "advertise capabilities.cancel",
             )
+        if isinstance(msg, j.CancelToolCallRequest):
+            self.cancels.item_cancel(sid, msg.tool_call_id)
+        elif isinstance(msg, j.CancelSessionNotification):
+            self.cancels.cancel(i, sid, self.unfinished_listed(sid))
+        elif isinstance(msg, j.PromptRequest):
+            self.cancels.asked(sid)
         if isinstance(msg, j.PromptRequest) and isinstance(msg.idempotency_key, str):
             self.keyed_prompt(i, sid, msg)
         elif isinstance(msg, j.CancelSessionNotification):
@@ -259,6 +284,17 @@ class PreviewRules:
             if cursor:
                 self.replaying[sid] = request_key(msg.id)
                 self.upserted[sid] = set()
+
+    def unfinished_listed(self, sid: str) -> frozenset[tuple[str, str]]:
+        """The tool calls and children `sid`'s latest background list names that have not
+        finished (R73: a session/cancel leaves them running)."""
+        listed = self.background.get(sid) or {}
+        return frozenset(
+            (kind, ident)
+            for kind, ident in listed
+            if (kind == "tool_call" and not self.tools.get((sid, ident), [False, True])[1])
+            or (kind == "subagent" and not self.child_idle.get(ident, False))
+        )
 
     def initialize(self, params: object) -> None:
         caps = params.get("clientCapabilities") if isinstance(params, Mapping) else None
@@ -288,6 +324,7 @@ class PreviewRules:
             return
         method, sid, request = asked
         if side == "client":
+            self.cancels.settled(key)
             self.permission_answer(i, key, msg)
             return
         agent_answer(self, i, method, sid, request, msg)

@@ -45,6 +45,11 @@ def agent_answer(
     result = msg.result if isinstance(msg, j.Response) else None
     if method == "session/resume":
         _resume(r, i, msg)
+    elif method == j.Method.SESSION_NEW and isinstance(result, Mapping):
+        new = result.get("sessionId")  # (the request names no session: `sid` is None)
+        if isinstance(new, str):
+            r.named.add(new)
+            r.fresh.add(new)  # its whole life is in the recording (R50)
     if sid is None:
         return
     if ok and method in RESTRICTED and sid in r.parents:
@@ -82,10 +87,7 @@ def agent_answer(
             )
     elif method == "session/close" and ok:
         r.closed[sid] = i
-    elif method == j.Method.SESSION_NEW and isinstance(result, Mapping):
-        new = result.get("sessionId")
-        if isinstance(new, str):
-            r.named.add(new)
+
 
 
 def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:

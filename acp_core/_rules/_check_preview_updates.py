@@ -1,8 +1,16 @@
 """The Preview trace checks of one `session/update`: children, items, background, replay.
 
 Owns: `on_update` (what one update the agent sent breaks across the sessions of the
-connection: R47, R48, R52, R56, R57, R58, R60's bookkeeping, R62's, R63, R65, R66, R71, R74,
-R78, R79, R81, R19 for background item types) and the small readers of update values it uses.
+connection: R47, R48, R49, R50, R52, R56, R57, R58, R60's bookkeeping, R62's, R63, R65, R66,
+R71, R74, R78, R79, R81, R19 for background item types; R72 and R73 are asked of
+`_rules/_check_preview_cancels.py` here) and the small readers of update values it uses.
+
+R50 as a recording shows it: a child whose whole life the recording holds (announced on a
+session a `session/new` answer gave, or on such a child) reports its own output (a message
+or thought, outside any replay) and then, as its first own state, an `idle` with a stop
+reason: that work ended without the child ever reporting it `running` on its own session
+(a mirror on the parent does not count). A child of a resumed session may have reported its
+state on an earlier connection, so it is not judged.
 Must not know: answers (`_rules/_check_preview_answers.py`), the client's messages, one
 session's turn lifecycle (`_rules/_conversation*.py`).
 """
@@ -34,6 +42,8 @@ _STATE_UPDATES: Final = (
 _CHUNKS: Final = (u.UserMessageChunk, u.AgentMessageChunk, u.AgentThoughtChunk)
 _UPSERTS: Final = (u.UserMessage, u.AgentMessage, u.AgentThought)
 _CONFIG: Final = (u.ConfigOptionUpdate, u.AvailableCommandsUpdate)
+# A child's own output that only foreground work produces (R50).
+_OUTPUT: Final = (u.AgentMessageChunk, u.AgentMessage, u.AgentThoughtChunk, u.AgentThought)
 
 
 def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
@@ -44,9 +54,16 @@ def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
     for ref in session_refs(upd):
         if ref not in r.named and ref not in r.parents:
             r.unclaimed.setdefault(ref, (i, rule))
-    if isinstance(upd, up.SubagentUpdate):
+    if isinstance(upd, _OUTPUT):
+        unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)
+        if unreported and sid in r.fresh and sid in r.parents:
+            r.child_work.setdefault(sid, i)
+    elif isinstance(upd, up.SubagentUpdate):
         _announce(r, i, sid, upd)
     elif isinstance(upd, u.ToolCallUpdate):
+        why = r.cancels.tool(sid, upd)
+        if why is not None:
+            r.report("R73", i, why)
         _tool(r, i, sid, upd)
     elif isinstance(upd, u.TerminalUpdate):
         term = r.terminals.setdefault((sid, upd.terminal_id), [False, False])
@@ -98,7 +115,14 @@ def _history(r: PreviewRules, i: int, sid: str, upd: object) -> None:
 def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
-    if parent is not None and parent != sid:
+    if parent is not None and parent != sid and _descends(r, parent, sid):
+        r.report(
+            "R49",
+            i,
+            f"subagent_update for {shown(child)} is sent on {shown(sid)}, an ancestor of its "
+            f"parent {shown(parent)}: a grandchild's subagent_update goes on its own parent",
+        )
+    elif parent is not None and parent != sid:
         r.report(
             "R48",
             i,
@@ -110,7 +134,7 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
             r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
             return
         first = r.unclaimed.pop(child, None)
-        if first is not None:
+        if first is not None and (first[0], child) not in r.j3:
             r.report(
                 first[1],
                 first[0],
@@ -118,6 +142,8 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
                 f"(line {i})",
             )
         r.parents[child] = sid
+        if sid in r.fresh:
+            r.fresh.add(child)
     if r.parents.get(child) == sid:
         # A first announcement, or a re-announcement (R61) of a child the recording already
         # knew, while its parent's resume with a cursor is served: the child is replayed
@@ -173,12 +199,17 @@ def _tool(r: PreviewRules, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
 def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
     idle = isinstance(upd, u.IdleStateUpdate)
     if sid in r.parents:
+        _r50(r, i, sid, upd)
         r.child_idle[sid] = idle
+    for why in r.cancels.state(sid, upd):
+        r.report("R73", i, why)
     for resume in r.resumes.values():
         if resume.session == sid and (not resume.cursor or sid in resume.marked):
             resume.snapshot = True  # R62: the state after the history
     if idle:
         _r71(r, i, sid)
+        for why in r.cancels.idle(sid, lambda tool: r.tools.get((sid, tool), [0, False])[1]):
+            r.report("R72", i, why)
     background = getattr(upd, "background", UNSET)
     before = r.background.get(sid)
     if not isinstance(background, tuple):
@@ -205,6 +236,22 @@ def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
                 "R74", i, f"background drops {kind} {shown(ident)} before reporting it finished"
             )
     r.background[sid] = now
+
+
+def _r50(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+    # The child's own state_update (before `child_idle` records it).
+    first = r.child_work.pop(sid, None)
+    stop = getattr(upd, "stop_reason", None)
+    if first is None or not isinstance(stop, str):
+        return
+    if isinstance(upd, u.IdleStateUpdate) and sid not in r.replaying:
+        r.report(
+            "R50",
+            i,
+            f"child {shown(sid)} reports output (line {first}) and ends it with idle "
+            f"{shown(stop)}, never having reported `running` on its own session: a child's "
+            "foreground state is a state_update on the child",
+        )
 
 
 def _known(r: PreviewRules, sid: str, kind: str, ident: str) -> bool:

@@ -1,7 +1,8 @@
 """The rule a message that does not decode breaks.
 
-Owns: `explain_undecodable`, which names a specific rule (R4, R29, R26) when patching the one
-field that rule is about makes the message decode, and D1 otherwise.
+Owns: `explain_undecodable`, which names a specific rule (R4, R29, R26, R80 where the revision
+has it) when patching the one field that rule is about makes the message decode, and D1
+otherwise.
 Must not know: the conversation, what decoded messages break (`_rules/_check_message.py`).
 """
 
@@ -13,6 +14,7 @@ from typing import Any, Final
 from acp_core._errors import DecodeError
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._check_message import Finding
 from ._predicates import MESSAGE_UPDATE_TAGS
@@ -23,8 +25,14 @@ __all__ = ["explain_undecodable"]
 _PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"}
 
 
-def explain_undecodable(raw: object) -> Finding:
-    """Name the rule a decode failure breaks: a specific one if patching one field fixes it."""
+def explain_undecodable(raw: object, revision: Revision = DEFAULT_REVISION) -> Finding:
+    """Name the rule a decode failure breaks: a specific one if patching one field fixes it
+    (and the rule applies in `revision`)."""
+    rule, why = _explain(raw, revision)
+    return (rule, why) if revision.applies(rule) else ("D1", "")
+
+
+def _explain(raw: object, revision: Revision) -> Finding:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
         return "D1", ""
     params: Mapping[str, Any] = raw["params"]
@@ -41,6 +49,10 @@ def explain_undecodable(raw: object) -> Finding:
             patched = {**update, "plan": {**plan, "planId": "placeholder"}}
             if _decodes({**raw, "params": {**params, "update": patched}}):
                 return "R29", ": plan without a planId"
+        if tag == "compaction_update" and not isinstance(update.get("compactionId"), str):
+            patched = {**update, "compactionId": "placeholder"}
+            if _decodes({**raw, "params": {**params, "update": patched}}, revision):
+                return "R80", ": compaction_update without compactionId, its one required field"
     if method == j.Method.REQUEST_PERMISSION and (
         not isinstance(params.get("title"), str) or not params.get("options")
     ):
@@ -54,9 +66,9 @@ def explain_undecodable(raw: object) -> Finding:
     return "D1", ""
 
 
-def _decodes(raw: object) -> bool:
+def _decodes(raw: object, revision: Revision = DEFAULT_REVISION) -> bool:
     try:
-        decode_message(raw)
+        decode_message(raw, revision=revision)
     except DecodeError:
         return False
     return True

@@ -1,0 +1,147 @@
+"""The Preview trace checks of what a `session/cancel` must leave in place or clean up.
+
+Owns: `Cancels` (one `check_trace` call's memory of pending `elicitation/create` requests and
+of each session's cancel window) and the two rules it decides: R72 (an elicitation tied to a
+tool call that the cancelled work finished is withdrawn with `$/cancel_request` by the time
+that work ends) and R73 (work the session's latest `background` list names is not stopped by
+the cancel).
+Must not know: the turn lifecycle (`_rules/_conversation*.py`), the permission requests of R71
+(`_rules/_check_preview_updates.py`), how the items and lists are read (it is told).
+
+Why these readings (a recording must prove the fault, never suggest it):
+- R72. The schema says a request's scope alone does not make it the cancelled work's. A tool
+  call that has reached a final status needs nothing any more, so an elicitation tied to
+  one (`toolCallId`) that was pending at the cancel and is neither answered nor withdrawn
+  when the cancelled work ends (the session's next `idle`) is the fault. Session-scoped and
+  request-scoped elicitations, and ones tied to a tool call still running, are not judged.
+- R73. The cancel window of a session runs from the client's `session/cancel` to the
+  session's next `state_update` or the client's next message for it (a prompt starts other
+  work). Inside it, an item the latest list named at the cancel
+  (a tool call not yet final, a child not idle) that ends `cancelled` (the tool call's
+  status; the child's own idle with `stopReason: "cancelled"`) without a `tool_call/cancel`
+  for it, or a `session/cancel` of the child, is the fault. Terminals are not judged: an
+  exit status does not say why a program ended. After the window an item may end for any
+  reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
+
+from ._predicates import RequestKey, request_key, shown
+
+__all__ = ["Cancels"]
+
+Item = tuple[str, str]  # ("tool_call", id) | ("subagent", session id)
+
+
+class Cancels:
+    """R72 and R73 for one recording (mutable, local to one `check_trace` call)."""
+
+    __slots__ = ("elicitations", "windows")
+
+    def __init__(self) -> None:
+        # elicitation key -> [session, line, tool call id, line of the cancel it is pending at]
+        self.elicitations: dict[RequestKey, list[object]] = {}
+        # session -> (line of its session/cancel, the listed items still unfinished then)
+        self.windows: dict[str, tuple[int, frozenset[Item]]] = {}
+
+    def copy(self) -> Cancels:
+        """An independent copy (for a checker that forks)."""
+        twin = Cancels()
+        twin.elicitations = {k: list(v) for k, v in self.elicitations.items()}
+        twin.windows = dict(self.windows)
+        return twin
+
+    # -- what the agent asks and withdraws -------------------------------------------------
+
+    def elicitation(self, i: int, msg: j.Request) -> None:
+        params = msg.params if isinstance(msg.params, Mapping) else {}
+        sid, tool = params.get("sessionId"), params.get("toolCallId")
+        if isinstance(sid, str) and isinstance(tool, str):
+            self.elicitations[request_key(msg.id)] = [sid, i, tool, None]
+
+    def settled(self, key: RequestKey) -> None:
+        """The elicitation `key` is answered or withdrawn: nothing is owed for it."""
+        self.elicitations.pop(key, None)
+
+    # -- what the client asks ----------------------------------------------------------------
+
+    def cancel(self, i: int, sid: str, listed: frozenset[Item]) -> None:
+        """The client's `session/cancel` of `sid`; `listed`: the unfinished items of its
+        latest background list."""
+        for entry in self.elicitations.values():
+            if entry[0] == sid and entry[3] is None:
+                entry[3] = i
+        if listed:
+            self.windows[sid] = (i, listed)
+        for parent, (at, items) in list(self.windows.items()):
+            # A cancel of a listed child asks for that child's end (C35).
+            if ("subagent", sid) in items:
+                self.windows[parent] = (at, items - {("subagent", sid)})
+
+    def item_cancel(self, sid: str, tool_call_id: str) -> None:
+        """The client's `tool_call/cancel`: that tool call may end `cancelled` now."""
+        window = self.windows.get(sid)
+        if window is not None:
+            self.windows[sid] = (window[0], window[1] - {("tool_call", tool_call_id)})
+
+    def asked(self, sid: str) -> None:
+        """Any other client message for `sid` (a prompt, ...): its cancel window ends."""
+        self.windows.pop(sid, None)
+
+    # -- what the agent reports --------------------------------------------------------------
+
+    def tool(self, sid: str, upd: u.ToolCallUpdate) -> str | None:
+        """R73's finding for a listed tool call ending `cancelled` inside the window."""
+        window = self.windows.get(sid)
+        item = ("tool_call", upd.tool_call_id)
+        if window is None or upd.status != u.ToolCallStatus.CANCELLED or item not in window[1]:
+            return None
+        self.windows[sid] = (window[0], window[1] - {item})
+        return (
+            f"tool call {shown(upd.tool_call_id)} is listed as background work, and ends "
+            f"cancelled after the session/cancel of line {window[0]} though no tool_call/cancel "
+            "asked for it: a session/cancel stops only foreground work"
+        )
+
+    def state(self, sid: str, upd: object) -> list[str]:
+        """A `state_update` of `sid`: R73's findings for a listed child ending `cancelled`,
+        and the end of `sid`'s own cancel window."""
+        found = []
+        stop = getattr(upd, "stop_reason", None)
+        if isinstance(upd, u.IdleStateUpdate) and stop == "cancelled":
+            for parent, (at, items) in list(self.windows.items()):
+                if ("subagent", sid) in items:
+                    self.windows[parent] = (at, items - {("subagent", sid)})
+                    found.append(
+                        f"child {shown(sid)} is listed as background work of {shown(parent)}, "
+                        f"and ends cancelled after the session/cancel of {shown(parent)} (line "
+                        f"{at}), which leaves listed children running; only a session/cancel "
+                        "of the child itself stops it"
+                    )
+        self.windows.pop(sid, None)
+        return found
+
+    def idle(self, sid: str, finished: Callable[[str], bool]) -> list[str]:
+        """The idle that ends `sid`'s cancelled work: R72's findings for elicitations still
+        pending that were tied to a tool call now `finished`. Elicitations of tool calls
+        still running stay open, judged no more."""
+        found = []
+        for key, (esid, at, tool, cancel_at) in list(self.elicitations.items()):
+            if esid != sid or cancel_at is None:
+                continue
+            if isinstance(tool, str) and finished(tool):
+                del self.elicitations[key]
+                found.append(
+                    f"elicitation/create {shown(key[1])} (line {at}) for tool call "
+                    f"{shown(tool)} is still pending when the work cancelled at line "
+                    f"{cancel_at} ends, though that tool call is finished: withdraw it with "
+                    "$/cancel_request"
+                )
+            else:
+                self.elicitations[key][3] = None
+        return found
