@@ -97,7 +97,10 @@ CASES_B: list[tuple[str, list[Entry], list[Entry], int]] = [
     (
         "R54",
         [announce(P, K), upd(K, "session_message_chunk", messageId="m", content=TEXT)],
-        [announce(P, K), upd(K, "session_message_chunk", messageId="m", content=TEXT, senderSessionId=P)],  # noqa: E501
+        [
+            announce(P, K),
+            upd(K, "session_message_chunk", messageId="m", content=TEXT, senderSessionId=P),
+        ],
         1,
     ),
     (
@@ -131,7 +134,10 @@ CASES_B: list[tuple[str, list[Entry], list[Entry], int]] = [
     ("R73", background_child(cancel(K)), background_child(), 4),
     (
         "R80",
-        [upd(P, "compaction_update", compactionId="c"), upd(P, "compaction_update", compactionId="c", status="completed")],  # noqa: E501
+        [
+            upd(P, "compaction_update", compactionId="c"),
+            upd(P, "compaction_update", compactionId="c", status="completed"),
+        ],
         [upd(P, "compaction_update", status="completed")],
         0,
     ),

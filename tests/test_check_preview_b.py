@@ -67,11 +67,31 @@ def test_r49_a_second_unrelated_parent_is_still_r48() -> None:
     "trace",
     [
         # The child of a resumed session may have reported `running` on an earlier connection.
-        [resume(3, cursor=False), announce(P, K), chunk(K), state(K, "idle"), state(P), result("agent", 3)],  # noqa: E501
+        [
+            resume(3, cursor=False),
+            announce(P, K),
+            chunk(K),
+            state(K, "idle"),
+            state(P),
+            result("agent", 3),
+        ],
         # A recording that starts mid-session shows no session's whole life.
         [announce(P, K), chunk(K), state(K, "idle")],
         # Replayed output is history; its snapshot after the marker is no completion.
-        [*NEW, announce(P, K), state(K, "running"), state(K, "idle"), resume(3), announce(P, K), upd(K, "agent_message", messageId="a", content=[TEXT]), upd(K, "replay_complete"), state(K, "idle"), upd(P, "replay_complete"), state(P), result("agent", 3)],  # noqa: E501
+        [
+            *NEW,
+            announce(P, K),
+            state(K, "running"),
+            state(K, "idle"),
+            resume(3),
+            announce(P, K),
+            upd(K, "agent_message", messageId="a", content=[TEXT]),
+            upd(K, "replay_complete"),
+            state(K, "idle"),
+            upd(P, "replay_complete"),
+            state(P),
+            result("agent", 3),
+        ],
         # Tool calls may be background work: only messages and thoughts count as output.
         [*NEW, announce(P, K), tool(K, title="w"), state(K, "idle")],
         # An idle without a stop reason ends nothing.
@@ -86,7 +106,15 @@ def test_r50_is_judged_only_where_the_recording_shows_the_childs_whole_life(trac
     "trace",
     [
         # Tied to the session only: its scope alone does not make it the cancelled work's.
-        [prompt(1), result("agent", 1, {"messageId": "u1"}), upd(P, "user_message", messageId="u1", content=[TEXT]), state(P, "running"), elicit(7, tool_call=None), cancel(P), state(P, "idle", stopReason="cancelled")],  # noqa: E501
+        [
+            prompt(1),
+            result("agent", 1, {"messageId": "u1"}),
+            upd(P, "user_message", messageId="u1", content=[TEXT]),
+            state(P, "running"),
+            elicit(7, tool_call=None),
+            cancel(P),
+            state(P, "idle", stopReason="cancelled"),
+        ],
         # Tied to a tool call that has not finished (background work keeps running).
         with_elicitation(final="in_progress"),
     ],
@@ -142,11 +170,23 @@ def test_r77_unknown_cancels_nothing_the_cancel_still_owes_its_cancelled_idle() 
 def test_r77_unknown_resolves_no_permission_request() -> None:
     asked = [state(P, "requires_action"), permission(7), state(P, "unknown")]
     # The client may still answer it: the request is pending, not resolved by `unknown`.
-    answered = _working(*asked, result("client", 7, {"outcome": {"outcome": "selected", "optionId": "a"}}), state(P, "running"), state(P, "idle"))  # noqa: E501
+    answered = _working(
+        *asked,
+        result("client", 7, {"outcome": {"outcome": "selected", "optionId": "a"}}),
+        state(P, "running"),
+        state(P, "idle"),
+    )
     assert found(answered) == []
     # After a cancel, `unknown` does not end the cancelled work: the withdrawal is owed at
     # the idle that does (R71), not at the `unknown`.
-    bad = _working(*asked, cancel(P), state(P, "unknown"), state(P, "idle", stopReason="cancelled"))  # noqa: E501
+    bad = _working(*asked, cancel(P), state(P, "unknown"), state(P, "idle", stopReason="cancelled"))
     assert found(bad) == [("R71", 9)]
-    good = _working(*asked, cancel(P), state(P, "unknown"), withdraw(7), result("client", 7, {"outcome": {"outcome": "cancelled"}}), state(P, "idle", stopReason="cancelled"))  # noqa: E501
+    good = _working(
+        *asked,
+        cancel(P),
+        state(P, "unknown"),
+        withdraw(7),
+        result("client", 7, {"outcome": {"outcome": "cancelled"}}),
+        state(P, "idle", stopReason="cancelled"),
+    )
     assert found(good) == []

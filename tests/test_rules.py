@@ -132,9 +132,9 @@ def test_every_preview_rule_is_checked_or_says_why_a_recording_cannot_show_it() 
     from acp_core._rules._catalogue import UNCHECKED_KINDS
     from acp_core._wire._revision import LATER_RULES
 
-    assert LATER_RULES == {
+    assert {
         i for i in RULES if i[0] in "RC" and int(i[1:]) >= (47 if i[0] == "R" else 27)
-    }
+    } == LATER_RULES
     for rule_id in sorted(LATER_RULES):
         rule = RULES[rule_id]
         assert rule.checked or rule.unchecked is not None, (
@@ -143,7 +143,8 @@ def test_every_preview_rule_is_checked_or_says_why_a_recording_cannot_show_it() 
         if rule.unchecked is None:
             continue
         kind, why = rule.unchecked
-        assert kind in UNCHECKED_KINDS and why.strip(), rule_id
+        assert kind in UNCHECKED_KINDS, rule_id
+        assert why.strip(), rule_id
         # A checked rule keeps no reason, except a check still being written.
         assert not rule.checked or kind == "planned", f"{rule_id} is checked: drop its reason"
         if kind == "covered":  # the reason names the checked rule that reports it
