@@ -52,6 +52,24 @@ def with_elicitation(*middle: Entry, final: str = "cancelled") -> list[Entry]:
     ]
 
 
+def item_cancelled(*middle: Entry) -> list[Entry]:
+    # The client cancels the asking tool call (not the session); `middle`; the turn ends.
+    return [
+        prompt(1),
+        upd(P, "user_message", messageId="u1", content=[TEXT]),
+        result("agent", 1, {"messageId": "u1"}),
+        state(P, "running"),
+        tool(P, title="ask", status="in_progress", capabilities=CAN),
+        elicit(7),
+        request("client", 9, "tool_call/cancel", sessionId=P, toolCallId="t1"),
+        result("agent", 9),
+        tool(P, status="cancelled", capabilities=None),
+        *middle,
+        upd(P, "agent_message", messageId="a1", content=[TEXT]),
+        state(P, "idle"),
+    ]
+
+
 def background_tool(*middle: Entry) -> list[Entry]:
     # A listed background tool call, a session/cancel, `middle`, the end of the foreground.
     return [
@@ -114,6 +132,12 @@ CASES_B: list[tuple[str, list[Entry], list[Entry], int]] = [
         with_elicitation(result("client", 7, {"action": "cancel"}), final="completed"),
         with_elicitation(final="completed"),
         8,
+    ),
+    (
+        "R72",  # a tool_call/cancel makes the tool call's elicitation one of cancelled work
+        item_cancelled(withdraw(7), result("client", 7, {"action": "cancel"})),
+        item_cancelled(),
+        10,
     ),
     (
         "R73",

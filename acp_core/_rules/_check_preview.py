@@ -264,7 +264,7 @@ class PreviewRules:
                 "advertise capabilities.cancel",
             )
         if isinstance(msg, j.CancelToolCallRequest):
-            self.cancels.item_cancel(sid, msg.tool_call_id)
+            self.cancels.item_cancel(i, sid, msg.tool_call_id)
         elif isinstance(msg, j.CancelSessionNotification):
             self.cancels.cancel(i, sid, self.unfinished_listed(sid))
         elif isinstance(msg, j.PromptRequest):

@@ -11,8 +11,9 @@ Must not know: the turn lifecycle (`_rules/_conversation*.py`), the permission r
 Why these readings (a recording must prove the fault, never suggest it):
 - R72. The schema says a request's scope alone does not make it the cancelled work's. A tool
   call that has reached a final status needs nothing any more, so an elicitation tied to
-  one (`toolCallId`) that was pending at the cancel and is neither answered nor withdrawn
-  when the cancelled work ends (the session's next `idle`) is the fault. Session-scoped and
+  one (`toolCallId`) that was pending at the cancel (a `session/cancel` of its session, or a
+  `tool_call/cancel` of that tool call) and is neither answered nor withdrawn when the
+  session's work ends (its next `idle`) is the fault. Session-scoped and
   request-scoped elicitations, and ones tied to a tool call still running, are not judged.
 - R73. The cancel window of a session runs from the client's `session/cancel` to the
   session's next `state_update` or the client's next message for it (a prompt starts other
@@ -83,8 +84,12 @@ class Cancels:
             if ("subagent", sid) in items:
                 self.windows[parent] = (at, items - {("subagent", sid)})
 
-    def item_cancel(self, sid: str, tool_call_id: str) -> None:
-        """The client's `tool_call/cancel`: that tool call may end `cancelled` now."""
+    def item_cancel(self, i: int, sid: str, tool_call_id: str) -> None:
+        """The client's `tool_call/cancel`: that tool call may end `cancelled` now (R73), and
+        its elicitations are of cancelled work (R72)."""
+        for entry in self.elicitations.values():
+            if entry[0] == sid and entry[2] == tool_call_id and entry[3] is None:
+                entry[3] = i
         window = self.windows.get(sid)
         if window is not None:
             self.windows[sid] = (window[0], window[1] - {("tool_call", tool_call_id)})
@@ -139,7 +144,7 @@ class Cancels:
                 found.append(
                     f"elicitation/create {shown(key[1])} (line {at}) for tool call "
                     f"{shown(tool)} is still pending when the work cancelled at line "
-                    f"{cancel_at} ends, though that tool call is finished: withdraw it with "
+                    f"{cancel_at} ends, and that tool call has finished: withdraw it with "
                     "$/cancel_request"
                 )
             else:
