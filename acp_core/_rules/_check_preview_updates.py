@@ -134,7 +134,9 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
             r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
             return
         first = r.unclaimed.pop(child, None)
-        if first is not None and (first[0], child) not in r.j3:
+        if first is not None and (first[0], child) in r.j3:
+            first = None  # J3 judged that envelope already: one finding per fault
+        if first is not None:
             r.report(
                 first[1],
                 first[0],
