@@ -157,6 +157,21 @@ CASES_B: list[tuple[str, list[Entry], list[Entry], int]] = [
     ),
     ("R73", background_child(cancel(K)), background_child(), 4),
     (
+        "R73",  # the listed child ends after its parent: judged until its own next state
+        [
+            *background_child(cancel(K))[:4],
+            state(P, "idle", stopReason="cancelled", background=BG_K),
+            cancel(K),
+            state(K, "idle", stopReason="cancelled"),
+        ],
+        [
+            *background_child()[:4],
+            state(P, "idle", stopReason="cancelled", background=BG_K),
+            state(K, "idle", stopReason="cancelled"),
+        ],
+        5,
+    ),
+    (
         "R80",
         [
             upd(P, "compaction_update", compactionId="c"),

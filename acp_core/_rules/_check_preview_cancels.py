@@ -15,14 +15,15 @@ Why these readings (a recording must prove the fault, never suggest it):
   `tool_call/cancel` of that tool call) and is neither answered nor withdrawn when the
   session's work ends (its next `idle`) is the fault. Session-scoped and
   request-scoped elicitations, and ones tied to a tool call still running, are not judged.
-- R73. The cancel window of a session runs from the client's `session/cancel` to the
-  session's next `state_update` or the client's next message for it (a prompt starts other
-  work). Inside it, an item the latest list named at the cancel
-  (a tool call not yet final, a child not idle) that ends `cancelled` (the tool call's
-  status; the child's own idle with `stopReason: "cancelled"`) without a `tool_call/cancel`
-  for it, or a `session/cancel` of the child, is the fault. Terminals are not judged: an
-  exit status does not say why a program ended. After the window an item may end for any
-  reason.
+- R73. An item the session's latest list named unfinished at the client's `session/cancel`
+  (a tool call not yet final, a child not idle) must not end `cancelled` because of it. A
+  tool call is judged until the session's next `state_update` (the cancel's own reaction);
+  a listed child until its own next `state_update` (it may end after its parent): ending
+  `cancelled` there (the tool call's status; the child's idle with `stopReason:
+  "cancelled"`) without a `tool_call/cancel` for it, or a `session/cancel` of the child, is
+  the fault. The client's next prompt for the session ends the judging (other work).
+  Terminals are not judged: an exit status does not say why a program ended. Outside those
+  windows an item may end for any reason.
 """
 
 from __future__ import annotations
@@ -114,22 +115,31 @@ class Cancels:
         )
 
     def state(self, sid: str, upd: object) -> list[str]:
-        """A `state_update` of `sid`: R73's findings for a listed child ending `cancelled`,
-        and the end of `sid`'s own cancel window."""
+        """A `state_update` of `sid`: R73's findings for a listed child ending `cancelled`;
+        it ends the judging of that child, and of `sid`'s own listed tool calls."""
         found = []
-        stop = getattr(upd, "stop_reason", None)
-        if isinstance(upd, u.IdleStateUpdate) and stop == "cancelled":
-            for parent, (at, items) in list(self.windows.items()):
-                if ("subagent", sid) in items:
-                    self.windows[parent] = (at, items - {("subagent", sid)})
-                    found.append(
-                        f"child {shown(sid)} is listed as background work of {shown(parent)}, "
-                        f"and ends cancelled after the session/cancel of {shown(parent)} (line "
-                        f"{at}), which leaves listed children running; only a session/cancel "
-                        "of the child itself stops it"
-                    )
-        self.windows.pop(sid, None)
+        cancelled = isinstance(upd, u.IdleStateUpdate) and upd.stop_reason == "cancelled"
+        for parent, (at, items) in list(self.windows.items()):
+            if ("subagent", sid) not in items:
+                continue
+            self._keep(parent, at, items - {("subagent", sid)})
+            if cancelled:
+                found.append(
+                    f"child {shown(sid)} is listed as background work of {shown(parent)}, "
+                    f"and ends cancelled after the session/cancel of {shown(parent)} (line "
+                    f"{at}), which leaves listed children running; only a session/cancel "
+                    "of the child itself stops it"
+                )
+        own = self.windows.get(sid)
+        if own is not None:
+            self._keep(sid, own[0], frozenset(x for x in own[1] if x[0] == "subagent"))
         return found
+
+    def _keep(self, sid: str, at: int, items: frozenset[Item]) -> None:
+        if items:
+            self.windows[sid] = (at, items)
+        else:
+            self.windows.pop(sid, None)
 
     def idle(self, sid: str, finished: Callable[[str], bool]) -> list[str]:
         """The idle that ends `sid`'s cancelled work: R72's findings for elicitations still
