@@ -189,3 +189,30 @@ def test_a_child_re_announced_in_a_resume_with_replay_is_replayed_there() -> Non
         and e["message"]["params"]["sessionId"] == "sess_1.child"
         for e in node.recording.agent_trace()
     )
+
+
+def _walk(revision: acp.Revision, *labels: str) -> Any:
+    node = initial_node(revision, 1)
+    for label in labels:
+        node = dict(successors(node, 1))[label]
+    return node
+
+
+def test_retry_resends_the_oldest_unanswered_keyed_prompt_once() -> None:
+    # Issue 14's "retry with the same key", at the Preview only (keys are a Preview field).
+    sent = _walk(acp.V2_PREVIEW, "prompt sess_1")
+    assert "retry sess_1" not in dict(successors(sent, 1))  # FIFO: wait for the line in flight
+    arrived = _walk(acp.V2_PREVIEW, "prompt sess_1", "deliver>agent")
+    retried = dict(successors(arrived, 1))["retry sess_1"]
+    first, retry = (json.loads(line) for _, line in retried.recording.client[-2:])
+    assert retry["params"] == first["params"]
+    assert retry["params"]["idempotencyKey"] == first["params"]["idempotencyKey"]
+    assert retry["id"] != first["id"]
+    done = dict(successors(retried, 1))["deliver>agent"]
+    assert "retry sess_1" not in dict(successors(done, 1))  # at most once per submission
+    inserted = _walk(acp.V2_PREVIEW, "prompt sess_1", "deliver>agent", "accept sess_1")
+    assert "retry sess_1" in dict(successors(inserted, 1))  # its answer is still in flight
+    answered = dict(successors(inserted, 1))["deliver>client"]  # the answer comes first
+    assert "retry sess_1" not in dict(successors(answered, 1))  # answered: nothing to retry
+    older = _walk(acp.V2_2026_11, "prompt sess_1", "deliver>agent")
+    assert "retry sess_1" not in dict(successors(older, 1))  # no key before the Preview

@@ -17,7 +17,7 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._engines import _agent_preview, _connection_agent_state
+from acp_core._engines import _agent_keys, _agent_preview, _connection_agent_state, _idempotency
 from acp_core.explore import Counterexample, explore_levels
 
 
@@ -46,6 +46,17 @@ def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_agent_preview, "send_update", send_update)
 
 
+def every_retry_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's engine forgets the keys it has seen: every keyed prompt is admitted as a
+    new attempt, so a retry of an inserted prompt is held and inserted a second time (R67:
+    one key, two user messages, the retry answered with a `messageId` of its own)."""
+
+    def admit(ledger: Any, key: str, request_id: Any) -> tuple[Any, Any]:
+        return ledger, _idempotency.Admission(_idempotency.NEW)
+
+    monkeypatch.setattr(_agent_keys, "admit", admit)
+
+
 class Mutant(NamedTuple):
     apply: Callable[[pytest.MonkeyPatch], None]
     sessions: int
@@ -59,6 +70,9 @@ MUTANTS: dict[str, Mutant] = {
     ),
     "a child's traffic before its announcement (Preview)": Mutant(
         announcement_kept_off_the_wire, 1, ("announce", "child", "deliver"), acp.V2_PREVIEW
+    ),
+    "a retried key inserted twice (Preview)": Mutant(
+        every_retry_is_new, 1, ("prompt", "accept", "end", "retry", "deliver"), acp.V2_PREVIEW
     ),
 }
 

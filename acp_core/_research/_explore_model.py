@@ -8,10 +8,12 @@ Must not know: the search (breadth-first, sharding, executors), files, clocks.
 
 The alphabet, per session `s` (ids `sess_1`..`sess_K`), each action enabled when its guard
 holds and the connection accepts it (an `AcpError` from a step means "not enabled"):
-- client: `prompt s` (SendPrompt "hi"), `cancel s` (only once the client's view shows work:
-  a cancel before the client saw `running` is a cancel "while idle", Q20), `allow s` (answer
-  the oldest pending permission request `allow`), `close s`, `resume s` (with replay, once the
-  client has no session `s` and no request for it in flight);
+- client: `prompt s` (SendPrompt "hi"; at the Preview with an `idempotencyKey` drawn from
+  the connection's request counter, so no key names two submissions), `cancel s` (only once
+  the client's view shows work: a cancel before the client saw `running` is a cancel "while
+  idle", Q20), `allow s` (answer the oldest pending permission request `allow`), `close s`,
+  `resume s` (with replay, once the client has no session `s` and no request for it in
+  flight);
 - agent: `accept s` (the oldest prompt, no turn running), `text s`, `tool s` (start a tool
   call), `ask s` (ask permission for the open tool call), `finish s` (finish the open tool
   call), `withdraw s` (withdraw the oldest pending request), `end s` (end the turn, no
@@ -20,8 +22,12 @@ holds and the connection accepts it (an `AcpError` from a step means "not enable
 - the pipes: `deliver>agent`, `deliver>client`: the oldest line in flight in that direction.
 At the Preview, one child: `announce s` (a `subagent_update` announcing `sess_1.child` on
 `sess_1`, once), `child s` (the child's work: `running` on the child, then its text), and
-`childend s` (the child's idle, `end_turn`). Retrying a prompt with the same idempotency key
-joins the alphabet once the client engine steps `RetryPrompt`.
+`childend s` (the child's idle, `end_turn`); and `retry s`: the client sends its oldest
+keyed submission that is still unanswered again, with the same key (`RetryPrompt`, C45), at
+most once per submission and only while no client line is in flight (what keeps the state
+space small: a second retry meets the same three agent outcomes as the first, held, inserted
+or released, and a retry queued behind a line in flight reaches the agent after it, first in
+first out, as one sent once that line arrived does).
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from acp_core._engines._intents import (
     SendPrompt,
     StartToolCall,
 )
-from acp_core._engines._intents_preview import SendUpdate
+from acp_core._engines._intents_preview import RetryPrompt, SendUpdate
 from acp_core._errors import AcpError
 from acp_core._state._reduce_children import effective_state
 from acp_core._state._session_state import is_active
@@ -141,7 +147,21 @@ Guard = Callable[[PairState, str], "tuple[str, object] | None"]
 def _client_prompt(s: PairState, sid: str) -> tuple[str, object] | None:
     if sid not in s.client.sessions:
         return None
-    return "client", SessionIntent(sid, SendPrompt((TextContent("hi"),)))
+    key = f"k{s.client.next_request_id}" if s.client.revision.includes(PREVIEW_NAME) else None
+    return "client", SessionIntent(sid, SendPrompt((TextContent("hi"),), idempotency_key=key))
+
+
+def _client_retry(s: PairState, sid: str) -> tuple[str, object] | None:
+    session = s.client.sessions.get(sid)
+    if session is None or s.to_agent:
+        return None  # FIFO: a retry sent behind lines in flight meets what it meets later
+    engine = session.engine
+    retried = {p.retry_of for p in engine.prompts if p.retry_of is not None}
+    for request in engine.unanswered:  # oldest first; keyed ones only (C45)
+        if request.id not in retried:
+            return "client", SessionIntent(sid, RetryPrompt(request.id))
+        return None  # its one retry was sent: the next submission waits its turn
+    return None
 
 
 def _client_cancel(s: PairState, sid: str) -> tuple[str, object] | None:
@@ -300,6 +320,7 @@ ACTIONS: tuple[tuple[str, Guard], ...] = (
     ("announce", _agent_announce),
     ("child", _agent_child),
     ("childend", _agent_child_end),
+    ("retry", _client_retry),
 )
 
 
