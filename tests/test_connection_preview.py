@@ -390,3 +390,84 @@ def test_a_carried_prompt_keeps_its_key_and_its_id_from_new_requests() -> None:
     (fresh,) = later.client_says(sid, acp.SendPrompt((acp.TextContent("new"),))).outbound
     assert fresh["id"] != original  # numbered past the carried record's id
     assert [p.state for p in later.client.engine(sid).prompts] == ["lost", "sent"]
+
+
+def test_c45_unanswered_prompts_need_the_preview() -> None:
+    from conn_pair import Pair
+
+    pair, sid, _ = _lost_prompt("nothing")
+    older = Pair(revision=acp.V2_2026_11)
+    older.client_do(acp.Initialize())
+    with pytest.raises(acp.LocalProtocolError) as refused:
+        older.client_do(acp.ResumeSession(sid, "/w", unanswered=pair.client.engine(sid).unanswered))
+    assert refused.value.rule == "E0"
+
+
+_BEFORE_THE_LOSS = st.lists(
+    st.sampled_from(("prompt", "deliver>agent", "deliver>client", "accept", "end")), max_size=10
+)
+
+
+@given(_BEFORE_THE_LOSS)
+@settings(deadline=None)
+def test_c45_r69_one_user_message_per_submission_across_a_restart(steps: list[str]) -> None:
+    # The law: whatever the old connection got through before it was lost, retrying every
+    # unanswered keyed submission on the next connection (to an agent restored from its
+    # snapshot and keys) leaves exactly one user message per submission, every attempt
+    # answered with its submission's message, and both new recordings clean.
+    from conn_pair import Pair
+
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    submitted: list[str] = []
+    for n, step in enumerate(steps):
+        engine = pair.agent.engine(sid)
+        if step == "prompt":
+            intent = acp.SendPrompt((acp.TextContent(f"p{n}"),), idempotency_key=f"k{n}")
+            pair.client_says(sid, intent)
+            submitted.append(f"p{n}")
+        elif step == "deliver>agent":
+            pair.deliver_to_agent()
+        elif step == "deliver>client":
+            pair.deliver_to_client()
+        elif step == "accept" and engine.turn is None and engine.prompts:
+            pair.agent_says(sid, acp.AcceptPrompt(engine.prompts[0].id))
+        elif step == "end" and engine.turn is not None:
+            pair.agent_says(sid, acp.EndTurn())
+    engine = pair.agent.engine(sid)
+    if engine.turn is not None:
+        pair.agent_says(sid, acp.EndTurn())  # the agent stores the session between turns
+        engine = pair.agent.engine(sid)
+    doc = json.loads(
+        json.dumps(
+            acp.snapshot(engine.session, revision=acp.PREVIEW, prompt_keys=engine.keys.remembered())
+        )
+    )
+    later = Pair(revision=acp.PREVIEW)
+    later.agent_do(
+        acp.OpenSession(sid, acp.restore(doc), "/work", prompt_keys=acp.restore_prompt_keys(doc))
+    )
+    later.client_do(acp.Initialize())
+    unanswered = pair.client.engine(sid).unanswered
+    later.client_do(acp.ResumeSession(sid, "/work", replay=True, unanswered=unanswered))
+    later.settle()
+    for request in unanswered:
+        later.client_says(sid, acp.RetryPrompt(request.id))
+    later.settle()
+    while later.agent.engine(sid).prompts:
+        later.agent_says(sid, acp.AcceptPrompt(later.agent.engine(sid).prompts[0].id))
+        later.agent_says(sid, acp.EndTurn())
+        later.settle()
+    messages = later.agent.engine(sid).session.messages
+    users = {mid: acp.message_text(m) for mid, m in messages.items() if m.role == "user"}
+    assert sorted(users.values()) == sorted(submitted)  # each submission inserted once
+    client = later.client.engine(sid)
+    assert client.unanswered == ()
+    for record in client.prompts:  # every answered attempt names its submission's message
+        if record.state == "accepted":
+            assert record.request is not None
+            assert users[record.message_id] == record.request.prompt[0].text  # type: ignore[index,union-attr]
+    assert later.client.view(sid) == later.agent.engine(sid).session
+    assert later.findings("client") + later.findings("agent") == []
+    assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
+    assert acp.check_trace(later.agent_trace, revision=acp.PREVIEW) == ()

@@ -302,7 +302,12 @@ def open_session(b: Build, intent: OpenSession) -> None:
     if not all(valid_key(k) and type(m) is str for k, m in intent.prompt_keys.items()):
         raise LocalProtocolError("E0", "prompt_keys maps idempotency keys to message ids")
     if intent.prompt_keys:
-        engine = attrs.evolve(engine, keys=KeyLedger.remembering(intent.prompt_keys))
+        # The session's machine knows them too: a retry answered from the ledger inserts
+        # nothing and starts no work (R67), though this connection never saw the insertion.
+        known = PMap({key: (mid, None) for key, mid in intent.prompt_keys.items()})
+        conversation = attrs.evolve(engine.conversation, keys=known)
+        ledger = KeyLedger.remembering(intent.prompt_keys)
+        engine = attrs.evolve(engine, keys=ledger, conversation=conversation)
     session = AgentSession(engine, intent.cwd, intent.config_options, attached=False)
     b.sessions = b.sessions.set(intent.session_id, session)
 

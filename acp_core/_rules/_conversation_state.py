@@ -170,8 +170,9 @@ class Conversation:
     late_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids of cancelled, ended work
     closed_at: int | None = None
     ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
-    # Preview: idempotencyKey -> (messageId, prompt) of its first answered attempt (R67).
-    keys: PMap[str, tuple[str, RequestKey]] = attrs.field(factory=PMap)
+    # Preview: idempotencyKey -> (messageId, prompt) of its first answered attempt (R67); the
+    # prompt is None for an attempt of an earlier connection (a restored engine's keys, R69).
+    keys: PMap[str, tuple[str, RequestKey | None]] = attrs.field(factory=PMap)
 
     @classmethod
     def start(cls, revision: Revision = DEFAULT_REVISION, foreground: str = "idle") -> Conversation:
