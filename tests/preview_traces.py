@@ -361,3 +361,8 @@ CASES: list[tuple[str, list[Entry], list[Entry], int]] = [
 from preview_traces_b import CASES_B  # noqa: E402
 
 CASES.extend(CASES_B)
+
+# The prompt rules (R59, R61, R68, R70) have their own table.
+from preview_prompt_traces import CASES as _PROMPT_CASES  # noqa: E402
+
+CASES += _PROMPT_CASES

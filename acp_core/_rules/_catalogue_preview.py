@@ -124,11 +124,7 @@ UNCHECKED_KINDS: Final[Mapping[UncheckedKind, str]] = MappingProxyType(
 UNCHECKED: Final[Mapping[str, tuple[UncheckedKind, str]]] = MappingProxyType({
     "R51": ("no deadline", "a mirror may lag the child's own report or be skipped (SHOULD); no recording tells a late mirror from a missing one"),  # noqa: E501
     "R55": ("permission", "showing a message in both transcripts, and cross-linking them, is optional"),  # noqa: E501
-    "R59": ("planned", "live updates between the resume request and its marker"),
-    "R61": ("planned", "child traffic on a new connection before the child's re-announcement"),
-    "R68": ("planned", "a keyed retry of a held prompt inserted separately"),
     "R69": ("one connection", "keys must outlive a reconnect; a recording is one connection, and how long the agent keeps a message is its own"),  # noqa: E501
-    "R70": ("planned", "held prompts a session/cancel leaves unanswered or answered with a result"),
     "R77": ("agent-internal", "whether foreground activity became unobservable is the agent's knowledge; what a recording shows of the rest (cancelled work that never ends `cancelled`, withdrawals owed) is R21's, R7's, R71's and R72's, which the checker judges across an `unknown` state (tests/test_check_preview_b.py)"),  # noqa: E501
     "C27": ("view", "registering the child under the envelope's session is the client's view (the engines' tests show it)"),  # noqa: E501
     "C28": ("view", "which view a child's traffic lands in is the client's"),

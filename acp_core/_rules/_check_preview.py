@@ -2,7 +2,8 @@
 
 Owns: `PreviewRules` (one `check_trace` call's memory of the connection: announced children
 and their parents, item capabilities, background lists, replay windows of resume requests,
-idempotency keys, withdrawn permission requests) and `CHECKED` (the rule ids it reports).
+withdrawn permission requests; its `book` of prompts is `_rules/_check_preview_prompts.py`'s)
+and `CHECKED` (the rule ids it reports).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
@@ -30,6 +31,8 @@ from acp_core._wire._revision import Revision
 
 from ._check_preview_answers import RESTRICTED, agent_answer
 from ._check_preview_cancels import Cancels
+from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
+from ._check_preview_prompts import PromptBook
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
 from ._predicates import RequestKey, request_key, shown
@@ -40,9 +43,10 @@ __all__ = ["CHECKED", "PreviewRules"]
 CHECKED: Final = frozenset(
     {
         *("R47", "R48", "R52", "R53", "R56", "R57", "R58", "R60", "R62", "R63", "R65"),
-        *("R64", "R66", "R67", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
+        *("R61", "R64", "R66", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
         *("R49", "R50", "R72", "R73"),
-        *("C29", "C34", "C40", "C41", "C43"),
+        *("C29", "C34", "C40", "C41"),
+        *PROMPTS_CHECKED,
     }
 )
 
@@ -59,6 +63,7 @@ _ITEM_ID: Final[Mapping[type, Any]] = {
 _DICTS: Final = (
     *("parents", "can_cancel", "child_idle", "unclaimed", "background", "routes"),
     *("replaying", "permissions", "withdrawn", "cancelled", "closed", "child_work"),
+    "resumed",
 )
 
 
@@ -100,7 +105,8 @@ class PreviewRules:
         self.resumes: dict[RequestKey, _Resume] = {}
         self.replaying: dict[str, RequestKey] = {}  # session -> the resume replaying it
         self.upserted: dict[str, set[str]] = {}  # replaying session -> reset message ids
-        self.keys: dict[tuple[str, str], list[Any]] = {}  # (session, key) -> [prompt, id]
+        self.book = PromptBook()  # prompts, keys, held prompts (R59, R67, R68, R70, C43)
+        self.resumed: dict[str, int] = {}  # session -> its first session/resume request (R61)
         self.inserted: dict[str, set[str]] = {}  # session -> messageIds prompts got (R64)
         self.permissions: dict[RequestKey, tuple[str, int, str | None]] = {}
         self.withdrawn: dict[RequestKey, int] = {}  # agent's $/cancel_request, unanswered
@@ -127,7 +133,7 @@ class PreviewRules:
             setattr(twin, name, dict(getattr(self, name)))
         twin.tools = {k: list(v) for k, v in self.tools.items()}
         twin.terminals = {k: list(v) for k, v in self.terminals.items()}
-        twin.keys = {k: list(v) for k, v in self.keys.items()}
+        twin.book = self.book.copy()
         twin.inserted = {k: set(v) for k, v in self.inserted.items()}
         twin.upserted = {k: set(v) for k, v in self.upserted.items()}
         twin.resumes = {k: v.copy() for k, v in self.resumes.items()}
@@ -229,6 +235,8 @@ class PreviewRules:
         if isinstance(msg, j.Request) and msg.method == "initialize":
             self.initialize(msg.params)
             return
+        if isinstance(msg, j.CancelRequestNotification):
+            self.book.withdraw(request_key(msg.request_id))
         if sid is None:
             return
         method = (
@@ -269,13 +277,17 @@ class PreviewRules:
             self.cancels.cancel(i, sid, self.unfinished_listed(sid))
         elif isinstance(msg, j.PromptRequest):
             self.cancels.asked(sid)
-        if isinstance(msg, j.PromptRequest) and isinstance(msg.idempotency_key, str):
-            self.keyed_prompt(i, sid, msg)
+        if isinstance(msg, j.PromptRequest):
+            self.book.prompt(self, i, sid, msg)
         elif isinstance(msg, j.CancelSessionNotification):
+            self.book.cancel(i, sid)
             for key, (psid, _at, _tool) in self.permissions.items():
                 if psid == sid:
                     self.cancelled.setdefault(key, i)
+        elif isinstance(msg, j.Request) and msg.method == "session/close":
+            self.book.close(sid)
         elif isinstance(msg, j.Request) and msg.method == "session/resume":
+            self.resumed.setdefault(sid, i)
             params = msg.params if isinstance(msg.params, Mapping) else {}
             cursor = params.get("replayFrom") is not None
             resume = self.resumes[request_key(msg.id)] = _Resume(sid, i, cursor)
@@ -301,19 +313,6 @@ class PreviewRules:
         session = caps.get("session") if isinstance(caps, Mapping) else None
         shown_ = session.get("promptSuggestions") if isinstance(session, Mapping) else None
         self.suggestions = shown_ not in (None, False)
-
-    def keyed_prompt(self, i: int, sid: str, msg: j.PromptRequest) -> None:
-        assert isinstance(msg.idempotency_key, str)
-        entry = self.keys.get((sid, msg.idempotency_key))
-        if entry is None:
-            self.keys[(sid, msg.idempotency_key)] = [msg.prompt, None]
-        elif entry[0] != msg.prompt:
-            self.report(
-                "C43",
-                i,
-                f"idempotencyKey {shown(msg.idempotency_key)} is reused for a different "
-                "prompt in the same session: one key names one submission",
-            )
 
     # -- answers -------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The Preview trace checks of the agent's answers: resume, prompt keys, item cancels, children.
 
 Owns: `agent_answer` (what the agent's answer to a client request breaks: R53, R57, R60,
-R62, R64, R67, R75; it also records closed sessions for R76 and the ids `session/new` returns).
+R62, R64, R75; it also records closed sessions for R76 and the ids `session/new` returns;
+prompt answers go on to `_rules/_check_preview_prompts.py`).
 Must not know: updates (`_rules/_check_preview_updates.py`), one session's turn lifecycle.
 """
 
@@ -60,21 +61,10 @@ def agent_answer(
             "mutated only through its capabilities (reject with -32602)",
         )
     if method == j.Method.SESSION_PROMPT and isinstance(request, j.PromptRequest):
-        key = request.idempotency_key
         mid = result.get("messageId") if isinstance(result, Mapping) else None
-        entry = r.keys.get((sid, key)) if isinstance(key, str) else None
         if isinstance(mid, str):
             r.inserted.setdefault(sid, set()).add(mid)
-        if entry is not None and isinstance(mid, str):
-            if entry[1] is None:
-                entry[1] = mid
-            elif entry[1] != mid:
-                r.report(
-                    "R67",
-                    i,
-                    f"a retry with idempotencyKey {shown(key)} is answered with messageId "
-                    f"{shown(mid)}; the original insertion was {shown(entry[1])}",
-                )
+        r.book.answer(r, i, sid, msg)  # keys, retries, held prompts (R59, R67, R68, R70)
     elif method in (j.Method.TOOL_CALL_CANCEL, j.Method.TERMINAL_CANCEL) and ok:
         known, cancellable, final = request if isinstance(request, tuple) else (False,) * 3
         if not known or not cancellable or final:

@@ -1,9 +1,10 @@
 """The Preview trace checks of one `session/update`: children, items, background, replay.
 
 Owns: `on_update` (what one update the agent sent breaks across the sessions of the
-connection: R47, R48, R49, R50, R52, R56, R57, R58, R60's bookkeeping, R62's, R63, R65, R66,
-R71, R74, R78, R79, R81, R19 for background item types; R72 and R73 are asked of
-`_rules/_check_preview_cancels.py` here) and the small readers of update values it uses.
+connection: R47, R48, R49, R50, R52, R56, R57, R58, R60's bookkeeping, R61, R62's, R63, R65,
+R66, R71, R74, R78, R79, R81, R19 for background item types; R72 and R73 are asked of
+`_rules/_check_preview_cancels.py` here, user messages go on to
+`_rules/_check_preview_prompts.py`) and the small readers of update values it uses.
 
 R50 as a recording shows it: a child whose whole life the recording holds (announced on a
 session a `session/new` answer gave, or on such a child) reports its own output (a message
@@ -50,6 +51,8 @@ def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
     """Check `upd`, sent by the agent on session `sid` at line `i`, and remember it."""
     if sid in r.replaying:
         _history(r, i, sid, upd)
+    if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
+        r.book.user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
     rule = "R56" if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)) else "R47"
     for ref in session_refs(upd):
         if ref not in r.named and ref not in r.parents:
@@ -136,7 +139,15 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
         first = r.unclaimed.pop(child, None)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
-        if first is not None:
+        if first is not None and first[1] == "R47" and _resumed(r, sid, first[0]):
+            r.report(
+                "R61",
+                first[0],
+                f"{shown(child)} is used here, before the subagent_update that re-announces it "
+                f"(line {i}): its ancestor was resumed on this connection, and a resumed "
+                "connection announces every live child again before any of its traffic",
+            )
+        elif first is not None:
             r.report(
                 first[1],
                 first[0],
@@ -167,6 +178,20 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
     for d in dirs:
         if not is_absolute(d):
             r.report("R52", i, f"child {shown(child)} is reported with relative directory {d!r}")
+
+
+def _resumed(r: PreviewRules, parent: str, at: int) -> bool:
+    # R61 rather than R47: a session/resume of `parent` or one of its ancestors came before
+    # the child's first use, so the child may be one of a previous connection.
+    seen, sid = 0, parent
+    while seen <= len(r.parents):
+        if r.resumed.get(sid, at) < at:
+            return True
+        up_one = r.parents.get(sid)
+        if up_one is None:
+            return False
+        sid, seen = up_one, seen + 1
+    return False
 
 
 def _descends(r: PreviewRules, sid: str, ancestor: str) -> bool:

@@ -1,0 +1,310 @@
+"""The Preview trace checks of prompts: keys and retries, held prompts at a cancel, the replay
+window.
+
+Owns: `PromptBook` (one `check_trace` call's memory of every session's prompts: the attempts
+of each idempotency key, the prompts pending at a `session/cancel`, the user message ids the
+agent reported, the prompts sent inside a replay window) and the findings C43, R59, R67, R68
+and R70 (docs/semantics.md, "Prompts, retries and held prompts in a trace").
+Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), children, items or
+background work (`_rules/_check_preview*.py`), files. It reads the replay windows
+`PreviewRules.replaying` keeps and reports through `PreviewRules.report` (the revision gate).
+
+What a trace can show (each finding needs ordering the recording cannot get wrong: what the
+client sent reaches the agent in the recorded order, and so does what the agent sent):
+- R67: a retry sent after its key's insertion is answered with another `messageId`.
+- R68: a retry sent while its original is unanswered resolves otherwise than the original:
+  another `messageId`, an error where the original succeeded, or, answered before the
+  original, success or another error where the original fails. (A retry answered after its
+  original's error may have reached the agent after the key was freed: a new attempt, P15.)
+  A client `$/cancel_request` for any attempt of the key exempts it (it may split outcomes).
+- R70: a prompt sent after a `session/cancel` answered -32800 though nothing cancels it (no
+  later cancel or close of its session, no `$/cancel_request` for it or its key); and a
+  prompt pending at the cancel that the agent inserts only after it answered another prompt
+  pending at the same cancel -32800 (the agent had swept the held prompts; a user message is
+  reported when inserted, digest Q4, so neither the answer nor the user message before the
+  sweep means it was held then).
+- R59: a prompt without a key sent inside a replay window (after the resume request, before
+  the marker) whose user message (the `messageId` its answer names) comes before the marker:
+  a live update in the window. A keyed prompt may be a retry of history (R69), so it is left
+  out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+from acp_core._wire import _jsonrpc as j
+
+from ._predicates import RequestKey, request_key, shown
+
+if TYPE_CHECKING:
+    from ._check_preview import PreviewRules
+
+__all__ = ["CHECKED", "PromptBook"]
+
+#: The rules these checks report (a part of `_check_preview.CHECKED`).
+CHECKED: Final = frozenset({"C43", "R59", "R67", "R68", "R70"})
+
+_CANCELLED: Final = j.ErrorCode.REQUEST_CANCELLED
+Outcome = tuple[str, object]  # ("ok", messageId) or ("error", code)
+
+
+class _Attempt:
+    """One `session/prompt` request, from its sending to its answer."""
+
+    __slots__ = (
+        *("at", "cancel_at", "closed", "group", "key", "sid", "swept", "window", "withdrawn"),
+    )
+
+    def __init__(self, sid: str, at: int, key: str | None) -> None:
+        self.sid, self.at, self.key = sid, at, key
+        self.group: _Group | None = None  # the key's attempts while the original is pending
+        self.cancel_at: int | None = None  # the last session/cancel it was pending at
+        self.closed = False  # a session/close came while it was pending (R76's)
+        self.withdrawn = False  # a $/cancel_request named it or another attempt of its key
+        self.swept: tuple[int, int] | None = None  # (line, prompt line) of a sibling's -32800
+        self.window: RequestKey | None = None  # the replay window it was sent in (R59)
+
+
+class _Group:
+    """The attempts of one key sent while its original was unanswered (R68)."""
+
+    __slots__ = ("answers", "original", "withdrawn")
+
+    def __init__(self, original: RequestKey) -> None:
+        self.original = original
+        self.answers: dict[RequestKey, tuple[int, Outcome]] = {}
+        self.withdrawn = False  # a $/cancel_request named one of its attempts
+
+
+class PromptBook:
+    """The prompt memory of one `check_trace` call (mutable; `copy` for a fork)."""
+
+    def __init__(self) -> None:
+        self.pending: dict[RequestKey, _Attempt] = {}
+        self.groups: dict[tuple[str, str], _Group] = {}  # open groups by (session, key)
+        self.contents: dict[tuple[str, str], object] = {}  # first prompt of a key (C43)
+        self.inserted: dict[tuple[str, str], str] = {}  # (session, key) -> first messageId
+        self.cancels: dict[str, int] = {}  # session -> its last session/cancel
+        self.users: dict[str, dict[str, int]] = {}  # session -> user message id -> first line
+        self.replayed: dict[str, tuple[RequestKey, dict[str, int]]] = {}  # window's user ids
+        self.live: dict[str, dict[str, RequestKey]] = {}  # live ids awaited in a window
+
+    def copy(self) -> PromptBook:
+        twin = PromptBook()
+        twin.pending = {k: _copied(a) for k, a in self.pending.items()}
+        groups: dict[int, _Group] = {}  # one twin per group, shared as the originals are
+
+        def twin_of(g: _Group) -> _Group:
+            if id(g) not in groups:
+                groups[id(g)] = _copied_group(g)
+            return groups[id(g)]
+
+        for attempt in twin.pending.values():
+            if attempt.group is not None:
+                attempt.group = twin_of(attempt.group)
+        twin.groups = {k: twin_of(g) for k, g in self.groups.items()}
+        twin.contents, twin.inserted = dict(self.contents), dict(self.inserted)
+        twin.cancels = dict(self.cancels)
+        twin.users = {k: dict(v) for k, v in self.users.items()}
+        twin.replayed = {k: (w, dict(ids)) for k, (w, ids) in self.replayed.items()}
+        twin.live = {k: dict(v) for k, v in self.live.items()}
+        return twin
+
+    # -- the client's messages -----------------------------------------------------------
+
+    def prompt(self, r: PreviewRules, i: int, sid: str, msg: j.PromptRequest) -> None:
+        key = msg.idempotency_key if isinstance(msg.idempotency_key, str) else None
+        attempt = self.pending[request_key(msg.id)] = _Attempt(sid, i, key)
+        if key is None:
+            attempt.window = r.replaying.get(sid)
+            return
+        first = self.contents.setdefault((sid, key), msg.prompt)
+        if first != msg.prompt:
+            r.report(
+                "C43",
+                i,
+                f"idempotencyKey {shown(key)} is reused for a different prompt in the same "
+                "session: one key names one submission",
+            )
+        group = self.groups.get((sid, key))
+        if group is None and (sid, key) not in self.inserted:
+            group = self.groups[(sid, key)] = _Group(request_key(msg.id))
+        attempt.group = group  # None: a retry of an inserted prompt (R67)
+        attempt.withdrawn = group is not None and group.withdrawn  # joins a withdrawn original
+
+    def cancel(self, i: int, sid: str) -> None:
+        self.cancels[sid] = i
+        for attempt in self.pending.values():
+            if attempt.sid == sid:
+                attempt.cancel_at = i
+
+    def close(self, sid: str) -> None:
+        for attempt in self.pending.values():
+            if attempt.sid == sid:
+                attempt.closed = True
+
+    def withdraw(self, key: RequestKey) -> None:
+        # The client's $/cancel_request for a prompt: it may end as -32800, and so may every
+        # attempt of its key (R68's SHOULD).
+        attempt = self.pending.get(key)
+        if attempt is None:
+            return
+        attempt.withdrawn = True
+        if attempt.group is not None:
+            attempt.group.withdrawn = True
+        for other in self.pending.values():
+            if other.sid == attempt.sid and other.key is not None and other.key == attempt.key:
+                other.withdrawn = True
+
+    # -- the agent's messages ------------------------------------------------------------
+
+    def user(self, r: PreviewRules, i: int, sid: str, mid: str) -> None:
+        """The agent reported user message `mid` on `sid` (an upsert or a chunk)."""
+        self.users.setdefault(sid, {}).setdefault(mid, i)
+        window = r.replaying.get(sid)
+        if window is None:
+            return
+        seen = self.replayed.get(sid)
+        if seen is None or seen[0] != window:
+            seen = self.replayed[sid] = (window, {})
+        seen[1].setdefault(mid, i)
+        if self.live.get(sid, {}).get(mid) == window:
+            del self.live[sid][mid]
+            _r59(r, i, mid)
+
+    def answer(self, r: PreviewRules, i: int, sid: str, msg: j.Response | j.ErrorResponse) -> None:
+        """The agent answered the prompt `msg.id` of session `sid`."""
+        attempt = self.pending.pop(request_key(msg.id), None)
+        if attempt is None:
+            return
+        result = msg.result if isinstance(msg, j.Response) else None
+        mid = result.get("messageId") if isinstance(result, Mapping) else None
+        if isinstance(msg, j.ErrorResponse):
+            outcome: Outcome = ("error", msg.error.code)
+        elif isinstance(mid, str):
+            outcome = ("ok", mid)
+        else:
+            return  # not a Preview result: R1's
+        if attempt.key is not None:
+            self.keyed(r, i, request_key(msg.id), attempt, outcome)
+        if outcome == ("error", _CANCELLED):
+            self.cancelled(r, i, attempt)
+        elif outcome[0] == "ok":
+            self.inserted_now(r, i, attempt, str(outcome[1]))
+
+    def keyed(
+        self, r: PreviewRules, i: int, rkey: RequestKey, attempt: _Attempt, outcome: Outcome
+    ) -> None:
+        assert attempt.key is not None
+        slot = (attempt.sid, attempt.key)
+        group = attempt.group
+        first = self.inserted.setdefault(slot, str(outcome[1])) if outcome[0] == "ok" else None
+        if group is None:  # a retry sent after the key's insertion (R67)
+            if first is not None and first != outcome[1]:
+                r.report(
+                    "R67",
+                    i,
+                    f"a retry with idempotencyKey {shown(attempt.key)} is answered with "
+                    f"messageId {shown(outcome[1])}; the original insertion was {shown(first)}",
+                )
+            return
+        group.answers[rkey] = (i, outcome)
+        if rkey == group.original and self.groups.get(slot) is group:
+            del self.groups[slot]  # an error frees the key (P15); a success inserted it
+        if group.withdrawn:
+            return
+        original = group.answers.get(group.original)
+        if original is None:
+            return  # judged when the original is answered
+        if rkey == group.original:  # every retry answered so far was answered before it
+            judged = [a for k, (_at, a) in group.answers.items() if k != rkey]
+        else:  # after an error of the original, the retry may have come after the key was freed
+            judged = [outcome] if original[1][0] == "ok" else []
+        for theirs in judged:
+            if theirs != original[1]:
+                r.report(
+                    "R68",
+                    i,
+                    f"a retry with idempotencyKey {shown(attempt.key)}, sent while the original "
+                    f"attempt was unanswered, resolves as {_shown(theirs)}; the original "
+                    f"resolves as {_shown(original[1])}: a retry of a held prompt shares its "
+                    "outcome",
+                )
+                return
+
+    def cancelled(self, r: PreviewRules, i: int, attempt: _Attempt) -> None:
+        # -32800 for a prompt: a sweep of the held prompts at a cancel, or a fault (R70). After
+        # a $/cancel_request or during a session/close (R76's sweep) it is neither.
+        if attempt.closed or attempt.withdrawn:
+            return
+        c = attempt.cancel_at
+        if c is None:
+            before = self.cancels.get(attempt.sid)
+            if before is not None and before < attempt.at:
+                r.report(
+                    "R70",
+                    i,
+                    f"the prompt of line {attempt.at} was sent after session/cancel (line "
+                    f"{before}) and is answered -32800: a cancel covers only the prompts "
+                    "before it",
+                )
+            return
+        for key, other in self.pending.items():
+            held = other.sid == attempt.sid and other.cancel_at == c  # (closed with `attempt`)
+            # The original of this retry's key is R68's: its outcome is judged against this
+            group = attempt.group
+            original = group is not None and other.group is group and key == group.original
+            if held and other.swept is None and not original:
+                other.swept = (i, attempt.at)
+
+    def inserted_now(self, r: PreviewRules, i: int, attempt: _Attempt, mid: str) -> None:
+        seen = self.users.get(attempt.sid, {}).get(mid)
+        swept = attempt.swept
+        if swept is not None and (seen is None or seen > swept[0]):
+            r.report(
+                "R70",
+                i,
+                f"the prompt of line {attempt.at} was held at session/cancel (line "
+                f"{attempt.cancel_at}); the agent answered the held prompt of line {swept[1]} "
+                f"-32800 (line {swept[0]}) and inserts this one only afterwards, as "
+                f"{shown(mid)}: a cancel answers every held prompt -32800",
+            )
+        window = attempt.window
+        if window is None:
+            return
+        replayed = self.replayed.get(attempt.sid)
+        at = replayed[1].get(mid) if replayed is not None and replayed[0] == window else None
+        if at is not None and at > attempt.at:
+            _r59(r, at, mid)
+        elif r.replaying.get(attempt.sid) == window:
+            self.live.setdefault(attempt.sid, {})[mid] = window
+
+
+def _r59(r: PreviewRules, at: int, mid: str) -> None:
+    r.report(
+        "R59",
+        at,
+        f"user message {shown(mid)} of a prompt sent during the replay is reported before "
+        "replay_complete: live updates wait for the marker",
+    )
+
+
+def _shown(outcome: Outcome) -> str:
+    kind, value = outcome
+    return f"messageId {shown(value)}" if kind == "ok" else f"error {shown(value)}"
+
+
+def _copied(a: _Attempt) -> _Attempt:
+    twin = _Attempt(a.sid, a.at, a.key)
+    twin.group, twin.cancel_at, twin.closed = a.group, a.cancel_at, a.closed
+    twin.withdrawn = a.withdrawn
+    twin.swept, twin.window = a.swept, a.window
+    return twin
+
+
+def _copied_group(g: _Group) -> _Group:
+    twin = _Group(g.original)
+    twin.answers, twin.withdrawn = dict(g.answers), g.withdrawn
+    return twin
