@@ -357,6 +357,9 @@ def test_c45_a_keyed_prompt_lost_with_its_connection_is_retried_after_resume(
     record = acp.sent_prompt(later.client.engine(sid), retry["id"])
     assert record is not None
     assert (record.retry_of, record.state) == (original, "accepted")
+    # C44: the submission carried over names the message its retry was answered with
+    assert acp.prompt_message_id(later.client.engine(sid), original) == record.message_id
+    assert record.message_id == "user-1" if answered_at_once else record.message_id is not None
     assert later.client.engine(sid).unanswered == ()
     assert later.client.view(sid) == later.agent.engine(sid).session
     assert later.findings("client") + later.findings("agent") == []

@@ -291,7 +291,7 @@ def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
             # A keyed retry the machine resolved to an earlier insertion leaves its prompts
             # at once (R67): its record takes the messageId here (C44).
             answered = attrs.evolve(answered, message_id=mid)
-    b.set(sent=sent.set(key, answered))
+    b.set(sent=preview.bind_lost(sent.set(key, answered), answered))
     return True
 
 

@@ -26,6 +26,7 @@ import attrs
 
 from acp_core._errors import Diagnostic, LocalProtocolError
 from acp_core._rules._predicates import RequestKey, request_key
+from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import (
     SessionTree,
     begin_resume,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CLIENT_PREVIEW_STEPS",
     "UNANNOUNCED_PERMISSION",
+    "bind_lost",
     "cancel_answered",
     "carry_prompts",
     "child_permission",
@@ -179,6 +181,20 @@ def carry_prompts(engine: ClientEngine, prompts: tuple[PromptRequest, ...]) -> C
         sent = sent.set(key, SentPrompt(request.id, state="lost", request=request))
         order = order.append(key)
     return attrs.evolve(engine, sent=sent, order=order)
+
+
+def bind_lost(
+    sent: PMap[RequestKey, SentPrompt], answered: SentPrompt
+) -> PMap[RequestKey, SentPrompt]:
+    """C44: a retry of a submission carried over from a lost connection was answered with a
+    `messageId`: the carried record names that message too (its own answer never came)."""
+    if answered.retry_of is None or answered.message_id is None:
+        return sent
+    key = request_key(answered.retry_of)
+    first = sent.get(key)
+    if first is None or first.state != "lost":
+        return sent
+    return sent.set(key, attrs.evolve(first, message_id=answered.message_id))
 
 
 def _next_id(b: _Build, given: int | str | None) -> int | str | None:
