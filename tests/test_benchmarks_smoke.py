@@ -159,7 +159,9 @@ def test_harness_runs_end_to_end_without_the_sdk(
     doc = json.loads(out_file.read_text())
     # the import time sits in the report beside the bare interpreter it compares with
     assert set(doc["import_ms"]) >= {"bare interpreter", "import acp_core"}
-    assert doc["import_ms"]["import acp_core"] >= doc["import_ms"]["bare interpreter"] > 0
+    # Both are times, so only their presence is asserted: which is larger is the benchmark's
+    # finding, and on a loaded machine best-of-N can rank them either way (a timed test).
+    assert all(ms > 0 for ms in doc["import_ms"].values())
     assert doc["python_sdk"] is None
     assert set(doc["results"]) == {
         "stream_small",
