@@ -72,7 +72,7 @@ class Rule:
         note: why the level or the reading differs from the plain text, if it does.
         unchecked: for a rule `check_trace` does not report, why a recording cannot show
             it: `(kind, reason)`, the kind one of `UNCHECKED_KINDS` (Preview rules carry
-            one each; `planned` marks a check being written). None: no reason given.
+            one each). None: no reason given.
     """
 
     id: str

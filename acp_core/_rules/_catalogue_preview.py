@@ -102,7 +102,6 @@ UncheckedKind = Literal[
     "client-internal",
     "one connection",
     "no deadline",
-    "planned",
 ]
 #: Why a rule can be out of `check_trace`'s reach, kind -> what the kind means.
 UNCHECKED_KINDS: Final[Mapping[UncheckedKind, str]] = MappingProxyType(
@@ -114,13 +113,12 @@ UNCHECKED_KINDS: Final[Mapping[UncheckedKind, str]] = MappingProxyType(
         "client-internal": "needs the client's own knowledge, which no message carries",
         "one connection": "concerns more than the one connection a recording holds",
         "no deadline": "the rule sets no point by which it must be done, so no prefix breaks it",
-        "planned": "a recording can show it; its check is being written (issue 11, round 3)",
     }
 )
 
 # fmt: off
 #: Why each Preview rule `check_trace` does not report is beyond a recording (a rule it
-#: reports has no entry here, except `planned` ones; tests/test_rules.py keeps both true).
+#: reports has no entry here; tests/test_rules.py keeps both true).
 UNCHECKED: Final[Mapping[str, tuple[UncheckedKind, str]]] = MappingProxyType({
     "R51": ("no deadline", "a mirror may lag the child's own report or be skipped (SHOULD); no recording tells a late mirror from a missing one"),  # noqa: E501
     "R55": ("permission", "showing a message in both transcripts, and cross-linking them, is optional"),  # noqa: E501
