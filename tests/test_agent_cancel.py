@@ -182,3 +182,56 @@ def test_cancel_of_a_prompt_that_was_never_accepted_needs_no_idle() -> None:
     assert engine.turn is None
     assert engine.phase == "idle"
     assert not updates_of(out)  # no foreground work was active: no completion update
+
+
+# -- which requests a cancel withdraws: the machine's answer (R11, R71, C40) ------------------
+
+
+def _ask(engine: acp.AgentEngine) -> acp.AgentEngine:
+    return step(engine, RequestPermission("Go?", OPTIONS, request_id=7)).state
+
+
+def _asked_in_the_turn() -> acp.AgentEngine:
+    return _ask(_running(acp.PREVIEW))
+
+
+def _asked_while_idle() -> acp.AgentEngine:
+    return _ask(new_agent(SID, revision=acp.PREVIEW))
+
+
+def _asked_while_a_prompt_waited() -> acp.AgentEngine:
+    engine = _ask(receive(new_agent(SID, revision=acp.PREVIEW), prompt_wire(1))[0])
+    return step(engine, AcceptPrompt(1)).state
+
+
+def _asked_in_an_ended_turn() -> acp.AgentEngine:
+    engine = step(_asked_in_the_turn(), EndTurn()).state
+    engine = receive(engine, prompt_wire(2))[0]
+    return step(engine, AcceptPrompt(2)).state
+
+
+@pytest.mark.parametrize(
+    ("setup", "blocks"),
+    [
+        (_asked_in_the_turn, True),
+        (_asked_while_idle, False),
+        (_asked_while_a_prompt_waited, False),
+        (_asked_in_an_ended_turn, False),
+    ],
+    ids=["in the turn", "while idle", "while a prompt waited", "in an ended turn"],
+)
+def test_a_request_blocks_the_turn_only_when_asked_during_its_work(
+    setup: object, blocks: bool
+) -> None:
+    engine = setup()  # type: ignore[operator]
+    assert engine.pending[7].foreground is blocks  # read from the machine, never stored
+    assert engine.conversation.blocks(7) is blocks
+    if engine.turn is None:
+        engine = step(engine, StartWork()).state
+    engine, out = receive(engine, cancel_wire())
+    withdrawn = [w for w in out if w.get("method") == "$/cancel_request"]
+    assert withdrawn == (
+        [{"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}]
+        if blocks
+        else []
+    )

@@ -45,9 +45,27 @@ def agent(revision: acp.Revision = acp.PREVIEW) -> acp.AgentEngine:
     return acp.new_agent(SID, revision=revision)
 
 
+#: What the engines of the running test sent and received, as a checker trace (the P19 and
+#: R76 tests judge theirs with `check_trace`; each of them builds one line of engines).
+TRACE: list[dict[str, Any]] = []
+
+
+@pytest.fixture(autouse=True)
+def _fresh_trace() -> None:
+    TRACE.clear()
+
+
+def clean(revision: acp.Revision = acp.PREVIEW) -> None:
+    """The engine-produced trace of this test breaks no rule the checker judges."""
+    assert [v for v in acp.check_trace(TRACE, revision=revision) if not v.warning] == []
+
+
 def do(engine: acp.AgentEngine, intent: Any) -> acp.Step:
     result = step(engine, intent)
     _valid(result.outbound, engine.revision)
+    if type(intent) is Received:
+        TRACE.append({"from": "client", "message": acp.encode_message(intent.message)})
+    TRACE.extend({"from": "agent", "message": wire} for wire in result.outbound)
     return result
 
 
@@ -413,3 +431,118 @@ def test_a_child_cancel_withdraws_the_childs_requests_and_a_parent_cancel_does_n
     engine = do(engine, acp.AcceptPrompt(1)).state
     _, out = receive(engine, cancel())
     assert [w for w in out if w.get("method") == "$/cancel_request"] == []  # the child's stays
+
+
+# -- a parent's cancel reaches its foreground children (P19, R73, R71 per child) -----------
+
+
+def _turn() -> acp.AgentEngine:
+    engine = receive(agent(), prompt(1)).state
+    return do(engine, acp.AcceptPrompt(1)).state
+
+
+def _child_runs(engine: acp.AgentEngine, child: str, parent: str | None = None) -> acp.AgentEngine:
+    engine = send(engine, acp.SubagentUpdate(child, title=child), parent).state
+    return send(engine, acp.RunningStateUpdate(), child).state
+
+
+def _before_the_turn() -> acp.AgentEngine:
+    engine = receive(_child_runs(agent(), "c1"), prompt(1)).state
+    return do(engine, acp.AcceptPrompt(1)).state
+
+
+def _prompt_waits_then_child() -> acp.AgentEngine:
+    # A prompt waiting is no work yet: a child started then is background activity (R40).
+    return do(_child_runs(receive(agent(), prompt(1)).state, "c1"), acp.AcceptPrompt(1)).state
+
+
+def _listed() -> acp.AgentEngine:
+    engine = _child_runs(_turn(), "c1")
+    return do(engine, acp.ReportBackground((acp.BackgroundSubagent("c1"),))).state
+
+
+def _grandchild_of_a_listed_child() -> acp.AgentEngine:
+    engine = _child_runs(_turn(), "c1")
+    engine = do(engine, acp.ReportBackground((acp.BackgroundSubagent("c1"),))).state
+    return _child_runs(engine, "c2", "c1")
+
+
+def _grandchild() -> acp.AgentEngine:
+    return _child_runs(_child_runs(_turn(), "c1"), "c2", "c1")
+
+
+def _ended_child() -> acp.AgentEngine:
+    engine = _child_runs(_turn(), "c1")
+    return send(engine, acp.IdleStateUpdate("end_turn"), "c1").state
+
+
+def _mirrored_only() -> acp.AgentEngine:
+    # the parent says the child runs; the child's own stream said nothing yet (P4)
+    return send(_turn(), acp.SubagentUpdate("c1", state=acp.RunningStateUpdate())).state
+
+
+@pytest.mark.parametrize(
+    ("setup", "reached"),
+    [
+        (lambda: _child_runs(_turn(), "c1"), ("c1",)),
+        (_grandchild, ("c1", "c2")),
+        (_before_the_turn, ()),
+        (_prompt_waits_then_child, ()),
+        (_listed, ()),  # R73: listed background work keeps running
+        (_grandchild_of_a_listed_child, ()),
+        (_ended_child, ()),
+        (_mirrored_only, ()),
+    ],
+    ids=[
+        "started in the turn",
+        "grandchild too",
+        "started before the turn",
+        "started while a prompt waited",
+        "listed as background",
+        "under a listed child",
+        "already idle",
+        "only mirrored",
+    ],
+)
+def test_p19_a_parent_cancel_reaches_the_children_of_its_foreground_work(
+    setup: Any, reached: tuple[str, ...]
+) -> None:
+    engine = receive(setup(), cancel()).state
+    assert engine.cancelled_children == reached
+    assert engine.violations == ()
+    for child in reached:  # R21 per child: that work now ends `cancelled`, nothing else
+        assert refused(engine, acp.SendUpdate(acp.IdleStateUpdate("end_turn"), child)) == "R21"
+        engine = send(engine, acp.IdleStateUpdate("cancelled"), child).state
+    assert engine.cancelled_children == ()
+    for child in set(engine.children.parents) - set(reached):
+        if engine.children.sessions[child].foreground.state == "running":
+            engine = send(engine, acp.IdleStateUpdate("end_turn"), child).state  # not cancelled
+    assert do(engine, acp.EndTurn()).state.phase == "idle"
+    clean()
+
+
+def _withdrawn(out: tuple[dict[str, Any], ...]) -> list[Any]:
+    return [w["params"]["requestId"] for w in out if w.get("method") == "$/cancel_request"]
+
+
+def test_p19_the_reached_childs_requests_are_withdrawn_and_a_background_childs_stay() -> None:
+    engine = _child_runs(_turn(), "c1")
+    engine = _child_runs(engine, "c2")
+    engine = do(engine, acp.ReportBackground((acp.BackgroundSubagent("c2"),))).state
+    for child, request_id in (("c1", 10), ("c2", 11)):
+        engine = send(engine, acp.ToolCallUpdate(f"{child}-t", title="edit"), child).state
+        intent = acp.RequestPermission(
+            "Edit?", ALLOW, f"{child}-t", request_id=request_id, session_id=child
+        )
+        engine = do(engine, intent).state
+    engine, out = receive(engine, cancel())
+    assert _withdrawn(out) == [10]  # R71 for the reached child; c2's is background (R73)
+    assert engine.cancelled_children == ("c1",)
+    for request_id in (10, 11):
+        result = {"outcome": {"outcome": "cancelled"}}
+        answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        engine = receive(engine, answer).state
+    engine = send(engine, acp.IdleStateUpdate("cancelled"), "c1").state
+    engine = do(engine, acp.EndTurn()).state
+    assert acp.effective_state(engine.children, "c2") == "running"  # not cancelled: resumed (R12)
+    clean()

@@ -194,3 +194,113 @@ def test_cancel_request_of_a_joined_retry_withdraws_the_held_original() -> None:
     out = _feed(pair, {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 2}})
     assert sorted(m["id"] for m in out if m.get("error", {}).get("code") == -32800) == [1, 2]
     assert pair.agent.engine(sid).prompts == ()
+
+
+# -- what a parent's cancel and close reach (P19, R73, R76, P13) ----------------------------
+
+ALLOW = (acp.PermissionOption("y", "Yes", "allow_once"),)
+
+
+def _clean(pair: Pair) -> None:
+    for side, trace in (("agent", pair.agent_trace), ("client", pair.client_trace)):
+        found = acp.check_trace(trace, revision=acp.PREVIEW, side=side)  # type: ignore[arg-type]
+        assert [v for v in found if not v.warning] == []
+
+
+def _working_family() -> tuple[Pair, str]:
+    """A turn (prompt 0 accepted) with c1 started in it and asking for permission, c2 started
+    in it too but listed as background and asking as well, and a second prompt held."""
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    pair.client_says(sid, acp.SendPrompt((acp.TextContent("go"),)))
+    pair.settle()
+    _says(pair, sid, acp.AcceptPrompt(pair.agent.engine(sid).prompts[0].id))
+    for child in ("c1", "c2"):
+        _says(pair, sid, acp.SendUpdate(acp.SubagentUpdate(child, title=child)))
+        _says(pair, sid, acp.SendUpdate(acp.RunningStateUpdate(), child))
+        call = acp.ToolCallUpdate(f"{child}-t", title="edit", status="pending")
+        _says(pair, sid, acp.SendUpdate(call, child))
+        _says(pair, sid, acp.RequestPermission("Edit?", ALLOW, f"{child}-t", session_id=child))
+    _says(pair, sid, acp.ReportBackground((acp.BackgroundSubagent("c2"),)))
+    pair.client_says(sid, acp.SendPrompt((acp.TextContent("later"),)))
+    pair.settle()
+    return pair, sid
+
+
+def _agent_sent(pair: Pair) -> list[dict[str, Any]]:
+    return [e["message"] for e in pair.agent_trace if e["from"] == "agent"]
+
+
+def _withdrawn(messages: list[dict[str, Any]]) -> list[Any]:
+    return [m["params"]["requestId"] for m in messages if m.get("method") == "$/cancel_request"]
+
+
+def test_p19_a_parent_cancel_names_the_children_it_reached() -> None:
+    pair, sid = _working_family()
+    requests = {r.session_id: r.request_id for r in pair.agent.engine(sid).pending.values()}
+    before = len(_agent_sent(pair))
+    pair.client_says(sid, acp.SendCancel())
+    pair.settle()
+    assert acp.CancelReceived(sid, ("c1",)) in pair.agent_events
+    assert _withdrawn(_agent_sent(pair)[before:]) == [requests["c1"]]  # c2's stays (R73)
+    _says(pair, sid, acp.SendUpdate(acp.IdleStateUpdate("cancelled"), "c1"))
+    _says(pair, sid, acp.EndTurn())
+    pair.settle()
+    assert pair.agent.engine(sid).cancelled_children == ()
+    _clean(pair)
+
+
+def test_r76_close_ends_the_work_its_children_included_before_the_answer() -> None:
+    pair, sid = _working_family()
+    pending = dict(pair.agent.engine(sid).pending)
+    before = len(_agent_sent(pair))
+    pair.client_do(acp.CloseSession(sid))
+    pair.settle()
+    # the foreground work (c1 with it) winds down; every open request is withdrawn, once
+    assert acp.CloseRequested(sid, ("c1",)) in pair.agent_events
+    assert sorted(_withdrawn(_agent_sent(pair)[before:])) == sorted(pending)
+    held = [m for m in _agent_sent(pair)[before:] if m.get("error", {}).get("code") == -32800]
+    assert len(held) == 1  # the held prompt (R70 through R76)
+    _says(pair, sid, acp.EndTurn())
+    pair.settle()
+    assert sid in pair.client.sessions  # c1 is still winding down: no answer yet
+    _says(pair, sid, acp.SendUpdate(acp.AgentMessage("m", (acp.TextContent("bye"),)), "c1"))
+    _says(pair, sid, acp.SendUpdate(acp.IdleStateUpdate("cancelled"), "c1"))
+    pair.settle()
+    assert sid not in pair.client.sessions
+    assert acp.SessionClosed(sid, ("c1", "c2")) in pair.agent_events
+    sent = _agent_sent(pair)
+    assert sent[-1] == {"jsonrpc": "2.0", "id": sent[-1]["id"], "result": {}}
+    ends = [
+        (m["params"]["sessionId"], m["params"]["update"].get("stopReason"))
+        for m in sent[before:]
+        if m.get("method") == "session/update" and "stopReason" in m["params"]["update"]
+    ]
+    assert ends == [(sid, "cancelled"), ("c1", "cancelled")]
+    # P13: nothing for the session or its children after the close response
+    for session_id in (sid, "c1", "c2"):
+        update = acp.AgentMessage(f"late-{session_id}", (acp.TextContent("x"),))
+        target = None if session_id == sid else session_id
+        assert pair.agent_says(sid, acp.SendUpdate(update, target)).outbound == ()
+    _clean(pair)
+
+
+def test_r76_close_while_idle_withdraws_background_requests_and_answers_at_once() -> None:
+    pair = Pair(revision=acp.PREVIEW)
+    sid = pair.open()
+    _says(pair, sid, acp.SendUpdate(acp.SubagentUpdate("c1", title="bg")))
+    _says(pair, sid, acp.SendUpdate(acp.RunningStateUpdate(), "c1"))
+    _says(pair, sid, acp.SendUpdate(acp.ToolCallUpdate("t", title="edit"), "c1"))
+    _says(pair, sid, acp.RequestPermission("Edit?", ALLOW, "t", session_id="c1"))
+    pair.settle()
+    (request_id,) = pair.agent.engine(sid).pending
+    before = len(_agent_sent(pair))
+    pair.client_do(acp.CloseSession(sid))
+    pair.settle()
+    sent = _agent_sent(pair)[before:]
+    assert _withdrawn(sent) == [request_id]
+    assert sent[-1].get("result") == {}
+    assert acp.SessionClosed(sid, ("c1",)) in pair.agent_events
+    late = acp.SendUpdate(acp.IdleStateUpdate("cancelled"), "c1")
+    assert pair.agent_says(sid, late).outbound == ()
+    _clean(pair)

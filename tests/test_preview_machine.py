@@ -1,7 +1,8 @@
 """A hypothesis state machine over an agent/client pair at the Preview: children and
 grandchildren, their messages, states and cancellable tool calls, the client cancelling items
 and children through their capabilities, background work, prompts with idempotency keys and
-their retries (some racing the answer), and turns ending (some with a cancel racing the end).
+their retries (some racing the answer), and turns ending (some with a cancel racing the end,
+some cancelled while they run: the cancel reaches the children of that work, P19).
 
 After every step with nothing in flight: zero checker violations (each side's rules judged on
 its own recording), both sides hold the same session, the same children (links and views),
@@ -40,7 +41,8 @@ class PreviewPair(RuleBasedStateMachine):
         self.pair = AgentClientPair(revision=acp.PREVIEW, validator=_VALIDATOR)
         self.keys = 0
         self.keyed: list[Any] = []
-        self.cancelled_children: set[str] = set()  # cancelled by the client, not yet idle
+        self.cancelled_children: set[str] = set()  # cancelled, not yet idle
+        self.began_in_turn: set[str] = set()  # children whose work began in the parent's turn
         self.messages = 0
 
     def tree(self) -> acp.SessionTree:
@@ -97,11 +99,15 @@ class PreviewPair(RuleBasedStateMachine):
         # a child the client cancelled ends its work "cancelled" (R21, per child)
         stop = "cancelled" if child in self.cancelled_children else "end_turn"
         state: Any = acp.RunningStateUpdate() if busy else acp.IdleStateUpdate(stop)
-        if not busy and self.tree().sessions[child].foreground.state != "running":
+        running = self.tree().sessions[child].foreground.state == "running"
+        if not busy and not running:
             return  # an idle with a stop reason ends work: only after running
         self.send(state, child)
         if not busy:
             self.cancelled_children.discard(child)
+            self.began_in_turn.discard(child)
+        elif not running and self.pair.agent.turn is not None:
+            self.began_in_turn.add(child)
 
     @rule(child=st.sampled_from(CHILDREN), n=st.integers(0, 1), cancellable=st.booleans())
     def child_tool_call(self, child: str, n: int, cancellable: bool) -> None:
@@ -184,13 +190,49 @@ class PreviewPair(RuleBasedStateMachine):
     def end_turn(self) -> None:
         self.pair.agent_does(acp.EndTurn())
         self.pair.flush()
+        self.began_in_turn.clear()
+
+    @precondition(lambda self: self.pair.agent.turn is not None)
+    @rule(child=st.sampled_from(CHILDREN))
+    def child_works_for_the_turn(self, child: str) -> None:
+        if not self.announced(child):
+            self.announce(child, False, "")
+        self.child_state(child, True)
+
+    def cancel_turn(self) -> None:
+        # P19: the cancel reaches the children whose work began in this turn, unless they
+        # (or the child above them) are listed background work (R73).
+        listed = {
+            item.session_id
+            for item in self.pair.client.session.foreground.background or ()
+            if isinstance(item, acp.BackgroundSubagent)
+        }
+        reached = {
+            c
+            for c in self.began_in_turn - listed - self.cancelled_children
+            if not (c == "g1" and "c1" in listed)
+        }
+        self.pair.client_does(acp.SendCancel())
+        self.pair.flush()
+        self.cancelled_children |= reached
+        assert set(self.pair.agent.cancelled_children) == self.cancelled_children
+
+    @precondition(lambda self: self.pair.agent.turn is not None)
+    @rule()
+    def client_cancels_the_turn(self) -> None:
+        self.cancel_turn()
 
     @precondition(lambda self: self.pair.agent.turn is not None)
     @rule()
     def cancel_races_the_end(self) -> None:
-        self.pair.client_does(acp.SendCancel())  # still in flight when the agent ends
-        self.pair.agent_does(acp.EndTurn("cancelled"))
+        self.pair.auto_deliver = False
+        try:
+            self.pair.client_does(acp.SendCancel())  # still in flight when the agent ends
+            self.pair.agent_does(acp.EndTurn("cancelled"))
+        finally:
+            self.pair.auto_deliver = True
         self.pair.flush()
+        self.began_in_turn.clear()
 
     # -- invariants ----------------------------------------------------------------------
 

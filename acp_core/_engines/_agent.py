@@ -20,7 +20,9 @@ Theory of operation.
   approval (R25, Q17).
 - After `session/cancel` the agent may still report (R23); the turn then ends with idle +
   `cancelled` whatever stop reason the agent asks for, and an abort becomes `cancelled` too
-  (R21, R22). Prompts received but not accepted yet are answered -32800 at once.
+  (R21, R22). Prompts received but not accepted yet are answered -32800 at once. At the
+  Preview the cancel also reaches the children that are part of the cancelled work (P19): see
+  `cancelled_children`.
 - Every message update carries a message id (R4); ids are the caller's or come from a
   deterministic counter (R5). Custom enum values must be `_`-prefixed (R18, R19).
 - Updates outside a turn are background activity (R40): allowed, foreground unchanged.
@@ -69,6 +71,7 @@ from ._agent_build import (
     new_message_id,
     refuse,
 )
+from ._agent_cancel import cancelled_children
 from ._agent_keys import prompt_inserted, prompt_released
 from ._agent_output import OUTPUT_STEPS
 from ._agent_permissions import PERMISSION_STEPS, PendingPermission
@@ -126,7 +129,8 @@ class AgentEngine:
             from the machine).
         prompts: received prompts not yet accepted or rejected, oldest first (a property:
             the machine's queue of waiting prompts).
-        pending: permission requests awaiting an answer, by request id.
+        pending: permission requests awaiting an answer, by request id (a property: whether
+            one blocks the current turn, `PendingPermission.foreground`, is the machine's).
         decisions: answered permission requests, by request id.
         open_message: (role, id) of the message that text chunks currently continue.
         counter: next number of the deterministic id counter.
@@ -138,6 +142,9 @@ class AgentEngine:
         children: the child sessions this engine announced and what it sent on them, as the
             client's `SessionTree` holds them (Preview; `_engines/_agent_preview.py`).
         child_conversations: each child's lifecycle, one conversation machine per child.
+        cancelled_children: (a property) the children whose work was cancelled and has not
+            ended yet: the client's cancel of a child, or the parent's cancel reaching the
+            children that are part of its foreground work (P19, `_engines/_agent_cancel.py`).
         keys: the prompts' idempotency keys of this session (Preview, R67-R69).
         background: the background list every state update carries once `ReportBackground`
             was used (2026-11 on, R74); None: not reporting.
@@ -147,7 +154,8 @@ class AgentEngine:
     session: SessionState
     revision: Revision = DEFAULT_REVISION
     _turn: Turn | None = None  # `turn=` to construct; read it through `turn`
-    pending: PMap[int | str | None, PendingPermission] = attrs.field(factory=PMap)
+    # `pending=` to construct; read it through `pending` (the machine says which block work)
+    _pending: PMap[int | str | None, PendingPermission] = attrs.field(factory=PMap)
     decisions: PMap[int | str | None, PermissionDecision] = attrs.field(factory=PMap)
     open_message: tuple[str, str] | None = None
     counter: int = 1
@@ -176,6 +184,27 @@ class AgentEngine:
         if turn is None or turn.cancel_requested is cancelled:
             return turn
         return attrs.evolve(turn, cancel_requested=cancelled)
+
+    @property
+    def cancelled_children(self) -> tuple[str, ...]:
+        """The child sessions whose work was cancelled and has not ended yet (the client's
+        cancel of a child, C35, or the parent's cancel reaching it, P19): stop them, and end
+        each one's work with idle + `cancelled` (R21 per child)."""
+        return cancelled_children(self)
+
+    @property
+    def pending(self) -> PMap[int | str | None, PendingPermission]:
+        """Permission requests awaiting an answer, each `foreground` as the machine says."""
+        stored = self._pending
+        if not stored:
+            return stored
+        conv = self.conversation
+        out = stored
+        for request_id, request in stored.items():
+            foreground = request.session_id is None and conv.blocks(request_id)
+            if request.foreground is not foreground:
+                out = out.set(request_id, attrs.evolve(request, foreground=foreground))
+        return out
 
     @property
     def prompts(self) -> tuple[PromptRequest, ...]:
@@ -301,13 +330,10 @@ def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
     if turn.cancel_requested:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
     check_value(b.engine.revision, "stop reason", stop_reason)
+    # The machine ends the work with this idle: requests it asked become background, so a
+    # late answer does not hold up the next turn (`Conversation.blocks`).
     b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
-    pending = b.get("pending")
-    for request_id, request in pending.items():
-        if request.foreground:
-            # The work it blocked is over: a late answer must not hold up the next turn.
-            pending = pending.set(request_id, attrs.evolve(request, foreground=False))
-    b.set(turn=None, open_message=None, pending=pending)
+    b.set(turn=None, open_message=None)
 
 
 def _end_turn(b: Build, intent: EndTurn) -> None:

@@ -76,6 +76,6 @@ def withdraw_permissions(b: Build) -> None:
     foreground work with `$/cancel_request`; background requests stay open (C40)."""
     if not b.engine.revision.includes(PREVIEW_NAME):
         return
-    for pending in b.get("pending").values():
-        if pending.foreground:
-            b.send(CancelRequestNotification(pending.request_id))
+    for request_id, pending in b.get("pending").items():
+        if pending.session_id is None and b.conversation.blocks(request_id):
+            b.send(CancelRequestNotification(request_id))

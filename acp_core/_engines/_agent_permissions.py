@@ -31,13 +31,21 @@ __all__ = ["PERMISSION_STEPS", "PendingPermission"]
 
 @attrs.frozen
 class PendingPermission:
-    """A permission request the client has not answered yet."""
+    """A permission request the client has not answered yet.
+
+    Attributes:
+        foreground: it blocks the current turn (False: background, a child's, or its turn
+            has ended), as read through `AgentEngine.pending`: the conversation machine knows
+            which requests the current work asked (`Conversation.blocks`), so the value
+            stored with the engine is never consulted.
+        session_id: the child whose request it is (Preview); None: the agent's own.
+    """
 
     request_id: int | str | None
     tool_call_id: str | None
     options: tuple[PermissionOption, ...]
-    foreground: bool  # blocks the current turn (False: background, or its turn has ended)
-    session_id: str | None = None  # a child's request (Preview); None: the agent's own
+    foreground: bool = False
+    session_id: str | None = None
 
 
 def _request_permission(b: Build, intent: RequestPermission) -> None:
@@ -93,16 +101,12 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
         b.set(pending=engine.pending.set(request_id, pending), open_message=None)
         return
     b.send(request)
-    foreground = engine.turn is not None
-    if foreground and b.session.foreground.state == "running":
-        b.update(RequiresActionStateUpdate())  # R11; background requests do not flip it (Q33)
-    b.set(
-        pending=engine.pending.set(
-            request_id,
-            PendingPermission(request_id, intent.tool_call_id, intent.options, foreground),
-        ),
-        open_message=None,
-    )
+    # R11; background requests do not flip it (Q33). The machine that just followed the
+    # request knows whether it was asked during the current work.
+    if b.conversation.blocks(request_id) and b.session.foreground.state == "running":
+        b.update(RequiresActionStateUpdate())
+    pending = PendingPermission(request_id, intent.tool_call_id, intent.options)
+    b.set(pending=engine.pending.set(request_id, pending), open_message=None)
 
 
 def _cancel_permission(b: Build, intent: CancelPermission) -> None:

@@ -40,7 +40,6 @@ from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import decode_part, encode_part
 from acp_core._wire._json import EMPTY_OBJECT
 from acp_core._wire._jsonrpc import (
-    CancelRequestNotification,
     CancelSessionNotification,
     CancelTerminalRequest,
     CancelToolCallRequest,
@@ -69,6 +68,7 @@ from acp_core._wire._updates_2026_11 import (
 from acp_core._wire._updates_preview import SubagentUpdate, UnknownStateUpdate
 
 from ._agent_build import Build, check_absolute, refuse
+from ._agent_cancel import cancel_child_work
 from ._intents_preview import ReportBackground, SendUpdate
 
 __all__ = ["PREVIEW_STEPS", "answer_item_cancel", "child_cancel"]
@@ -230,10 +230,7 @@ def child_cancel(b: Build, message: CancelSessionNotification) -> bool:
     if link is None:
         return False
     if link.can_cancel:
-        b.child_machine(message.session_id, "client", message)
-        for pending in b.get("pending").values():  # R71 for the child's own requests
-            if pending.session_id == message.session_id:
-                b.send(CancelRequestNotification(pending.request_id))
+        cancel_child_work(b, message.session_id, message)  # R21, R71 for the child's work
     else:
         b.note("C29", f"session/cancel for child {message.session_id!r}, which has no cancel")
     return True

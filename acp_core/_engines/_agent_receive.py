@@ -34,6 +34,7 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._updates import RunningStateUpdate, ToolCallUpdate
 
 from ._agent_build import Build
+from ._agent_cancel import cancel_foreground_children
 from ._agent_keys import keyed_prompt, prompt_released, withdraw_permissions
 from ._agent_preview import answer_item_cancel, child_cancel, send_update
 from ._intents import Received
@@ -91,7 +92,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
         _child_answered(b, pending, decision)
         return
     turn = engine.turn
-    blocked = any(p.foreground for p in remaining.values())
+    blocked = any(b.conversation.blocks(r) for r, p in remaining.items() if p.session_id is None)
     if (
         turn is not None
         and not turn.cancel_requested
@@ -113,7 +114,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
 
 def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDecision) -> None:
     # A child's request (Preview), as the agent's own (R12, R15) but on the child: the
-    # answer resumes it with `running` and a grant starts its tool, unless it was cancelled.
+    # answer resumes it with `running` and a grant starts its tool unless it was cancelled.
     child = pending.session_id
     assert child is not None
     machine = b.get("child_conversations").get(child)
@@ -122,8 +123,12 @@ def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDe
     frozen = machine is not None and tool is not None and machine.frozen(tool)
     asking = any(p.session_id == child for p in b.get("pending").values())
     state = b.get("children").sessions[child].foreground.state
-    if not cancelled and not asking and state == "requires_action":
-        send_update(b, RunningStateUpdate(), child)  # R12 on the child
+    if not asking and state == "requires_action":
+        # R12 on the child, cancelled or not: its work winds down from `running`. A child the
+        # parent's cancel reached (P19) was not cancelled in the client's view of the child,
+        # so any output before its `cancelled` idle needs that `running` (the parent's own
+        # turn after a cancel is different: the client saw that cancel, R20).
+        send_update(b, RunningStateUpdate(), child)
     if decision.approved and tool is not None and not cancelled and not frozen:
         call = b.get("children").sessions[child].tool_calls.get(tool)
         if call is not None and call.status == "pending":
@@ -145,9 +150,11 @@ def received(b: Build, intent: Received) -> None:
             if child_cancel(b, message):  # a child's cancel (C35), or the client's C29
                 return
             raise _remote("E3", f"cancel for session {message.session_id!r}")
+        start = engine.conversation.work_started_at
         b.receive(message)  # before the answers it causes; the machine marks the work cancelled
         if engine.turn is not None:
             withdraw_permissions(b)  # R71 (Preview): $/cancel_request for each
+            cancel_foreground_children(b, start)  # P19: the children part of that work
         # Prompts not accepted yet are cancelled with the work ("its prompts not yet
         # inserted", 2026-11 draft, R70), each answered -32800 so none is dropped silently
         # (Q4); retries joined to one share the answer (R68).

@@ -177,8 +177,11 @@ def _receive(b: Build, message: Message) -> None:
         if session is None or not session.attached:
             b.finding("E3", f"session/cancel for unknown session {message.session_id!r}")
             return
+        before = session.engine.cancelled_children
         step_session(b, target, Received(message))
-        b.event(CancelReceived(message.session_id))
+        after = b.sessions[target].engine.cancelled_children
+        reached = tuple(c for c in after if c not in before and c != message.session_id)
+        b.event(CancelReceived(message.session_id, reached))
     elif kind is CancelToolCallRequest or kind is CancelTerminalRequest:
         item: Any = message  # tool_call/cancel, terminal/cancel (2026-11 on): its engine answers
         if item.id in b.incoming:

@@ -29,6 +29,7 @@ from ._connection_agent_state import (
     Build,
     child_refused,
     finish_close,
+    settled,
     step_session,
 )
 from ._connection_values import (
@@ -186,17 +187,24 @@ def _close(b: Build, request: Request) -> None:
     if session is None or not session.attached:
         b.answer(request.id, result_reply(request.id, {}))  # closing what is not active succeeds
         return
-    # As if `session/cancel` came first: held prompts get -32800, the turn winds down, and
-    # open permission requests are withdrawn.
+    # R76: as if `session/cancel` came first: held prompts get -32800, the turn winds down
+    # with the children that are part of it (P19), the requests of that work are withdrawn
+    # (R71). The close stops background work too, so every other open request (background
+    # work's, a background child's) is withdrawn as well, each once.
+    sent = len(b.wire)
     step_session(b, session_id, Received(CancelSessionNotification(session_id)))
+    withdrawn = {
+        m["params"]["requestId"] for m in b.wire[sent:] if m.get("method") == "$/cancel_request"
+    }
     for request_id in list(b.sessions[session_id].engine.pending.keys()):
-        step_session(b, session_id, CancelPermission(request_id))
+        if request_id not in withdrawn:
+            step_session(b, session_id, CancelPermission(request_id))
     session = attrs.evolve(b.sessions[session_id], closing=(request.id,))
     b.sessions = b.sessions.set(session_id, session)
-    if session.engine.turn is None:
+    if settled(session.engine):
         finish_close(b, session_id)
     else:
-        b.event(CloseRequested(session_id))
+        b.event(CloseRequested(session_id, session.engine.cancelled_children))
 
 
 def _option_values(option: SessionConfigSelect) -> set[str]:

@@ -26,6 +26,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
 from ._agent import AgentEngine, Turn, agent_step, new_agent
+from ._agent_cancel import descendants
 from ._connection_values import (
     AnswerRequest,
     ConnectionStep,
@@ -48,6 +49,7 @@ __all__ = [
     "child_refused",
     "new_agent_connection",
     "owner_of",
+    "settled",
 ]
 
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
@@ -255,8 +257,14 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
                 b.incoming = b.incoming.delete(request_id)
         b.wire.extend(outbound)
     b.sessions = b.sessions.set(session_id, session)
-    if session.closing_pending and engine.turn is None:
+    if session.closing_pending and settled(engine):
         finish_close(b, session_id)
+
+
+def settled(engine: AgentEngine) -> bool:
+    """A close may be answered: no foreground work, and no child still winding down work
+    that was cancelled (R76: final updates and idle `cancelled` come before the response)."""
+    return engine.turn is None and not engine.cancelled_children
 
 
 def fresh_id(b: Build) -> int:
@@ -321,8 +329,9 @@ def host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
         if method.startswith("session/delete:"):
             session_id = method.split(":", 1)[1]
             if session_id in b.sessions:
+                engine = b.sessions[session_id].engine
                 b.sessions = b.sessions.delete(session_id)
-                b.event(SessionClosed(session_id))
+                b.event(SessionClosed(session_id, descendants(engine.children, session_id)))
     else:
         b.answer(
             intent.request_id,
@@ -335,5 +344,6 @@ def finish_close(b: Build, session_id: str) -> None:
     for request_id in session.closing:
         b.answer(request_id, result_reply(request_id, {}))
     b.sessions = b.sessions.set(session_id, attrs.evolve(session, attached=False, closing=()))
-    # Answers to its withdrawn permission requests still route to its (detached) engine.
-    b.event(SessionClosed(session_id))
+    # Answers to its withdrawn permission requests still route to its (detached) engine; its
+    # children live in that engine, so nothing of theirs goes out either (P13).
+    b.event(SessionClosed(session_id, descendants(session.engine.children, session_id)))

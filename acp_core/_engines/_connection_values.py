@@ -172,9 +172,13 @@ class SessionOpened:
 
 @attrs.frozen
 class SessionClosed:
-    """A session stopped being active on this connection (closed, deleted)."""
+    """A session stopped being active on this connection (closed, deleted).
+
+    `children`: its child sessions (the Preview, every level, parents first), which end with
+    it (decision P13): stop their work too; nothing of theirs goes on the wire any more."""
 
     session_id: str
+    children: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -187,17 +191,27 @@ class PromptReceived:
 
 @attrs.frozen
 class CancelReceived:
-    """`session/cancel` reached the session's engine: wind the turn down."""
+    """`session/cancel` reached the session's engine: wind the turn down.
+
+    `children`: the child sessions whose work this cancel cancelled as well (the Preview,
+    decision P19: the children that are part of the cancelled foreground work), parents
+    first; stop them too (`AgentEngine.cancelled_children` lists all that are still
+    winding down)."""
 
     session_id: str
+    children: tuple[str, ...] = ()
 
 
 @attrs.frozen
 class CloseRequested:
     """`session/close` for a session with a turn running: end the turn (it was cancelled);
-    the close is answered as soon as the session is idle."""
+    the close is answered as soon as the session is idle and the children its cancel reached
+    have ended their work (`children`, decision P19: each with idle + `cancelled`). Stop its
+    background work now (R76): nothing of the session or its children goes out after the
+    close response (`SessionClosed`)."""
 
     session_id: str
+    children: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -27,7 +27,8 @@ from ._predicates import RequestKey, shown
 
 
 def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
-    o.set(turn=Turn(prompt, at, started), work_ids=PMap(), late_ids=PMap())
+    turn = Turn(prompt, at, started, started_at=at if started else None)
+    o.set(turn=turn, work_ids=PMap(), late_ids=PMap())
 
 
 def _first_waiting(o: Obs) -> RequestKey | None:
@@ -226,8 +227,8 @@ def _work_reported(o: Obs, e: Event) -> bool:
         return False
     if c.turn is None:
         _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
-    else:
-        o.set(turn=attrs.evolve(c.turn, started=True))
+    elif not c.turn.started:
+        o.set(turn=attrs.evolve(c.turn, started=True, started_at=e.at))
     o.set(awaiting_resume=None)
     return True
 

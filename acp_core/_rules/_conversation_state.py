@@ -132,6 +132,7 @@ class Turn:
     at: int
     started: bool  # `running` (or `requires_action`) was reported
     early_output: bool = False  # R6 was reported for output before `running`
+    started_at: int | None = None  # where that first `running` (or `requires_action`) was
 
 
 @attrs.frozen
@@ -179,7 +180,7 @@ class Conversation:
         """A session in a known state: idle after `session/new` (what an engine starts from,
         Q2), or the reported state of a restored session (work in progress, no prompt)."""
         phase = _PHASES.get(foreground, Phase.OTHER)
-        turn = None if phase is Phase.IDLE else Turn(None, 0, True)
+        turn = None if phase is Phase.IDLE else Turn(None, 0, True, started_at=0)
         return cls(revision, phase, turn=turn)
 
     @classmethod
@@ -207,6 +208,23 @@ class Conversation:
         """`ident` (a tool call, a terminal) belongs to cancelled work that has ended: R23
         allows it no more updates until new work starts."""
         return ident in self.late_ids and not self.replaying
+
+    @property
+    def work_started_at(self) -> int | None:
+        """Where the current foreground work was first reported (`running` or
+        `requires_action`); None while there is none (idle, or a prompt not taken yet)."""
+        turn = self.turn
+        return None if turn is None else turn.started_at
+
+    def blocks(self, request_id: object) -> bool:
+        """Whether the agent's unanswered permission request `request_id` was asked during
+        the current foreground work: it blocks that work (R11, R12) and is withdrawn with it
+        (R71). One asked outside it, before it or with its work ended, is background (C40)."""
+        start = self.work_started_at
+        if start is None:
+            return False
+        asked = self.permissions.get(request_key(request_id))
+        return asked is not None and asked >= start
 
     @property
     def working(self) -> bool:
