@@ -235,3 +235,42 @@ def test_a_request_blocks_the_turn_only_when_asked_during_its_work(
         if blocks
         else []
     )
+
+
+def _trace(*steps: tuple[str, object]) -> list[dict[str, object]]:
+    """The agent's recording of `steps` (`("agent", intent)` or `("client", wire)`)."""
+    engine, trace = new_agent(SID, revision=acp.PREVIEW), []
+    for side, item in steps:
+        if side == "client":
+            message = acp.decode_message(item, revision=acp.PREVIEW)
+            trace.append({"from": "client", "message": item})
+            engine, out = step(engine, acp.Received(message))  # type: ignore[arg-type]
+        else:
+            engine, out = step(engine, item)
+        trace.extend({"from": "agent", "message": wire} for wire in out)
+    return trace
+
+
+ASK = ("agent", RequestPermission("Go?", OPTIONS, request_id=7))
+WORK, ABORT, CANCEL = ("agent", StartWork()), ("agent", ReportAbort()), ("client", cancel_wire())
+
+
+@pytest.mark.parametrize(
+    ("steps", "r71"),
+    [
+        ((ASK, CANCEL, WORK, ABORT), False),  # the cancel came while idle: it cancelled nothing
+        ((ASK, WORK, CANCEL, ABORT), False),  # asked before the work: background (R40, R73)
+        ((WORK, ASK, CANCEL, ABORT), False),  # asked in the work: the engine withdraws it
+    ],
+    ids=["cancel while idle", "asked before the work", "asked in the work"],
+)
+def test_r71_the_checker_asks_to_withdraw_only_what_the_cancelled_work_asked(
+    steps: tuple[tuple[str, object], ...], r71: bool
+) -> None:
+    trace = _trace(*steps)
+    found = [v.rule for v in acp.check_trace(trace, revision=acp.PREVIEW)]
+    assert ("R71" in found) is r71, found
+    withdrawn = [e for e in trace if e["message"].get("method") == "$/cancel_request"]  # type: ignore[attr-defined]
+    if withdrawn:  # without the engine's withdrawal the same work breaks R71
+        trace.remove(withdrawn[0])
+        assert "R71" in [v.rule for v in acp.check_trace(trace, revision=acp.PREVIEW)]

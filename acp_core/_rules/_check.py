@@ -227,7 +227,18 @@ class _Checker:
         if self.preview is not None:
             for f in self.preview.message(i, side, sid, msg):
                 self.report(f.rule, f.at, f.message)
+            if side == CLIENT and isinstance(msg, j.CancelSessionNotification):
+                self.background_requests(i, msg.session_id)
         self.observe(sid, i, side, msg)
+
+    def background_requests(self, i: int, sid: str) -> None:
+        # R71 asks to withdraw the requests of the work a cancel cancels. Which work asked a
+        # request is the session machine's to say (`Conversation.cancels`): a cancel while
+        # idle cancels nothing (Q20) and a request asked before the work began is background
+        # (R40; R73: the agent MAY stop it). Only those the machine cannot place stay marked.
+        conv = self.sessions.get(sid)
+        if conv is not None and self.preview is not None:
+            self.preview.not_cancelled(i, conv.cancels)
 
     def observe(self, sid: str | None, i: int, side: Sender, msg: object) -> None:
         conv = self.connection if sid is None else self.sessions.get(sid)

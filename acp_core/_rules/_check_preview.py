@@ -23,7 +23,7 @@ before them, and nothing here raises on any decoded message.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from acp_core._wire import _jsonrpc as j
@@ -348,6 +348,17 @@ class PreviewRules:
                 f"{shown(tool)}; session/cancel (line {cancel_at}) leaves it open, yet the "
                 "client answers it cancelled",
             )
+
+    def not_cancelled(self, i: int, cancels: Callable[[RequestKey], bool | None]) -> None:
+        """The session/cancel of line `i` did not cancel the work of the requests for which
+        `cancels` (the session machine's `Conversation.cancels`) says False: R71 does not
+        ask to withdraw them. A listed tool call's request stays marked for C40."""
+        for key, at in list(self.cancelled.items()):
+            asked = self.permissions.get(key)
+            if at != i or asked is None or cancels(key) is not False:
+                continue
+            if ("tool_call", asked[2]) not in (self.background.get(asked[0]) or {}):
+                del self.cancelled[key]
 
     def finish(self) -> list[Finding]:
         """What the end of the recording shows: withdrawn requests never answered (C40)."""

@@ -220,11 +220,29 @@ class Conversation:
         """Whether the agent's unanswered permission request `request_id` was asked during
         the current foreground work: it blocks that work (R11, R12) and is withdrawn with it
         (R71). One asked outside it, before it or with its work ended, is background (C40)."""
+        return self.blocks_key(request_key(request_id))
+
+    def blocks_key(self, key: RequestKey) -> bool:
+        """`blocks`, for the request's key."""
         start = self.work_started_at
         if start is None:
             return False
-        asked = self.permissions.get(request_key(request_id))
+        asked = self.permissions.get(key)
         return asked is not None and asked >= start
+
+    def cancels(self, key: RequestKey) -> bool | None:
+        """Whether a `session/cancel` now cancels the work that asked the agent's pending
+        permission request `key` (R71): False when nothing is working (the machine ignores
+        such a cancel, Q20) or the request was asked before the current work began
+        (background, R40), True when asked during it; None when the machine cannot tell (a
+        request it never saw, work it never saw begin)."""
+        if not self.working:
+            return False
+        asked = self.permissions.get(key)
+        start = self.work_started_at
+        if asked is None or start is None:
+            return None
+        return asked >= start
 
     @property
     def working(self) -> bool:
