@@ -17,7 +17,13 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._engines import _agent_keys, _agent_preview, _connection_agent_state, _idempotency
+from acp_core._engines import (
+    _agent_keys,
+    _agent_preview,
+    _connection_agent_setup,
+    _connection_agent_state,
+    _idempotency,
+)
 from acp_core.explore import Counterexample, explore_levels
 
 
@@ -57,6 +63,21 @@ def every_retry_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_agent_keys, "admit", admit)
 
 
+def no_snapshot_after_a_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent connection serves a resume with replay without the resumed session's state
+    snapshot after its history: no `running` (or `idle`) tells the client where the session
+    stands (R62; a child's snapshot, and a resume without replay, are left as they were)."""
+    real = _connection_agent_setup.resume_updates
+
+    def resume_updates(tree: Any, state: Any, revision: Any, *, history: bool) -> Any:
+        for target, update in real(tree, state, revision, history=history):
+            snapshot = type(update).__name__.endswith("StateUpdate")
+            if not (history and snapshot and target == state.session_id):
+                yield target, update
+
+    monkeypatch.setattr(_connection_agent_setup, "resume_updates", resume_updates)
+
+
 class Mutant(NamedTuple):
     apply: Callable[[pytest.MonkeyPatch], None]
     sessions: int
@@ -73,6 +94,9 @@ MUTANTS: dict[str, Mutant] = {
     ),
     "a retried key inserted twice (Preview)": Mutant(
         every_retry_is_new, 1, ("prompt", "accept", "end", "retry", "deliver"), acp.V2_PREVIEW
+    ),
+    "no state snapshot (running / idle) after a replay (Preview)": Mutant(
+        no_snapshot_after_a_replay, 1, None, acp.V2_PREVIEW
     ),
 }
 

@@ -78,6 +78,11 @@ def cancelled_turn_ends_normally(out: Outbound) -> Outbound:
     return tuple(rewrite(m) for m in out)
 
 
+def cancelled_turn_never_ended(out: Outbound) -> Outbound:
+    # The idle that ends cancelled work is never sent (the agent's engine ends the turn).
+    return tuple(m for m in out if (_update(m) or {}).get("stopReason") != "cancelled")
+
+
 def idle_without_stop_reason(out: Outbound) -> Outbound:
     def rewrite(m: dict[str, Any]) -> dict[str, Any]:
         u = _update(m)
@@ -202,6 +207,12 @@ MUTANTS: dict[str, tuple[Any, ...]] = {
         lambda m: _wire_mutant(m, cancelled_turn_ends_normally),
         1,
         CANCELLING,
+    ),
+    # Found where a close cancels the work: its answer comes while the work runs (R24).
+    "a cancelled turn never ended": (
+        lambda m: _wire_mutant(m, cancelled_turn_never_ended),
+        1,
+        None,
     ),
     "a turn ends without a stop reason": (
         lambda m: _wire_mutant(m, idle_without_stop_reason),

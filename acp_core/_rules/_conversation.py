@@ -310,7 +310,9 @@ def finish(conv: Conversation) -> tuple[Finding, ...]:
         for key, (at, ended) in conv.cancelled_permissions.items()
         if ended
     ]
-    if conv.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION, Phase.OTHER) and not conv.replaying:
+    working = conv.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION, Phase.OTHER)
+    # A closed session takes no new prompt: work left running at its close is R24's.
+    if working and not conv.replaying and conv.closed_at is None:
         found.append(
             Finding(
                 "R7",

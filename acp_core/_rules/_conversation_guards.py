@@ -253,6 +253,14 @@ def _r24_answer(c: Conversation, e: Event) -> str | None:
     if not isinstance(msg, j.Response):
         return None  # an error is allowed (unknown or inactive session)
     result = msg.result
+    if ending(c):
+        # Nothing may be reported for the session once the close is answered, so the idle +
+        # "cancelled" that ends the work it cancelled (R21) can only come before the answer.
+        return (
+            "session/close is answered while the work it cancels has not ended: its idle "
+            'with stopReason "cancelled" must come before the answer (nothing is reported '
+            "for the session after it)"
+        )
     if isinstance(result, Mapping) and not [k for k in result if k != "_meta"]:
         return None
     return (
