@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import os
+import pickle
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +32,7 @@ from ._cli._report import counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
+from .explore import pack_expansions, unpack_expansions
 
 #: Exit statuses of `check`.
 EXIT_OK = 0
@@ -260,12 +262,51 @@ def _map_shards(workers: int, executor: str, scheduler: str | None) -> Iterator[
         if cluster is not None:
             cluster.close()
     elif workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        with ProcessPoolExecutor(workers) as pool:
-            yield lambda fn, tasks: list(pool.map(fn, tasks))
+        # This process is one of the workers: it expands shards from the front of each
+        # level while `workers - 1` processes take them from the back, two in flight each,
+        # until the two ends meet (so neither waits for the other; a shipped shard costs
+        # its process more than a shard here costs this one: its nodes arrive without
+        # their checker states). Tasks and results cross as bytes pickled in this thread:
+        # the pool's own threads would pickle them while this one works, holding the GIL.
+        with ProcessPoolExecutor(workers - 1) as pool:
+            in_flight = 2 * (workers - 1)
+
+            def front_and_back(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+                results: list[Any] = [None] * len(tasks)
+                pending: dict[Any, int] = {}
+                front, back = 0, len(tasks)
+                while front < back or pending:
+                    for future in [f for f in pending if f.done()]:
+                        index = pending.pop(future)
+                        packed = pickle.loads(future.result())
+                        results[index] = unpack_expansions(tasks[index], packed)
+                    while len(pending) < in_flight and back - 1 > front:  # one stays here
+                        back -= 1
+                        blob = pickle.dumps(tasks[back])
+                        pending[pool.submit(_pickled_call, fn, blob)] = back
+                    if front < back:
+                        results[front] = fn(tasks[front])
+                        front += 1
+                    elif pending:
+                        wait(pending, return_when=FIRST_COMPLETED)
+                return results
+
+            yield front_and_back
     else:
         yield lambda fn, tasks: [fn(t) for t in tasks]
+
+
+def _pickled_call(fn: Callable[[Any], Any], blob: bytes) -> bytes:
+    # In a worker: the task's expansions, packed (`pack_expansions`) and pickled.
+    task = pickle.loads(blob)
+    return pickle.dumps(pack_expansions(task, fn(task)))
+
+
+def new_run_id() -> str:
+    """A name for one `explore` run, unique among the runs a pool of workers serves."""
+    return f"{os.getpid()}-{time.time_ns()}"
 
 
 def _run_explore(args: argparse.Namespace) -> int:
@@ -276,7 +317,9 @@ def _run_explore(args: argparse.Namespace) -> int:
         write_report_beside(path, list(example.entries), list(range(len(example.entries))))
         return path
 
-    return _explore_cli.run(args, sys.stdout, time.perf_counter, write_trace, _map_shards)
+    return _explore_cli.run(
+        args, sys.stdout, time.perf_counter, write_trace, _map_shards, run_id=new_run_id()
+    )
 
 
 # -- rules ---------------------------------------------------------------------------------

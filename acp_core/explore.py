@@ -14,7 +14,11 @@ cut into contiguous runs (`shard_of`), each shard is expanded by `expand_shard`,
 results are merged in frontier order, so any number of workers gives exactly the states,
 transitions and violations of one process. (The first version cut by a stable digest of each
 state; walking each state for its digest cost as much as judging it, and where a node is
-expanded changes nothing: deduplication is the merge's.)
+expanded changes nothing: deduplication is the merge's.) A successor whose state is known to
+be reached already is not judged: in one process, every state of the earlier levels; in a
+worker of a named run (`run`), the states that worker reached at earlier levels (its only
+memory across calls, `_REACHED`). Nodes travel without their checker states (`Node`
+pickles without them); `pack_expansions` sends back only the lines each action added.
 
 Judging: agent rules on the agent's own recording, client rules on the client's (each end
 reads its peer's messages in its own order; docs/transports.md, "Recording"), and the rules
@@ -66,7 +70,9 @@ __all__ = [
     "expand_shard",
     "explore",
     "explore_levels",
+    "pack_expansions",
     "shard_of",
+    "unpack_expansions",
 ]
 
 _REVISIONS = REVISIONS  # every revision of the registry (2026-08, 2026-11, the Preview)
@@ -201,8 +207,9 @@ def _replay_law(parent: Node, node: Node, revision: Revision) -> list[Counterexa
     return found
 
 
-#: What `expand_shard` returns for one node: (label, successor, its violations).
-Expansion = list[tuple[str, Node, tuple[Counterexample, ...]]]
+#: What `expand_shard` returns for one node: (label, successor, its violations); the
+#: successor is None when its state is known to be reached already (a transition, no more).
+Expansion = list[tuple[str, "Node | None", tuple[Counterexample, ...]]]
 
 
 @attrs.frozen
@@ -214,18 +221,51 @@ class Options:
     only: frozenset[str] | None = None
     should: bool = False
     symmetry: bool = False
-    ship_light: bool = False  # return successors without their checks (smaller pickles)
+    run: str | None = None  # names the run for the per-process memory of reached states
+    level: int = 0  # the level being expanded (set per level)
 
 
 #: One shard: the options and the nodes to expand.
 Task = tuple[Options, Sequence[Node]]
+
+#: Per process, the states its shards reached in the current run (`Options.run`) and the
+#: level each was first reached at. Every state a shard returns is in the run's seen set
+#: once its level is merged, so at a later level a successor equal to one is a transition
+#: to a known state: it goes back as a count, neither judged nor shipped. (Only earlier
+#: levels count: an executor may run a level's shards in any order, and within a level
+#: the merge, in frontier order, decides which path reached a state first.) Only the last
+#: run is kept.
+_REACHED: dict[str, dict[PairState, int]] = {}
+
+
+def _reached(run: str) -> dict[PairState, int]:
+    found = _REACHED.get(run)
+    if found is None:
+        _REACHED.clear()
+        found = _REACHED[run] = {}
+    return found
 
 
 def expand_shard(task: Task) -> list[Expansion]:
     """Expand every node of a shard: per node, its successors in alphabet order (label,
     successor, its violations). A top-level function, so processes can run it."""
     options, nodes = task
+    if options.run is None:
+        return _expand(options, nodes, set(), None)
+    return _expand(options, nodes, set(), _reached(options.run))
+
+
+def _expand(
+    options: Options,
+    nodes: Sequence[Node],
+    known: set[PairState],
+    reached: dict[PairState, int] | None,
+) -> list[Expansion]:
+    # `known`: states reached before this level (in this shard's process); `reached` (when
+    # the run is named): this process's memory, updated with the states found here.
     revision = _REVISIONS[options.revision]
+    level = options.level
+    here: set[PairState] = set()  # reached earlier in this shard (so earlier in the frontier)
     out: list[Expansion] = []
     for shipped in nodes:
         node = shipped
@@ -233,12 +273,70 @@ def expand_shard(task: Task) -> list[Expansion]:
             node = judged(None, node, revision, options.should)[0]
         expansion: Expansion = []
         for label, successor in successors(node, options.sessions, options.only, options.symmetry):
+            state = successor.state
+            if state in here or state in known:
+                expansion.append((label, None, ()))
+                continue
+            if reached is not None:
+                first = reached.setdefault(state, level)
+                if first < level:
+                    expansion.append((label, None, ()))
+                    continue
+            here.add(state)
             nxt, violations = judged(node, successor, revision, options.should)
-            if options.ship_light:
-                nxt = attrs.evolve(nxt, checks=None)
             expansion.append((label, nxt, violations))
         out.append(expansion)
     return out
+
+
+#: A shard's expansions packed for the trip back to the process that sent the shard:
+#: each successor as (its state, the lines its action added to each recording).
+Packed = list[list[tuple[str, "tuple[PairState, Any, Any] | None", tuple[Counterexample, ...]]]]
+
+
+def pack_expansions(task: Task, results: list[Expansion]) -> Packed:
+    """`results` without what the sender of `task` has already: a successor's recording
+    starts with its parent's, and its path is its parent's and its label."""
+    packed: Packed = []
+    for parent, expansion in zip(task[1], results, strict=True):
+        agent, client = len(parent.recording.agent), len(parent.recording.client)
+        packed.append(
+            [
+                (
+                    label,
+                    None
+                    if node is None
+                    else (node.state, node.recording.agent[agent:], node.recording.client[client:]),
+                    violations,
+                )
+                for label, node, violations in expansion
+            ]
+        )
+    return packed
+
+
+def unpack_expansions(task: Task, packed: Packed) -> list[Expansion]:
+    """What `pack_expansions` packed, as `expand_shard` returned it (without checks)."""
+    results: list[Expansion] = []
+    for parent, expansion in zip(task[1], packed, strict=True):
+        rec, path = parent.recording, parent.path
+        results.append(
+            [
+                (
+                    label,
+                    None
+                    if item is None
+                    else Node(
+                        item[0],
+                        attrs.evolve(rec, agent=rec.agent + item[1], client=rec.client + item[2]),
+                        (*path, label),
+                    ),
+                    violations,
+                )
+                for label, item, violations in expansion
+            ]
+        )
+    return results
 
 
 def shard_of(index: int, frontier: int, shards: int) -> int:
@@ -266,6 +364,7 @@ def explore_levels(
     actions: Iterable[str] | None = None,
     should: bool = False,
     symmetry: bool = False,
+    run: str | None = None,
 ) -> Iterator[ExploreLevel]:
     """Walk breadth-first, yielding after each completed level (1..depth).
 
@@ -278,6 +377,10 @@ def explore_levels(
 
     `map_shards(fn, tasks)` runs `fn` on each task and returns the results in task order
     (default: in this process); `shards` is how many tasks a level is cut into.
+    `run`: a name for this run, unique among the runs its worker processes serve (the CLI
+    makes one): each process then remembers the states its shards reached, and sends back
+    a successor it reached at an earlier level as a count instead of judging and shipping
+    it. The results are the same with or without it.
     """
     if revision.name not in _REVISIONS:
         raise ArgumentError(f"explore knows revisions {sorted(_REVISIONS)}, not {revision.name!r}")
@@ -291,29 +394,33 @@ def explore_levels(
     only = None if actions is None else frozenset(actions)
     if only is not None and not only <= set(ACTION_NAMES):
         raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")
-    options = Options(revision.name, sessions, only, should, symmetry, ship_light=shards > 1)
+    options = Options(revision.name, sessions, only, should, symmetry, run)
     root, _ = judged(None, initial_node(revision, sessions), revision, should)
     seen: set[PairState] = {root.state}
     frontier: list[Node] = [root]
     transitions = 0
     found: dict[str, Counterexample] = {}
     for level in range(1, depth + 1):
-        buckets: list[list[Node]] = [[] for _ in range(min(shards, len(frontier)))]
-        for index, node in enumerate(frontier):
-            buckets[shard_of(index, len(frontier), len(buckets))].append(node)
-        results = map_shards(expand_shard, [(options, bucket) for bucket in buckets])
+        at_level = attrs.evolve(options, level=level)
+        if shards == 1 and map_shards is _serial_map:  # this process: it knows every state
+            results = [_expand(at_level, frontier, seen, None)]
+        else:
+            buckets: list[list[Node]] = [[] for _ in range(min(shards, len(frontier)))]
+            for index, node in enumerate(frontier):
+                buckets[shard_of(index, len(frontier), len(buckets))].append(node)
+            results = map_shards(expand_shard, [(at_level, bucket) for bucket in buckets])
         nxt: list[Node] = []
         for result in results:  # in frontier order: independent of the shards
             for expansion in result:
-                for _label, node, violations in expansion:
+                for _label, reached, violations in expansion:
                     transitions += 1
-                    if node.state in seen:
+                    if reached is None or reached.state in seen:
                         continue
-                    seen.add(node.state)
+                    seen.add(reached.state)
                     for v in violations:
                         found.setdefault(v.rule, v)
                     if not violations:
-                        nxt.append(node)
+                        nxt.append(reached)
         frontier = nxt
         yield ExploreLevel(level, len(seen), transitions, len(frontier), tuple(found.values()))
         if not frontier:
@@ -330,6 +437,7 @@ def explore(
     actions: Iterable[str] | None = None,
     should: bool = False,
     symmetry: bool = False,
+    run: str | None = None,
 ) -> ExploreResult:
     """Explore every interleaving up to `depth` actions; see the module docstring."""
     last = ExploreLevel(0, 1, 0, 1, ())
@@ -342,6 +450,7 @@ def explore(
         actions=actions,
         should=should,
         symmetry=symmetry,
+        run=run,
     ):
         last = level
     return ExploreResult(last.states, last.transitions, last.depth, last.violations)

@@ -1,11 +1,17 @@
-"""explore: states per second, one process beside two (local processes), at each revision.
+"""explore: states per second, one process beside W (local processes), at each revision.
 
     python benchmarks/explore_bench.py [--depth N] [--sessions K] [--workers W] [--symmetry]
+                                       [--revision R] [--repeat N]
     python benchmarks/explore_bench.py --seconds 600 --revision preview [--sessions K]
 
-Prints, per revision, states, transitions, the depth, seconds and states/s for one process and
-for W processes side by side (the speed-up is their ratio: same machine, same run), and checks
-both found the same states, transitions and violations.
+Side by side (the default): per revision (`--revision`, else all three), explore once in one
+process and once with W workers (what `python -m acp_core explore --workers W` runs: this
+process expands one shard of each level, W - 1 processes the others), `--repeat` times, the
+two runs alternating so the machine's load falls on both alike. Prints one JSON object a
+revision: states, transitions, violations, each repetition's wall and CPU seconds (this
+process and its children) for 1 and W workers, and the medians: `speed_up` (wall, 1 / W) and
+`cpu_ratio` (CPU-seconds W / 1: what sharding costs on top of the work). It checks that both
+found the same states, transitions and violations.
 
 With `--seconds T`: how deep one process gets in T seconds at `--revision` (what
 `python -m acp_core explore --seconds T --json` prints: the last level completed, its states,
@@ -19,19 +25,30 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from acp_core import V2_2026_08, V2_2026_11, V2_PREVIEW
+from acp_core import REVISIONS, V2_PREVIEW
+from acp_core.__main__ import _map_shards, new_run_id
 from acp_core.__main__ import main as acp_main
+from acp_core._cli._explore_cli import shards_for
 from acp_core.explore import ExploreResult, explore
 
 
-def _timed(**kwargs: Any) -> tuple[ExploreResult, float]:
-    start = time.perf_counter()
-    result = explore(**kwargs)
-    return result, time.perf_counter() - start
+def _cpu() -> float:
+    own, children = os.times()[:2], os.times()[2:4]
+    return sum(own) + sum(children)
+
+
+def _timed(workers: int, **kwargs: Any) -> tuple[ExploreResult, float, float]:
+    # From before the pool starts to after it is shut down (its processes reaped, so their
+    # CPU time is counted): what a `--workers` run costs, process start included.
+    wall, cpu = time.perf_counter(), _cpu()
+    with _map_shards(workers, "local", None) as map_shards:
+        shards = shards_for(workers, "local")
+        result = explore(shards=shards, map_shards=map_shards, run=new_run_id(), **kwargs)
+    return result, time.perf_counter() - wall, _cpu() - cpu
 
 
 def main() -> None:
@@ -41,35 +58,67 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--symmetry", action="store_true")
     parser.add_argument("--seconds", type=float)
-    parser.add_argument("--revision", default="2026-08")
+    parser.add_argument("--revision", help="one revision (default: all three)")
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     if args.seconds is not None:
         _budget(args)
         return
-    for revision in (V2_2026_08, V2_2026_11, V2_PREVIEW):
-        one, t1 = _timed(
-            revision=revision, depth=args.depth, sessions=args.sessions, symmetry=args.symmetry
-        )
-        with ProcessPoolExecutor(args.workers) as pool:
-            many, tw = _timed(
-                revision=revision,
-                depth=args.depth,
-                sessions=args.sessions,
-                shards=args.workers,
-                map_shards=lambda fn, tasks: list(pool.map(fn, tasks)),
-                symmetry=args.symmetry,
-            )
-        assert many == one, "sharded run differs from one process"
+    names = [args.revision] if args.revision else ["2026-08", "2026-11", "preview"]
+    for name in names:
+        revision = V2_PREVIEW if name == "preview" else REVISIONS[name]
+        kwargs = {"revision": revision, "depth": args.depth, "sessions": args.sessions}
+        kwargs["symmetry"] = args.symmetry
+        runs: dict[int, list[tuple[float, float]]] = {1: [], args.workers: []}
+        results = []
+        for _ in range(args.repeat):
+            for workers, timings in runs.items():
+                result, wall, cpu = _timed(workers, **kwargs)
+                results.append(result)
+                timings.append((wall, cpu))
+        assert all(r == results[0] for r in results), "sharded run differs from one process"
+        one, many = runs[1], runs[args.workers]
+        wall_1 = statistics.median(w for w, _ in one)
+        wall_w = statistics.median(w for w, _ in many)
+        first = results[0]
         print(
-            f"{revision.name} depth {one.depth} sessions {args.sessions}: {one.states} states, "
-            f"{one.transitions} transitions, {len(one.violations)} violations | 1 process "
-            f"{t1:.2f} s ({one.states / t1:.0f} states/s) | {args.workers} processes "
-            f"{tw:.2f} s ({one.states / tw:.0f} states/s) | speed-up {t1 / tw:.2f}x"
+            json.dumps(
+                {
+                    "revision": revision.name,
+                    "depth": first.depth,
+                    "sessions": args.sessions,
+                    "symmetry": args.symmetry,
+                    "states": first.states,
+                    "transitions": first.transitions,
+                    "violations": len(first.violations),
+                    "workers": args.workers,
+                    "wall_seconds": {
+                        "1": [round(w, 2) for w, _ in one],
+                        str(args.workers): [round(w, 2) for w, _ in many],
+                    },
+                    "cpu_seconds": {
+                        "1": [round(c, 2) for _, c in one],
+                        str(args.workers): [round(c, 2) for _, c in many],
+                    },
+                    "states_per_second": {
+                        "1": round(first.states / wall_1),
+                        str(args.workers): round(first.states / wall_w),
+                    },
+                    "speed_up": round(wall_1 / wall_w, 2),
+                    "cpu_ratio": round(
+                        statistics.median(c for _, c in many)
+                        / statistics.median(c for _, c in one),
+                        2,
+                    ),
+                    "load_average": round(os.getloadavg()[0], 1),
+                }
+            )
         )
 
 
 def _budget(args: argparse.Namespace) -> None:
-    argv = ["explore", "--revision", args.revision, "--sessions", str(args.sessions)]
+    revision = args.revision or "2026-08"
+    argv = ["explore", "--revision", revision, "--sessions", str(args.sessions)]
     argv += ["--depth", "99", "--seconds", str(args.seconds), "--json", "--out", "explore-out"]
     if args.symmetry:
         argv.append("--symmetry")

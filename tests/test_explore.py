@@ -59,6 +59,74 @@ def test_local_processes_give_the_same_result_as_one() -> None:
     assert many == one
 
 
+def test_a_named_run_remembers_reached_states_and_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With `run`, a shard sends back a successor its process reached at an earlier level as
+    # a count; shards in this process, in any order and any number, give the same result,
+    # violations (and their shortest paths) included.
+    from test_explore_mutants import _wire_mutant, no_running
+
+    one = explore(depth=6, sessions=2)
+    assert explore(depth=6, sessions=2, shards=5, run="a") == one
+    _wire_mutant(monkeypatch, no_running)
+    broken = explore(depth=6)
+    assert broken.violations
+
+    def backwards(fn: Any, tasks: list[Any]) -> list[Any]:
+        return [fn(t) for t in tasks[::-1]][::-1]
+
+    assert explore(depth=6, shards=4, map_shards=backwards, run="b") == broken
+
+
+def test_the_cli_s_local_processes_give_the_same_result_as_one() -> None:
+    # What `--workers 2` runs: this process takes shards from the front of each level, a
+    # process from the back; results come back packed (new lines only) and pickled.
+    from acp_core.__main__ import _map_shards, new_run_id
+    from acp_core._cli._explore_cli import shards_for
+
+    for revision in (acp.V2_2026_08, acp.V2_PREVIEW):
+        one = explore(revision=revision, depth=5, sessions=1)
+        with _map_shards(2, "local", None) as map_shards:
+            many = explore(
+                revision=revision,
+                depth=5,
+                shards=shards_for(2, "local"),
+                map_shards=map_shards,
+                run=new_run_id(),
+            )
+        assert many == one
+
+
+def test_packed_expansions_unpack_to_what_was_expanded() -> None:
+    import pickle
+
+    from acp_core.explore import Options, expand_shard, pack_expansions, unpack_expansions
+
+    nodes = [initial_node(acp.V2_PREVIEW, 1)]
+    for _ in range(3):
+        nodes = [n for _, n in successors(nodes[0], 1)] + nodes[1:]
+    task = (Options(acp.V2_PREVIEW.name, 1), nodes)
+    expanded = expand_shard(task)
+    unpacked = unpack_expansions(task, pickle.loads(pickle.dumps(pack_expansions(task, expanded))))
+    assert unpacked == expanded  # states, recordings, paths and violations
+    full = [[(label, n, v) for label, n, v in e] for e in expanded]
+    assert len(pickle.dumps(pack_expansions(task, expanded))) < len(pickle.dumps(full))
+
+
+def test_a_registered_revision_pickles_as_itself() -> None:
+    # Explore's workers get the registry's object back (the checker caches per revision by
+    # identity); an unregistered revision travels by value.
+    import pickle
+
+    import attrs
+
+    for revision in acp.REVISIONS.values():
+        assert pickle.loads(pickle.dumps(revision)) is revision
+    custom = attrs.evolve(acp.V2_2026_08, name="2099-01")
+    assert pickle.loads(pickle.dumps(custom)) == custom
+
+
 def test_the_symmetry_reduction_keeps_fewer_states_and_the_same_verdict() -> None:
     # 2026-08: no child, so the sessions are alike (the Preview's sess_1 alone has one)
     old = acp.V2_2026_08

@@ -18,7 +18,7 @@ from acp_core.explore import Counterexample, ExploreLevel, MapShards, explore_le
 
 from ._cli_revision import add_revision_argument, chosen_revision
 
-__all__ = ["HELP", "configure", "run", "trace_lines"]
+__all__ = ["HELP", "LOCAL_SHARDS_PER_WORKER", "configure", "run", "shards_for", "trace_lines"]
 
 HELP: Final = (
     "walk every interleaving of an agent and a client connection up to a depth (client "
@@ -37,7 +37,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--depth", type=int, default=8, help="actions per path (default 8)")
     parser.add_argument("--sessions", type=int, default=1, help="sessions (default 1)")
     parser.add_argument(
-        "--workers", type=int, default=1, help="local processes (default 1: this process)"
+        "--workers",
+        type=int,
+        default=1,
+        help="processes, this one included (default 1: this process alone)",
     )
     parser.add_argument("--executor", choices=("local", "dask"), default="local")
     parser.add_argument(
@@ -71,6 +74,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 _BUDGET_SHARDS: Final = 64
+
+#: Local processes share a level out shard by shard (`__main__._map_shards`): small shards
+#: keep the two ends of a level busy until they meet.
+LOCAL_SHARDS_PER_WORKER: Final = 8
+
+
+def shards_for(workers: int, executor: str) -> int:
+    """How many shards a level is cut into for `workers` of `executor`."""
+    if workers > 1 and executor == "local":
+        return workers * LOCAL_SHARDS_PER_WORKER
+    return max(1, workers)
 
 
 class _OutOfTimeError(Exception):
@@ -106,19 +120,22 @@ def run(
     clock: Callable[[], float],
     write_trace: Callable[[str, Counterexample], str],
     map_factory: MapFactory,
+    run_id: str | None = None,
 ) -> int:
-    """Explore, write each counterexample with `write_trace(name, example) -> path`, print."""
+    """Explore, write each counterexample with `write_trace(name, example) -> path`, print.
+    `run_id` names the run for the workers' memory of reached states (`explore_levels`)."""
     revision = chosen_revision(args)
-    shards = max(1, args.workers)
+    shards = shards_for(args.workers, args.executor)
     start = clock()
     last = ExploreLevel(0, 1, 0, 1, ())
     completed_at = start
     with map_factory(args.workers, args.executor, args.scheduler) as made:
         map_shards = made
         if args.seconds is not None:
-            # Cut each level into many shards, so the budget is looked at between them.
+            # Cut each level into many shards, so the budget is looked at between rounds
+            # (a round: as many shards as a level has without a budget).
+            map_shards = _budgeted(made, clock, start + args.seconds, shards)
             shards = max(shards, _BUDGET_SHARDS)
-            map_shards = _budgeted(made, clock, start + args.seconds, args.workers)
         try:
             for level in explore_levels(
                 revision=revision,
@@ -128,6 +145,7 @@ def run(
                 map_shards=map_shards,
                 should=args.should,
                 symmetry=args.symmetry,
+                run=run_id,
             ):
                 last, completed_at = level, clock()
                 if not args.json:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final, SupportsIndex
 
 import attrs
 import immutables
@@ -98,6 +98,14 @@ class Revision:
         """The update tags this revision decodes into their own classes (the rest of
         `update_kinds` decodes to `OtherUpdate`)."""
         return decoded_update_tags(self.lineage)
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        # A registered revision pickles as its name, so another process (explore's workers)
+        # gets its own registry object back: the checker and codec cache per revision by
+        # identity, and a copy would miss every cache. Any other revision goes by value.
+        if REVISIONS.get(self.name) is self:
+            return revision_named, (self.name,)
+        return super().__reduce_ex__(protocol)
 
     def includes(self, name: str) -> bool:
         """The revision `name` is this one or one it builds on."""
