@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from acp_core._rules._conversation import Conversation
-from acp_core._state._pcoll import PMap
+from acp_core._state._pcoll import PMap, in_order
 from acp_core._state._reduce_children import SessionTree, children_of
 from acp_core._wire._jsonrpc import CancelRequestNotification, CancelSessionNotification
 from acp_core._wire._updates_2026_11 import BackgroundSubagent
@@ -48,7 +48,7 @@ def cancel_child_work(b: Build, child: str, message: CancelSessionNotification) 
     it), and the child's requests of the cancelled work are withdrawn (R71 per child)."""
     b.child_machine(child, "client", message)
     machine: Conversation = b.get("child_conversations")[child]
-    for request_id, pending in b.get("pending").items():
+    for request_id, pending in in_order(b.get("pending")):
         if pending.session_id == child and machine.blocks(request_id):
             b.send(CancelRequestNotification(request_id))
 

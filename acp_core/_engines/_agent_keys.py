@@ -12,6 +12,7 @@ The ledger lives in the engine (`AgentEngine.keys`), so it is remembered with th
 
 from __future__ import annotations
 
+from acp_core._state._pcoll import in_order
 from acp_core._wire._codec import encode_result
 from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import JsonObject
@@ -76,6 +77,6 @@ def withdraw_permissions(b: Build) -> None:
     foreground work with `$/cancel_request`; background requests stay open (C40)."""
     if not b.engine.revision.includes(PREVIEW_NAME):
         return
-    for request_id, pending in b.get("pending").items():
+    for request_id, pending in in_order(b.get("pending")):
         if pending.session_id is None and b.conversation.blocks(request_id):
             b.send(CancelRequestNotification(request_id))

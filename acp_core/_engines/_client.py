@@ -45,7 +45,7 @@ from acp_core._rules._check import Violation
 from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._predicates import RequestKey, request_key
-from acp_core._state._pcoll import PMap, PVec
+from acp_core._state._pcoll import PMap, PVec, in_order
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
@@ -235,7 +235,7 @@ def _send_cancel(b: _Build, intent: SendCancel) -> None:
     engine = b.engine
     b.send(CancelSessionNotification(engine.session_id))
     if engine.revision.applies("C15"):  # 2026-08; later C40 leaves them open (background)
-        for request_id, asked in list(engine.pending.items()):
+        for request_id, asked in in_order(engine.pending):
             if asked.session_id == engine.session_id:
                 _answer_cancelled(b, request_id)  # C15
     if engine.session.foreground.state == "idle":

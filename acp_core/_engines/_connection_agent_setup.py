@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import attrs
 
+from acp_core._state._pcoll import in_order
 from acp_core._wire._codec import encode_update
 from acp_core._wire._json import EMPTY_OBJECT, thaw_json
 from acp_core._wire._jsonrpc import (
@@ -196,7 +197,7 @@ def _close(b: Build, request: Request) -> None:
     withdrawn = {
         m["params"]["requestId"] for m in b.wire[sent:] if m.get("method") == "$/cancel_request"
     }
-    for request_id in list(b.sessions[session_id].engine.pending.keys()):
+    for request_id, _ in in_order(b.sessions[session_id].engine.pending):
         if request_id not in withdrawn:
             step_session(b, session_id, CancelPermission(request_id))
     session = attrs.evolve(b.sessions[session_id], closing=(request.id,))

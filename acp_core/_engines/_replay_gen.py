@@ -29,7 +29,7 @@ import base64
 from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
-from acp_core._state._pcoll import PMap
+from acp_core._state._pcoll import PMap, in_order
 from acp_core._state._reduce_preview import UNCONFIRMED, UNKNOWN
 from acp_core._state._session_state import MessageState, SessionState, TerminalState, ToolCallState
 from acp_core._wire._fields import PREVIEW_NAME
@@ -201,6 +201,6 @@ def replay_updates(state: SessionState) -> Iterator[SessionUpdate]:
         elif ref.kind == "plan":
             plan = state.plans[ref.id]
             yield PlanUpdate(plan.plan, _meta(plan.meta))
-    for terminal_id, terminal in state.terminals.items():
+    for terminal_id, terminal in in_order(state.terminals):
         yield _terminal(terminal_id, terminal)
     yield from _session_wide(state)

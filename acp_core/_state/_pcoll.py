@@ -22,7 +22,7 @@ import immutables
 
 from acp_core._wire._fastnew import fast_constructor
 
-__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "pmap"]
+__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "in_order", "pmap"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -35,6 +35,24 @@ EMPTY_MAP: immutables.Map[str, object] = immutables.Map()
 def pmap(items: Iterable[tuple[K, V]] = ()) -> immutables.Map[K, V]:
     """Build a persistent map from key/value pairs."""
     return immutables.Map(items)
+
+
+def _rank(key: object) -> tuple[int, int, str]:
+    if type(key) is int:
+        return (0, key, "")
+    if type(key) is str:
+        return (1, 0, key)
+    return (2, 0, repr(key))
+
+
+def in_order(m: immutables.Map[K, V]) -> list[tuple[K, V]]:
+    """The items of `m` in key order (integers, then strings, then anything by `repr`).
+
+    A HAMT iterates in the order of its keys' hashes, and string hashes change with each
+    process (`PYTHONHASHSEED`). Wherever a map's order reaches an output (messages sent in
+    turn, a snapshot's tables, a replay), iterate with this, so the same input gives the same
+    bytes in every process (tests/test_hashseed.py)."""
+    return sorted(m.items(), key=lambda item: _rank(item[0]))
 
 
 _BLOCK = 32  # items per sealed block, and children per trie node

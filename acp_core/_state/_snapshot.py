@@ -21,7 +21,7 @@ from acp_core._wire._json import JsonObject, Path, freeze_json, render_path, tha
 from acp_core._wire._revision import REVISIONS, V2_2026_08, V2_PREVIEW, Revision
 from acp_core._wire._updates import OtherUpdate
 
-from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._pcoll import EMPTY_VEC, PMap, PVec, in_order
 from ._session_state import (
     EntityRef,
     Foreground,
@@ -87,7 +87,7 @@ def snapshot(
     _put(foreground, "lastKnown", fg.last_known)
     put_part(foreground, "error", "RpcError", fg.error)
     messages: dict[str, Any] = {}
-    for message_id, m in state.messages.items():
+    for message_id, m in in_order(state.messages):
         doc: dict[str, Any] = {
             "role": m.role,
             "content": [encode_part("ContentBlock", b) for b in m.content],
@@ -97,7 +97,7 @@ def snapshot(
             doc["chunkMeta"] = _chunk_meta(m.chunk_meta)
         messages[message_id] = doc
     tool_calls: dict[str, Any] = {}
-    for tool_call_id, t in state.tool_calls.items():
+    for tool_call_id, t in in_order(state.tool_calls):
         doc = {}
         _put(doc, "title", t.title)
         _put(doc, "name", t.name)
@@ -113,7 +113,7 @@ def snapshot(
         put_part(doc, "capabilities", "ToolCallCapabilities", t.capabilities)
         tool_calls[tool_call_id] = doc
     terminals: dict[str, Any] = {}
-    for terminal_id, x in state.terminals.items():
+    for terminal_id, x in in_order(state.terminals):
         doc = {}
         _put(doc, "command", x.command)
         _put(doc, "cwd", x.cwd)
@@ -135,11 +135,12 @@ def snapshot(
         "toolCalls": tool_calls,
         "terminals": terminals,
         "plans": {
-            plan_id: encode_part("PlanUpdateContent", p.plan) for plan_id, p in state.plans.items()
+            plan_id: encode_part("PlanUpdateContent", p.plan)
+            for plan_id, p in in_order(state.plans)
         },
     }
     plan_meta = {
-        plan_id: thaw_json(p.meta) for plan_id, p in state.plans.items() if p.meta is not None
+        plan_id: thaw_json(p.meta) for plan_id, p in in_order(state.plans) if p.meta is not None
     }
     if plan_meta:
         out["planMeta"] = plan_meta

@@ -24,7 +24,7 @@ from acp_core._wire._revision import Revision
 from acp_core._wire._updates import StateUpdate
 from acp_core._wire._updates_2026_11 import Notice
 
-from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._pcoll import EMPTY_VEC, PMap, PVec, in_order
 from ._state_extras import (
     COMPACTION,
     NO_EXTRAS,
@@ -101,7 +101,7 @@ def snapshot_extras(extras: SessionExtras) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     if extras.compactions:
         compactions = {}
-        for cid, c in extras.compactions.items():
+        for cid, c in in_order(extras.compactions):
             doc: dict[str, Any] = {"status": c.status, "summary": _blocks(c.summary)}
             put_json(doc, "error", c.error)
             put_json(doc, "_meta", c.meta)
@@ -116,7 +116,7 @@ def snapshot_extras(extras: SessionExtras) -> dict[str, Any] | None:
         ]
     if extras.session_messages:
         messages = {}
-        for mid, m in extras.session_messages.items():
+        for mid, m in in_order(extras.session_messages):
             doc = {"content": _blocks(m.content)}
             put_json(doc, "senderSessionId", m.sender_session_id)
             put_json(doc, "recipientSessionId", m.recipient_session_id)
@@ -132,7 +132,7 @@ def snapshot_extras(extras: SessionExtras) -> dict[str, Any] | None:
         out["replay"] = replay
     if extras.children:
         children = {}
-        for child_id, link in extras.children.items():
+        for child_id, link in in_order(extras.children):
             doc = {}
             put_json(doc, "title", link.title)
             put_json(doc, "description", link.description)

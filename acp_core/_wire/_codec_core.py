@@ -218,9 +218,9 @@ class Record(Codec):
             out[f.key] = None if x is None else f.codec.encode(x)
         extra: JsonObject = value.extra
         if extra:
-            for k, x in extra.items():
+            for k in sorted(extra.keys()):  # the order of a map is per process (thaw_json)
                 if k not in out:
-                    out[k] = thaw_json(x)
+                    out[k] = thaw_json(extra[k])
         return out
 
     def encode(self, value: Any) -> object:

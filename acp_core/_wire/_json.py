@@ -146,9 +146,12 @@ def freeze_object(
 
 
 def thaw_json(value: JsonValue) -> object:
-    """Turn a frozen JSON value back into plain dicts and lists (a fresh copy)."""
+    """Turn a frozen JSON value back into plain dicts and lists (a fresh copy), each object's
+    keys in sorted order: a persistent map keeps no insertion order and iterates by string
+    hash, which differs per process, so sorting is what makes the same value thaw (and
+    encode) to the same bytes everywhere (tests/test_hashseed.py)."""
     if isinstance(value, immutables.Map):
-        return {key: thaw_json(item) for key, item in value.items()}
+        return {key: thaw_json(value[key]) for key in sorted(value.keys())}
     if isinstance(value, tuple):
         return [thaw_json(item) for item in value]
     return value
