@@ -218,9 +218,9 @@ class Record(Codec):
             out[f.key] = None if x is None else f.codec.encode(x)
         extra: JsonObject = value.extra
         if extra:
-            for k in sorted(extra.keys()):  # the order of a map is per process (thaw_json)
+            for k, x in sorted(extra.items()):  # a map's order is per process (thaw_json)
                 if k not in out:
-                    out[k] = thaw_json(extra[k])
+                    out[k] = thaw_json(x)
         return out
 
     def encode(self, value: Any) -> object:

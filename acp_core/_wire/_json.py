@@ -151,7 +151,7 @@ def thaw_json(value: JsonValue) -> object:
     hash, which differs per process, so sorting is what makes the same value thaw (and
     encode) to the same bytes everywhere (tests/test_hashseed.py)."""
     if isinstance(value, immutables.Map):
-        return {key: thaw_json(value[key]) for key in sorted(value.keys())}
+        return {key: thaw_json(item) for key, item in sorted(value.items())}
     if isinstance(value, tuple):
         return [thaw_json(item) for item in value]
     return value
