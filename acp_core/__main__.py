@@ -15,10 +15,8 @@ by line, never whole.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import pickle
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -26,13 +24,14 @@ from importlib.resources import files
 from typing import Any, NamedTuple, TextIO
 
 from ._cli import _cli_demo, _cli_replay, _cli_report, _explore_cli
+from ._cli._cli_processes import map_shards as _map_shards
+from ._cli._cli_processes import new_run_id
 from ._cli._cli_progress import ProgressLine
 from ._cli._cli_revision import add_revision_argument, chosen_revision, revision_problem
 from ._cli._report import counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
-from .explore import pack_expansions, unpack_expansions
 
 #: Exit statuses of `check`.
 EXIT_OK = 0
@@ -241,72 +240,7 @@ def _run_report(args: argparse.Namespace) -> int:
             progress.done()
 
 
-# -- explore (the clock, the files and the processes of `_explore_cli`) ----------------------
-
-
-@contextlib.contextmanager
-def _map_shards(workers: int, executor: str, scheduler: str | None) -> Iterator[Any]:
-    """A `map_shards` for `explore`: this process, a local process pool, or Dask."""
-    if executor == "dask":
-        try:
-            import dask.distributed as dd  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise BadInputError(
-                "--executor dask needs: pip install 'acp-core[distributed]'"
-            ) from None
-        new_cluster: Any = dd.LocalCluster
-        new_client: Any = dd.Client
-        cluster = None if scheduler else new_cluster(n_workers=max(workers, 1), processes=True)
-        with new_client(scheduler or cluster) as client:
-            yield lambda fn, tasks: client.gather(client.map(fn, tasks, pure=False))
-        if cluster is not None:
-            cluster.close()
-    elif workers > 1:
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-        # This process is one of the workers: it expands shards from the front of each
-        # level while `workers - 1` processes take them from the back, two in flight each,
-        # until the two ends meet (so neither waits for the other; a shipped shard costs
-        # its process more than a shard here costs this one: its nodes arrive without
-        # their checker states). Tasks and results cross as bytes pickled in this thread:
-        # the pool's own threads would pickle them while this one works, holding the GIL.
-        with ProcessPoolExecutor(workers - 1) as pool:
-            in_flight = 2 * (workers - 1)
-
-            def front_and_back(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
-                results: list[Any] = [None] * len(tasks)
-                pending: dict[Any, int] = {}
-                front, back = 0, len(tasks)
-                while front < back or pending:
-                    for future in [f for f in pending if f.done()]:
-                        index = pending.pop(future)
-                        packed = pickle.loads(future.result())
-                        results[index] = unpack_expansions(tasks[index], packed)
-                    while len(pending) < in_flight and back - 1 > front:  # one stays here
-                        back -= 1
-                        blob = pickle.dumps(tasks[back])
-                        pending[pool.submit(_pickled_call, fn, blob)] = back
-                    if front < back:
-                        results[front] = fn(tasks[front])
-                        front += 1
-                    elif pending:
-                        wait(pending, return_when=FIRST_COMPLETED)
-                return results
-
-            yield front_and_back
-    else:
-        yield lambda fn, tasks: [fn(t) for t in tasks]
-
-
-def _pickled_call(fn: Callable[[Any], Any], blob: bytes) -> bytes:
-    # In a worker: the task's expansions, packed (`pack_expansions`) and pickled.
-    task = pickle.loads(blob)
-    return pickle.dumps(pack_expansions(task, fn(task)))
-
-
-def new_run_id() -> str:
-    """A name for one `explore` run, unique among the runs a pool of workers serves."""
-    return f"{os.getpid()}-{time.time_ns()}"
+# -- explore (the clock and the files of `_explore_cli`; its processes: `_cli_processes`) ----
 
 
 def _run_explore(args: argparse.Namespace) -> int:

@@ -51,6 +51,13 @@ from ._research._explore_model import (
     initial_node,
     successors,
 )
+from ._research._explore_shards import (
+    Expansion,
+    pack_expansions,
+    shard_of,
+    unpack_expansions,
+)
+from ._research._explore_values import Counterexample
 from ._rules._catalogue import RULES
 from ._rules._check import TraceCheck
 from ._state._pcoll import PVec
@@ -77,28 +84,6 @@ __all__ = [
 
 _REVISIONS = REVISIONS  # every revision of the registry (2026-08, 2026-11, the Preview)
 REPLAY_LAW = "replay-law"
-
-
-@attrs.frozen
-class Counterexample:
-    """A violation and the shortest path found to it.
-
-    Attributes:
-        rule: the rule id (`docs/rules.md`), or `replay-law`.
-        message: what broke.
-        path: the actions from the initial state (initialize + sessions open, delivered).
-        side: whose recording shows it (`agent` or `client`).
-        entries: that recording, as checker entries (`{"from", "message"}`): a trace file
-            `check` and `replay` accept, one entry a line.
-        level: the rule's level (`MUST`, ..., `SHOULD NOT`; the replay law is a `MUST`).
-    """
-
-    rule: str
-    message: str
-    path: tuple[str, ...]
-    side: str
-    entries: tuple[Any, ...]
-    level: str = "MUST"
 
 
 @attrs.frozen
@@ -207,11 +192,6 @@ def _replay_law(parent: Node, node: Node, revision: Revision) -> list[Counterexa
     return found
 
 
-#: What `expand_shard` returns for one node: (label, successor, its violations); the
-#: successor is None when its state is known to be reached already (a transition, no more).
-Expansion = list[tuple[str, "Node | None", tuple[Counterexample, ...]]]
-
-
 @attrs.frozen
 class Options:
     """What every shard of a run is expanded with (shipped with each task)."""
@@ -287,64 +267,6 @@ def _expand(
             expansion.append((label, nxt, violations))
         out.append(expansion)
     return out
-
-
-#: A shard's expansions packed for the trip back to the process that sent the shard:
-#: each successor as (its state, the lines its action added to each recording).
-Packed = list[list[tuple[str, "tuple[PairState, Any, Any] | None", tuple[Counterexample, ...]]]]
-
-
-def pack_expansions(task: Task, results: list[Expansion]) -> Packed:
-    """`results` without what the sender of `task` has already: a successor's recording
-    starts with its parent's, and its path is its parent's and its label."""
-    packed: Packed = []
-    for parent, expansion in zip(task[1], results, strict=True):
-        agent, client = len(parent.recording.agent), len(parent.recording.client)
-        packed.append(
-            [
-                (
-                    label,
-                    None
-                    if node is None
-                    else (node.state, node.recording.agent[agent:], node.recording.client[client:]),
-                    violations,
-                )
-                for label, node, violations in expansion
-            ]
-        )
-    return packed
-
-
-def unpack_expansions(task: Task, packed: Packed) -> list[Expansion]:
-    """What `pack_expansions` packed, as `expand_shard` returned it (without checks)."""
-    results: list[Expansion] = []
-    for parent, expansion in zip(task[1], packed, strict=True):
-        rec, path = parent.recording, parent.path
-        results.append(
-            [
-                (
-                    label,
-                    None
-                    if item is None
-                    else Node(
-                        item[0],
-                        attrs.evolve(rec, agent=rec.agent + item[1], client=rec.client + item[2]),
-                        (*path, label),
-                    ),
-                    violations,
-                )
-                for label, item, violations in expansion
-            ]
-        )
-    return results
-
-
-def shard_of(index: int, frontier: int, shards: int) -> int:
-    """The shard of the `index`-th of `frontier` nodes: contiguous, balanced runs (nodes
-    next to each other share most of their path, so a shard's pickles share structure).
-    Which shard expands a node changes nothing but who does the work: results are merged
-    in frontier order."""
-    return index * shards // max(frontier, 1)
 
 
 MapShards = Callable[[Callable[[Any], Any], list[Any]], list[Any]]

@@ -1,4 +1,5 @@
-"""The core does no I/O: only `acp_core/__main__.py` (the command line) may.
+"""The core does no I/O: only the command line may (`acp_core/__main__.py`, and the processes
+of its `explore --workers`, `acp_core/_cli/_cli_processes.py`).
 
 Checked on the source, so a new module cannot slip an import of a clock, a socket, a file
 system or a random source past review: every module but `__main__` is parsed and its
@@ -21,7 +22,8 @@ FORBIDDEN_MODULES = {
     "sys", "tempfile", "threading", "time", "urllib", "uuid",
 }  # fmt: skip
 FORBIDDEN_CALLS = {"open", "print", "input", "breakpoint", "exit", "quit"}
-CORE = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__main__.py")
+COMMAND_LINE = {PACKAGE / "__main__.py", PACKAGE / "_cli" / "_cli_processes.py"}
+CORE = sorted(p for p in PACKAGE.rglob("*.py") if p not in COMMAND_LINE)
 
 
 def _violations(path: Path) -> list[str]:
@@ -49,7 +51,7 @@ def _violations(path: Path) -> list[str]:
 
 def test_the_package_has_the_modules_this_test_reads() -> None:
     assert len(CORE) > 20
-    assert (PACKAGE / "__main__.py").exists()
+    assert all(path.exists() for path in COMMAND_LINE)
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
@@ -66,3 +68,15 @@ def test_the_checker_of_this_test_sees_io(tmp_path: Path) -> None:
         "sample.py:3 calls print()",
         "sample.py:3 calls open()",
     ]
+
+
+def test_only_the_command_line_imports_its_processes() -> None:
+    # `_cli_processes` may start processes and read the clock because only `__main__` uses it.
+    importers = [
+        p.name
+        for p in CORE
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and "_cli_processes" in ast.unparse(node)
+    ]
+    assert importers == []

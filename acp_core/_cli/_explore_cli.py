@@ -75,7 +75,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 _BUDGET_SHARDS: Final = 64
 
-#: Local processes share a level out shard by shard (`__main__._map_shards`): small shards
+#: Local processes share a level out shard by shard (`_cli_processes.map_shards`): small shards
 #: keep the two ends of a level busy until they meet.
 LOCAL_SHARDS_PER_WORKER: Final = 8
 

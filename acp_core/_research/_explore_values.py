@@ -2,7 +2,8 @@
 
 Owns: `PairState` (both connections and the lines in flight each way, a frozen value: equal
 states are the same state), `Recording` (what each end sent and read, in its own order: the
-traces the checker judges; path data, not part of the state) and `Node`.
+traces the checker judges; path data, not part of the state), `Node` and `Counterexample`
+(a violation with its path, what `explore` reports).
 Must not know: the alphabet or the search (`_research/_explore_model.py`, `explore.py`).
 """
 
@@ -16,7 +17,7 @@ import attrs
 from acp_core._engines._connection_agent import AgentConnection
 from acp_core._engines._connection_client_state import ClientConnection
 
-__all__ = ["Entry", "Node", "PairState", "Recording"]
+__all__ = ["Counterexample", "Entry", "Node", "PairState", "Recording"]
 
 Entry = dict[str, Any]
 
@@ -66,3 +67,25 @@ class Node:
         # the recording, once): they double a node's pickle, and rebuilding them costs
         # about what unpickling them would (measured at depth 9).
         return Node, (self.state, self.recording, self.path)
+
+
+@attrs.frozen
+class Counterexample:
+    """A violation and the shortest path found to it.
+
+    Attributes:
+        rule: the rule id (`docs/rules.md`), or `replay-law`.
+        message: what broke.
+        path: the actions from the initial state (initialize + sessions open, delivered).
+        side: whose recording shows it (`agent` or `client`).
+        entries: that recording, as checker entries (`{"from", "message"}`): a trace file
+            `check` and `replay` accept, one entry a line.
+        level: the rule's level (`MUST`, ..., `SHOULD NOT`; the replay law is a `MUST`).
+    """
+
+    rule: str
+    message: str
+    path: tuple[str, ...]
+    side: str
+    entries: tuple[Any, ...]
+    level: str = "MUST"

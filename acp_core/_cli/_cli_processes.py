@@ -1,0 +1,88 @@
+"""The processes of `python -m acp_core explore --workers W` (command line only).
+
+Owns: `map_shards` (a `map_shards` for `explore`: this process alone, a local process pool
+sharing each level with this process, or a Dask client), the pickled call a worker runs, and
+`new_run_id` (a run's name, from the process id and the clock).
+Must not know: the search or the alphabet (`explore.py`), argument parsing (`__main__`).
+
+Like `__main__`, this module may start processes and read the clock (tests/test_purity.py
+names the two); nothing in the core imports it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from acp_core._errors import ArgumentError
+from acp_core._research._explore_shards import pack_expansions, unpack_expansions
+
+__all__ = ["map_shards", "new_run_id", "pickled_call"]
+
+
+@contextlib.contextmanager
+def map_shards(workers: int, executor: str, scheduler: str | None) -> Iterator[Any]:
+    """A `map_shards` for `explore`: this process, a local process pool, or Dask."""
+    if executor == "dask":
+        try:
+            import dask.distributed as dd  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            msg = "--executor dask needs: pip install 'acp-core[distributed]'"
+            raise ArgumentError(msg) from None
+        new_cluster: Any = dd.LocalCluster
+        new_client: Any = dd.Client
+        cluster = None if scheduler else new_cluster(n_workers=max(workers, 1), processes=True)
+        with new_client(scheduler or cluster) as client:
+            yield lambda fn, tasks: client.gather(client.map(fn, tasks, pure=False))
+        if cluster is not None:
+            cluster.close()
+    elif workers > 1:
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        # This process is one of the workers: it expands shards from the front of each
+        # level while `workers - 1` processes take them from the back, two in flight each,
+        # until the two ends meet (so neither waits for the other; a shipped shard costs
+        # its process more than a shard here costs this one: its nodes arrive without
+        # their checker states). Tasks and results cross as bytes pickled in this thread:
+        # the pool's own threads would pickle them while this one works, holding the GIL.
+        with ProcessPoolExecutor(workers - 1) as pool:
+            in_flight = 2 * (workers - 1)
+
+            def front_and_back(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+                results: list[Any] = [None] * len(tasks)
+                pending: dict[Any, int] = {}
+                front, back = 0, len(tasks)
+                while front < back or pending:
+                    for future in [f for f in pending if f.done()]:
+                        index = pending.pop(future)
+                        packed = pickle.loads(future.result())
+                        results[index] = unpack_expansions(tasks[index], packed)
+                    while len(pending) < in_flight and back - 1 > front:  # one stays here
+                        back -= 1
+                        blob = pickle.dumps(tasks[back])
+                        pending[pool.submit(pickled_call, fn, blob)] = back
+                    if front < back:
+                        results[front] = fn(tasks[front])
+                        front += 1
+                    elif pending:
+                        wait(pending, return_when=FIRST_COMPLETED)
+                return results
+
+            yield front_and_back
+    else:
+        yield lambda fn, tasks: [fn(t) for t in tasks]
+
+
+def pickled_call(fn: Callable[[Any], Any], blob: bytes) -> bytes:
+    # In a worker: the task's expansions, packed (`pack_expansions`) and pickled.
+    task = pickle.loads(blob)
+    return pickle.dumps(pack_expansions(task, fn(task)))
+
+
+def new_run_id() -> str:
+    """A name for one `explore` run, unique among the runs a pool of workers serves."""
+    return f"{os.getpid()}-{time.time_ns()}"
