@@ -100,10 +100,13 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "AgentConnection AgentSession OpenSession new_agent_connection",
     ),
     (
+        "acp_core._engines._connection_client_intents",
+        "CancelRequest CloseSession Initialize NewSession ResumeSession SendNotification "
+        "SendRequest SetConfigOption",
+    ),
+    (
         "acp_core._engines._connection_client_state",
-        "CancelRequest ClientConnection ClientSession CloseSession Initialize NewSession "
-        "PendingRequest ResumeSession SendNotification SendRequest SetConfigOption "
-        "new_client_connection",
+        "ClientConnection ClientSession PendingRequest new_client_connection",
     ),
     (
         "acp_core._engines._connection_values",

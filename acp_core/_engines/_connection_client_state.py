@@ -1,9 +1,9 @@
-"""The client connection's values, the host intents it takes, and what they send.
+"""The client connection's values, and what the host intents it takes send.
 
-Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, the client host intents
-(`Initialize`, `NewSession`, `ResumeSession`, `CloseSession`, `SetConfigOption`,
-`SendRequest`, `SendNotification`, `CancelRequest`), `new_client_connection`, and `Build`
-(one step's changes) with `step_session` (a session's engine stepped, its outbound sent).
+Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, `new_client_connection`, and
+`Build` (one step's changes) with `step_session` (a session's engine stepped, its outbound
+sent); the host intents themselves are values of `_engines/_connection_client_intents.py`
+(re-exported here).
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
 """
 
@@ -22,17 +22,25 @@ from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
     JsonObject,
-    JsonValue,
-    Unset,
     freeze_json,
     thaw_json,
 )
-from acp_core._wire._jsonrpc import Message, PromptRequest, Request
+from acp_core._wire._jsonrpc import Message, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
 from ._client import ClientEngine, new_client
 from ._client_preview import carry_prompts, resume_exchanged, resume_sent, session_request_method
+from ._connection_client_intents import (
+    CancelRequest,
+    CloseSession,
+    Initialize,
+    NewSession,
+    ResumeSession,
+    SendNotification,
+    SendRequest,
+    SetConfigOption,
+)
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
 from ._intents import SendPrompt
 
@@ -87,87 +95,6 @@ class PendingRequest:
     session_id: str | None = None
     cwd: str | None = None
     created: bool = False  # the session record was made for this request (resume)
-
-
-def _prompts(value: object) -> tuple[PromptRequest, ...]:
-    return tuple(value)  # type: ignore[arg-type]
-
-
-# -- host intents ------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Initialize:
-    """Send `initialize` (protocol version 2, this client's info and capabilities)."""
-
-    request_id: int | str | None = None
-
-
-@attrs.frozen
-class NewSession:
-    """Send `session/new` for `cwd` (absolute)."""
-
-    cwd: str
-    request_id: int | str | None = None
-
-
-@attrs.frozen
-class ResumeSession:
-    """Send `session/resume`; with `replay` the agent replays the whole history first
-    (`replayFrom: {"type": "start"}`) into a fresh view of the session.
-
-    `unanswered`: after a lost connection, the keyed prompts it left unanswered
-    (`old_connection.engine(session_id).unanswered`); the session records them, and
-    `RetryPrompt(their id)` sends each again with its key once the resume is answered (C45)."""
-
-    session_id: str
-    cwd: str
-    replay: bool = False
-    request_id: int | str | None = None
-    unanswered: tuple[PromptRequest, ...] = attrs.field(default=(), converter=_prompts)
-
-
-@attrs.frozen
-class CloseSession:
-    """Send `session/close`; the session is forgotten once answered (`-32002` too)."""
-
-    session_id: str
-    request_id: int | str | None = None
-
-
-@attrs.frozen
-class SetConfigOption:
-    """Send `session/set_config_option` (`type` `boolean` for a bool value, else `id`)."""
-
-    session_id: str
-    config_id: str
-    value: str | bool
-    request_id: int | str | None = None
-
-
-@attrs.frozen
-class SendRequest:
-    """Send any other request (`session/list`, `session/delete`, `session/fork`, `_x`...);
-    its answer comes back as a `RequestAnswered` event."""
-
-    method: str
-    params: JsonValue | Unset = UNSET
-    request_id: int | str | None = None
-
-
-@attrs.frozen
-class SendNotification:
-    """Send a notification (an extension's, typically)."""
-
-    method: str
-    params: JsonValue | Unset = UNSET
-
-
-@attrs.frozen
-class CancelRequest:
-    """Withdraw a pending request of ours with `$/cancel_request` (it is still answered)."""
-
-    request_id: int | str | None
 
 
 @attrs.frozen
