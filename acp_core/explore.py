@@ -35,14 +35,14 @@ rule id here is `replay-law`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
 
-from ._engines._replay_gen import replay_updates, state_snapshot
 from ._errors import ArgumentError
+from ._research._explore_coordinator import walk
+from ._research._explore_judge import REPLAY_LAW, Options, judge, judged
 from ._research._explore_model import (
     ACTION_NAMES,
     ACTIONS,
@@ -57,44 +57,33 @@ from ._research._explore_shards import (
     shard_of,
     unpack_expansions,
 )
-from ._research._explore_values import Counterexample
-from ._rules._catalogue import RULES
-from ._rules._check import TraceCheck
-from ._state._pcoll import PVec
-from ._state._reduce import reduce
-from ._state._session_state import SessionState, new_session
+from ._research._explore_values import Counterexample, ExploreLevel
+from ._research._explore_workers import Fingerprint, InProcessWorkers, Workers
 from ._wire._fields import PREVIEW_NAME
 from ._wire._revision import DEFAULT_REVISION, REVISIONS, Revision
 
 __all__ = [
     "ACTIONS",
     "ACTION_NAMES",
+    "REPLAY_LAW",
     "Counterexample",
     "ExploreLevel",
     "ExploreResult",
+    "InProcessWorkers",
     "Options",
     "PairState",
+    "Workers",
     "expand_shard",
     "explore",
     "explore_levels",
+    "judge",
+    "judged",
     "pack_expansions",
     "shard_of",
     "unpack_expansions",
 ]
 
 _REVISIONS = REVISIONS  # every revision of the registry (2026-08, 2026-11, the Preview)
-REPLAY_LAW = "replay-law"
-
-
-@attrs.frozen
-class ExploreLevel:
-    """One breadth-first level: what was known once every state at `depth - 1` was expanded."""
-
-    depth: int
-    states: int
-    transitions: int
-    frontier: int
-    violations: tuple[Counterexample, ...]
 
 
 @attrs.frozen
@@ -105,104 +94,6 @@ class ExploreResult:
     transitions: int
     depth: int
     violations: tuple[Counterexample, ...]
-
-
-def _replayed(state: SessionState, revision: Revision) -> SessionState:
-    fresh = new_session(state.session_id)
-    for update in (*replay_updates(state), *state_snapshot(state)):
-        fresh = reduce(fresh, update, revision=revision)
-    return fresh
-
-
-def _without_live_only(state: SessionState) -> SessionState:
-    # What the spec keeps out of a replay (docs/semantics.md, "What a replay does not carry"),
-    # and the children's links: the connection re-announces children before the session's
-    # own replay (R61, `_engines/_replay_gen` walks the tree), so they are the tree's law.
-    extras = state.aux.extras
-    if extras.children:
-        extras = attrs.evolve(extras, children=type(extras.children)(), child_order=())
-    aux = attrs.evolve(state.aux, unknown=PVec(), diagnostics=PVec(), extras=extras)
-    return attrs.evolve(state, aux=aux)
-
-
-def _entries(lines: Iterable[tuple[str, bytes]]) -> list[dict[str, Any]]:
-    return [{"from": side, "message": json.loads(line)} for side, line in lines]
-
-
-def _checks(node: Node, parent: Node | None, revision: Revision) -> tuple[TraceCheck, ...]:
-    # The checker state after each recording: the parent's, extended by the lines the last
-    # action added (a recording only grows), so each line is decoded and observed once.
-    if parent is None or parent.checks is None:
-        agent, client = TraceCheck(revision), TraceCheck(revision)
-        new_agent, new_client = node.recording.agent, node.recording.client
-    else:
-        agent, client = parent.checks
-        new_agent = node.recording.agent[len(parent.recording.agent) :]
-        new_client = node.recording.client[len(parent.recording.client) :]
-    return agent.extended(_entries(new_agent)), client.extended(_entries(new_client))
-
-
-def judged(
-    parent: Node | None, node: Node, revision: Revision, should: bool = False
-) -> tuple[Node, tuple[Counterexample, ...]]:
-    """`node` with its checks, and the violations it shows (see `judge`)."""
-    node = attrs.evolve(node, checks=_checks(node, parent, revision))
-    found: list[Counterexample] = []
-    for side, check in zip(("agent", "client"), node.checks, strict=True):
-        for v in check.violations():
-            bound = RULES[v.rule].side if v.rule in RULES else side
-            counts = v.mandatory or (should and not v.warning and v.level != "MAY")
-            if counts and (bound == "both" or (bound == "agent") == (side == "agent")):
-                rec = node.recording
-                trace = rec.agent_trace() if side == "agent" else rec.client_trace()
-                found.append(
-                    Counterexample(v.rule, v.message, node.path, side, tuple(trace), v.level)
-                )
-    if parent is not None:
-        found.extend(_replay_law(parent, node, revision))
-    return node, tuple(found)
-
-
-def judge(
-    parent: Node, node: Node, revision: Revision, should: bool = False
-) -> tuple[Counterexample, ...]:
-    """The MUST-level violations `node`'s recordings show (SHOULD-level ones too when
-    `should`; never warnings), and replay-law failures of the agent sessions the last action
-    changed."""
-    return judged(parent, node, revision, should)[1]
-
-
-def _replay_law(parent: Node, node: Node, revision: Revision) -> list[Counterexample]:
-    found: list[Counterexample] = []
-    for sid, session in node.state.agent.sessions.items():
-        before = parent.state.agent.sessions.get(sid)
-        if before is not None and before.engine.session is session.engine.session:
-            continue
-        state = session.engine.session
-        if _without_live_only(_replayed(state, revision)) != _without_live_only(state):
-            found.append(
-                Counterexample(
-                    REPLAY_LAW,
-                    f"the replay of {sid} does not rebuild its state",
-                    node.path,
-                    "agent",
-                    tuple(node.recording.agent_trace()),
-                )
-            )
-    return found
-
-
-@attrs.frozen
-class Options:
-    """What every shard of a run is expanded with (shipped with each task)."""
-
-    revision: str  # the revision's name (a name pickles small)
-    sessions: int
-    only: frozenset[str] | None = None
-    should: bool = False
-    symmetry: bool = False
-    run: str | None = None  # names the run for the per-process memory of reached states
-    level: int = 0  # the level being expanded (set per level)
 
 
 #: One shard: the options and the nodes to expand.
@@ -287,6 +178,9 @@ def explore_levels(
     should: bool = False,
     symmetry: bool = False,
     run: str | None = None,
+    workers: Workers | None = None,
+    rounds: int = 1,
+    fingerprint: Fingerprint = hash,
 ) -> Iterator[ExploreLevel]:
     """Walk breadth-first, yielding after each completed level (1..depth).
 
@@ -303,6 +197,15 @@ def explore_levels(
     makes one): each process then remembers the states its shards reached, and sends back
     a successor it reached at an earlier level as a count instead of judging and shipping
     it. The results are the same with or without it.
+
+    `workers`: run on persistent workers instead (`Workers`: the CLI's forked processes, or
+    `InProcessWorkers`); each keeps the nodes it found between levels and the run's
+    coordinator merges their findings in frontier order (`_research/_explore_coordinator`),
+    so `shards`, `map_shards` and `run` do not apply. `rounds`: how many calls each level's
+    expansion is cut into (a caller's `Workers` can stop between calls). `fingerprint`: what
+    workers tell states apart by before the coordinator compares the rest by value (equal
+    states must have equal fingerprints in every worker; tests pass a coarse one to force
+    those comparisons). The results are the same as one process's.
     """
     if revision.name not in _REVISIONS:
         raise ArgumentError(f"explore knows revisions {sorted(_REVISIONS)}, not {revision.name!r}")
@@ -317,6 +220,11 @@ def explore_levels(
     if only is not None and not only <= set(ACTION_NAMES):
         raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")
     options = Options(revision.name, sessions, only, should, symmetry, run)
+    if workers is not None:
+        if rounds < 1 or map_shards is not _serial_map:
+            raise ArgumentError("explore on workers needs rounds >= 1 and no map_shards")
+        yield from walk(workers, options, depth, fingerprint, rounds)
+        return
     root, _ = judged(None, initial_node(revision, sessions), revision, should)
     seen: set[PairState] = {root.state}
     frontier: list[Node] = [root]
@@ -360,6 +268,9 @@ def explore(
     should: bool = False,
     symmetry: bool = False,
     run: str | None = None,
+    workers: Workers | None = None,
+    rounds: int = 1,
+    fingerprint: Fingerprint = hash,
 ) -> ExploreResult:
     """Explore every interleaving up to `depth` actions; see the module docstring."""
     last = ExploreLevel(0, 1, 0, 1, ())
@@ -373,6 +284,9 @@ def explore(
         should=should,
         symmetry=symmetry,
         run=run,
+        workers=workers,
+        rounds=rounds,
+        fingerprint=fingerprint,
     ):
         last = level
     return ExploreResult(last.states, last.transitions, last.depth, last.violations)

@@ -1,12 +1,15 @@
 """explore: states per second, one process beside W (local processes), at each revision.
 
     python benchmarks/explore_bench.py [--depth N] [--sessions K] [--workers W] [--symmetry]
-                                       [--revision R] [--repeat N]
+                                       [--revision R] [--repeat N] [--executor workers|shards]
     python benchmarks/explore_bench.py --seconds 600 --revision preview [--sessions K]
 
 Side by side (the default): per revision (`--revision`, else all three), explore once in one
-process and once with W workers (what `python -m acp_core explore --workers W` runs: this
-process expands one shard of each level, W - 1 processes the others), `--repeat` times, the
+process and once with W workers (`--executor workers`, the default: what
+`python -m acp_core explore --workers W` runs, W persistent workers, this process one of
+them, each keeping the nodes it found; `--executor shards`: the pool the CLI falls back to
+where it cannot fork, this process expanding shards from the front of each level and W - 1
+processes from the back), `--repeat` times, the
 two runs alternating so the machine's load falls on both alike. Prints one JSON object a
 revision: states, transitions, violations, each repetition's wall and CPU seconds (this
 process and its children) for 1 and W workers, and the medians: `speed_up` (wall, 1 / W) and
@@ -30,7 +33,7 @@ import time
 from typing import Any
 
 from acp_core import REVISIONS, V2_PREVIEW
-from acp_core.__main__ import _map_shards, new_run_id
+from acp_core.__main__ import _map_shards, level_workers, new_run_id
 from acp_core.__main__ import main as acp_main
 from acp_core._cli._explore_cli import shards_for
 from acp_core.explore import ExploreResult, explore
@@ -41,13 +44,18 @@ def _cpu() -> float:
     return sum(own) + sum(children)
 
 
-def _timed(workers: int, **kwargs: Any) -> tuple[ExploreResult, float, float]:
-    # From before the pool starts to after it is shut down (its processes reaped, so their
-    # CPU time is counted): what a `--workers` run costs, process start included.
+def _timed(workers: int, executor: str, **kwargs: Any) -> tuple[ExploreResult, float, float]:
+    # From before the processes start to after they are shut down (reaped, so their CPU
+    # time is counted): what a `--workers` run costs, process start included.
     wall, cpu = time.perf_counter(), _cpu()
-    with _map_shards(workers, "local", None) as map_shards:
-        shards = shards_for(workers, "local")
-        result = explore(shards=shards, map_shards=map_shards, run=new_run_id(), **kwargs)
+    if executor == "workers" and workers > 1:
+        with level_workers(workers) as pool:
+            assert pool is not None, "this machine cannot fork: use --executor shards"
+            result = explore(workers=pool, **kwargs)
+    else:
+        with _map_shards(workers, "local", None) as map_shards:
+            shards = shards_for(workers, "local")
+            result = explore(shards=shards, map_shards=map_shards, run=new_run_id(), **kwargs)
     return result, time.perf_counter() - wall, _cpu() - cpu
 
 
@@ -60,6 +68,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float)
     parser.add_argument("--revision", help="one revision (default: all three)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--executor", choices=("workers", "shards"), default="workers")
     args = parser.parse_args()
     if args.seconds is not None:
         _budget(args)
@@ -73,7 +82,7 @@ def main() -> None:
         results = []
         for _ in range(args.repeat):
             for workers, timings in runs.items():
-                result, wall, cpu = _timed(workers, **kwargs)
+                result, wall, cpu = _timed(workers, args.executor, **kwargs)
                 results.append(result)
                 timings.append((wall, cpu))
         assert all(r == results[0] for r in results), "sharded run differs from one process"
@@ -92,6 +101,7 @@ def main() -> None:
                     "transitions": first.transitions,
                     "violations": len(first.violations),
                     "workers": args.workers,
+                    "executor": args.executor,
                     "wall_seconds": {
                         "1": [round(w, 2) for w, _ in one],
                         str(args.workers): [round(w, 2) for w, _ in many],

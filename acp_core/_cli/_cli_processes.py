@@ -1,7 +1,9 @@
 """The processes of `python -m acp_core explore --workers W` (command line only).
 
-Owns: `map_shards` (a `map_shards` for `explore`: this process alone, a local process pool
-sharing each level with this process, or a Dask client), the pickled call a worker runs, and
+Owns: `level_workers` (`explore`'s persistent workers: this process and `workers - 1`
+processes forked from it, each serving a `WorkerHost` over a pipe), `map_shards` (a
+`map_shards` for `explore`: this process alone, a local process pool sharing each level
+with this process, or a Dask client), the pickled call a shard's worker runs, and
 `new_run_id` (a run's name, from the process id and the clock).
 Must not know: the search or the alphabet (`explore.py`), argument parsing (`__main__`).
 
@@ -12,16 +14,92 @@ names the two); nothing in the core imports it.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import pickle
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.connection import Connection
 from typing import Any
 
-from acp_core._errors import ArgumentError
+from acp_core._errors import AcpError, ArgumentError
 from acp_core._research._explore_shards import pack_expansions, unpack_expansions
+from acp_core._research._explore_workers import Request, WorkerHost
 
-__all__ = ["map_shards", "new_run_id", "pickled_call"]
+__all__ = ["ProcessWorkers", "level_workers", "map_shards", "new_run_id", "pickled_call"]
+
+
+class ProcessWorkers:
+    """Worker 0 in this process, the others each in a forked process behind a pipe: a
+    call sends every other worker its request, answers worker 0's here, then reads theirs
+    (requests and answers cross as pickles, in this thread)."""
+
+    def __init__(self, pipes: Sequence[Connection]) -> None:
+        self.pipes = list(pipes)
+        self.local = WorkerHost()
+
+    @property
+    def size(self) -> int:
+        return 1 + len(self.pipes)
+
+    def call(self, requests: Sequence[Request]) -> list[Any]:
+        for pipe, request in zip(self.pipes, requests[1:], strict=True):
+            pipe.send_bytes(pickle.dumps(request, pickle.HIGHEST_PROTOCOL))
+        answers = [self.local.handle(requests[0])]
+        for pipe in self.pipes:
+            ok, answer = pickle.loads(pipe.recv_bytes())
+            if not ok:
+                raise AcpError(f"an explore worker failed: {answer}")
+            answers.append(answer)
+        return answers
+
+
+def _serve(pipe: Connection) -> None:
+    # A forked worker: answer requests until the pipe closes (or a None request).
+    host = WorkerHost()
+    while True:
+        try:
+            request = pickle.loads(pipe.recv_bytes())
+        except EOFError:
+            return
+        if request is None:
+            return
+        try:
+            reply = (True, host.handle(request))
+        except Exception as exc:  # reported to the coordinator, not lost
+            reply = (False, f"{type(exc).__name__}: {exc}")
+        pipe.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
+
+
+@contextlib.contextmanager
+def level_workers(workers: int) -> Iterator[ProcessWorkers | None]:
+    """`workers` persistent workers (this process one of them), or None where processes
+    cannot be forked: the coordinator compares fingerprints (`hash`) across processes, and
+    only a fork shares this interpreter's hash seed."""
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield None
+        return
+    context = multiprocessing.get_context("fork")
+    pipes: list[Connection] = []
+    processes = []
+    try:
+        for _ in range(workers - 1):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs,), daemon=True)
+            process.start()
+            theirs.close()
+            pipes.append(mine)
+            processes.append(process)
+        yield ProcessWorkers(pipes)
+    finally:
+        for pipe in pipes:
+            with contextlib.suppress(OSError):
+                pipe.send_bytes(pickle.dumps(None))
+            pipe.close()
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
 
 
 @contextlib.contextmanager

@@ -266,6 +266,7 @@ def run(
     except ReadError as e:
         err.write(f"acp_core replay: {e}\n")
         return BAD_INPUT
+
     def on_protocol(protocol: int) -> None:
         if protocol == 1 and not args.json:
             out.write(f"{name}: read as ACP v1 traffic and normalized to v2 (docs/v1.md)\n\n")

@@ -2,19 +2,24 @@
 
 Owns: the arguments of `explore`, the text and `--json` summaries, naming and filling the
 counterexample traces (one JSON line per entry), the exit status (1 when a violation is found).
-Must not know: clocks, files, processes or Dask (`__main__.py` passes a clock, a writer and a
-factory of `map_shards` functions), the search itself (`explore.py`).
+Must not know: clocks, files, processes or Dask (`__main__.py` passes a clock, a writer, a
+factory of persistent workers and one of `map_shards` functions), the search (`explore.py`).
+
+`--workers W` (local): W persistent workers (`explore_levels(workers=)`), this process one
+of them; where they cannot be forked, the level's shards go to a process pool instead.
+`--executor dask`: the shards go to Dask.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final, TextIO
 
-from acp_core.explore import Counterexample, ExploreLevel, MapShards, explore_levels
+from acp_core.explore import Counterexample, ExploreLevel, MapShards, Workers, explore_levels
 
 from ._cli_revision import add_revision_argument, chosen_revision
 
@@ -29,6 +34,9 @@ HELP: Final = (
 
 #: Makes the `map_shards` of a run: (workers, executor name, scheduler address) -> a context.
 MapFactory = Callable[[int, str, "str | None"], AbstractContextManager[MapShards]]
+
+#: Makes the persistent workers of a local run: workers -> a context (None: cannot fork).
+WorkersFactory = Callable[[int], AbstractContextManager["Workers | None"]]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +83,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 _BUDGET_SHARDS: Final = 64
 
+#: With a budget, persistent workers expand a level in this many calls (the clock is read
+#: before each).
+_BUDGET_ROUNDS: Final = 16
+
 #: Local processes share a level out shard by shard (`_cli_processes.map_shards`): small shards
 #: keep the two ends of a level busy until they meet.
 LOCAL_SHARDS_PER_WORKER: Final = 8
@@ -108,6 +120,21 @@ def _budgeted(
     return run
 
 
+class _BudgetedWorkers:
+    # Stops before an expansion call once the deadline has passed.
+    def __init__(self, workers: Workers, clock: Callable[[], float], deadline: float) -> None:
+        self.workers, self.clock, self.deadline = workers, clock, deadline
+
+    @property
+    def size(self) -> int:
+        return self.workers.size
+
+    def call(self, requests: Sequence[tuple[str, tuple[Any, ...]]]) -> list[Any]:
+        if requests[0][0] == "expand" and self.clock() > self.deadline:
+            raise _OutOfTimeError
+        return self.workers.call(requests)
+
+
 def trace_lines(example: Counterexample) -> Iterator[str]:
     """The counterexample as a trace file, one entry a line (what `check` reads)."""
     for entry in example.entries:
@@ -121,32 +148,43 @@ def run(
     write_trace: Callable[[str, Counterexample], str],
     map_factory: MapFactory,
     run_id: str | None = None,
+    workers_factory: WorkersFactory | None = None,
 ) -> int:
     """Explore, write each counterexample with `write_trace(name, example) -> path`, print.
-    `run_id` names the run for the workers' memory of reached states (`explore_levels`)."""
+    `run_id` names the run for the shard workers' memory of reached states
+    (`explore_levels`); `workers_factory` makes the persistent workers of `--workers W`."""
     revision = chosen_revision(args)
-    shards = shards_for(args.workers, args.executor)
     start = clock()
     last = ExploreLevel(0, 1, 0, 1, ())
     completed_at = start
-    with map_factory(args.workers, args.executor, args.scheduler) as made:
-        map_shards = made
-        if args.seconds is not None:
-            # Cut each level into many shards, so the budget is looked at between rounds
-            # (a round: as many shards as a level has without a budget).
-            map_shards = _budgeted(made, clock, start + args.seconds, shards)
-            shards = max(shards, _BUDGET_SHARDS)
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if workers_factory is not None and args.executor == "local" and args.workers > 1:
+            pool = stack.enter_context(workers_factory(args.workers))
+        common: dict[str, Any] = {
+            "revision": revision,
+            "depth": args.depth,
+            "sessions": args.sessions,
+            "should": args.should,
+            "symmetry": args.symmetry,
+        }
+        if pool is not None:
+            rounds = 1
+            if args.seconds is not None:
+                pool, rounds = _BudgetedWorkers(pool, clock, start + args.seconds), _BUDGET_ROUNDS
+            levels = explore_levels(**common, workers=pool, rounds=rounds)
+        else:
+            shards = shards_for(args.workers, args.executor)
+            made = stack.enter_context(map_factory(args.workers, args.executor, args.scheduler))
+            map_shards = made
+            if args.seconds is not None:
+                # Cut each level into many shards, so the budget is looked at between rounds
+                # (a round: as many shards as a level has without a budget).
+                map_shards = _budgeted(made, clock, start + args.seconds, shards)
+                shards = max(shards, _BUDGET_SHARDS)
+            levels = explore_levels(**common, shards=shards, map_shards=map_shards, run=run_id)
         try:
-            for level in explore_levels(
-                revision=revision,
-                depth=args.depth,
-                sessions=args.sessions,
-                shards=shards,
-                map_shards=map_shards,
-                should=args.should,
-                symmetry=args.symmetry,
-                run=run_id,
-            ):
+            for level in levels:
                 last, completed_at = level, clock()
                 if not args.json:
                     out.write(

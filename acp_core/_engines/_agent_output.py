@@ -237,8 +237,6 @@ def _update_info(b: Build, intent: PatchSessionInfo) -> None:
     b.update(SessionInfoUpdate(intent.title, intent.updated_at, intent.meta))
 
 
-
-
 OUTPUT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
     SendAgentText: _send_text,
     SendThought: _send_thought,

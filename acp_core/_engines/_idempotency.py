@@ -74,9 +74,7 @@ class KeyLedger:
     def remembered(self) -> PMap[str, str]:
         """The keys that inserted a message, with its id: what outlives the connection (a
         held or released attempt belongs to the connection it arrived on)."""
-        return PMap(
-            {key: e.message_id for key, e in self.keys.items() if e.message_id is not None}
-        )
+        return PMap({key: e.message_id for key, e in self.keys.items() if e.message_id is not None})
 
     def original_of(self, request_id: int | str | None) -> int | str | None:
         """The held original a retry `request_id` waits for (None: not a joined retry)."""
@@ -100,9 +98,7 @@ class Admission:
     original: int | str | None = None
 
 
-def admit(
-    ledger: KeyLedger, key: str, request_id: int | str | None
-) -> tuple[KeyLedger, Admission]:
+def admit(ledger: KeyLedger, key: str, request_id: int | str | None) -> tuple[KeyLedger, Admission]:
     """A prompt with `key` arrived as request `request_id`."""
     entry = ledger.keys.get(key)
     if entry is None:

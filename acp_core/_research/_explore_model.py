@@ -94,6 +94,8 @@ ALLOW = (
     PermissionOption("allow", "Allow", "allow_once"),
     PermissionOption("reject", "Reject", "reject_once"),
 )
+
+
 def _send(node: Node, side: str, conn: object, outbound: tuple[dict[str, Any], ...]) -> Node:
     lines = tuple(encode_ndjson(m) for m in outbound)
     state, rec = node.state, node.recording

@@ -2,8 +2,8 @@
 
 Owns: `PairState` (both connections and the lines in flight each way, a frozen value: equal
 states are the same state), `Recording` (what each end sent and read, in its own order: the
-traces the checker judges; path data, not part of the state), `Node` and `Counterexample`
-(a violation with its path, what `explore` reports).
+traces the checker judges; path data, not part of the state), `Node`, `Counterexample`
+(a violation with its path) and `ExploreLevel` (what `explore` reports after each level).
 Must not know: the alphabet or the search (`_research/_explore_model.py`, `explore.py`).
 """
 
@@ -17,7 +17,7 @@ import attrs
 from acp_core._engines._connection_agent import AgentConnection
 from acp_core._engines._connection_client_state import ClientConnection
 
-__all__ = ["Counterexample", "Entry", "Node", "PairState", "Recording"]
+__all__ = ["Counterexample", "Entry", "ExploreLevel", "Node", "PairState", "Recording"]
 
 Entry = dict[str, Any]
 
@@ -89,3 +89,14 @@ class Counterexample:
     side: str
     entries: tuple[Any, ...]
     level: str = "MUST"
+
+
+@attrs.frozen
+class ExploreLevel:
+    """One breadth-first level: what was known once every state at `depth - 1` was expanded."""
+
+    depth: int
+    states: int
+    transitions: int
+    frontier: int
+    violations: tuple[Counterexample, ...]

@@ -79,7 +79,6 @@ def agent_answer(
         r.closed[sid] = i
 
 
-
 def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
     key = request_key(msg.id)
     resume = r.resumes.pop(key, None)

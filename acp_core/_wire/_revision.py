@@ -226,6 +226,7 @@ def revision_named(name: str) -> Revision:
         raise KeyError(msg)
     return found
 
+
 #: The revision used when none is given: the v2 Preview, what current agents speak
 #: (docs/revisions.md; until this release it was `V2_2026_08`, which stays
 #: available by name).

@@ -138,4 +138,3 @@ class ClientCapabilities:
         return isinstance(session, ClientSessionCapabilities) and isinstance(
             session.prompt_suggestions, PromptSuggestionsCapabilities
         )
-
