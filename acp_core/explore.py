@@ -8,22 +8,26 @@ agent session by the replay law. A violation is reported once per rule, with the
 that shows it: breadth-first, that path is a shortest one (among the paths the deduplication
 keeps: a state is reached once, by its first path). A state in violation is not expanded.
 
-Pure: `explore` and `explore_levels` read no clock and write no file. Parallel runs pass a
-`map_shards` function (the CLI gives a process pool's or a Dask client's); the frontier is
-cut into contiguous runs (`shard_of`), each shard is expanded by `expand_shard`, and the
-results are merged in frontier order, so any number of workers gives exactly the states,
-transitions and violations of one process. (The first version cut by a stable digest of each
-state; walking each state for its digest cost as much as judging it, and where a node is
-expanded changes nothing: deduplication is the merge's.) A successor whose state is known to
-be reached already is not judged: in one process, every state of the earlier levels; in a
-worker of a named run (`run`), the states that worker reached at earlier levels (its only
-memory across calls, `_REACHED`). Nodes travel without their checker states (`Node`
-pickles without them); `pack_expansions` sends back only the lines each action added.
+Pure: `explore` and `explore_levels` read no clock and write no file. Two ways to run in
+parallel, both giving exactly the states, transitions and violations of one process:
+- persistent workers (`workers=`, what `explore --workers W` runs): each worker keeps the
+  nodes it found between levels, and a coordinator merges what they found in frontier
+  order, comparing by value the states two workers share a fingerprint with
+  (`_research/_explore_workers.py`, `_research/_explore_coordinator.py`). A state crosses
+  processes only to balance the workers or when its fingerprint is contested.
+- shards (`map_shards`, for Dask and where processes cannot be forked): each level's
+  frontier is cut into contiguous runs (`shard_of`), each expanded by `expand_shard`, and
+  the results merged in frontier order. A worker of a named run (`run`) remembers the states
+  it reached at earlier levels (`_REACHED`); nodes travel without their checker states
+  (`Node` pickles without them); `pack_expansions` sends back only the lines each action
+  added.
+In one process, a successor whose state an earlier level reached is not judged.
 
-Judging: agent rules on the agent's own recording, client rules on the client's (each end
-reads its peer's messages in its own order; docs/transports.md, "Recording"), and the rules
-that bind both on both (a message's form, and an id in use, read the same in either order:
-the agent's reuse of a request id shows on its own recording at once).
+Judging (`_research/_explore_judge.py`): agent rules on the agent's own recording, client
+rules on the client's (each end reads its peer's messages in its own order;
+docs/transports.md, "Recording"), and the rules that bind both on both (a message's form,
+and an id in use, read the same in either order: the agent's reuse of a request id shows on
+its own recording at once).
 Only broken MUST / MUST NOT rules count, not warnings (what `python -m acp_core check` exits
 1 for; a recording that ends mid-turn is an R7 warning); `should=True` counts broken SHOULD /
 SHOULD NOT rules too. Each node carries its two `TraceCheck`s (the checker's state after each
