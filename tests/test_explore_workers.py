@@ -121,7 +121,7 @@ def test_the_workers_shares_stay_balanced() -> None:
     # the frontier is larger than another's by more than a twentieth of it.
     seen: list[list[int]] = []
     pool = InProcessWorkers(2)
-    for level in acp.explore.explore_levels(depth=8, workers=pool):
+    for level in acp.explore.explore_levels(revision=acp.V2_2026_08, depth=8, workers=pool):
         sizes = [len(host.worker.frontier) for host in pool.hosts if host.worker is not None]
         assert sum(sizes) == level.frontier
         seen.append(sizes)
