@@ -218,3 +218,35 @@ def test_the_benchmark_reports_one_process_beside_the_workers() -> None:
     assert row["workers"] == 2
     assert row["states"] == explore(revision=acp.V2_2026_08, depth=4).states
     assert {"speed_up", "cpu_ratio", "wall_seconds", "cpu_seconds"} <= set(row)
+
+
+def test_without_fork_the_cli_falls_back_to_shards(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Where processes cannot be forked (no shared hash seed), `--workers 2` runs the shard
+    # pool instead, with the same result.
+    import argparse
+    import multiprocessing
+
+    from acp_core._cli import _cli_processes, _explore_cli
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    with level_workers(2) as pool:
+        assert pool is None
+    factories: list[str] = []
+
+    def shards(workers: int, executor: str, scheduler: str | None) -> Any:
+        factories.append(executor)
+        return _cli_processes.map_shards(workers, executor, scheduler)
+
+    parser = argparse.ArgumentParser()
+    _explore_cli.configure(parser)
+    args = parser.parse_args(["--depth", "5", "--revision", "2026-08", "--workers", "2", "--json"])
+    status = _explore_cli.run(
+        args, sys.stdout, lambda: 0.0, lambda name, e: name, shards, None, level_workers
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert factories == ["local"]
+    one = explore(revision=acp.V2_2026_08, depth=5)
+    assert (summary["states"], summary["transitions"]) == (one.states, one.transitions)
