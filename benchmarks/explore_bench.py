@@ -2,6 +2,7 @@
 
     python benchmarks/explore_bench.py [--depth N] [--sessions K] [--workers W] [--symmetry]
                                        [--revision R] [--repeat N] [--executor workers|shards]
+                                       [--gc paused|on]
     python benchmarks/explore_bench.py --seconds 600 --revision preview [--sessions K]
 
 Side by side (the default): per revision (`--revision`, else all three), explore once in one
@@ -14,7 +15,8 @@ two runs alternating so the machine's load falls on both alike. Prints one JSON 
 revision: states, transitions, violations, each repetition's wall and CPU seconds (this
 process and its children) for 1 and W workers, and the medians: `speed_up` (wall, 1 / W) and
 `cpu_ratio` (CPU-seconds W / 1: what sharding costs on top of the work). It checks that both
-found the same states, transitions and violations.
+found the same states, transitions and violations. Both run with the cyclic garbage
+collector paused, as `python -m acp_core explore` runs (`--gc on`: with it on).
 
 With `--seconds T`: how deep one process gets in T seconds at `--revision` (what
 `python -m acp_core explore --seconds T --json` prints: the last level completed, its states,
@@ -33,7 +35,7 @@ import time
 from typing import Any
 
 from acp_core import REVISIONS, V2_PREVIEW
-from acp_core.__main__ import _map_shards, level_workers, new_run_id
+from acp_core.__main__ import _map_shards, level_workers, new_run_id, paused_collector
 from acp_core.__main__ import main as acp_main
 from acp_core._cli._explore_cli import shards_for
 from acp_core.explore import ExploreResult, explore
@@ -44,9 +46,17 @@ def _cpu() -> float:
     return sum(own) + sum(children)
 
 
-def _timed(workers: int, executor: str, **kwargs: Any) -> tuple[ExploreResult, float, float]:
+def _timed(
+    workers: int, executor: str, collector: str, **kwargs: Any
+) -> tuple[ExploreResult, float, float]:
     # From before the processes start to after they are shut down (reaped, so their CPU
-    # time is counted): what a `--workers` run costs, process start included.
+    # time is counted): what a `--workers` run costs, process start included. With the
+    # collector paused, as `python -m acp_core explore` runs (unless `--gc on`).
+    with paused_collector() if collector == "paused" else contextlib.nullcontext():
+        return _run(workers, executor, **kwargs)
+
+
+def _run(workers: int, executor: str, **kwargs: Any) -> tuple[ExploreResult, float, float]:
     wall, cpu = time.perf_counter(), _cpu()
     if executor == "workers" and workers > 1:
         with level_workers(workers) as pool:
@@ -69,6 +79,7 @@ def main() -> None:
     parser.add_argument("--revision", help="one revision (default: all three)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--executor", choices=("workers", "shards"), default="workers")
+    parser.add_argument("--gc", choices=("paused", "on"), default="paused")
     args = parser.parse_args()
     if args.seconds is not None:
         _budget(args)
@@ -82,7 +93,7 @@ def main() -> None:
         results = []
         for _ in range(args.repeat):
             for workers, timings in runs.items():
-                result, wall, cpu = _timed(workers, args.executor, **kwargs)
+                result, wall, cpu = _timed(workers, args.executor, args.gc, **kwargs)
                 results.append(result)
                 timings.append((wall, cpu))
         assert all(r == results[0] for r in results), "sharded run differs from one process"
@@ -102,6 +113,7 @@ def main() -> None:
                     "violations": len(first.violations),
                     "workers": args.workers,
                     "executor": args.executor,
+                    "gc": args.gc,
                     "wall_seconds": {
                         "1": [round(w, 2) for w, _ in one],
                         str(args.workers): [round(w, 2) for w, _ in many],

@@ -250,3 +250,32 @@ def test_without_fork_the_cli_falls_back_to_shards(
     assert factories == ["local"]
     one = explore(revision=acp.V2_2026_08, depth=5)
     assert (summary["states"], summary["transitions"]) == (one.states, one.transitions)
+
+
+def test_the_cli_pauses_the_garbage_collector_for_a_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    from acp_core.__main__ import main
+    from acp_core._cli import _cli_processes, _explore_cli
+
+    during: list[bool] = []
+    real = _explore_cli.run
+
+    def spy(*args: Any, **kwargs: Any) -> int:
+        during.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_explore_cli, "run", spy)
+    assert gc.isenabled()
+    assert main(["explore", "--depth", "2", "--json", "--out", str(tmp_path)]) == 0
+    assert during == [False]
+    assert gc.isenabled()  # restored
+    gc.disable()
+    try:
+        with _cli_processes.paused_collector():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()

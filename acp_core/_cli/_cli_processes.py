@@ -1,6 +1,7 @@
 """The processes of `python -m acp_core explore --workers W` (command line only).
 
-Owns: `level_workers` (`explore`'s persistent workers: this process and `workers - 1`
+Owns: `paused_collector` (an explore run without the cyclic garbage collector),
+`level_workers` (`explore`'s persistent workers: this process and `workers - 1`
 processes forked from it, each serving a `WorkerHost` over a pipe), `map_shards` (a
 `map_shards` for `explore`: this process alone, a local process pool sharing each level
 with this process, or a Dask client), the pickled call a shard's worker runs, and
@@ -14,6 +15,7 @@ names the two); nothing in the core imports it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import pickle
@@ -26,7 +28,32 @@ from acp_core._errors import AcpError, ArgumentError
 from acp_core._research._explore_shards import pack_expansions, unpack_expansions
 from acp_core._research._explore_workers import Request, WorkerHost
 
-__all__ = ["ProcessWorkers", "level_workers", "map_shards", "new_run_id", "pickled_call"]
+__all__ = [
+    "ProcessWorkers",
+    "level_workers",
+    "map_shards",
+    "new_run_id",
+    "paused_collector",
+    "pickled_call",
+]
+
+
+@contextlib.contextmanager
+def paused_collector() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (processes forked in it inherit that).
+
+    An explore run keeps every state it reached, millions of tracked objects that are never
+    garbage; the collector rescans them as they accumulate, which took a third of one
+    process's time (2026-08, depth 10: 12.9 against 8.9 s), while the values hold almost no
+    cycles (180 objects were left for it at the end of that run) and the peak memory was
+    the same (208 and 209 MB). Reference counting still frees everything else."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class ProcessWorkers:
