@@ -24,7 +24,7 @@ from importlib.resources import files
 from typing import Any, NamedTuple, TextIO
 
 from ._cli import _cli_demo, _cli_replay, _cli_report, _explore_cli
-from ._cli._cli_processes import level_workers, new_run_id, paused_collector
+from ._cli._cli_processes import level_workers, memory_low, new_run_id, paused_collector
 from ._cli._cli_processes import map_shards as _map_shards
 from ._cli._cli_progress import ProgressLine
 from ._cli._cli_revision import add_revision_argument, chosen_revision, revision_problem
@@ -260,6 +260,7 @@ def _run_explore(args: argparse.Namespace) -> int:
             _map_shards,
             run_id=new_run_id(),
             workers_factory=level_workers,
+            memory_low=memory_low,
         )
 
 

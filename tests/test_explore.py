@@ -230,6 +230,7 @@ def test_cli_seconds_stops_inside_a_level(capsys: pytest.CaptureFixture[str]) ->
     summary = json.loads(capsys.readouterr().out)
     assert status == 0
     assert 0 < summary["depth"] < 20
+    assert summary["stopped"] == "seconds"
     assert summary["states"] == explore(depth=summary["depth"]).states
 
 

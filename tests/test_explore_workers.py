@@ -279,3 +279,52 @@ def test_the_cli_pauses_the_garbage_collector_for_a_run(
         assert not gc.isenabled()  # left as it was found
     finally:
         gc.enable()
+
+
+def test_memory_low_reads_what_the_kernel_says_is_available(tmp_path: Path) -> None:
+    from acp_core._cli._cli_processes import memory_low
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:  24000000 kB\nMemFree: 100 kB\nMemAvailable: 3000000 kB\n")
+    assert memory_low(str(meminfo))  # an eighth left
+    meminfo.write_text("MemTotal:  24000000 kB\nMemAvailable: 12000000 kB\n")
+    assert not memory_low(str(meminfo))
+    meminfo.write_text("MemTotal: lots\n")
+    assert not memory_low(str(meminfo))  # unreadable: no guard, not a crash
+    assert not memory_low(str(tmp_path / "absent"))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_cli_stops_inside_a_level_when_memory_runs_low(
+    workers: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Memory runs low after a number of looks: the level under way is dropped and the run
+    # reports the last one completed, as for the time budget, and says why it stopped.
+    import argparse
+    from contextlib import nullcontext
+
+    from acp_core._cli import _cli_processes, _explore_cli
+
+    parser = argparse.ArgumentParser()
+    _explore_cli.configure(parser)
+    printed = []
+    for extra in ([], ["--json"]):
+        looks = iter(range(10**6))
+        argv = ["--depth", "30", "--revision", "2026-08", "--workers", str(workers), *extra]
+        status = _explore_cli.run(
+            parser.parse_args(argv),
+            sys.stdout,
+            lambda: 0.0,
+            lambda name, e: name,
+            _cli_processes.map_shards,
+            None,
+            lambda n: nullcontext(InProcessWorkers(n)),
+            lambda looks=looks: next(looks) > 60,
+        )
+        assert status == 0
+        printed.append(capsys.readouterr().out)
+    assert "the machine's memory ran low" in printed[0]
+    summary = json.loads(printed[1])
+    assert summary["stopped"] == "memory"
+    assert 0 < summary["depth"] < 30
+    assert summary["states"] == explore(revision=acp.V2_2026_08, depth=summary["depth"]).states

@@ -1,6 +1,7 @@
 """The processes of `python -m acp_core explore --workers W` (command line only).
 
 Owns: `paused_collector` (an explore run without the cyclic garbage collector),
+`memory_low` (whether the machine's available memory has fallen under a sixth),
 `level_workers` (`explore`'s persistent workers: this process and `workers - 1`
 processes forked from it, each serving a `WorkerHost` over a pipe), `map_shards` (a
 `map_shards` for `explore`: this process alone, a local process pool sharing each level
@@ -22,7 +23,7 @@ import pickle
 import time
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Final
 
 from acp_core._errors import AcpError, ArgumentError
 from acp_core._research._explore_shards import pack_expansions, unpack_expansions
@@ -32,6 +33,7 @@ __all__ = [
     "ProcessWorkers",
     "level_workers",
     "map_shards",
+    "memory_low",
     "new_run_id",
     "paused_collector",
     "pickled_call",
@@ -54,6 +56,25 @@ def paused_collector() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+#: An explore run stops inside a level once less than this share of the machine's memory
+#: is available (a round of a level's expansion can take a few hundred megabytes more).
+LOW_MEMORY: Final = 1 / 6
+
+
+def memory_low(meminfo: str = "/proc/meminfo") -> bool:
+    """Whether less than `LOW_MEMORY` of the machine's memory is available (Linux's
+    `MemAvailable`: free memory and the caches the kernel can drop); False where that
+    cannot be read."""
+    try:
+        with open(meminfo, encoding="ascii") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        total = int(fields["MemTotal"].split()[0])
+        available = int(fields["MemAvailable"].split()[0])
+    except (OSError, KeyError, ValueError, IndexError):
+        return False
+    return available < total * LOW_MEMORY
 
 
 class ProcessWorkers:

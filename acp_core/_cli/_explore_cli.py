@@ -103,35 +103,60 @@ class _OutOfTimeError(Exception):
     """The `--seconds` budget ran out in the middle of a level."""
 
 
+class _OutOfMemoryError(_OutOfTimeError):
+    """The machine's memory ran low in the middle of a level (`memory_low`)."""
+
+
+def _never() -> bool:
+    return False
+
+
 def _budgeted(
-    map_shards: MapShards, clock: Callable[[], float], deadline: float, batch: int
+    map_shards: MapShards,
+    clock: Callable[[], float],
+    deadline: float,
+    batch: int,
+    memory_low: Callable[[], bool] = _never,
 ) -> MapShards:
     # Runs the shards `batch` at a time (one round of the workers) and stops between rounds
-    # once the deadline has passed.
+    # once the deadline has passed or memory runs low.
     def run(fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
         done: list[Any] = []
         step = max(1, batch)
         for i in range(0, len(tasks), step):
-            if clock() > deadline:
-                raise _OutOfTimeError
+            _look(clock, deadline, memory_low)
             done.extend(map_shards(fn, tasks[i : i + step]))
         return done
 
     return run
 
 
+def _look(clock: Callable[[], float], deadline: float, memory_low: Callable[[], bool]) -> None:
+    if clock() > deadline:
+        raise _OutOfTimeError
+    if memory_low():
+        raise _OutOfMemoryError
+
+
 class _BudgetedWorkers:
-    # Stops before an expansion call once the deadline has passed.
-    def __init__(self, workers: Workers, clock: Callable[[], float], deadline: float) -> None:
+    # Stops before an expansion call once the deadline has passed or memory runs low.
+    def __init__(
+        self,
+        workers: Workers,
+        clock: Callable[[], float],
+        deadline: float,
+        memory_low: Callable[[], bool] = _never,
+    ) -> None:
         self.workers, self.clock, self.deadline = workers, clock, deadline
+        self.memory_low = memory_low
 
     @property
     def size(self) -> int:
         return self.workers.size
 
     def call(self, requests: Sequence[tuple[str, tuple[Any, ...]]]) -> list[Any]:
-        if requests[0][0] == "expand" and self.clock() > self.deadline:
-            raise _OutOfTimeError
+        if requests[0][0] == "expand":
+            _look(self.clock, self.deadline, self.memory_low)
         return self.workers.call(requests)
 
 
@@ -149,14 +174,19 @@ def run(
     map_factory: MapFactory,
     run_id: str | None = None,
     workers_factory: WorkersFactory | None = None,
+    memory_low: Callable[[], bool] | None = None,
 ) -> int:
     """Explore, write each counterexample with `write_trace(name, example) -> path`, print.
     `run_id` names the run for the shard workers' memory of reached states
-    (`explore_levels`); `workers_factory` makes the persistent workers of `--workers W`."""
+    (`explore_levels`); `workers_factory` makes the persistent workers of `--workers W`;
+    `memory_low() -> True` stops the run inside a level, as the `--seconds` budget does
+    (each level a breadth-first run reaches holds about three times the states of the one
+    before: the machine's memory, not the time, can run out first)."""
     revision = chosen_revision(args)
     start = clock()
     last = ExploreLevel(0, 1, 0, 1, ())
     completed_at = start
+    stopped: str | None = None  # why the run ended before `--depth` (None: it did not)
     with contextlib.ExitStack() as stack:
         pool = None
         if workers_factory is not None and args.executor == "local" and args.workers > 1:
@@ -168,19 +198,22 @@ def run(
             "should": args.should,
             "symmetry": args.symmetry,
         }
+        budgeted = args.seconds is not None or memory_low is not None
+        deadline = start + args.seconds if args.seconds is not None else float("inf")
+        low = memory_low or _never
         if pool is not None:
             rounds = 1
-            if args.seconds is not None:
-                pool, rounds = _BudgetedWorkers(pool, clock, start + args.seconds), _BUDGET_ROUNDS
+            if budgeted:
+                pool, rounds = _BudgetedWorkers(pool, clock, deadline, low), _BUDGET_ROUNDS
             levels = explore_levels(**common, workers=pool, rounds=rounds)
         else:
             shards = shards_for(args.workers, args.executor)
             made = stack.enter_context(map_factory(args.workers, args.executor, args.scheduler))
             map_shards = made
-            if args.seconds is not None:
+            if budgeted:
                 # Cut each level into many shards, so the budget is looked at between rounds
                 # (a round: as many shards as a level has without a budget).
-                map_shards = _budgeted(made, clock, start + args.seconds, shards)
+                map_shards = _budgeted(made, clock, deadline, shards, low)
                 shards = max(shards, _BUDGET_SHARDS)
             levels = explore_levels(**common, shards=shards, map_shards=map_shards, run=run_id)
         try:
@@ -191,8 +224,10 @@ def run(
                         f"depth {last.depth}: {last.states} states, "
                         f"{last.transitions} transitions\n"
                     )
+        except _OutOfMemoryError:
+            stopped = "memory"  # the level under way is dropped, as for the time budget
         except _OutOfTimeError:
-            pass  # the level under way is dropped: `last` is the last one completed
+            stopped = "seconds"  # the level under way is dropped: `last` is the last completed
     elapsed = max(clock() - start, 1e-9)
     working = max(completed_at - start, 1e-9)  # until the last level completed
     violations = [
@@ -219,6 +254,7 @@ def run(
         "seconds": round(elapsed, 3),
         "states_per_second": round(last.states / working, 1),
         "violations": violations,
+        "stopped": stopped,
     }
     if args.json:
         out.write(json.dumps(summary) + "\n")
@@ -228,6 +264,11 @@ def run(
             f"completed, {summary['states_per_second']} states/s, "
             f"{len(violations)} violation(s)\n"
         )
+        if stopped == "memory":
+            out.write(
+                "stopped inside the next level: the machine's memory ran low (the levels "
+                "grow about threefold; a smaller --depth, or fewer --sessions, fits)\n"
+            )
         for v, example in zip(violations, last.violations, strict=True):
             out.write(
                 f"{v['rule']} in {v['steps']} steps ({' / '.join(example.path)}): "
