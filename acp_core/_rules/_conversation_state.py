@@ -220,14 +220,10 @@ class Conversation:
         """Whether the agent's unanswered permission request `request_id` was asked during
         the current foreground work: it blocks that work (R11, R12) and is withdrawn with it
         (R71). One asked outside it, before it or with its work ended, is background (C40)."""
-        return self.blocks_key(request_key(request_id))
-
-    def blocks_key(self, key: RequestKey) -> bool:
-        """`blocks`, for the request's key."""
         start = self.work_started_at
         if start is None:
             return False
-        asked = self.permissions.get(key)
+        asked = self.permissions.get(request_key(request_id))
         return asked is not None and asked >= start
 
     def cancels(self, key: RequestKey) -> bool | None:

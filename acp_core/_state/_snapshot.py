@@ -96,6 +96,7 @@ def snapshot(
         if m.chunk_meta:
             doc["chunkMeta"] = _chunk_meta(m.chunk_meta)
         messages[message_id] = doc
+    plans = in_order(state.plans)  # sorted once, for both tables
     tool_calls: dict[str, Any] = {}
     for tool_call_id, t in in_order(state.tool_calls):
         doc = {}
@@ -134,14 +135,9 @@ def snapshot(
         "messages": messages,
         "toolCalls": tool_calls,
         "terminals": terminals,
-        "plans": {
-            plan_id: encode_part("PlanUpdateContent", p.plan)
-            for plan_id, p in in_order(state.plans)
-        },
+        "plans": {plan_id: encode_part("PlanUpdateContent", p.plan) for plan_id, p in plans},
     }
-    plan_meta = {
-        plan_id: thaw_json(p.meta) for plan_id, p in in_order(state.plans) if p.meta is not None
-    }
+    plan_meta = {plan_id: thaw_json(p.meta) for plan_id, p in plans if p.meta is not None}
     if plan_meta:
         out["planMeta"] = plan_meta
     if state.available_commands is not None:
