@@ -158,3 +158,9 @@ def test_unchecked_reasons_are_rendered_in_the_checked_column() -> None:
             row = next(line for line in md.splitlines() if line.startswith(f"| {rule.id} |"))
             kind, _why = rule.unchecked
             assert row.rstrip(" |").rsplit("| ", 1)[1].startswith(f"no, {kind}: "), row
+
+
+def test_rules_citing_a_kit_requirement_carry_its_kit_id() -> None:
+    # R63/R64 cite [TCK] RESUME-205/204 in their section but left the kit column blank.
+    assert RULES["R63"].kit_id == "ACP-RESUME-205"
+    assert RULES["R64"].kit_id == "ACP-RESUME-204"
