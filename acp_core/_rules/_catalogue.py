@@ -204,8 +204,10 @@ _ENGINE: Final[tuple[Rule, ...]] = (
 # fmt: on
 
 # The 2026-11 draft's and the Preview's rules (R47-R81, C27-C56), kept in their own module.
+# The Preview's rows have no kit column; these cite a kit requirement in their section.
+_PREVIEW_KIT_IDS: Final = {"R63": "ACP-RESUME-205", "R64": "ACP-RESUME-204"}
 _PREVIEW: Final = tuple(
-    Rule(i, level, side, summary, section, note=note, unchecked=UNCHECKED.get(i))  # type: ignore[arg-type]
+    Rule(i, level, side, summary, section, _PREVIEW_KIT_IDS.get(i), note=note, unchecked=UNCHECKED.get(i))  # type: ignore[arg-type]  # noqa: E501
     for i, level, side, summary, section, note in PREVIEW_ROWS
 )
 
