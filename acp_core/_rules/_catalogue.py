@@ -22,7 +22,8 @@ Levels are RFC 2119 words. Where the digest gives no keyword ("—", "normative"
 item) the level chosen here is said in `note`. Where the docs say MUST and the schema's
 description says SHOULD (the stop reason on a turn-ending idle), the docs win (digest Q1).
 `kit_id` names the official conformance kit's requirement (agentclientprotocol/acp-tck,
-`src/tck/v2/requirements.py`) that tests the same obligation, where there is one.
+`src/tck/v2/requirements.py`) that tests the same obligation, where there is one. The kit's
+STATE-203 allows five stop reasons; 2026-11 and the Preview add `error` (said in docs/rules.md).
 """
 
 from __future__ import annotations
@@ -293,7 +294,8 @@ def rules_markdown(revision: Revision | None = None) -> str:
         "  when one is broken); SHOULD and SHOULD NOT are reported but do not fail a trace.",
         "- **Side**: who the rule binds.",
         "- **Kit id**: the requirement of the official conformance kit (`acp-tck`,",
-        "  `src/tck/v2/requirements.py`) that tests the same obligation.",
+        "  `src/tck/v2/requirements.py`) that tests the same obligation. Where the kit differs:",
+        "  its STATE-203 allows five stop reasons; 2026-11 and the Preview add `error` (R8).",
         "- **Checked**: `check_trace` reports breaches of this rule; for a rule of the 2026-11",
         "  draft or the Preview it does not, why a recording cannot show it:",
         *(f"  - `{kind}`: {text}." for kind, text in UNCHECKED_KINDS.items()),
