@@ -208,7 +208,16 @@ _ENGINE: Final[tuple[Rule, ...]] = (
 # The Preview's rows have no kit column; these cite a kit requirement in their section.
 _PREVIEW_KIT_IDS: Final = {"R63": "ACP-RESUME-205", "R64": "ACP-RESUME-204"}
 _PREVIEW: Final = tuple(
-    Rule(i, level, side, summary, section, _PREVIEW_KIT_IDS.get(i), note=note, unchecked=UNCHECKED.get(i))  # type: ignore[arg-type]  # noqa: E501
+    Rule(
+        i,
+        level,  # type: ignore[arg-type]
+        side,  # type: ignore[arg-type]
+        summary,
+        section,
+        _PREVIEW_KIT_IDS.get(i),
+        note=note,
+        unchecked=UNCHECKED.get(i),
+    )
     for i, level, side, summary, section, note in PREVIEW_ROWS
 )
 
