@@ -139,6 +139,22 @@ def test_a_blank_line_frees_the_event_budget() -> None:
     assert events == [E("12345")] * 10
 
 
+def test_a_line_or_event_fed_a_byte_at_a_time_stays_in_few_chunks() -> None:
+    # Regression: the decoder appended every piece to a tuple (copied on each feed), so a long
+    # line or event arriving in tiny feeds cost quadratic time. Chunks are merged instead.
+    decoder = SseDecoder()
+    for _ in range(4096):
+        decoder, _ = feed_sse(decoder, b"x")
+    assert len(decoder.pending) <= 13
+    assert b"".join(decoder.pending) == b"x" * 4096
+    decoder = SseDecoder()
+    for i in range(4096):
+        decoder, _ = feed_sse(decoder, b"data: %d\n" % i)
+    assert len(decoder.data) <= 13
+    decoder, events = feed_sse(decoder, b"\n")
+    assert events == (E("\n".join(map(str, range(4096)))),)
+
+
 def test_feed_refuses_what_is_not_bytes() -> None:
     with pytest.raises(ArgumentError):
         feed_sse(SseDecoder(), "data: a\n\n")  # type: ignore[arg-type]

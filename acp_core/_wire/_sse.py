@@ -6,7 +6,7 @@ decoder buffers (`DEFAULT_MAX_BUFFER`, overflow raises `SseError`).
 Must not know: ACP, JSON-RPC, HTTP (no headers, no status codes, no reconnecting), sessions.
 
 Theory of operation. The decoder is a frozen value holding the bytes of the unfinished line
-(the pieces received, joined once when the line ends, so any split costs linear time) and the
+(in a few chunks, merged as pieces arrive, joined when the line ends: see `_push`) and the
 fields of the unfinished event. Lines end with CRLF, LF or CR; a CR ending one feed and an LF
 starting the next are one line end (`after_cr`). Line ends are ASCII, so a UTF-8 sequence split
 across feeds is never cut: only complete lines are decoded, invalid UTF-8 becoming U+FFFD as
@@ -28,7 +28,7 @@ over, so memory stays bounded whatever it sends.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import AnyStr, Final
 
 import attrs
 
@@ -80,10 +80,12 @@ class SseDecoder:
         max_buffer: most bytes held for the pending line plus the pending event's data.
         last_event_id: the last event id the stream set (what a reconnect sends back).
         retry: the last reconnection time the stream set, in ms.
-        pending: the pieces of the unfinished line, in order; `pending_size` their length.
+        pending: the unfinished line, in pieces (joined they are the line); `pending_size`
+            their length.
         after_cr: the last feed ended with CR (an LF first in the next feed is not a line).
         started: the first line was read (a BOM is only dropped there).
-        data, event, event_retry, data_size: the fields of the unfinished event.
+        data, event, event_retry, data_size: the fields of the unfinished event (`data` its
+            `data` lines in chunks, each chunk some lines LF-joined).
     """
 
     max_buffer: int = DEFAULT_MAX_BUFFER
@@ -123,7 +125,8 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
     limit = decoder.max_buffer
     last_id, retry = decoder.last_event_id, decoder.retry
     pending, size, started = decoder.pending, decoder.pending_size, decoder.started
-    lines_data, data_size = list(decoder.data), decoder.data_size
+    chunks, data_size = decoder.data, decoder.data_size
+    lines_data: list[str] = []  # this feed's data lines, after what `chunks` holds
     event, event_retry = decoder.event, decoder.event_retry
     events: list[SseEvent] = []
     lines = _LINE_END.split(data)
@@ -136,10 +139,10 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
             if line.startswith(_BOM):
                 line = line[len(_BOM) :]
         if not line:  # a blank line: dispatch
-            if lines_data:
-                text = "\n".join(lines_data)
+            if chunks or lines_data:
+                text = "\n".join((*chunks, *lines_data))
                 events.append(SseEvent(text, event or "message", last_id, event_retry))
-            lines_data, data_size, event, event_retry = [], 0, "", None
+            chunks, lines_data, data_size, event, event_retry = (), [], 0, "", None
             continue
         if line[:1] == b":":  # a comment
             continue
@@ -163,7 +166,9 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
     if tail:
         if size + len(tail) + data_size > limit:
             raise _overflow(limit, size + len(tail) + data_size)
-        pending, size = (*pending, tail), size + len(tail)
+        pending, size = _push(pending, tail, b""), size + len(tail)
+    if lines_data:
+        chunks = _push(chunks, "\n".join(lines_data), "\n")
     after_cr = data[-1:] == b"\r"
     new = SseDecoder(
         limit,
@@ -173,12 +178,27 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
         size,
         after_cr,
         started,
-        tuple(lines_data),
+        chunks,
         event,
         event_retry,
         data_size,
     )
     return new, tuple(events)
+
+
+def _push(chunks: tuple[AnyStr, ...], piece: AnyStr, sep: AnyStr) -> tuple[AnyStr, ...]:
+    """`chunks` with `piece` after them, `sep`-joined pieces in fewer, longer chunks.
+
+    Why: appending to a tuple copies it, so a line or event arriving a byte per feed would
+    cost quadratic time. Merging like a binary counter (a chunk is merged into the one before
+    it while that one is no longer) keeps the tuple logarithmically short and copies each
+    piece a logarithmic number of times; `sep.join(chunks)` is unchanged by the merging.
+    """
+    out = list(chunks)
+    while out and len(out[-1]) <= len(piece):
+        piece = out.pop() + sep + piece
+    out.append(piece)
+    return tuple(out)
 
 
 def finish_sse(decoder: SseDecoder) -> SseDecoder:
