@@ -109,7 +109,9 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
     """Feed bytes (any split): `(decoder', events)`, the events dispatched, in order.
 
     Raises:
-        SseError: the pending line plus the pending event went over `decoder.max_buffer`.
+        SseError: the pending line plus the pending event went over `decoder.max_buffer`
+            (the stream is then unusable: drop the connection; `finish_sse(decoder)` gives
+            the decoder for the next one, last event id kept).
         ArgumentError: `data` is not bytes (the caller's bug).
     """
     if type(data) is not bytes:
