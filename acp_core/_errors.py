@@ -21,6 +21,7 @@ __all__ = [
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
+    "SseError",
 ]
 
 
@@ -51,6 +52,23 @@ class DecodeError(AcpError):
 
     def __str__(self) -> str:
         return f"expected {self.expected} @ {self.path}"
+
+
+class SseError(AcpError):
+    """A Server-Sent Events stream could not be decoded (the peer's fault).
+
+    Attributes:
+        kind: what went wrong; `too_long`: a line or event went over the decoder's buffer limit.
+        detail: a readable explanation, for a log line.
+    """
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(kind, detail)
+        self.kind = kind
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"SSE {self.kind}: {self.detail}"
 
 
 class ProtocolError(AcpError):
