@@ -125,13 +125,18 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     (
         "acp_core._errors",
         "AcpError ArgumentError DecodeError Diagnostic LocalProtocolError ProtocolError "
-        "RemoteProtocolError",
+        "RemoteProtocolError SseError",
     ),
     ("acp_core._state._fold", "fold"),
     (
         "acp_core._wire._framing",
         "DEFAULT_MAX_LINE JSON_PARSER FramingError NdjsonDecoder Parsed decode_frame encode_frame "
         "encode_ndjson feed_ndjson finish_ndjson parse_error_reply",
+    ),
+    (
+        "acp_core._wire._sse",
+        "DEFAULT_MAX_SSE_BUFFER SseDecoder SseEvent encode_comment encode_event feed_sse "
+        "finish_sse",
     ),
     ("acp_core._engines._intents", "AcceptPrompt"),
     ("acp_core._engines._intents_preview", "AgentIntent"),

@@ -1,5 +1,6 @@
 """Connections and framing: the agent and client connection engines, their intents and
-events, and the newline-delimited JSON framing.
+events, the newline-delimited JSON framing and the Server-Sent Events codec (for the
+Streamable HTTP profile).
 
 A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
@@ -62,9 +63,19 @@ from acp_core._wire._framing import (
     finish_ndjson,
     parse_error_reply,
 )
+from acp_core._wire._sse import (
+    DEFAULT_MAX_SSE_BUFFER,
+    SseDecoder,
+    SseEvent,
+    encode_comment,
+    encode_event,
+    feed_sse,
+    finish_sse,
+)
 
 __all__ = [
     "DEFAULT_MAX_LINE",
+    "DEFAULT_MAX_SSE_BUFFER",
     "JSON_PARSER",
     "AgentConnection",
     "AgentSession",
@@ -101,12 +112,18 @@ __all__ = [
     "SessionIntent",
     "SessionOpened",
     "SetConfigOption",
+    "SseDecoder",
+    "SseEvent",
     "connection_step",
     "decode_frame",
+    "encode_comment",
+    "encode_event",
     "encode_frame",
     "encode_ndjson",
     "feed_ndjson",
+    "feed_sse",
     "finish_ndjson",
+    "finish_sse",
     "new_agent_connection",
     "new_client_connection",
     "parse_error_reply",

@@ -12,6 +12,7 @@ from acp_core._errors import (
     LocalProtocolError,
     ProtocolError,
     RemoteProtocolError,
+    SseError,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
+    "SseError",
 ]

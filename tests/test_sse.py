@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from acp_core._errors import AcpError, ArgumentError, SseError
 from acp_core._wire._sse import (
-    DEFAULT_MAX_BUFFER,
+    DEFAULT_MAX_SSE_BUFFER,
     SseDecoder,
     SseEvent,
     encode_comment,
@@ -131,7 +131,7 @@ def test_an_event_whose_data_goes_over_the_bound_raises() -> None:
     decoder, _ = feed_sse(SseDecoder(max_buffer=20), b"data: 12345\n" * 3)
     with pytest.raises(SseError):  # every line is short, but the event never ends
         feed_sse(decoder, b"data: 12345\n")
-    assert SseDecoder().max_buffer == DEFAULT_MAX_BUFFER
+    assert SseDecoder().max_buffer == DEFAULT_MAX_SSE_BUFFER
 
 
 def test_a_blank_line_frees_the_event_budget() -> None:

@@ -2,7 +2,7 @@
 
 Owns: the WHATWG "event stream" format (HTML Living Standard, section 9.2.6): `SseDecoder`,
 `feed_sse`, `finish_sse`, `SseEvent`, `encode_event`, `encode_comment` and the bound on what a
-decoder buffers (`DEFAULT_MAX_BUFFER`, overflow raises `SseError`).
+decoder buffers (`DEFAULT_MAX_SSE_BUFFER`, overflow raises `SseError`).
 Must not know: ACP, JSON-RPC, HTTP (no headers, no status codes, no reconnecting), sessions.
 
 Theory of operation. The decoder is a frozen value holding the bytes of the unfinished line
@@ -37,7 +37,7 @@ from acp_core._errors import ArgumentError, SseError
 from ._freezing import freezing_fields
 
 __all__ = [
-    "DEFAULT_MAX_BUFFER",
+    "DEFAULT_MAX_SSE_BUFFER",
     "SseDecoder",
     "SseEvent",
     "encode_comment",
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: Most bytes a decoder holds for one unfinished line plus one unfinished event's data (16 MiB).
-DEFAULT_MAX_BUFFER: Final = 16 * 1024 * 1024
+DEFAULT_MAX_SSE_BUFFER: Final = 16 * 1024 * 1024
 
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 _TEXT_LINE_END: Final = re.compile(r"\r\n|\r|\n")
@@ -88,7 +88,7 @@ class SseDecoder:
             `data` lines in chunks, each chunk some lines LF-joined).
     """
 
-    max_buffer: int = DEFAULT_MAX_BUFFER
+    max_buffer: int = DEFAULT_MAX_SSE_BUFFER
     last_event_id: str | None = None
     retry: int | None = None
     pending: tuple[bytes, ...] = ()
