@@ -107,6 +107,14 @@ class Revision:
             return revision_named, (self.name,)
         return super().__reduce_ex__(protocol)
 
+    def __repr__(self) -> str:
+        # A revision is a default argument of many public functions; the generated repr (every
+        # field, ~1,000 characters) buried their `help()` signatures. The name identifies a
+        # registered revision; an unregistered one says so, since its fields may differ.
+        if REVISIONS.get(self.name) is self:
+            return f"Revision({self.name!r})"
+        return f"Revision({self.name!r}, unregistered)"
+
     def includes(self, name: str) -> bool:
         """The revision `name` is this one or one it builds on."""
         return name in self.lineage
