@@ -165,3 +165,21 @@ def test_a_terminal_sees_progress_of_long_commands(
     shown = err.getvalue()
     assert f"{command}: {phase} 100% " in shown
     assert shown.endswith("\r")  # and the line is cleared at the end
+
+
+def test_a_lone_surrogate_in_the_trace_is_reported_losslessly(tmp_path: Path) -> None:
+    # JSON allows a lone surrogate escape and `check`/`replay` accept it; the page used to
+    # fail to encode (exit 3, UnicodeEncodeError). Now the embedded data keeps it as a JSON
+    # escape (the same string after decoding) and element text shows U+FFFD.
+    text = EXAMPLE.read_text("utf-8").replace("/home/user/project", "/home/user/pro\\ud800ject")
+    assert "\\ud800" in text
+    trace = tmp_path / "surrogate.jsonl"
+    trace.write_text(text, "utf-8")
+    status, out, err = call(str(trace))
+    assert out == f"{tmp_path / 'surrogate.html'}\n"
+    assert (status, err) == (0, "")
+    page = (tmp_path / "surrogate.html").read_bytes().decode("utf-8")  # strict: encodable
+    assert "\ud800" not in page
+    data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
+    assert data is not None
+    assert "/home/user/pro\ud800ject" in json.dumps(json.loads(data.group(1)), ensure_ascii=False)

@@ -33,14 +33,19 @@ _JSON_ESCAPES: Final = {
     ord("&"): "\\u0026",
     0x2028: "\\u2028",
     0x2029: "\\u2029",
+    # A trace may hold lone surrogates (JSON allows `"\\ud800"`); UTF-8 cannot encode them, so
+    # the page keeps them as JSON escapes, which the script decodes back to the same string.
+    **{code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)},
 }
+# In element text there is no escape for a lone surrogate: it shows as U+FFFD.
+_TEXT_SURROGATES: Final = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 
 _LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 
 
 def escape_text(text: object) -> str:
     """Text for HTML element content or a quoted attribute value."""
-    return html.escape(str(text), quote=True)
+    return html.escape(str(text), quote=True).translate(_TEXT_SURROGATES)
 
 
 def embed_json(value: Any) -> str:
