@@ -53,6 +53,11 @@ class BadInputError(Exception):
     """Input that cannot be read; the message is the one line printed to stderr."""
 
 
+#: Most characters one trace line may hold (16 Mi); a longer line is bad input (exit 2), so a
+#: file without line ends (`/dev/zero`, a sparse file) costs bounded memory, never all of it.
+MAX_TRACE_LINE = 16 * 1024 * 1024
+
+
 # -- check ---------------------------------------------------------------------------------
 
 
@@ -68,13 +73,29 @@ def _open_lines(path: str) -> Iterator[str]:
     except OSError as e:
         raise BadInputError(f"{path}: cannot read: {e.strerror or e}") from None
     try:
-        yield from stream
+        yield from bounded_lines(stream, path)
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise BadInputError(f"{path}: cannot read: {reason}") from None
     finally:
         if stream is not sys.stdin:
             stream.close()
+
+
+def bounded_lines(stream: TextIO, path: str) -> Iterator[str]:
+    """The lines of `stream`, none read past `MAX_TRACE_LINE` characters.
+
+    Raises:
+        BadInputError: a line is longer (said with its 0-based index).
+    """
+    index = 0
+    while line := stream.readline(MAX_TRACE_LINE + 1):
+        if len(line) > MAX_TRACE_LINE:
+            raise BadInputError(
+                f"{path}: line index {index}: longer than {MAX_TRACE_LINE:,} characters"
+            )
+        yield line
+        index += 1
 
 
 def read_trace(path: str) -> tuple[list[object], list[int]]:

@@ -4,6 +4,7 @@ read line by line; lone surrogates print escaped."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -146,3 +147,42 @@ def test_check_reads_its_input_line_by_line(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(cli, "check_trace", check)
     assert cli.main(["check", "trace.jsonl"]) == 0
     assert seen_when == [[0], [0, 1]]
+
+
+@pytest.mark.parametrize("command", ["check", "replay", "report"])
+def test_a_line_over_the_limit_is_bad_input(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # Before the limit a file without line ends (`check /dev/zero`) was read whole: exit 3
+    # (MemoryError) at the memory cap. Now at most MAX_TRACE_LINE + 1 characters are read.
+    monkeypatch.setattr(cli, "MAX_TRACE_LINE", 300)
+    fits = _line(_chunk("x" * 8))
+    assert len(fits) <= 300
+    trace = tmp_path / "long.jsonl"
+    trace.write_text(fits + "\0" * 10_000, "utf-8")
+    status = cli.main([command, str(trace)])
+    err = capsys.readouterr().err
+    assert status == cli.EXIT_BAD_INPUT
+    assert err.count("\n") == 1
+    assert "line index 1: longer than 300 characters" in err
+
+
+def test_no_read_goes_past_the_line_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "MAX_TRACE_LINE", 100)
+    sizes: list[int] = []
+
+    class Recording(io.StringIO):
+        def readline(self, size: int | None = -1, /) -> str:
+            line = super().readline(size)
+            sizes.append(len(line))
+            return line
+
+    stream = Recording("a\n" + "\0" * 1_000_000)  # like /dev/zero: no line end, ever
+    lines = cli.bounded_lines(stream, "zeros")
+    assert next(lines) == "a\n"
+    with pytest.raises(cli.BadInputError, match="line index 1: longer than 100 characters"):
+        next(lines)
+    assert max(sizes) == 101
