@@ -72,6 +72,19 @@ def _plan_under(plan_id: str) -> Any:
     return edit
 
 
+def _rekey(path: list[Any], key: object) -> Any:
+    """Add under a non-string key a copy of the first entry of the object at `path`."""
+
+    def edit(doc: dict[str, Any]) -> dict[str, Any]:
+        target = doc
+        for step in path:
+            target = target[step]
+        target[key] = copy.deepcopy(next(iter(target.values())))
+        return doc
+
+    return edit
+
+
 M1, T1, P1 = (
     {"kind": "message", "id": "m1"},
     {"kind": "toolCall", "id": "t1"},
@@ -93,6 +106,13 @@ IMPOSSIBLE = [
     pytest.param(_chunk_meta("-1"), "$.messages.m1.chunkMeta", id="chunk-key-negative"),
     pytest.param(_chunk_meta("1" * 5000), "$.messages.m1.chunkMeta", id="chunk-key-5000-digits"),
     pytest.param(_chunk_meta("2"), "$.messages.m1.chunkMeta.2", id="chunk-meta-past-the-blocks"),
+    # A document built in Python may key by a non-string (restored, then render raised TypeError).
+    *(
+        pytest.param(
+            _rekey([where], key), f"$.{where}", id=f"{where}-keyed-by-{type(key).__name__}"
+        )
+        for where, key in [("terminals", 7), ("messages", None), ("toolCalls", 1.5), ("plans", 2)]
+    ),
     pytest.param(
         _edit(["toolCalls", "t1", "rawInput"], {"n": 10**5000}),
         "$.toolCalls.t1.rawInput.n",
@@ -144,6 +164,9 @@ def test_every_restored_state_renders_and_keeps_the_invariants(data: st.DataObje
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = leaf
+    for where in data.draw(st.lists(st.sampled_from(["messages", "toolCalls", "terminals"]))):
+        if type(doc.get(where)) is dict and doc[where]:
+            _rekey([where], data.draw(st.sampled_from([0, None, 1.5, ("t",)])))(doc)
     try:
         state = acp.restore(doc)
     except acp.DecodeError:

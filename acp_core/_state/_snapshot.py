@@ -177,6 +177,13 @@ def _need(obj: Mapping[str, Any], key: str, kind: type[Any], path: Path) -> Any:
     value = obj.get(key)
     if type(value) is not kind:  # exact: a subclass could override what restore reads
         raise DecodeError(render_path((path, key)), f"{kind.__name__} (required)")
+    if kind is dict:
+        # A document built in Python (not parsed JSON) may key an object by a non-string;
+        # restoring it used to succeed and leave a state whose render raised TypeError.
+        odd = [k for k in value if type(k) is not str]
+        if odd:
+            expected = f"object with string keys (a key is {type(odd[0]).__name__} {odd[0]!r})"
+            raise DecodeError(render_path((path, key)), expected)
     return value
 
 
