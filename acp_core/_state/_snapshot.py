@@ -174,7 +174,7 @@ def snapshot(
 
 
 def _need(obj: Mapping[str, Any], key: str, kind: type[Any], path: Path) -> Any:
-    value = obj.get(key)
+    value: Any = obj.get(key)
     if type(value) is not kind:  # exact: a subclass could override what restore reads
         raise DecodeError(render_path((path, key)), f"{kind.__name__} (required)")
     if kind is dict:
