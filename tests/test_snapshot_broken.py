@@ -163,7 +163,7 @@ def test_every_restored_state_renders_and_keeps_the_invariants(data: st.DataObje
         target = doc
         for key in path[:-1]:
             target = target[key]
-        target[path[-1]] = leaf
+        target[path[-1]] = copy.deepcopy(leaf)  # a drawn list or dict is shared: no cycles
     for where in data.draw(st.lists(st.sampled_from(["messages", "toolCalls", "terminals"]))):
         if type(doc.get(where)) is dict and doc[where]:
             _rekey([where], data.draw(st.sampled_from([0, None, 1.5, ("t",)])))(doc)
