@@ -35,6 +35,19 @@ class ArgumentError(AcpError, TypeError):
     catches `TypeError` keeps working, and an `AcpError`, so nothing else escapes."""
 
 
+def bytes_argument(data: object, function: str) -> bytes:
+    """`data` as `bytes` (a bytes-like copied once), for the feeding functions of the framings.
+
+    Raises:
+        ArgumentError: `data` is not bytes-like (the caller's bug), naming `function`.
+    """
+    if type(data) is bytes:
+        return data
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ArgumentError(f"{function} takes bytes, not {type(data).__name__}")
+    return bytes(data)
+
+
 class DecodeError(AcpError):
     """A wire value does not match the ACP v2 schema.
 

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import ArgumentError
+from acp_core._errors import ArgumentError, bytes_argument
 
 from ._fastnew import fast_constructor
 from ._freezing import freezing_fields
@@ -173,12 +173,7 @@ def feed_ndjson(
     Totality: for any bytes the result is a decoder and events, never an exception (a
     non-bytes `data` is an `ArgumentError`, the caller's bug).
     """
-    if type(data) is not bytes:
-        raw: object = data
-        if not isinstance(raw, (bytes, bytearray, memoryview)):
-            msg = f"feed_ndjson takes bytes, not {type(raw).__name__}"
-            raise ArgumentError(msg)
-        data = bytes(raw)
+    data = bytes_argument(data, "feed_ndjson")
     events: list[Event] = []
     limit = decoder.max_line
     pending = decoder.pending

@@ -32,7 +32,7 @@ from typing import AnyStr, Final
 
 import attrs
 
-from acp_core._errors import ArgumentError, SseError
+from acp_core._errors import ArgumentError, SseError, bytes_argument
 
 from ._freezing import freezing_fields
 
@@ -114,12 +114,7 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
             the decoder for the next one, last event id kept).
         ArgumentError: `data` is not bytes (the caller's bug).
     """
-    if type(data) is not bytes:
-        raw: object = data
-        if not isinstance(raw, (bytes, bytearray, memoryview)):
-            msg = f"feed_sse takes bytes, not {type(raw).__name__}"
-            raise ArgumentError(msg)
-        data = bytes(raw)
+    data = bytes_argument(data, "feed_sse")
     if not data:
         return decoder, ()
     if decoder.after_cr and data[:1] == b"\n":
