@@ -36,7 +36,7 @@ import attrs
 
 from acp_core._wire._revision import Revision
 
-from ._catalogue_preview import PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
+from ._catalogue_preview import KIT_IDS, PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
 
 __all__ = [
     "LEVELS",
@@ -205,8 +205,6 @@ _ENGINE: Final[tuple[Rule, ...]] = (
 # fmt: on
 
 # The 2026-11 draft's and the Preview's rules (R47-R81, C27-C56), kept in their own module.
-# The Preview's rows have no kit column; these cite a kit requirement in their section.
-_PREVIEW_KIT_IDS: Final = {"R63": "ACP-RESUME-205", "R64": "ACP-RESUME-204"}
 _PREVIEW: Final = tuple(
     Rule(
         i,
@@ -214,7 +212,7 @@ _PREVIEW: Final = tuple(
         side,  # type: ignore[arg-type]
         summary,
         section,
-        _PREVIEW_KIT_IDS.get(i),
+        KIT_IDS.get(i),
         note=note,
         unchecked=UNCHECKED.get(i),
     )

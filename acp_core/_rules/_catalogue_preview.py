@@ -5,7 +5,7 @@ section 4 of the Preview digest (`acp-v2-preview-digest.md` in the shared folder
 are that digest's paraphrases; where its level cell says more than one RFC 2119 word (a decision,
 an inference, a changed level), `note` says which level is catalogued. And `UNCHECKED`: for each
 of these rules `check_trace` does not report, why a recording cannot show it, as one of the
-`UNCHECKED_KINDS` and a sentence.
+`UNCHECKED_KINDS` and a sentence; and `KIT_IDS`, the kit's requirement where a section cites one.
 Must not know: how a rule is checked or enforced.
 
 Whether `check_trace` reports a rule (`checked`) is read from the checker's guards, as for
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
-__all__ = ["PREVIEW_ROWS", "UNCHECKED", "UNCHECKED_KINDS", "UncheckedKind"]
+__all__ = ["KIT_IDS", "PREVIEW_ROWS", "UNCHECKED", "UNCHECKED_KINDS", "UncheckedKind"]
 
 #: (id, level, side, summary, section, note) per rule, in digest order.
 Row = tuple[str, str, str, str, str, str]
@@ -114,6 +114,12 @@ UNCHECKED_KINDS: Final[Mapping[UncheckedKind, str]] = MappingProxyType(
         "one connection": "concerns more than the one connection a recording holds",
         "no deadline": "the rule sets no point by which it must be done, so no prefix breaks it",
     }
+)
+
+#: The official kit's requirement (acp-tck) for the Preview rules whose section cites one: the
+#: kit column of these rows, kept by id as `UNCHECKED` is (the rows have no such column).
+KIT_IDS: Final[Mapping[str, str]] = MappingProxyType(
+    {"R63": "ACP-RESUME-205", "R64": "ACP-RESUME-204"}
 )
 
 # fmt: off
