@@ -73,13 +73,44 @@ def doc_examples() -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+# CI installs every optional peer and oracle, so there a skip would stand in for coverage:
+# `ACP_FORBID_SKIPS=1` (set by .ci/run) turns each skip into a failure that gives its reason,
+# except reasons containing one of the `|`-separated `ACP_ALLOWED_SKIPS` (what .ci/run could
+# not install and said so). A user's plain `pytest` skips, saying why.
+_FORBID_SKIPS = os.environ.get("ACP_FORBID_SKIPS") == "1"
+_ALLOWED_SKIPS = tuple(filter(None, os.environ.get("ACP_ALLOWED_SKIPS", "").split("|")))
+
+
+def _skip_reason(report: Any) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return str(reason).removeprefix("Skipped: ")
+
+
+def _forbid_skip(report: Any) -> None:
+    if not (_FORBID_SKIPS and report.skipped) or hasattr(report, "wasxfail"):
+        return
+    reason = _skip_reason(report)
+    if not any(allowed in reason for allowed in _ALLOWED_SKIPS):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under ACP_FORBID_SKIPS=1 (CI must run it): {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    _forbid_skip((yield).get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    _forbid_skip((yield).get_result())  # a module-level importorskip
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """One closing line that says what was skipped and why (pytest alone lists only counts)."""
     reasons: dict[str, int] = {}
     for report in terminalreporter.stats.get("skipped", []):
-        longrepr = report.longrepr
-        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
-        reason = reason.removeprefix("Skipped: ")
+        reason = _skip_reason(report)
         reasons[reason] = reasons.get(reason, 0) + 1
     if reasons:
         parts = "; ".join(f"{n} x {why}" for why, n in sorted(reasons.items()))
