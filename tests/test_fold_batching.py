@@ -7,6 +7,7 @@ with bad or empty base64, and chunks interleaved with other updates.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,26 +34,47 @@ CHUNKS = st.one_of(
         st.sampled_from(["", "YQ==", "YmM", "!!", "ZGVm"]),
     ),
 )
+# `_meta` patches on every upsert that carries one, so the revisions that merge patches
+# (2026-11, Preview) are exercised against the batching too.
+PATCH_META = st.sampled_from(
+    [acp.UNSET, None, acp.freeze_json({"k": 1}), acp.freeze_json({"j": 2, "k": {"x": 1}})]
+)
 OTHERS = st.one_of(
-    st.builds(acp.AgentMessage, IDS, st.lists(TEXT, max_size=2).map(tuple)),
-    st.builds(acp.ToolCallUpdate, st.sampled_from(["c1", "c2"]), st.just("t")),
+    st.builds(acp.AgentMessage, IDS, st.lists(TEXT, max_size=2).map(tuple), meta=PATCH_META),
+    st.builds(acp.UserMessage, IDS, st.lists(TEXT, max_size=1).map(tuple), meta=PATCH_META),
+    st.builds(acp.ToolCallUpdate, st.sampled_from(["c1", "c2"]), st.just("t"), meta=PATCH_META),
     st.just(acp.RunningStateUpdate()),
-    st.builds(acp.TerminalUpdate, st.sampled_from(["t1", "t2"]), st.just("ls")),
+    st.builds(acp.TerminalUpdate, st.sampled_from(["t1", "t2"]), st.just("ls"), meta=PATCH_META),
+    st.builds(acp.SessionInfoUpdate, meta=PATCH_META),
+    st.builds(acp.UsageUpdate, st.just(1), st.just(10), meta=PATCH_META),
 )
 SEQUENCES = st.lists(st.one_of(CHUNKS, CHUNKS, CHUNKS, OTHERS), max_size=60)
 
 
-def reduce_loop(state: acp.SessionState, updates: list[acp.SessionUpdate]) -> acp.SessionState:
+# Every law holds at every revision: the batching must not change what a revision means.
+EACH_REVISION = pytest.mark.parametrize(
+    "revision", list(acp.REVISIONS.values()), ids=list(acp.REVISIONS)
+)
+
+
+def reduce_loop(
+    state: acp.SessionState,
+    updates: list[acp.SessionUpdate],
+    revision: acp.Revision = acp.DEFAULT_REVISION,
+) -> acp.SessionState:
     for update in updates:
-        state = acp.reduce(state, update)
+        state = acp.reduce(state, update, revision=revision)
     return state
 
 
-@given(SEQUENCES)
-def test_fold_equals_reducing_one_update_at_a_time(updates: list[acp.SessionUpdate]) -> None:
+@EACH_REVISION
+@given(updates=SEQUENCES)
+def test_fold_equals_reducing_one_update_at_a_time(
+    revision: acp.Revision, updates: list[acp.SessionUpdate]
+) -> None:
     start = acp.new_session("s")
-    folded = acp.fold(start, updates)
-    looped = reduce_loop(start, updates)
+    folded = acp.fold(start, updates, revision=revision)
+    looped = reduce_loop(start, updates, revision)
     assert folded == looped
     # Equal includes the diagnostics, in order, and the chunk-scoped _meta by block index.
     assert list(folded.diagnostics) == list(looped.diagnostics)
@@ -94,12 +116,14 @@ def test_meta_patches_replace_in_2026_08_and_merge_by_key_in_2026_11() -> None:
     assert cleared.tool_calls["c"].meta is None
 
 
-@given(st.lists(strategies.session_updates(), max_size=40))
+@EACH_REVISION
+@given(data=st.data())
 def test_fold_equals_the_reduce_loop_on_any_generated_updates(
-    updates: list[acp.SessionUpdate],
+    revision: acp.Revision, data: st.DataObject
 ) -> None:
+    updates = data.draw(st.lists(strategies.session_updates(revision=revision), max_size=40))
     start = acp.new_session("s")
-    assert acp.fold(start, updates) == reduce_loop(start, updates)
+    assert acp.fold(start, updates, revision=revision) == reduce_loop(start, updates, revision)
 
 
 TOOL_IDS = st.sampled_from(["c1", "c2"])
@@ -119,12 +143,13 @@ TOOL_PATCHES = st.builds(
 )
 
 
-@given(st.lists(st.one_of(TOOL_PATCHES, CHUNKS, OTHERS), max_size=50))
+@EACH_REVISION
+@given(updates=st.lists(st.one_of(TOOL_PATCHES, CHUNKS, OTHERS), max_size=50))
 def test_fold_equals_the_reduce_loop_on_interleaved_tool_calls(
-    updates: list[acp.SessionUpdate],
+    revision: acp.Revision, updates: list[acp.SessionUpdate]
 ) -> None:
     start = acp.new_session("s")
-    folded = acp.fold(start, updates)
-    assert folded == reduce_loop(start, updates)
+    folded = acp.fold(start, updates, revision=revision)
+    assert folded == reduce_loop(start, updates, revision)
     # Starting from a state that already has these entities (and a hot message) too.
-    assert acp.fold(folded, updates) == reduce_loop(folded, updates)
+    assert acp.fold(folded, updates, revision=revision) == reduce_loop(folded, updates, revision)

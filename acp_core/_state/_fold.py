@@ -30,7 +30,7 @@ from acp_core._wire._updates import (
 )
 
 from ._pcoll import EMPTY_VEC
-from ._reduce import REDUCERS, reduce
+from ._reduce import REDUCERS, merged_patch, revised
 from ._reduce_common import (
     EMPTY_PMAP,
     NEW_TOOL_CALL,
@@ -142,15 +142,13 @@ def fold(
         ArgumentError: an item is not a session update value (a programming error; also a
             `TypeError`).
     """
-    if revision.meta_patch_merges:
-        for update in updates:
-            state = reduce(state, update, revision=revision)
-        return state
     # A transient builder, invisible to callers. Message chunks are buffered per message id
     # and tool calls kept in a local table; both are written once at the end (a message also
     # before an upsert of it reads it). What depends on event order happens at the event:
     # timeline entries of new entities, diagnostics, terminals created by references. Runs of
-    # terminal chunks are applied in bulk.
+    # terminal chunks are applied in bulk. Where the revision merges `_meta` patches, the
+    # upserts are rewritten as `reduce` rewrites them (chunks never patch `_meta`).
+    merges = revision.meta_patch_merges
     table = REDUCERS
     roles = _CHUNK_ROLES
     pending: dict[str, _Buffer] = {}
@@ -204,7 +202,8 @@ def fold(
                 call = NEW_TOOL_CALL
                 state = add_to_timeline(state, EntityRef(TOOL_CALL, tool_call_id))
             if kind is ToolCallUpdate:
-                tools[tool_call_id] = patched_tool_call(call, item)
+                patch = merged_patch(None if created else call.meta, item, revision)
+                tools[tool_call_id] = patched_tool_call(call, patch)
                 refs = item.content if isinstance(item.content, tuple) else ()
             else:
                 tools[tool_call_id] = appended_tool_content(call, [item.content], [item.meta])
@@ -221,7 +220,7 @@ def fold(
             raise ArgumentError(msg)
         if kind in _UPSERTS and item.message_id in pending:
             state = _write_pending(state, {item.message_id: pending.pop(item.message_id)})
-        state = reducer(state, item)
+        state = reducer(state, revised(state, item, revision) if merges else item)
     if run:
         state = _flush(state, run)
     return _write_tools(_write_pending(state, pending), tools)

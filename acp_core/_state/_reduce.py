@@ -65,7 +65,9 @@ __all__ = [
     "REDUCERS",
     "ROLE_MISMATCH",
     "V1_KIND_ON_V2",
+    "merged_patch",
     "reduce",
+    "revised",
 ]
 
 # -- dispatch --------------------------------------------------------------------------
@@ -135,10 +137,30 @@ def reduce(
         msg = f"not a session update: {type(update).__name__}"
         raise ArgumentError(msg)
     if revision.meta_patch_merges:
-        update = _merge_meta(state, update)
-        if revision.usage_meta_patches and type(update) is UsageUpdate:
-            update = _merge_usage_meta(state, update)
+        update = revised(state, update, revision)
     return reducer(state, update)
+
+
+def revised(state: SessionState, update: Any, revision: Revision) -> Any:
+    """The update as `revision` means it against `state`: a `_meta` patch merged into the
+    stored `_meta` where the revision merges (Q15, V7); the update itself otherwise.
+
+    The one home of the revision's patch rule: `reduce` and `fold` both rewrite through it."""
+    if not revision.meta_patch_merges:
+        return update
+    update = _merge_meta(state, update)
+    if revision.usage_meta_patches and type(update) is UsageUpdate:
+        update = _merge_usage_meta(state, update)
+    return update
+
+
+def merged_patch(old: JsonObject | None, update: Any, revision: Revision) -> Any:
+    """`update` with its `_meta` patch merged into `old`, where `revision` merges (for a
+    caller that holds the entity's current `_meta` itself, as `fold`'s tool-call table)."""
+    patch = update.meta
+    if not revision.meta_patch_merges or not isinstance(patch, PMap):
+        return update
+    return evolve_frozen(update, meta=extras.merge_meta(old, patch))
 
 
 def _merge_usage_meta(state: SessionState, update: UsageUpdate) -> UsageUpdate:
