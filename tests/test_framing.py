@@ -8,6 +8,7 @@ identity. Tables: the hostile lines of issue 12.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -180,10 +181,27 @@ def test_the_fast_parser_when_installed_gives_what_the_reference_gives(data: byt
 
     edge = [b'"\\ud800"', b"1" * 30, b"-" + b"9" * 19, b"18446744073709551616", b"1e400",
             b"-0", b"1.5e-400", b"[" * 2000 + b"]" * 2000, b'{"a":NaN}', b"\xef\xbb\xbf{}",
-            b'{"a":1,"a":2}', b'"\\u0000"', b"[1,]"]  # fmt: skip
+            b'{"a":1,"a":2}', b'"\\u0000"', b"[1,]", b"[18446744073709551615]",
+            b'{"n":-9223372036854775809}', b"[" + b"9" * 18 + b"]",
+            b'"' + b"9" * 40 + b'"']  # fmt: skip
     for sample in (data, *edge):
         fast, reference = _framing._parse_fast(sample), _framing._parse_stdlib(sample)
         assert _summary([fast]) == _summary([reference]), sample[:40]
+
+
+DIGIT_HEAVY = st.lists(st.sampled_from([b"0", b"7", b"9", b"-", b".", b" ", b"a", b"\xff"]))
+
+
+@given(st.one_of(st.binary(max_size=80), DIGIT_HEAVY.map(b"".join)))
+def test_the_big_integer_guard_finds_exactly_the_runs_of_19_digits(data: bytes) -> None:
+    # The translate-based guard must agree with the plain definition (planted: 18 or 20 fails).
+    from acp_core._wire import _framing
+
+    expected = re.search(rb"[0-9]{19}", data) is not None
+    assert _framing._has_long_digit_run(data) is expected
+    for n in (18, 19, 20):
+        line = b'{"a":[' + data + b"," + b"9" * n + b"]}"
+        assert _framing._has_long_digit_run(line) is (n >= 19 or expected)
 
 
 def test_what_is_not_bytes_or_json_is_the_callers_error() -> None:
