@@ -59,11 +59,11 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
     request_id = intent.request_id
     if request_id is None:
         request_id = b.get("next_request_id")
-        while request_id in engine.pending or request_id in engine.decisions:
+        while request_id in engine._pending or request_id in engine.decisions:
             request_id += 1
         b.set(next_request_id=request_id + 1)
         b.ids.append(request_id)
-    elif request_id in engine.pending:
+    elif request_id in engine._pending:
         raise refuse("E2", f"request id {request_id!r} is already pending")
     child = intent.session_id
     if child == engine.session_id:
@@ -98,7 +98,7 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
         if state.foreground.state == "running":
             send_update(b, RequiresActionStateUpdate(), child)
         pending = PendingPermission(request_id, intent.tool_call_id, intent.options, False, child)
-        b.set(pending=engine.pending.set(request_id, pending), open_message=None)
+        b.set(pending=engine._pending.set(request_id, pending), open_message=None)
         return
     b.send(request)
     # R11; background requests do not flip it (Q33). The machine that just followed the
@@ -106,11 +106,11 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
     if b.conversation.blocks(request_id) and b.session.foreground.state == "running":
         b.update(RequiresActionStateUpdate())
     pending = PendingPermission(request_id, intent.tool_call_id, intent.options)
-    b.set(pending=engine.pending.set(request_id, pending), open_message=None)
+    b.set(pending=engine._pending.set(request_id, pending), open_message=None)
 
 
 def _cancel_permission(b: Build, intent: CancelPermission) -> None:
-    if intent.request_id not in b.engine.pending:
+    if intent.request_id not in b.engine._pending:
         raise refuse("E2", f"no pending permission request has id {intent.request_id!r}")
     b.send(CancelRequestNotification(intent.request_id))
 

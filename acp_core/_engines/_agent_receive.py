@@ -82,11 +82,14 @@ def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> Pe
 
 def _answered(b: Build, message: Response | ErrorResponse) -> None:
     engine = b.engine
-    pending = engine.pending.get(message.id)
+    # The stored requests, not the `pending` view: that view rebuilds every entry's
+    # `foreground`, a cost per answer that grew with the number pending.
+    pending = engine._pending.get(message.id)
     if pending is None:
         raise _remote("C25", f"response {message.id!r} answers no pending request")
     decision = _decide(pending, message)
-    remaining = engine.pending.delete(message.id)
+    remaining = engine._pending.delete(message.id)
+    foreground = pending.session_id is None and engine.conversation.blocks(message.id)
     b.set(pending=remaining, decisions=engine.decisions.set(message.id, decision))
     if pending.session_id is not None:
         _child_answered(b, pending, decision)
@@ -103,7 +106,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     # R20: after a cancel the blocked work winds down, so a late grant starts no tool (an
     # `in_progress` would also override the client's local `cancelled` mark, Q19); once that
     # work has ended, its tool calls take no update at all (R23).
-    winding_down = turn is not None and turn.cancel_requested and pending.foreground
+    winding_down = turn is not None and turn.cancel_requested and foreground
     tool = pending.tool_call_id
     if tool is None or not decision.approved or winding_down or b.conversation.frozen(tool):
         return
@@ -164,7 +167,7 @@ def received(b: Build, intent: Received) -> None:
             prompt_released(b, prompt, cancelled)
         # Otherwise a cancel while idle cancels nothing and expects no reply (Q20).
     elif type(message) is Response or type(message) is ErrorResponse:
-        asked = engine.pending.get(message.id)
+        asked = engine._pending.get(message.id)
         child = None if asked is None else asked.session_id
         if child is None:
             b.receive(message)
