@@ -62,3 +62,29 @@ def test_the_intent_unions_are_what_the_engines_take() -> None:
 
     assert set(typing.get_args(acp.AgentIntent)) == set(AGENT_INPUTS)
     assert set(typing.get_args(acp.ClientIntent)) == set(CLIENT_INPUTS)
+
+
+IDIOMS = textwrap.dedent(
+    """
+    import acp_core as acp
+    from acp_core.connection import Implementation, new_client_connection
+
+    wire = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}
+    agent, out = acp.step(acp.new_agent("s"), acp.Received(acp.decode_message(wire)))
+    conn = new_client_connection(Implementation("editor", "1.0"))
+    reveal_type(conn.view)
+    """
+)
+
+
+def test_the_core_idioms_type_check(tmp_path: Path) -> None:
+    # `Received(decode_message(wire))` (decode_message may give a Batch) and a connection's
+    # view were rejected or Any under --strict (issue 27).
+    program = tmp_path / "idioms.py"
+    program.write_text(IDIOMS, encoding="utf-8")
+    out, err, status = api.run(
+        ["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), str(program)]
+    )
+    assert ": error:" not in out, out
+    assert '"def (session_id: str) -> acp_core._state._session_state.SessionState"' in out
+    assert status == 0, out + err

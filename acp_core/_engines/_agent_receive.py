@@ -139,7 +139,7 @@ def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDe
 
 
 def received(b: Build, intent: Received) -> None:
-    message = intent.message
+    message = intent.single
     engine = b.engine
     if type(message) is PromptRequest:
         if message.session_id != engine.session_id:

@@ -296,7 +296,7 @@ def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
 
 
 def _received(b: _Build, intent: Received) -> None:
-    message = intent.message
+    message = intent.single
     engine = b.engine
     session_id = getattr(message, "session_id", engine.session_id)
     if session_id != engine.session_id:

@@ -16,6 +16,7 @@ import attrs
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
+from acp_core._state._session_state import SessionState
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import (
@@ -131,7 +132,7 @@ class ClientConnection:
         """The engine of a session (KeyError if unknown)."""
         return self.sessions[session_id].engine
 
-    def view(self, session_id: str) -> Any:
+    def view(self, session_id: str) -> SessionState:
         """What a UI shows for a session (`engine.view`)."""
         return self.sessions[session_id].engine.view
 

@@ -18,9 +18,10 @@ from typing import Any, Generic, NamedTuple, TypeAlias, TypeVar
 
 import attrs
 
+from acp_core._errors import ArgumentError
 from acp_core._wire._content import ContentBlock, ToolCallContent, ToolCallLocation
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, Meta, Patch, Unset
-from acp_core._wire._jsonrpc import Message, PermissionOption
+from acp_core._wire._jsonrpc import Batch, Message, PermissionOption
 from acp_core._wire._updates import Cost, OtherPlan, PlanEntry, PlanItems, TerminalExitStatus
 
 from ._intent_checks import (
@@ -122,9 +123,20 @@ class Step(_StepShape[E]):
 
 @attrs.frozen
 class Received:
-    """A message that arrived from the peer (decode it with `decode_message` first)."""
+    """A message that arrived from the peer (decode it with `decode_message` first); a
+    `Batch` is its messages received in array order."""
 
-    message: Message
+    message: Message | Batch
+
+    @property
+    def single(self) -> Message:
+        """The message, for the engines' per-message paths (`step` takes a batch apart
+        before they run)."""
+        message = self.message
+        if isinstance(message, Batch):
+            msg = "a batch is received through step(), one message at a time"
+            raise ArgumentError(msg)
+        return message
 
 
 # -- agent intents -----------------------------------------------------------------------

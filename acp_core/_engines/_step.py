@@ -1,17 +1,19 @@
 """`step`: one entry point for both engines (dispatch on the engine's type).
 
-Owns: nothing but the dispatch. Must not know: what any intent means.
+Owns: the dispatch, and a received batch taken apart into its messages in array order.
+Must not know: what any intent means.
 """
 
 from __future__ import annotations
 
-from typing import overload
+from typing import Any, overload
 
-from acp_core._errors import ArgumentError
+from acp_core._errors import ArgumentError, RemoteProtocolError
+from acp_core._wire._jsonrpc import Batch, InvalidEntry
 
 from ._agent import AgentEngine, agent_step
 from ._client import ClientEngine, client_step
-from ._intents import Step
+from ._intents import Received, Step
 from ._intents_preview import AgentIntent, ClientIntent
 
 __all__ = ["step"]
@@ -26,16 +28,36 @@ def step(
 ) -> Step[AgentEngine] | Step[ClientEngine]:
     """Apply an intent (or `Received(message)`) to an engine: `(engine', outbound)`.
 
-    Pure: the given engine is unchanged; on error nothing was built.
+    Pure: the given engine is unchanged; on error nothing was built. A received `Batch`
+    (what `decode_message` gives for a JSON array) is its messages received one after the
+    other, in array order, as one step: its outbound is theirs, joined.
 
     Raises:
         LocalProtocolError: the intent is illegal in the engine's current state.
-        RemoteProtocolError: a received message breaks the protocol.
+        RemoteProtocolError: a received message breaks the protocol (for a batch: any of
+            its messages, or an entry that did not decode, D1).
         ArgumentError: `engine` is not an engine (also a `TypeError`).
     """
+    if type(intent) is Received and type(intent.message) is Batch:
+        batched: Step[AgentEngine] | Step[ClientEngine] = _batch(engine, intent.message)
+        return batched
     if type(engine) is AgentEngine:
         return agent_step(engine, intent)
     if type(engine) is ClientEngine:
         return client_step(engine, intent)
     msg = f"not an engine: {type(engine).__name__}"
     raise ArgumentError(msg)
+
+
+def _batch(engine: Any, batch: Batch) -> Any:
+    state = engine
+    outbound: list[dict[str, Any]] = []
+    ids: list[int | str | None] = []
+    for item in batch.items:
+        if isinstance(item, InvalidEntry):
+            detail = f"batch entry at {item.path} is not {item.expected}"
+            raise RemoteProtocolError("D1", detail, item.code)
+        state, sent, *_ = done = step(state, Received(item))
+        outbound += sent
+        ids += done.ids
+    return Step(state, tuple(outbound), tuple(ids))
