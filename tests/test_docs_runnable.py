@@ -47,3 +47,22 @@ def test_block_runs(where: str, code: str) -> None:
     namespace = {"__name__": "__main__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(code, where, "exec"), namespace)
+
+
+def test_every_runnable_block_passes_mypy_strict(tmp_path: Path) -> None:
+    # The idioms the docs teach must type-check as a user's code would (issue 27): each block
+    # is its own module, all checked in one mypy run. A block that needs a looser type says
+    # so with a `# type: ignore[code]` a reader can see.
+    api = pytest.importorskip("mypy.api")  # mypy is in the `test` extra
+    files = {}
+    for n, (where, code) in enumerate(BLOCKS):
+        path = tmp_path / f"block_{n}.py"
+        path.write_text(code, encoding="utf-8")
+        files[path.name] = where
+    blocks = [str(path) for path in sorted(tmp_path.glob("block_*.py"))]
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    out, err, status = api.run(["--strict", "--no-incremental", *cache, *blocks])
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    named = [f"{files[line.split(':')[0].rsplit('/', 1)[-1]]}: {line}" for line in errors]
+    assert not named, "\n".join(named)
+    assert status == 0, out + err
