@@ -1,6 +1,6 @@
 """Connections and framing: the agent and client connection engines, their intents and
-events, the newline-delimited JSON framing and the Server-Sent Events codec (for the
-Streamable HTTP profile).
+events, the newline-delimited JSON framing, the Server-Sent Events codec and the Streamable
+HTTP profile's server side (`http_receive`, `http_send`), all sans-IO.
 
 A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
@@ -63,6 +63,24 @@ from acp_core._wire._framing import (
     finish_ndjson,
     parse_error_reply,
 )
+from acp_core._wire._http import (
+    CONNECTION_STREAM,
+    HEADER_CONNECTION_ID,
+    HEADER_SESSION_ID,
+    HttpConnection,
+    HttpLimits,
+    HttpReceived,
+    HttpRequest,
+    HttpResponse,
+    HttpSent,
+    HttpServer,
+    OutboundStream,
+    StreamOpened,
+    http_receive,
+    http_send,
+    http_stream_closed,
+    new_http_server,
+)
 from acp_core._wire._sse import (
     DEFAULT_MAX_SSE_BUFFER,
     SseDecoder,
@@ -74,8 +92,11 @@ from acp_core._wire._sse import (
 )
 
 __all__ = [
+    "CONNECTION_STREAM",
     "DEFAULT_MAX_LINE",
     "DEFAULT_MAX_SSE_BUFFER",
+    "HEADER_CONNECTION_ID",
+    "HEADER_SESSION_ID",
     "JSON_PARSER",
     "AgentConnection",
     "AgentSession",
@@ -94,12 +115,20 @@ __all__ = [
     "Finding",
     "ForkSession",
     "FramingError",
+    "HttpConnection",
+    "HttpLimits",
+    "HttpReceived",
+    "HttpRequest",
+    "HttpResponse",
+    "HttpSent",
+    "HttpServer",
     "Implementation",
     "Initialize",
     "ListSessions",
     "NdjsonDecoder",
     "NewSession",
     "OpenSession",
+    "OutboundStream",
     "Parsed",
     "PendingRequest",
     "PromptReceived",
@@ -114,6 +143,7 @@ __all__ = [
     "SetConfigOption",
     "SseDecoder",
     "SseEvent",
+    "StreamOpened",
     "connection_step",
     "decode_frame",
     "encode_comment",
@@ -124,8 +154,12 @@ __all__ = [
     "feed_sse",
     "finish_ndjson",
     "finish_sse",
+    "http_receive",
+    "http_send",
+    "http_stream_closed",
     "new_agent_connection",
     "new_client_connection",
+    "new_http_server",
     "parse_error_reply",
     "receive_bytes",
 ]
