@@ -337,10 +337,12 @@ def test_an_option_that_was_not_offered_is_refused() -> None:
     assert step(client, AnswerPermission(1, "n")).outbound
 
 
-def test_a_duplicate_pending_permission_id_is_a_remote_error() -> None:
+def test_a_duplicate_pending_permission_id_is_answered_32600_and_the_first_stays() -> None:
     client = _feed(new_client(SID, revision=REV), _permission(1))
-    with pytest.raises(RemoteProtocolError):
-        receive(client, _permission(1))
+    client, out = receive(client, _permission(1))
+    assert [(m["id"], m["error"]["code"]) for m in out] == [(None, -32600)]
+    assert [v.rule for v in client.violations] == ["J2"]
+    assert step(client, AnswerPermission(1, "y")).outbound[0]["id"] == 1
 
 
 def test_unknown_requests_get_method_not_found_and_notifications_no_answer() -> None:

@@ -1,9 +1,11 @@
 """Received client messages: prompts, cancels, permission answers, anything else.
 
-Owns: the step of the `Received` intent (`received`) and `PermissionDecision`, how a
-permission answer is judged: a `cancelled` outcome, an unknown outcome, a malformed answer or
-an error (`-32800` included) is never approval (R25, Q17); a grant resumes the turn (R12) and
-starts its tool (R15) unless the turn is winding down after a cancel (R20).
+Owns: the step of the `Received` intent (`received`: a request whose id cannot be served,
+`_engines/_request_ids.py`, is answered -32600 with `id: null` before the machine sees it) and
+`PermissionDecision`, how a permission answer is judged: a `cancelled` outcome, an unknown
+outcome, a malformed answer or an error (`-32800` included) is never approval (R25, Q17); a
+grant resumes the turn (R12) and starts its tool (R15) unless the turn is winding down after
+a cancel (R20).
 Must not know: the agent's own intents (`_engines/_agent.py`, `_engines/_agent_output.py`).
 """
 
@@ -38,6 +40,7 @@ from ._agent_cancel import cancel_foreground_children
 from ._agent_keys import keyed_prompt, prompt_released, withdraw_permissions
 from ._agent_preview import answer_item_cancel, child_cancel, send_update
 from ._intents import Received
+from ._request_ids import REQUESTS, id_refusal, valid_request_id
 
 if TYPE_CHECKING:
     from ._agent_permissions import PendingPermission
@@ -138,14 +141,30 @@ def _child_answered(b: Build, pending: PendingPermission, decision: PermissionDe
             send_update(b, ToolCallUpdate(tool, status="in_progress"), child)
 
 
+def _id_refused(b: Build, request: object) -> bool:
+    """A request the engine cannot serve under its id (null, not a string or an integer, or
+    the id of a client request still pending) is answered -32600 with `id: null` before the
+    machine sees it: the pending request of that id stays as it was."""
+    request_id = getattr(request, "id", None)
+    conversation = b.conversation
+    error = id_refusal(request_id, lambda rid: conversation.awaits("client", rid))
+    if error is None:
+        return False
+    if valid_request_id(request_id):
+        b.note("J2", error.message)  # the reuse the machine would have seen
+    b.at += 1  # the refused request was received: later indexes stay those of the trace
+    b.send(ErrorResponse(None, error))
+    return True
+
+
 def received(b: Build, intent: Received) -> None:
     message = intent.single
     engine = b.engine
+    if isinstance(message, REQUESTS) and _id_refused(b, message):
+        return
     if type(message) is PromptRequest:
         if message.session_id != engine.session_id:
             raise _remote("E3", f"prompt for session {message.session_id!r}")
-        if any(p.id == message.id for p in engine.prompts):
-            raise _remote("E3", f"prompt id {message.id!r} is already waiting")
         b.receive(message)  # the machine queues it (`AgentEngine.prompts`)
         keyed_prompt(b, message)  # a retry is answered or joined, never held (R67, R68)
     elif type(message) is CancelSessionNotification:

@@ -81,6 +81,7 @@ from . import _client_preview as preview
 from ._client_build import Build as _Build
 from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
+from ._request_ids import REQUESTS, id_refusal, valid_request_id
 
 __all__ = [
     "ClientEngine",
@@ -295,9 +296,26 @@ def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
     return True
 
 
+def _id_refused(b: _Build, request: object) -> bool:
+    """An agent request the client cannot serve under its id (null, not a string or an
+    integer, or the id of a permission request still pending, a child's included) is answered
+    -32600 with `id: null` before any machine sees it: the pending request stays as it was."""
+    request_id = getattr(request, "id", None)
+    error = id_refusal(request_id, b.get("pending").__contains__)
+    if error is None:
+        return False
+    b.at += 1  # the refused request was received: later indexes stay those of the trace
+    if valid_request_id(request_id):
+        b.record([("J2", error.message)])  # the reuse a machine would have seen (at its index)
+    b.send(ErrorResponse(None, error))
+    return True
+
+
 def _received(b: _Build, intent: Received) -> None:
     message = intent.single
     engine = b.engine
+    if isinstance(message, REQUESTS) and _id_refused(b, message):
+        return
     session_id = getattr(message, "session_id", engine.session_id)
     if session_id != engine.session_id:
         if not preview.speaks_children(engine.revision) or not isinstance(
@@ -321,8 +339,6 @@ def _received(b: _Build, intent: Received) -> None:
         if isinstance(message.update, SubagentUpdate):
             preview.child_update(b, message)  # C27: the child is registered
     elif isinstance(message, RequestPermissionRequest):
-        if message.id in engine.pending:
-            raise _remote("E3", f"permission request id {message.id!r} is already pending")
         b.record(MessageRules(engine.revision).permission(StateSeen(engine.session), message))
         if isinstance(message.subject, ToolCallPermissionSubject):
             _apply(b, message.subject.tool_call, subject=True)  # T10
@@ -354,8 +370,6 @@ def _child_received(
     if not preview.child_permission(b, message):
         return
     pending: PMap[int | str | None, RequestPermissionRequest] = b.get("pending")
-    if message.id in pending:
-        raise _remote("E3", f"permission request id {message.id!r} is already pending")
     if isinstance(message.subject, ToolCallPermissionSubject):  # T10, on the child's view
         preview.child_update(
             b, UpdateSessionNotification(message.session_id, message.subject.tool_call)

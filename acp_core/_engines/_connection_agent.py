@@ -3,7 +3,8 @@
 Owns: `AGENT_INPUTS`, the handlers `connection_step` (`_engines/_connection.py`) routes the
 agent side's inputs to (the values live in `_engines/_connection_agent_state.py`, the requests
 the connection answers itself in `_engines/_connection_agent_setup.py`): decoding what was
-received, answering what cannot be decoded, the prompt gate (unknown session, content the
+received, answering what cannot be decoded, refusing a request whose id is not one or is
+already pending (`_engines/_request_ids.py`), the prompt gate (unknown session, content the
 agent did not advertise), `$/cancel_request` from the client, `_` extensions handed to the
 host, and routing of every other message to the engine of its session.
 Must not know: I/O, clocks; how an engine decides (it only steps engines through `step`); how
@@ -94,6 +95,7 @@ from ._connection_values import (
     unknown_session,
 )
 from ._intents import Received, RejectPrompt
+from ._request_ids import REQUESTS, id_refusal
 
 __all__ = [
     "AGENT_INPUTS",
@@ -160,11 +162,13 @@ def _withdrawn(b: Build, request_id: int | str | None) -> None:
 
 def _receive(b: Build, message: Message) -> None:
     kind = type(message)
+    if kind in REQUESTS:
+        error = id_refusal(getattr(message, "id", None), b.incoming.__contains__)
+        if error is not None:  # never served, nor answered under the id of another request
+            b.send(error_reply(None, error.code, error.message))
+            return
     if kind is PromptRequest:
         assert isinstance(message, PromptRequest)
-        if message.id in b.incoming:
-            b.send(error_reply(message.id, -32600, f"request id {message.id!r} is already pending"))
-            return
         b.incoming = b.incoming.set(message.id, "session/prompt")
         if _prompt_gate(b, message):
             step_session(b, message.session_id, Received(message))
@@ -184,9 +188,6 @@ def _receive(b: Build, message: Message) -> None:
         b.event(CancelReceived(message.session_id, reached))
     elif kind is CancelToolCallRequest or kind is CancelTerminalRequest:
         item: Any = message  # tool_call/cancel, terminal/cancel (2026-11 on): its engine answers
-        if item.id in b.incoming:
-            b.send(error_reply(item.id, -32600, f"request id {item.id!r} is already pending"))
-            return
         method = "tool_call/cancel" if kind is CancelToolCallRequest else "terminal/cancel"
         b.incoming = b.incoming.set(item.id, method)
         target = owner_of(b, item.session_id) or item.session_id
@@ -209,9 +210,6 @@ def _receive(b: Build, message: Message) -> None:
         _withdrawn(b, message.request_id)
     elif kind is Request or kind is RequestPermissionRequest:
         request: Any = message
-        if request.id in b.incoming:
-            b.send(error_reply(request.id, -32600, f"request id {request.id!r} is already pending"))
-            return
         handler = SELF_ANSWERED.get(request.method) if kind is Request else None
         if handler is not None:
             b.incoming = b.incoming.set(request.id, request.method)
@@ -231,9 +229,6 @@ def _receive(b: Build, message: Message) -> None:
         b.finding("E3", "an agent does not receive session/update")
 
 
-_REQUESTS: Final = (PromptRequest, Request, CancelToolCallRequest, CancelTerminalRequest)
-
-
 def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
     if type(item) is InvalidEntry:
         detail = f"Invalid Request: expected {item.expected} @ {item.path}"
@@ -244,7 +239,7 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
     except ProtocolError as e:
         # An engine refused the message: a request gets the error, anything else is noted.
         rid = getattr(item, "id", None)
-        if type(item) in _REQUESTS and rid in b.incoming:
+        if type(item) in REQUESTS and rid in b.incoming:
             b.answer(rid, error_reply(rid, e.code, str(e)))
         else:
             b.finding(e.rule, str(e))

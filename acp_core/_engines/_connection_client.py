@@ -4,8 +4,10 @@ Owns: `CLIENT_INPUTS` (the handlers `connection_step` in `_engines/_connection.p
 client side's inputs to): the answers to our requests
 (`initialize`, `session/new`, `session/resume` and its history window, `session/close`,
 `session/set_config_option`, prompts, the host's other requests), and every agent message:
-updates and permission requests routed to the engine of their session, `$/cancel_request`,
-extension traffic handed to the host, unknown methods answered `-32601`.
+requests refused -32600 when their id is not one or is pending anywhere on the connection
+(`_engines/_request_ids.py`), updates and permission requests routed to the engine of their
+session, `$/cancel_request`, extension traffic handed to the host, unknown methods answered
+`-32601`.
 Must not know: I/O, clocks; how the engines decide (they are stepped through `step`).
 
 Theory of operation.
@@ -75,6 +77,7 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
+from ._request_ids import REQUESTS, id_refusal
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -243,8 +246,20 @@ def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
         b.event(RequestCancelled(request_id))
 
 
+def _pending(b: Build, request_id: int | str) -> bool:
+    # Ids are unique per connection: an id pending in any session, or with the host, is taken.
+    if request_id in b.incoming:
+        return True
+    return any(request_id in session.engine.pending for session in b.sessions.values())
+
+
 def _receive(b: Build, message: Message) -> None:
     kind = type(message)
+    if kind in REQUESTS:
+        error = id_refusal(getattr(message, "id", None), lambda rid: _pending(b, rid))
+        if error is not None:  # never served, nor answered under the id of another request
+            b.send(error_reply(None, error.code, error.message))
+            return
     if kind is UpdateSessionNotification:
         _update(b, message)  # type: ignore[arg-type]
     elif kind is Response or kind is ErrorResponse:
@@ -261,7 +276,7 @@ def _receive(b: Build, message: Message) -> None:
     elif kind is Request or kind is PromptRequest:
         request: Any = message
         method = request.method if kind is Request else "session/prompt"
-        if kind is Request and is_extension(method) and request.id not in b.incoming:
+        if kind is Request and is_extension(method):
             b.incoming = b.incoming.set(request.id, method)
             b.event(ExtensionRequest(request.id, method, request.params))
         else:

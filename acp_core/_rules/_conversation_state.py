@@ -193,6 +193,10 @@ class Conversation:
         key = request_key(request_id)
         return next((p for p in self.prompts if p.key == key), None)
 
+    def awaits(self, sender: Sender, request_id: object) -> bool:
+        """Whether a request of `sender` with this id still waits for its answer."""
+        return (sender, request_key(request_id)) in self.requests
+
     def waiting_prompts(self) -> tuple[Prompt, ...]:
         """Prompts received and not answered yet, oldest first (the agent's queue, Q4)."""
         requests = self.requests

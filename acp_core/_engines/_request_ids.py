@@ -1,0 +1,65 @@
+"""The id of a received request: whether the receiver may serve the request under it.
+
+Owns: `REQUESTS` (the decoded message types that are requests), `id_refusal` and its two
+sentences: a request id is a string or an integer (never a boolean, a float, an object or
+`null`: an answer under `null` is indistinguishable from the answer to an unreadable message),
+and it is not the id of a request of the same peer still waiting for its answer. Both engines
+and both connections ask it before anything else sees the request, so a refused request never
+reaches a machine, and it is answered -32600 with `id: null` (an answer under its own id would
+answer the pending request of that id, or nothing a peer can match).
+Must not know: which requests are pending (the caller says, through `pending`); what any
+request means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from acp_core._rules._predicates import shown
+from acp_core._wire._jsonrpc import (
+    CancelTerminalRequest,
+    CancelToolCallRequest,
+    ErrorCode,
+    PromptRequest,
+    Request,
+    RequestPermissionRequest,
+    RpcError,
+)
+
+__all__ = ["REQUESTS", "id_refusal", "valid_request_id"]
+
+#: Every decoded message type that is a request (it has an id and expects an answer).
+REQUESTS: Final = (
+    PromptRequest,
+    Request,
+    RequestPermissionRequest,
+    CancelToolCallRequest,
+    CancelTerminalRequest,
+)
+
+
+def valid_request_id(request_id: object) -> bool:
+    """A string or an integer (a boolean is not an integer here)."""
+    kind = type(request_id)
+    return kind is str or kind is int
+
+
+def id_refusal(request_id: object, pending: Callable[[int | str], bool]) -> RpcError | None:
+    """Why a received request may not be served under `request_id` (None: it may).
+
+    Args:
+        request_id: the received request's id.
+        pending: whether a request of the same peer with this id still awaits its answer.
+
+    Returns:
+        The -32600 error to answer with `id: null`, or None.
+    """
+    if not valid_request_id(request_id):
+        detail = f"Invalid Request: id {shown(request_id)} is not a string or an integer"
+        return RpcError(ErrorCode.INVALID_REQUEST, detail)
+    assert isinstance(request_id, (int, str))
+    if pending(request_id):
+        detail = f"Invalid Request: request id {shown(request_id)} is already pending"
+        return RpcError(ErrorCode.INVALID_REQUEST, detail)
+    return None
