@@ -80,6 +80,27 @@ def test_unannounced_traffic_is_held_with_r47_and_handed_over() -> None:
     assert C1 not in c.conn.orphans
 
 
+def test_what_is_held_for_unannounced_ids_is_bounded_and_said() -> None:
+    # Issue 26: 50,000 updates for distinct invented ids were all held (26.6 MB).
+    from acp_core._engines._connection_client_preview import ORPHAN_LIMIT, ORPHAN_SESSIONS_LIMIT
+
+    c = Client()
+    for n in range(ORPHAN_SESSIONS_LIMIT + 40):
+        c.update(f"sess_ghost_{n}", CHUNK)
+    assert len(c.conn.orphans) == ORPHAN_SESSIONS_LIMIT
+    dropped = [e for e in c.events if isinstance(e, acp.Finding) and "dropped" in e.detail]
+    assert len(dropped) == 40
+    for _ in range(ORPHAN_LIMIT + 5):
+        c.update("sess_ghost_0", CHUNK)
+    assert len(c.conn.orphans["sess_ghost_0"]) == ORPHAN_LIMIT
+    # What was held within the bound is still handed over when its child is announced.
+    c.update(SID, announce("sess_ghost_1"))
+    assert "m" in c.engine().children.sessions["sess_ghost_1"].messages
+    assert "sess_ghost_1" not in c.conn.orphans
+    c.update("sess_ghost_new", CHUNK)  # a freed place takes a new id
+    assert "sess_ghost_new" in c.conn.orphans
+
+
 def test_a_childs_permission_request_is_answered_through_the_connection() -> None:
     c = Client()
     c.update(SID, announce(C1))

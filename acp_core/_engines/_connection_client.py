@@ -49,7 +49,7 @@ from acp_core._wire._updates_preview import ReplayComplete
 
 from ._client import new_client
 from ._client_preview import resume_answered, resume_exchanged, speaks_children
-from ._connection_client_preview import ORPHAN_LIMIT, announced, route_child
+from ._connection_client_preview import announced, hold, route_child
 from ._connection_client_state import (
     Build,
     ClientSession,
@@ -213,11 +213,8 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
     if session is None:
         if route_child(b, message):
             return
-        if any(p.method == "session/new" for p in b.outgoing.values()):
-            held = b.orphans.get(message.session_id, ())
-            if len(held) < ORPHAN_LIMIT:
-                b.orphans = b.orphans.set(message.session_id, (*held, message))
-                return
+        if any(p.method == "session/new" for p in b.outgoing.values()) and hold(b, message):
+            return
         b.finding("E3", f"update for unknown session {message.session_id!r}")
         return
     marker = end_marker(b.conn.revision)

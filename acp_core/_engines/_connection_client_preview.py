@@ -12,17 +12,39 @@ from __future__ import annotations
 
 from typing import Final
 
-from acp_core._wire._jsonrpc import RequestPermissionRequest, UpdateSessionNotification
+from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSessionNotification
 from acp_core._wire._updates_preview import SubagentUpdate
 
 from ._client_preview import speaks_children
 from ._connection_client_state import Build, step_session
 from ._intents import Received
 
-__all__ = ["ORPHAN_LIMIT", "announced", "route_child"]
+__all__ = ["ORPHAN_LIMIT", "ORPHAN_SESSIONS_LIMIT", "announced", "hold", "route_child"]
 
 #: Updates held per unannounced session id (then: findings only).
 ORPHAN_LIMIT: Final = 1024
+#: Distinct unannounced session ids held at once: with ORPHAN_LIMIT, what a peer can make
+#: the connection hold is bounded (16 x 1,024 updates), whatever ids it invents.
+ORPHAN_SESSIONS_LIMIT: Final = 16
+
+
+def hold(b: Build, message: Message) -> bool:
+    """Hold traffic for a session not known yet (Q12, P3): True if held; False when a bound
+    is reached (a finding says so; the caller reports the update as it would unheld)."""
+    session_id = getattr(message, "session_id", "")
+    held = b.orphans.get(session_id, ())
+    if len(held) >= ORPHAN_LIMIT:
+        b.finding("E3", f"{ORPHAN_LIMIT} updates already held for {session_id!r}: dropped")
+        return False
+    if not held and len(b.orphans) >= ORPHAN_SESSIONS_LIMIT:
+        b.finding(
+            "E3",
+            f"updates are held for {ORPHAN_SESSIONS_LIMIT} unknown session ids already: "
+            f"{session_id!r} dropped",
+        )
+        return False
+    b.orphans = b.orphans.set(session_id, (*held, message))
+    return True
 
 
 def _owner(b: Build, session_id: str) -> str | None:
@@ -43,9 +65,8 @@ def route_child(b: Build, message: UpdateSessionNotification | RequestPermission
     if owner is None:
         if isinstance(message, RequestPermissionRequest):
             return False  # answered -32002 by the caller: no session of ours
-        held = b.orphans.get(message.session_id, ())
-        if len(held) < ORPHAN_LIMIT:
-            b.orphans = b.orphans.set(message.session_id, (*held, message))
+        if not hold(b, message):
+            return True
         if any(p.method == "session/new" for p in b.outgoing.values()):
             return True  # perhaps the new session's first update (Q12)
         b.finding(
