@@ -101,6 +101,27 @@ def test_what_is_held_for_unannounced_ids_is_bounded_and_said() -> None:
     assert "sess_ghost_new" in c.conn.orphans
 
 
+def test_a_top_level_session_never_becomes_a_child_and_loops_are_said() -> None:
+    # Issue 26: each session's tree knows only itself, so it took another top-level session
+    # of the connection as a child; self and ancestor loops left only a tree diagnostic.
+    c = Client()
+    out = c.do(acp.NewSession("/w2"))
+    c.agent({"id": out[0]["id"], "result": {"sessionId": "sess_2"}})
+    c.update(SID, announce("sess_2"))
+    assert c.findings() == ["R48"]
+    assert acp.parent_of(c.engine().children, "sess_2") is None
+    assert "sess_2" in c.conn.sessions  # still its own top-level session
+    for announcer, child in ((SID, SID), (C1, SID), (G1, C1)):
+        c.events.clear()
+        if announcer == C1:
+            c.update(SID, announce(C1))
+            c.update(C1, announce(G1))
+            c.events.clear()
+        c.update(announcer, announce(child))
+        assert c.findings() == ["R48"], (announcer, child)
+    assert acp.parent_of(c.engine().children, C1) == SID  # nothing moved
+
+
 def test_a_childs_permission_request_is_answered_through_the_connection() -> None:
     c = Client()
     c.update(SID, announce(C1))

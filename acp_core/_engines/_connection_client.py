@@ -49,7 +49,7 @@ from acp_core._wire._updates_preview import ReplayComplete
 
 from ._client import new_client
 from ._client_preview import resume_answered, resume_exchanged, speaks_children
-from ._connection_client_preview import announced, hold, route_child
+from ._connection_client_preview import announced, hold, refused_announcement, route_child
 from ._connection_client_state import (
     Build,
     ClientSession,
@@ -226,6 +226,8 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
             # the engine's tree keeps a replay window for its own session too: the marker
             # closes it (else the resume answer would close it as "answered before the marker")
             step_session(b, message.session_id, Received(message))
+        return
+    if speaks_children(b.conn.revision) and refused_announcement(b, message.session_id, message):
         return
     step_session(b, message.session_id, Received(message))
     announced(b, message.session_id, message)

@@ -19,7 +19,14 @@ from ._client_preview import speaks_children
 from ._connection_client_state import Build, step_session
 from ._intents import Received
 
-__all__ = ["ORPHAN_LIMIT", "ORPHAN_SESSIONS_LIMIT", "announced", "hold", "route_child"]
+__all__ = [
+    "ORPHAN_LIMIT",
+    "ORPHAN_SESSIONS_LIMIT",
+    "announced",
+    "hold",
+    "refused_announcement",
+    "route_child",
+]
 
 #: Updates held per unannounced session id (then: findings only).
 ORPHAN_LIMIT: Final = 1024
@@ -55,6 +62,32 @@ def _owner(b: Build, session_id: str) -> str | None:
     return None
 
 
+def refused_announcement(b: Build, owner: str, message: UpdateSessionNotification) -> bool:
+    """R48 as a connection sees it, before `message` reaches `owner`'s tree: a
+    `subagent_update` may not make another top-level session of this connection a child
+    (refused: each session's tree knows only itself, so it would take it), nor make a
+    session its own descendant, nor move a child to a second parent (the tree keeps the
+    first, P5; the host is told, where before the tree's diagnostic was all). True: drop it."""
+    update = message.update
+    if type(update) is not SubagentUpdate:
+        return False
+    child, announcer = update.session_id, message.session_id
+    if child in b.sessions and child != owner:
+        b.finding("R48", f"{announcer!r} announced {child!r}, a top-level session, as a child")
+        return True
+    tree = b.sessions[owner].engine.children
+    line = [announcer]
+    while (parent := tree.parents.get(line[-1])) is not None and parent not in line:
+        line.append(parent)
+    if child in line or child == owner:
+        b.finding("R48", f"{announcer!r} announced {child!r}, its own ancestor, as a child")
+        return False  # the tree ignores it with its own diagnostic
+    first = tree.parents.get(child)
+    if first is not None and first != announcer:
+        b.finding("R48", f"{announcer!r} announced {child!r}, a child of {first!r}")
+    return False
+
+
 def route_child(b: Build, message: UpdateSessionNotification | RequestPermissionRequest) -> bool:
     """Traffic for an id that is no top-level session of this connection, at the Preview:
     stepped into the owning engine, or held (R47). False when the revision has no children
@@ -74,6 +107,8 @@ def route_child(b: Build, message: UpdateSessionNotification | RequestPermission
             f"update for {message.session_id!r}, which no subagent_update announced yet: held "
             "until one does",
         )
+        return True
+    if isinstance(message, UpdateSessionNotification) and refused_announcement(b, owner, message):
         return True
     step_session(b, owner, Received(message))
     if isinstance(message, UpdateSessionNotification):
