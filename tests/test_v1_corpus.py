@@ -246,6 +246,18 @@ CORPUS: dict[str, tuple[str, list[Any], tuple[str, str | None], dict[str, int]]]
         ("idle", "end_turn"),
         {"v1.terminal-reference": 2, "v1.terminal-released": 1, "v1.invalid-message": 0},
     ),
+    # A terminal tool call ends `failed` and the agent never asks for the exit status: the
+    # terminal must not stay `running` in the view (issue 25, seen from a real v1 adapter).
+    "terminal_tool_failed.jsonl": (
+        "sess_fail",
+        [
+            ("message", "user", "Build it"),
+            ("tool", "make_1", "make", "execute", "failed", _TERMINAL % 9),
+            ("message", "agent", "The build failed."),
+        ],
+        ("idle", "end_turn"),
+        {"v1.terminal-ended-with-tool": 1, "v1.terminal-released": 0, "v1.invalid-message": 0},
+    ),
     # The trace ends while a permission request and an elicitation wait for the user.
     "pending_requests.jsonl": (
         "sess_wait",
@@ -292,6 +304,18 @@ def test_corpus_updates_are_valid_v2(name: str, spec_schema: dict[str, Any]) -> 
             continue  # a removed v1 kind kept raw on purpose (v1.unknown-kind)
         errors = list(validator.iter_errors(wire))
         assert not errors, (wire, errors[0].message)
+
+
+def test_a_terminal_ends_with_its_tool_call_when_no_exit_is_seen() -> None:
+    out = acp.normalize_v1(load_trace("terminal_tool_failed.jsonl"))
+    state = fold_session(out.updates_for("sess_fail"), "sess_fail")
+    terminal = state.terminals["term_9"]
+    assert terminal.exit_status is not None  # shown exited (no code), not running forever
+    # A terminal whose exit the client reported keeps that exit (terminals.jsonl).
+    released = fold_session(
+        acp.normalize_v1(load_trace("terminals.jsonl")).updates_for("sess_term"), "sess_term"
+    )
+    assert all(t.exit_status is not None for t in released.terminals.values())
 
 
 def test_cancel_trace_events() -> None:

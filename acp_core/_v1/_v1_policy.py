@@ -26,6 +26,7 @@ __all__ = [
     "RESULT_FIELD_DROPPED",
     "ROLE_SPLIT",
     "SYNTHETIC_MESSAGE_ID",
+    "TERMINAL_ENDED_WITH_TOOL",
     "TERMINAL_REFERENCE",
     "TERMINAL_RELEASED",
     "TOOL_CALL_RESENT",
@@ -60,6 +61,9 @@ NULL_IGNORED: Final = "v1.null-ignored"
 TERMINAL_REFERENCE: Final = "v1.terminal-reference"
 #: A v1 terminal was released before its exit status was seen: shown exited without a code.
 TERMINAL_RELEASED: Final = "v1.terminal-released"
+#: A tool call ended (`completed`/`failed`) while a v1 terminal it shows had no exit seen:
+#: shown exited without a code (a later exit status from the client still replaces it).
+TERMINAL_ENDED_WITH_TOOL: Final = "v1.terminal-ended-with-tool"
 #: An `elicitation/create` the view cannot hold as a request awaiting its answer (no
 #: session, no message, an invalid id): nobody could answer it there.
 UNANSWERABLE_ELICITATION: Final = "v1.unanswerable-elicitation"

@@ -195,6 +195,7 @@ class ToolSeen:
 
     created: bool
     set_by_updates: tuple[str, ...] = ()
+    terminals: tuple[str, ...] = ()  # the v1 terminals its current content shows
 
 
 @attrs.frozen

@@ -34,6 +34,7 @@ from ._v1_policy import (
     MISSING_STOP_REASON,
     PLACEHOLDER_TOOL_CALL,
     RESULT_FIELD_DROPPED,
+    TERMINAL_ENDED_WITH_TOOL,
     TOOL_CALL_RESENT,
     UNMATCHED_RESPONSE,
 )
@@ -109,9 +110,52 @@ def tool(step: Step, sid: str, update: Mapping[str, Any], path: str, *, create: 
         known = ToolSeen(False, fields)
     elif not known.created:
         known = ToolSeen(False, tuple(dict.fromkeys(known.set_by_updates + fields)))
-    if known != session.tools.get(tool_call_id):
+    previous = session.tools.get(tool_call_id)
+    content = wire.get("content")
+    if isinstance(content, list):
+        known = attrs.evolve(known, terminals=_terminal_ids(content))
+    elif previous is not None:
+        known = attrs.evolve(known, terminals=previous.terminals)
+    if known != previous:
         step.put(sid, with_tools(session, session.tools.set(tool_call_id, known)))
     step.emit_decoded(sid, wire, update, path)
+    if wire.get("status") in ("completed", "failed"):
+        _end_terminals(step, sid, known.terminals, wire["status"], path)
+
+
+def _terminal_ids(content: list[Any]) -> tuple[str, ...]:
+    return tuple(
+        item["terminalId"]
+        for item in content
+        if isinstance(item, dict)
+        and item.get("type") == "terminal"
+        and type(item.get("terminalId")) is str
+    )
+
+
+def _end_terminals(
+    step: Step, sid: str, terminals: tuple[str, ...], status: str, path: str
+) -> None:
+    """A v1 tool call that ended takes the terminals it shows with it, as far as the view
+    can tell: a v1 agent often never asks `terminal/wait_for_exit` (its terminal is its own),
+    and a terminal shown `running` forever is a lie. Said with a diagnostic; a real exit
+    status, if the client's answer brings one later, replaces the codeless one."""
+    session = step.get(sid)
+    for terminal_id in terminals:
+        if session.exited.get(terminal_id, False):
+            continue
+        step.diag(
+            TERMINAL_ENDED_WITH_TOOL,
+            path,
+            f"terminal {terminal_id!r} shown exited: its tool call ended {status} with no "
+            "exit status seen",
+        )
+        wire = {"sessionUpdate": "terminal_update", "terminalId": terminal_id, "exitStatus": {}}
+        decoded = step.decode(wire, path)
+        if decoded is not None:
+            step.emit(sid, decoded)
+        session = attrs.evolve(session, exited=session.exited.set(terminal_id, True))
+        step.put(sid, session)
 
 
 # -- the turn (digest 6.2 r1-r5, r18)
