@@ -138,7 +138,9 @@ class Model:
         elif kind in ("user_message", "agent_message", "agent_thought"):
             m = self.message(upd)
             before = copy.deepcopy(m)
-            if "content" in upd:
+            if "content" in upd and m["role"] != ROLES[kind]:
+                m["content"].extend(upd["content"] or [])  # never erases another role's
+            elif "content" in upd:
                 m["content"] = list(upd["content"] or [])
                 m["chunkMeta"] = {}
             if "_meta" in upd:

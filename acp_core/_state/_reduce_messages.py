@@ -133,7 +133,13 @@ def _upsert(
             return state
     content = old.content
     chunk_meta = old.chunk_meta
-    if u.content is not UNSET:
+    mismatched = old.role != role
+    if u.content is not UNSET and mismatched:
+        # Q16: an update of another role never erases what the first role said (an agent
+        # reusing a thought's id for its reply lost the thought); its blocks are appended,
+        # as a mismatched chunk's are.
+        content = content.extend(u.content)
+    elif u.content is not UNSET:
         # M2: content replaces everything accumulated, chunk-built blocks and their _meta too.
         content = PVec(u.content) if u.content else EMPTY_VEC
         chunk_meta = EMPTY_PMAP
@@ -141,13 +147,13 @@ def _upsert(
     if not created and new == old:
         return state
     out = with_messages(state, messages.set(message_id, new), timeline)
-    if old.role != role:
+    if mismatched:
         out = diagnose(
             out,
             ROLE_MISMATCH,
             f"message {message_id}",
-            f"a {role} update for message {message_id!r} first seen as {old.role}: "
-            "applied, original role kept",
+            f"a {role} update for message {message_id!r} first seen as {old.role}: its "
+            "content appended (never replacing what was said), original role kept",
         )
     return out
 
