@@ -11,6 +11,7 @@ logarithmic number of times), where appending every piece made the feeds quadrat
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -25,6 +26,7 @@ from acp_core._wire._framing import (
     feed_ndjson,
     finish_ndjson,
 )
+from acp_core._wire._pieces import push_piece
 
 MAX_LINE = 24
 
@@ -162,3 +164,16 @@ def test_a_long_line_over_the_limit_fed_a_byte_at_a_time_is_reported_once() -> N
     assert decoder.pending == ()
     decoder, out = feed_ndjson(decoder, b'\n{"a":1}\n')
     assert out == (Parsed({"a": 1}),)
+
+
+@given(st.lists(st.binary(max_size=9)), st.sampled_from([b"", b"\n"]))
+def test_pushing_pieces_keeps_their_join_in_chunks_of_decreasing_length(
+    pieces: list[bytes], sep: bytes
+) -> None:
+    # Strictly decreasing lengths are why each byte is copied a logarithmic number of times:
+    # a chunk is only ever merged into a piece at least as long, so its bytes' chunk doubles.
+    chunks: tuple[bytes, ...] = ()
+    for i, piece in enumerate(pieces):
+        chunks = push_piece(chunks, piece, sep)
+        assert sep.join(chunks) == sep.join(pieces[: i + 1])
+        assert all(len(a) > len(b) for a, b in itertools.pairwise(chunks))
