@@ -252,8 +252,8 @@ def split_result(cases: list[Case]) -> dict[str, Any]:
     first, last = best[str(split_phase.SIZES[0])], best[str(split_phase.SIZES[-1])]
     return {
         "definition": "one NDJSON line fed to feed_ndjson a byte at a time: microseconds per "
-        "byte (newline included) at each line length in bytes; ratio = the longest line's "
-        "figure over the shortest's (1.0 = flat)",
+        "byte fed (its newline counted), keyed by the line's length in bytes (newline "
+        "excluded); ratio = the longest line's figure over the shortest's (1.0 = flat)",
         "us_per_byte": best,
         "us_per_byte_median": median,
         "ratio": last / first,
