@@ -21,11 +21,16 @@ Phases:
                 (`receive_bytes`: engines, bookkeeping and the client's view as well).
   bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser, where the
                 `fast` extra (orjson) would otherwise be used (`acp_core.JSON_PARSER`).
+  split         acp_core only, no workload: one NDJSON line of 1 KB and one of 64 KB fed to
+                `feed_ndjson` a byte at a time; microseconds per byte at each length and their
+                ratio (1.0: a feed costs the same whatever the decoder holds;
+                benchmarks/split_phase.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import math
@@ -42,7 +47,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `acp_cor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import acp_core
-from benchmarks import bytes_phase, sdk_adapter
+from benchmarks import bytes_phase, sdk_adapter, split_phase
 from benchmarks.floor import floor_message_text, floor_terminal_bytes, fold_floor, new_floor_state
 from benchmarks.workloads import SESSION_ID, Workload, build_all
 
@@ -57,6 +62,7 @@ APPLY_GC_OFF = "apply_gc_off"  # extra key: `apply` with the cyclic GC off (what
 BYTES = "bytes"  # NDJSON bytes to folded sessions (framing, parse, decode, route, fold)
 BYTES_CONNECTION = "bytes_connection"  # acp_core only: the bytes through a ClientConnection
 BYTES_STDLIB = "bytes_stdlib"  # acp_core only: `bytes` with the stdlib JSON parser forced
+SPLIT = "split"  # acp_core only: one line fed a byte at a time, 1 KB and 64 KB (µs per byte)
 SDK_PRIVATE = "private_merge"  # extra key: the SDK's non-public merge without snapshots
 SDK_AT_END = "apply_at_end"  # extra key: public apply() once the session is full size
 SDK_TAIL = 3  # events timed for SDK_AT_END (each can take seconds)
@@ -73,6 +79,7 @@ MIXED_BYTES_MAX = 1.5
 RETAIN_MAX_BYTES = 200
 FINAL_MAX_BYTES = 100
 SDK_MIN_RATIO = 100.0
+SPLIT_MAX = 1.5  # issue 24: µs per byte at 64 KB over 1 KB, a byte per feed
 
 
 # -- timing --------------------------------------------------------------------------------
@@ -230,6 +237,33 @@ def sdk_cases(wl: Workload, sdk: tuple[Any, Any, str], prefix: int) -> tuple[lis
             len(wl.v1),
         ),
     ], full_validated
+
+
+def split_cases() -> list[Case]:
+    """The `split` phase: a line of each of `split_phase.SIZES` bytes fed a byte at a time (the
+    case's `events` are its bytes, so its rate is bytes per second)."""
+    cases = []
+    for size in split_phase.SIZES:
+        pieces = split_phase.line_pieces(size)
+        run = functools.partial(split_phase.feed_pieces, pieces)
+        cases.append(Case(ACP, f"{SPLIT}_{size}", run, len(pieces)))
+    return cases
+
+
+def split_result(cases: list[Case]) -> dict[str, Any]:
+    """The `split` entry of the JSON: µs per byte (best and median) at each size, and the
+    largest size's figure over the smallest's."""
+    best = {str(c.events - 1): 1e6 / c.best() for c in cases}  # the newline excluded
+    median = {str(c.events - 1): 1e6 / c.median() for c in cases}
+    first, last = best[str(split_phase.SIZES[0])], best[str(split_phase.SIZES[-1])]
+    return {
+        "definition": "one NDJSON line fed to feed_ndjson a byte at a time: microseconds per "
+        "byte fed (its newline counted), keyed by the line's length in bytes (newline "
+        "excluded); ratio = the longest line's figure over the shortest's (1.0 = flat)",
+        "us_per_byte": best,
+        "us_per_byte_median": median,
+        "ratio": last / first,
+    }
 
 
 # -- cross-check ---------------------------------------------------------------------------
@@ -457,9 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     # them to the permanent generation keeps the cyclic GC from rescanning them on every
     # collection, which would charge each implementation for the harness's own heap; the GC
     # still runs, as usual, over everything an implementation allocates.
+    split = split_cases()
     gc.collect()
     gc.freeze()
-    run_alternating([c for cs in cases_by_name.values() for c in cs], repeats)
+    run_alternating([c for cs in cases_by_name.values() for c in cs] + split, repeats)
     for wl in workloads:
         decoded = decoded_by_name[wl.name]
         cases = cases_by_name[wl.name]
@@ -531,6 +566,13 @@ def main(argv: list[str] | None = None) -> int:
             "workload. n/a: "
             + "; ".join(f"{w.name}: {w.v1_note}" for w in workloads if w.v1 is None)
         )
+
+    out[SPLIT] = split_result(split)
+    sizes = ", ".join(f"{int(k) // 1024} KB {v:.2f}" for k, v in out[SPLIT]["us_per_byte"].items())
+    print(
+        f"\nsplit: one line fed a byte at a time, µs per byte: {sizes}; ratio "
+        f"{out[SPLIT]['ratio']:.2f} (1.00 = flat)"
+    )
 
     # Per-event cost growth, memory, snapshots.
     r = out["results"]
@@ -700,6 +742,14 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
         f"<= {FINAL_MAX_BYTES}",
         final <= FINAL_MAX_BYTES,
     )
+    split = out[SPLIT]["ratio"]
+    add(
+        "split: µs/byte at 64 KB over 1 KB (a byte per feed)",
+        split,
+        f"<= {SPLIT_MAX}x",
+        split <= SPLIT_MAX,
+        "x",
+    )
     for name, res in r.items():
         if not (have_sdk and SDK in res):
             continue
@@ -789,6 +839,11 @@ def markdown(out: dict[str, Any]) -> str:
                 + ", ".join(f"{k} {v:.0%}" for k, v in out["gc_share"].items() if k != "definition")
                 + ".",
                 "NDJSON bytes to folded sessions (`bytes` phase):\n\n" + md(raw),
+                "One line fed a byte at a time (`split` phase), µs per byte: "
+                + ", ".join(
+                    f"{int(k) // 1024} KB {v:.2f}" for k, v in out[SPLIT]["us_per_byte"].items()
+                )
+                + f"; 64 KB / 1 KB {out[SPLIT]['ratio']:.2f}.",
                 "Memory, bytes per event (tracemalloc):\n\n" + md(mem),
                 "Snapshot of the final state:\n\n" + md(snap),
                 "Targets:\n\n" + md(tg),

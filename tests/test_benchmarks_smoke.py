@@ -179,6 +179,9 @@ def test_harness_runs_end_to_end_without_the_sdk(
         "stream_large: every state over final (B/event)",
     }
     assert all(s["round_trip_equal"] for s in doc["snapshot"].values())
+    assert set(doc["split"]["us_per_byte"]) == {"1024", "65536"}
+    assert doc["split"]["ratio"] > 0
+    assert any(t["name"].startswith("split:") for t in doc["targets"])
     assert "| stream_large | acp_core |" in md_file.read_text()
 
 
@@ -194,3 +197,12 @@ def test_the_bytes_phase_readers_build_the_same_session_as_decode_and_fold() -> 
         assert conn.engine(SID).session == expected
         floor = bytes_phase.floor_bytes(SID, reads)[SID]
         assert floor == fold_floor(new_floor_state(SID), wl.v2)
+
+
+def test_the_split_phase_feeds_one_line_a_byte_at_a_time() -> None:
+    from benchmarks import split_phase
+
+    pieces = split_phase.line_pieces(1024)
+    assert len(pieces) == 1025
+    assert set(map(len, pieces)) == {1}
+    assert split_phase.feed_pieces(pieces) == (acp_core.Parsed("x" * 1022),)

@@ -8,12 +8,14 @@ crashed on).
 Must not know: JSON-RPC or ACP beyond the shape of a parse-error reply; sessions, engines.
 
 Theory of operation. The decoder is a frozen value holding the bytes of the line not finished
-yet (as a tuple of the pieces received, joined once when the newline arrives, so a long line
-fed in small pieces costs linear time). A line longer than `max_line` is reported the moment
-the limit is crossed; the decoder then drops what it holds and discards bytes up to the next
-newline, so memory never exceeds the limit whatever the peer sends. A line that is not UTF-8
-or not JSON is reported with the `-32700` reply the receiver owes (`id: null`); the next line
-is read as if nothing happened. Blank lines are skipped.
+yet: a short tuple of chunks (the pieces received, merged like a binary counter by
+`_pieces.push_piece`), joined once when the newline arrives. A long line fed a byte at a time
+is held in a logarithmic number of chunks, each byte copied a logarithmic number of times, so
+the feeds cost about the same per byte whatever the length of the line. A line longer than
+`max_line` is reported the moment the limit is crossed; the decoder then drops what it holds
+and discards bytes up to the next newline, so memory never exceeds the limit whatever the peer
+sends. A line that is not UTF-8 or not JSON is reported with the `-32700` reply the receiver
+owes (`id: null`); the next line is read as if nothing happened. Blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from acp_core._errors import ArgumentError, bytes_argument
 
 from ._fastnew import fast_constructor
 from ._freezing import freezing_fields
+from ._pieces import push_piece
 
 __all__ = [
     "DEFAULT_MAX_LINE",
@@ -159,7 +162,8 @@ class NdjsonDecoder:
 
     Attributes:
         max_line: longest line accepted, in bytes (newline excluded).
-        pending: the pieces of the unfinished line, in order.
+        pending: the unfinished line in chunks, in order (joined they are the line; a few
+            long chunks, however small the pieces it arrived in).
         pending_size: their total length (never more than `max_line`).
         skipping: the current line went over the limit; bytes are dropped up to its newline.
     """
@@ -169,6 +173,8 @@ class NdjsonDecoder:
     pending_size: int = 0
     skipping: bool = False
 
+
+_MAKE_DECODER: Final = fast_constructor(NdjsonDecoder)
 
 Event = Parsed | FramingError
 
@@ -215,8 +221,9 @@ def feed_ndjson(
             events.append(_too_long(limit, size + len(tail)))
             pending, size, skipping = (), 0, True
         else:
-            pending, size = (*pending, tail), size + len(tail)
-    return NdjsonDecoder(limit, pending, size, skipping), tuple(events)
+            pending, size = push_piece(pending, tail, b""), size + len(tail)
+    # Built without `__init__`: its converters would only copy the frozen tuple again.
+    return _MAKE_DECODER(limit, pending, size, skipping), tuple(events)
 
 
 def _too_long(limit: int, size: int) -> FramingError:

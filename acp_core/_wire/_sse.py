@@ -6,11 +6,12 @@ decoder buffers (`DEFAULT_MAX_SSE_BUFFER`, overflow raises `SseError`).
 Must not know: ACP, JSON-RPC, HTTP (no headers, no status codes, no reconnecting), sessions.
 
 Theory of operation. The decoder is a frozen value holding the bytes of the unfinished line
-(in a few chunks, merged as pieces arrive, joined when the line ends: see `_push`) and the
-fields of the unfinished event. Lines end with CRLF, LF or CR; a CR ending one feed and an LF
-starting the next are one line end (`after_cr`). Line ends are ASCII, so a UTF-8 sequence split
-across feeds is never cut: only complete lines are decoded, invalid UTF-8 becoming U+FFFD as
-the standard says. A leading BOM is dropped from the first line. Then, per line:
+(in a few chunks, merged as pieces arrive, joined when the line ends: see
+`_pieces.push_piece`) and the fields of the unfinished event. Lines end with CRLF, LF or CR; a
+CR ending one feed and an LF starting the next are one line end (`after_cr`). Line ends are
+ASCII, so a UTF-8 sequence split across feeds is never cut: only complete lines are decoded,
+invalid UTF-8 becoming U+FFFD as the standard says. A leading BOM is dropped from the first
+line. Then, per line:
 
 - a blank line dispatches the event (nothing when no `data` line came; `data` lines are joined
   with LF, which is the standard's "append LF, then drop the trailing LF");
@@ -28,13 +29,14 @@ over, so memory stays bounded whatever it sends.
 from __future__ import annotations
 
 import re
-from typing import AnyStr, Final
+from typing import Final
 
 import attrs
 
 from acp_core._errors import ArgumentError, SseError, bytes_argument
 
 from ._freezing import freezing_fields
+from ._pieces import push_piece
 
 __all__ = [
     "DEFAULT_MAX_SSE_BUFFER",
@@ -163,9 +165,9 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
     if tail:
         if size + len(tail) + data_size > limit:
             raise _overflow(limit, size + len(tail) + data_size)
-        pending, size = _push(pending, tail, b""), size + len(tail)
+        pending, size = push_piece(pending, tail, b""), size + len(tail)
     if lines_data:
-        chunks = _push(chunks, "\n".join(lines_data), "\n")
+        chunks = push_piece(chunks, "\n".join(lines_data), "\n")
     after_cr = data[-1:] == b"\r"
     new = SseDecoder(
         limit,
@@ -181,21 +183,6 @@ def feed_sse(decoder: SseDecoder, data: bytes) -> tuple[SseDecoder, tuple[SseEve
         data_size,
     )
     return new, tuple(events)
-
-
-def _push(chunks: tuple[AnyStr, ...], piece: AnyStr, sep: AnyStr) -> tuple[AnyStr, ...]:
-    """`chunks` with `piece` after them, `sep`-joined pieces in fewer, longer chunks.
-
-    Why: appending to a tuple copies it, so a line or event arriving a byte per feed would
-    cost quadratic time. Merging like a binary counter (a chunk is merged into the one before
-    it while that one is no longer) keeps the tuple logarithmically short and copies each
-    piece a logarithmic number of times; `sep.join(chunks)` is unchanged by the merging.
-    """
-    out = list(chunks)
-    while out and len(out[-1]) <= len(piece):
-        piece = out.pop() + sep + piece
-    out.append(piece)
-    return tuple(out)
 
 
 def finish_sse(decoder: SseDecoder) -> SseDecoder:
