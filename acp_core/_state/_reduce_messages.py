@@ -138,7 +138,7 @@ def _upsert(
         # Q16: an update of another role never erases what the first role said (an agent
         # reusing a thought's id for its reply lost the thought); its blocks are appended,
         # as a mismatched chunk's are.
-        content = content.extend(u.content)
+        content = content.extend(u.content or ())
     elif u.content is not UNSET:
         # M2: content replaces everything accumulated, chunk-built blocks and their _meta too.
         content = PVec(u.content) if u.content else EMPTY_VEC
