@@ -8,7 +8,7 @@ with bad or empty base64, and chunks interleaved with other updates.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import acp_core as acp
@@ -117,6 +117,7 @@ def test_meta_patches_replace_in_2026_08_and_merge_by_key_in_2026_11() -> None:
 
 
 @EACH_REVISION
+@settings(max_examples=15)  # every variant of a revision: ~0.5 s a draw, three revisions
 @given(data=st.data())
 def test_fold_equals_the_reduce_loop_on_any_generated_updates(
     revision: acp.Revision, data: st.DataObject

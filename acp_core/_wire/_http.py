@@ -33,9 +33,9 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 import attrs
+import immutables
 
 from acp_core._errors import ArgumentError
-from acp_core._state._pcoll import PMap
 
 from ._sse import SseEvent, encode_comment, encode_event
 
@@ -153,9 +153,9 @@ class HttpConnection:
     """
 
     initialize_id: Any = None
-    streams: PMap[str, OutboundStream] = attrs.field(factory=PMap)
-    request_routes: PMap[str, str] = attrs.field(factory=PMap)
-    response_routes: PMap[str, str] = attrs.field(factory=PMap)
+    streams: immutables.Map[str, OutboundStream] = attrs.field(factory=immutables.Map)
+    request_routes: immutables.Map[str, str] = attrs.field(factory=immutables.Map)
+    response_routes: immutables.Map[str, str] = attrs.field(factory=immutables.Map)
     buffered: int = 0
     buffering: int = 0
 
@@ -165,7 +165,7 @@ class HttpServer:
     """Every connection of one endpoint, by connection id."""
 
     limits: HttpLimits = HttpLimits()
-    connections: PMap[str, HttpConnection] = attrs.field(factory=PMap)
+    connections: immutables.Map[str, HttpConnection] = attrs.field(factory=immutables.Map)
 
 
 def new_http_server(limits: HttpLimits | None = None) -> HttpServer:
