@@ -138,6 +138,12 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "DEFAULT_MAX_SSE_BUFFER SseDecoder SseEvent encode_comment encode_event feed_sse "
         "finish_sse",
     ),
+    (
+        "acp_core._wire._http",
+        "CONNECTION_STREAM HEADER_CONNECTION_ID HEADER_SESSION_ID HttpConnection HttpLimits "
+        "HttpReceived HttpRequest HttpResponse HttpSent HttpServer OutboundStream StreamOpened "
+        "http_receive http_send http_stream_closed new_http_server",
+    ),
     ("acp_core._engines._intents", "AcceptPrompt"),
     ("acp_core._engines._intents_preview", "AgentIntent"),
     ("acp_core._engines._intents", "AnswerPermission CancelPermission"),

@@ -117,3 +117,55 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(f"skipped: {parts}")
     else:
         terminalreporter.write_line("skipped: nothing")
+
+
+# The quick selection for daily work: `pytest -m "not slow"` leaves out the tests below, the
+# slowest of the suite (each took 5 s or more in a measured full run, most of them exploration
+# and whole-revision properties); every module is still exercised by its other tests. CI runs
+# everything. tests/test_quick_selection.py checks each name still names a test.
+SLOW_TESTS: frozenset[str] = frozenset({
+    "test_fold_batching.py::test_fold_equals_the_reduce_loop_on_any_generated_updates",
+    "test_replay_gen.py::test_replay_rebuilds_the_state_in_a_fresh_view",
+    "test_explore_workers.py::test_workers_in_this_process_give_the_one_process_result",
+    "test_explore_workers.py::test_forked_workers_give_the_one_process_result",
+    "test_explore_workers.py::test_a_merge_worker_by_worker_is_caught",
+    "test_explore_workers.py::test_violations_and_their_shortest_paths_are_the_one_process_ones",
+    "test_explore_workers.py::test_the_workers_shares_stay_balanced",
+    "test_explore_workers.py::test_the_cli_s_workers_stop_on_the_budget",
+    "test_explore_workers.py::test_the_cli_s_workers_find_what_one_process_finds",
+    "test_revision_totality.py::test_reduce_fold_and_both_engines_are_total_over_decodable_updates",
+    "test_replay_steps_bench.py::test_the_generated_trace_has_the_asked_length_and_replays",
+    "test_hashseed.py::test_explore_finds_the_same_space_under_every_hash_seed",
+    "test_hashseed.py::test_the_demo_writes_the_same_wire_under_every_hash_seed",
+    "test_explore_mutants.py::test_explore_finds_the_planted_bug",
+    "test_explore.py::test_a_named_run_remembers_reached_states_and_changes_nothing",
+    "test_explore_engine_mutants.py::test_explore_finds_the_engine_mutant",
+    "test_revision_schemas.py::test_every_message_of_the_examples_validates_against_the_revisions_schema",
+    "test_benchmark_terminal_cost.py::test_the_terminal_cost_report_has_every_row_and_ratio",
+    "test_codec_derived.py::test_the_strategies_draw_what_the_revision_decodes",
+    "test_typing.py::test_mypy_follows_an_engine_through_steps",
+    "test_typing.py::test_the_core_idioms_type_check",
+    "test_docs_runnable.py::test_every_runnable_block_passes_mypy_strict",
+    "test_examples_hostile.py::test_the_example_client_ends_with_one_clear_line_whatever_the_agent_does",
+    "test_benchmarks_smoke.py::test_harness_runs_end_to_end_without_the_sdk",
+    "test_ci_forbids_skips.py::test_a_skip_fails_under_ci_unless_allowed",
+    "test_immutability.py::test_a_decoded_update_is_deeply_immutable",
+    "test_immutability.py::test_a_decoded_message_is_deeply_immutable",
+    "test_state_machine.py::TestReducerVersusModel",
+    "test_explore_dask.py::test_a_local_cluster_of_processes_gives_the_one_process_result",
+    "test_client_fast_paths.py::test_the_view_is_reduced_as_the_slow_way_reduces_it",
+})  # fmt: skip
+
+
+def _slow_key(item: pytest.Item) -> str:
+    # "file.py::function" (parameters and class members folded into their test).
+    file = Path(str(item.fspath)).name
+    name = item.nodeid.split("::")[1] if "::" in item.nodeid else ""
+    return f"{file}::{name.split('[')[0]}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = pytest.mark.slow
+    for item in items:
+        if _slow_key(item) in SLOW_TESTS:
+            item.add_marker(slow)
