@@ -68,6 +68,8 @@ EXEMPT: dict[str, str] = {
     # The framing's output: one freshly parsed JSON value that the caller owns and hands to
     # a decoder (which copies it into frozen values); freezing it would copy it twice.
     "Parsed": "holds fresh parsed JSON for the decoder, by design",
+    # The same for the HTTP profile: the POSTed message, parsed, for the agent connection.
+    "HttpReceived": "holds the fresh parsed message for the agent connection, by design",
 }
 
 CLASSES = [cls for cls in _value_classes() if cls.__name__ not in EXEMPT]

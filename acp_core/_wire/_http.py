@@ -35,8 +35,10 @@ from typing import Any, Final
 import attrs
 import immutables
 
-from acp_core._errors import ArgumentError
+from acp_core._errors import ArgumentError, DecodeError
 
+from ._fastnew import evolve_frozen
+from ._freezing import Converter, freeze_fields_with, freeze_given, freezing_fields
 from ._sse import SseEvent, encode_comment, encode_event
 
 __all__ = [
@@ -72,7 +74,28 @@ _SESSION_SCOPED: Final = frozenset({
 })  # fmt: skip
 
 
-@attrs.frozen
+def _map_fields(where: str, typed: str) -> Converter | None:
+    # The routing tables are persistent maps; a caller's dict is copied into one, frozen.
+    if not typed.startswith("immutables.Map["):
+        return None
+
+    def convert(value: object) -> object:
+        if type(value) is immutables.Map:
+            return value
+        if not isinstance(value, dict):
+            raise DecodeError(where, f"a map, not {type(value).__name__}")
+        return immutables.Map(
+            (freeze_given(key, f"{where}[]"), freeze_given(item, f"{where}[{key!r}]"))
+            for key, item in dict.items(value)
+        )
+
+    return convert
+
+
+_FREEZING_MAPS: Final = freeze_fields_with(_map_fields)
+
+
+@attrs.frozen(field_transformer=freezing_fields)
 class HttpLimits:
     """What one connection may hold (the TypeScript SDK's defaults where it has one).
 
@@ -89,7 +112,7 @@ class HttpLimits:
     replay_bytes: int = 1024 * 1024
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class HttpRequest:
     """One HTTP request to the endpoint: method, headers (names in any case), body bytes."""
 
@@ -103,7 +126,7 @@ class HttpRequest:
         return next((v for k, v in self.headers if k.lower() == wanted), None)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class HttpResponse:
     """An HTTP answer to write: status, headers, body (for an SSE stream: its first bytes)."""
 
@@ -112,7 +135,7 @@ class HttpResponse:
     body: bytes = b""
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class OutboundStream:
     """One SSE stream of a connection: its numbered events, written or waiting.
 
@@ -136,7 +159,7 @@ class OutboundStream:
         return sum(len(data) for _, data in self.waiting)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=_FREEZING_MAPS)
 class HttpConnection:
     """One initialized (or initializing) connection.
 
@@ -160,7 +183,7 @@ class HttpConnection:
     buffering: int = 0
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=_FREEZING_MAPS)
 class HttpServer:
     """Every connection of one endpoint, by connection id."""
 
@@ -173,7 +196,7 @@ def new_http_server(limits: HttpLimits | None = None) -> HttpServer:
     return HttpServer(HttpLimits() if limits is None else limits)
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class StreamOpened:
     """A GET opened a stream: write `HttpReceived.response` (its body holds what the stream
     owed: the events after `Last-Event-ID`, or those buffered for it), then each later
@@ -190,7 +213,8 @@ class StreamOpened:
 
 @attrs.frozen
 class HttpReceived:
-    """What an HTTP request asks of the host.
+    """What an HTTP request asks of the host (it keeps `inbound` as parsed, as `Parsed`
+    does: a fresh JSON message the host hands to its agent connection, which decodes it).
 
     Attributes:
         response: the answer to write now; None for an `initialize` POST, whose answer is
@@ -209,7 +233,7 @@ class HttpReceived:
     closed: bool = False
 
 
-@attrs.frozen
+@attrs.frozen(field_transformer=freezing_fields)
 class HttpSent:
     """Where one agent message went.
 
@@ -279,7 +303,7 @@ def http_receive(
             return server, _refuse(400, "Missing Acp-Connection-Id")
         if connection_id not in server.connections:
             return server, _refuse(404, "Unknown Acp-Connection-Id", connection_id)
-        server = attrs.evolve(server, connections=server.connections.delete(connection_id))
+        server = evolve_frozen(server, connections=server.connections.delete(connection_id))
         return server, HttpReceived(HttpResponse(202), connection_id, closed=True)
     return server, _refuse(405, "Method Not Allowed")
 
@@ -311,7 +335,7 @@ def _post(
         if len(new_connection_id) > server.limits.max_id_length:
             return server, _refuse(400, "Acp-Connection-Id exceeds max_id_length")
         connection = HttpConnection(initialize_id=message["id"])
-        server = attrs.evolve(
+        server = evolve_frozen(
             server, connections=server.connections.set(new_connection_id, connection)
         )
         return server, HttpReceived(None, new_connection_id, message)
@@ -333,7 +357,7 @@ def _post(
             if header_session != route:
                 return server, _refuse(400, "Mismatched Acp-Session-Id", connection_id)
         if route is not None and key is not None:
-            connection = attrs.evolve(
+            connection = evolve_frozen(
                 connection, response_routes=connection.response_routes.delete(key)
             )
     else:
@@ -347,10 +371,10 @@ def _post(
         if message.get("method") == "session/load":
             route = CONNECTION_STREAM  # its replay and answer come on the connection stream
         if key is not None and "id" in message:
-            connection = attrs.evolve(
+            connection = evolve_frozen(
                 connection, request_routes=connection.request_routes.set(key, route)
             )
-    server = attrs.evolve(server, connections=server.connections.set(connection_id, connection))
+    server = evolve_frozen(server, connections=server.connections.set(connection_id, connection))
     return server, HttpReceived(HttpResponse(202), connection_id, message)
 
 
@@ -385,16 +409,16 @@ def _get(server: HttpServer, request: HttpRequest) -> tuple[HttpServer, HttpRece
         note = f"events {missed[0]}-{missed[1]} are no longer kept"
         body = encode_comment(note) + body
     written = _trim((*stream.written, *stream.waiting), server.limits.replay_bytes)
-    opened = attrs.evolve(
+    opened = evolve_frozen(
         stream, waiting=(), written=written, written_bytes=_size(written), reading=True
     )
-    connection = attrs.evolve(
+    connection = evolve_frozen(
         connection,
         streams=connection.streams.set(key, opened),
         buffered=connection.buffered - stream.waiting_bytes,
         buffering=connection.buffering - (1 if key and stream.waiting else 0),
     )
-    server = attrs.evolve(server, connections=server.connections.set(connection_id, connection))
+    server = evolve_frozen(server, connections=server.connections.set(connection_id, connection))
     headers = (("Content-Type", _EVENT_STREAM), ("Cache-Control", "no-cache"))
     response = HttpResponse(200, headers, body)
     return server, HttpReceived(response, connection_id, opened=StreamOpened(key, missed))
@@ -445,19 +469,19 @@ def http_send(
         init = connection.initialize_id
         if init is not None and key is not None and key == _request_key(init):
             headers = (("Content-Type", _JSON), (HEADER_CONNECTION_ID, connection_id))
-            answered = attrs.evolve(connection, initialize_id=None)
+            answered = evolve_frozen(connection, initialize_id=None)
             connections = server.connections.set(connection_id, answered)
-            server = attrs.evolve(server, connections=connections)
+            server = evolve_frozen(server, connections=connections)
             return server, HttpSent(initialize=HttpResponse(200, headers, text.encode()))
         route = CONNECTION_STREAM if key is None else connection.request_routes.get(key, "")
         if key is not None:
-            connection = attrs.evolve(
+            connection = evolve_frozen(
                 connection, request_routes=connection.request_routes.delete(key)
             )
     else:
         route = _params_session(message) or CONNECTION_STREAM
         if key is not None and "id" in message:
-            connection = attrs.evolve(
+            connection = evolve_frozen(
                 connection, response_routes=connection.response_routes.set(key, route)
             )
     if len(route) > server.limits.max_id_length:
@@ -467,7 +491,7 @@ def http_send(
     event = (stream.next_id, data)
     if stream.reading:
         written = _trim((*stream.written, event), server.limits.replay_bytes)
-        stream = attrs.evolve(
+        stream = evolve_frozen(
             stream, next_id=stream.next_id + 1, written=written, written_bytes=_size(written)
         )
         out = data
@@ -475,19 +499,19 @@ def http_send(
         if not stream.waiting and route != CONNECTION_STREAM:
             if connection.buffering >= server.limits.max_session_streams:
                 return _close(server, connection_id)
-            connection = attrs.evolve(connection, buffering=connection.buffering + 1)
-        stream = attrs.evolve(stream, next_id=stream.next_id + 1, waiting=(*stream.waiting, event))
-        connection = attrs.evolve(connection, buffered=connection.buffered + len(data))
+            connection = evolve_frozen(connection, buffering=connection.buffering + 1)
+        stream = evolve_frozen(stream, next_id=stream.next_id + 1, waiting=(*stream.waiting, event))
+        connection = evolve_frozen(connection, buffered=connection.buffered + len(data))
         if connection.buffered > server.limits.max_buffered_bytes:
             return _close(server, connection_id)
         out = b""
-    connection = attrs.evolve(connection, streams=connection.streams.set(route, stream))
-    server = attrs.evolve(server, connections=server.connections.set(connection_id, connection))
+    connection = evolve_frozen(connection, streams=connection.streams.set(route, stream))
+    server = evolve_frozen(server, connections=server.connections.set(connection_id, connection))
     return server, HttpSent(route, out)
 
 
 def _close(server: HttpServer, connection_id: str) -> tuple[HttpServer, HttpSent]:
-    server = attrs.evolve(server, connections=server.connections.delete(connection_id))
+    server = evolve_frozen(server, connections=server.connections.delete(connection_id))
     return server, HttpSent(closed=True)
 
 
@@ -500,7 +524,7 @@ def http_stream_closed(server: HttpServer, connection_id: str, stream: str) -> H
     current = connection.streams.get(stream)
     if current is None or not current.reading:
         return server
-    connection = attrs.evolve(
-        connection, streams=connection.streams.set(stream, attrs.evolve(current, reading=False))
+    connection = evolve_frozen(
+        connection, streams=connection.streams.set(stream, evolve_frozen(current, reading=False))
     )
-    return attrs.evolve(server, connections=server.connections.set(connection_id, connection))
+    return evolve_frozen(server, connections=server.connections.set(connection_id, connection))
