@@ -246,6 +246,20 @@ def test_what_is_no_longer_kept_is_said_not_skipped() -> None:
     assert got == list(range(last + 1, 21))
 
 
+def test_a_read_stream_keeps_a_bounded_window_however_long_it_runs() -> None:
+    # What is kept for a resume is trimmed as events are written (no tuple grows per event).
+    limits = HttpLimits(replay_bytes=2000)
+    server = initialized(limits)
+    server, _ = http_receive(server, get(conn(), sess("s1")))
+    for n in range(3000):
+        server, sent = http_send(server, "c1", update("s1", n))
+        assert sent.data
+    stream = server.connections["c1"].streams["s1"]
+    assert stream.written_bytes <= 2000
+    assert len(stream.events) == stream.next_id - stream.first_id < 20
+    assert stream.next_id == 3001
+
+
 def test_buffered_output_is_bounded_and_the_connection_closed_over_it() -> None:
     server = initialized(HttpLimits(max_buffered_bytes=2000))
     closed = False

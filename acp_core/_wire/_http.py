@@ -29,7 +29,6 @@ bounded (`max_buffered_bytes`, `max_session_streams`); a connection over a limit
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any, Final
 
 import attrs
@@ -135,28 +134,71 @@ class HttpResponse:
     body: bytes = b""
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@attrs.frozen(field_transformer=_FREEZING_MAPS)
 class OutboundStream:
     """One SSE stream of a connection: its numbered events, written or waiting.
 
+    The events kept are ids `first_id .. next_id - 1`, in a persistent map by id, so a send
+    costs the same however many are kept (a tuple copied per event would not).
+
     Attributes:
         next_id: the id the next event gets.
-        waiting: events no reader has been given yet, `(id, bytes)`, oldest first.
-        written: events given to a reader, kept for a `Last-Event-ID` resume, oldest first.
-        written_bytes: the size of `written` (trimmed to `HttpLimits.replay_bytes`).
+        first_id: the oldest id still kept.
+        events: the kept events' SSE bytes, by id.
+        delivered: the newest id given to a reader (later ones wait for the next GET).
+        written_bytes: the size of the kept events up to `delivered` (trimmed, oldest first,
+            to `HttpLimits.replay_bytes`).
+        waiting_bytes: the size of the events after `delivered`.
         reading: a reader holds the stream open.
     """
 
     next_id: int = 1
-    waiting: tuple[tuple[int, bytes], ...] = ()
-    written: tuple[tuple[int, bytes], ...] = ()
+    first_id: int = 1
+    events: immutables.Map[int, bytes] = attrs.field(factory=immutables.Map)
+    delivered: int = 0
     written_bytes: int = 0
+    waiting_bytes: int = 0
     reading: bool = False
 
-    @property
-    def waiting_bytes(self) -> int:
-        """The size of what waits for a reader."""
-        return sum(len(data) for _, data in self.waiting)
+
+def _pushed(stream: OutboundStream, data: bytes, *, read: bool, limit: int) -> OutboundStream:
+    """`stream` with one more event: given to its reader (`read`) or waiting."""
+    number = stream.next_id
+    events = stream.events.set(number, data)
+    if not read:
+        return evolve_frozen(
+            stream,
+            next_id=number + 1,
+            events=events,
+            waiting_bytes=stream.waiting_bytes + len(data),
+        )
+    return _trimmed(stream, events, number, stream.written_bytes + len(data), limit)
+
+
+def _trimmed(
+    stream: OutboundStream,
+    events: immutables.Map[int, bytes],
+    delivered: int,
+    written: int,
+    limit: int,
+) -> OutboundStream:
+    # Drop the oldest written events beyond `limit` bytes (a resume needs the newest).
+    first = stream.first_id
+    if written > limit:
+        mutation = events.mutate()
+        while written > limit and first <= delivered:
+            written -= len(mutation.pop(first))
+            first += 1
+        events = mutation.finish()
+    return evolve_frozen(  # everything up to `delivered`, the newest, is written now
+        stream,
+        next_id=delivered + 1,
+        first_id=first,
+        events=events,
+        delivered=delivered,
+        written_bytes=written,
+        waiting_bytes=0,
+    )
 
 
 @attrs.frozen(field_transformer=_FREEZING_MAPS)
@@ -394,29 +436,27 @@ def _get(server: HttpServer, request: HttpRequest) -> tuple[HttpServer, HttpRece
     if stream.reading:
         return server, _refuse(409, "Outbound stream already has an active receiver", connection_id)
     last = _last_event_id(request.header("Last-Event-ID"))
-    replay: list[tuple[int, bytes]] = []
     missed = None
+    start = stream.delivered + 1  # without Last-Event-ID: what waits
     if last is not None:
-        kept = [e for e in (*stream.written, *stream.waiting) if e[0] > last]
-        first_kept = kept[0][0] if kept else stream.next_id
-        if first_kept > last + 1:
-            missed = (last + 1, first_kept - 1)
-        replay = kept
-    else:
-        replay = list(stream.waiting)
-    body = b"".join(data for _, data in replay)
+        start = max(last + 1, stream.first_id)
+        if stream.first_id > last + 1:
+            missed = (last + 1, stream.first_id - 1)
+    body = b"".join(stream.events[n] for n in range(start, stream.next_id))
     if missed is not None:
         note = f"events {missed[0]}-{missed[1]} are no longer kept"
         body = encode_comment(note) + body
-    written = _trim((*stream.written, *stream.waiting), server.limits.replay_bytes)
-    opened = evolve_frozen(
-        stream, waiting=(), written=written, written_bytes=_size(written), reading=True
+    waited = stream.waiting_bytes
+    delivered = stream.next_id - 1
+    opened = _trimmed(
+        stream, stream.events, delivered, stream.written_bytes + waited, server.limits.replay_bytes
     )
+    opened = evolve_frozen(opened, reading=True)
     connection = evolve_frozen(
         connection,
         streams=connection.streams.set(key, opened),
-        buffered=connection.buffered - stream.waiting_bytes,
-        buffering=connection.buffering - (1 if key and stream.waiting else 0),
+        buffered=connection.buffered - waited,
+        buffering=connection.buffering - (1 if key and waited else 0),
     )
     server = evolve_frozen(server, connections=server.connections.set(connection_id, connection))
     headers = (("Content-Type", _EVENT_STREAM), ("Cache-Control", "no-cache"))
@@ -428,19 +468,6 @@ def _last_event_id(value: str | None) -> int | None:
     if value is None or not value.strip().isdigit():
         return None
     return int(value.strip())
-
-
-def _size(events: Iterable[tuple[int, bytes]]) -> int:
-    return sum(len(data) for _, data in events)
-
-
-def _trim(events: tuple[tuple[int, bytes], ...], limit: int) -> tuple[tuple[int, bytes], ...]:
-    # Keep the newest written events within `limit` bytes (a resume needs the latest).
-    total, start = 0, len(events)
-    while start > 0 and total + len(events[start - 1][1]) <= limit:
-        start -= 1
-        total += len(events[start][1])
-    return events[start:]
 
 
 def http_send(
@@ -488,19 +515,16 @@ def http_send(
         return _close(server, connection_id)
     stream = connection.streams.get(route) or OutboundStream()
     data = encode_event(SseEvent(text, id=str(stream.next_id)))
-    event = (stream.next_id, data)
+    limit = server.limits.replay_bytes
     if stream.reading:
-        written = _trim((*stream.written, event), server.limits.replay_bytes)
-        stream = evolve_frozen(
-            stream, next_id=stream.next_id + 1, written=written, written_bytes=_size(written)
-        )
+        stream = _pushed(stream, data, read=True, limit=limit)
         out = data
     else:
-        if not stream.waiting and route != CONNECTION_STREAM:
+        if not stream.waiting_bytes and route != CONNECTION_STREAM:
             if connection.buffering >= server.limits.max_session_streams:
                 return _close(server, connection_id)
             connection = evolve_frozen(connection, buffering=connection.buffering + 1)
-        stream = evolve_frozen(stream, next_id=stream.next_id + 1, waiting=(*stream.waiting, event))
+        stream = _pushed(stream, data, read=False, limit=limit)
         connection = evolve_frozen(connection, buffered=connection.buffered + len(data))
         if connection.buffered > server.limits.max_buffered_bytes:
             return _close(server, connection_id)
