@@ -33,8 +33,8 @@ def test_every_preview_rule_the_checker_reports_has_a_case() -> None:
     from acp_core._rules._check_preview import CHECKED
 
     # Every rule of the cross-session checks, and the Preview shape rules of the message
-    # checks (R54, R80), have rows; every row is a rule the checker reports.
-    assert CHECKED | {"R54", "R80"} == {c[0] for c in CASES}
+    # checks (R52, R54, R78, R80), have rows; every row is a rule the checker reports.
+    assert CHECKED | {"R52", "R54", "R78", "R80"} == {c[0] for c in CASES}
     assert {c[0] for c in CASES} <= CHECKED_RULES
 
 

@@ -2,7 +2,8 @@
 
 Owns: `Build` (one step's changes: the session folded so far, the wire dicts, the machine,
 the generated ids), `refuse`, and the value checks of intents (open-enum values through
-`_predicates`, message ids, known tool calls, absolute paths).
+`_predicates`, message ids, known tool calls), and `Build.obey`: every outbound update
+through the checker's judgement of one update (`_rules/_check_message.update_findings`).
 Must not know: what any particular intent means (`_engines/_agent.py`, `_engines/_agent_output.py`).
 """
 
@@ -15,11 +16,13 @@ import attrs
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
+from acp_core._rules._check_message import update_findings
 from acp_core._rules._conversation import Conversation, Finding, Sender, observe
-from acp_core._rules._predicates import Family, is_absolute, open_enum_finding
+from acp_core._rules._predicates import Family, open_enum_finding
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import named_sessions
+from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import encode_message, encode_update
 from acp_core._wire._content import (
     ContentBlock,
@@ -50,7 +53,6 @@ _LISTING: Final = (RunningStateUpdate, IdleStateUpdate, RequiresActionStateUpdat
 __all__ = [
     "Build",
     "as_block",
-    "check_absolute",
     "check_content_block",
     "check_tool_content",
     "check_value",
@@ -126,18 +128,30 @@ class Build:
                     f"{named!r} is named before it was announced: announce it first with "
                     "SendUpdate(SubagentUpdate(...)) on its parent",
                 )
+        self.obey(self.session, update)
         self.own(UpdateSessionNotification(session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(_update_wire(session_id, update))
+
+    def obey(self, before: SessionState, update: SessionUpdate) -> None:
+        """Refuse `update`, about to be sent into the session `before` folds, when the
+        checker's own judgement of one update (`update_findings`, the home of R5, R18, R19,
+        R33, R34, R41, R43, R52, R78 ...) finds a MUST; every outbound update passes here
+        (`update`, `update_child`), whichever intent built it. SHOULD findings go out."""
+        for rule, message in update_findings(self.engine.revision, before, update):
+            level = RULES[rule].level
+            if level in ("MUST", "MUST NOT") and RULES[rule].side != "client":
+                raise refuse(rule, f"{message} (the rule: {RULES[rule].summary})")
 
     def send_child(self, session_id: str, message: Message) -> None:
         """Send a request or answer of the child `session_id` (its machine judges it)."""
         self.child_machine(session_id, "agent", message)
         self.wire.append(encode_message(message))
 
-    def update_child(self, session_id: str, update: SessionUpdate) -> None:
+    def update_child(self, session_id: str, update: SessionUpdate, before: SessionState) -> None:
         """Report `update` on the announced child `session_id` (its tree entry is already
-        reduced by the caller)."""
+        reduced by the caller; `before` is the child's session as it was before)."""
+        self.obey(before, update)
         self.child_machine(session_id, "agent", UpdateSessionNotification(session_id, update))
         self.wire.append(_update_wire(session_id, update))
 
@@ -229,8 +243,3 @@ def known_tool_call(b: Build, tool_call_id: str) -> None:
         raise refuse(
             "R13", f"tool call {tool_call_id!r} was never reported: start it with StartToolCall"
         )
-
-
-def check_absolute(path: str, rule: str, what: str) -> None:
-    if not is_absolute(path):
-        raise refuse(rule, f"{what} must be an absolute path, got {path!r}")

@@ -1,7 +1,8 @@
 """The agent's output intents: messages, thoughts, plans, tool calls, terminals, usage.
 
 Owns: the steps of the intents that report work (`OUTPUT_STEPS`): each checks its values
-(R4, R5, R13, R14, R18, R19, R29, R31, R33, R37) and builds the updates. They are allowed
+(R4, R5, R13, R14, R18, R19, R29, R31, R37) and builds the updates; what one update breaks
+on its own (R33 and the rest) is judged again as it goes out (`Build.obey`). They are allowed
 inside a turn and outside one (background activity, R40); the conversation machine judges
 their order when `Build` sends them.
 Must not know: prompts, turns, permissions or received messages (`_engines/_agent.py`).
@@ -36,7 +37,6 @@ from acp_core._wire._updates import (
 from ._agent_build import (
     Build,
     as_block,
-    check_absolute,
     check_content_block,
     check_tool_content,
     check_value,
@@ -201,8 +201,6 @@ def _b64(data: bytes) -> str:
 def _update_terminal(b: Build, intent: PatchTerminal) -> None:
     if not intent.terminal_id:
         raise refuse("R31", "terminal ids are non-empty strings")
-    if isinstance(intent.cwd, str):
-        check_absolute(intent.cwd, "R33", "a terminal cwd")
     output = intent.output
     b.update(
         TerminalUpdate(

@@ -2,7 +2,8 @@
 
 Owns: the steps of `SendUpdate` (any update on the agent's session or on an announced
 child's: announce before use R47, one parent R48, grandchildren on their own parent R49,
-absolute child paths R52, references only to known sessions R56) and `ReportBackground`
+references only to known sessions R56; every value rule of one update, absolute child paths
+R52 among them, is the checker's own judgement, asked by `Build.obey`) and `ReportBackground`
 (announce before listing, finalize before dropping: R74), the answers to `tool_call/cancel`
 and `terminal/cancel` (R75), and a client's `session/cancel` of a child (C35, R53).
 Must not know: I/O; the 2026-08 prompt lifecycle (`_engines/_agent.py`), idempotency keys and
@@ -36,7 +37,7 @@ from acp_core._state._reduce_children import (
     open_session,
     reduce_tree,
 )
-from acp_core._state._session_state import SessionState
+from acp_core._state._session_state import SessionState, new_session
 from acp_core._wire._codec import decode_part, encode_part
 from acp_core._wire._json import EMPTY_OBJECT
 from acp_core._wire._jsonrpc import (
@@ -67,7 +68,7 @@ from acp_core._wire._updates_2026_11 import (
 )
 from acp_core._wire._updates_preview import SubagentUpdate, UnknownStateUpdate
 
-from ._agent_build import Build, check_absolute, refuse
+from ._agent_build import Build, refuse
 from ._agent_cancel import cancel_child_work
 from ._intents_preview import ReportBackground, SendUpdate
 
@@ -113,13 +114,14 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
     return after
 
 
-def _check_announcement(b: Build, u: SubagentUpdate) -> None:
-    if u.session_id == b.engine.session_id:
-        raise refuse("R48", "the agent's own session cannot become a child")
-    if isinstance(u.cwd, str):
-        check_absolute(u.cwd, "R52", "a child's cwd")
-    for path in u.additional_directories if isinstance(u.additional_directories, tuple) else ():
-        check_absolute(path, "R52", "a child's additional directory")
+def _to_child(b: Build, target: str, update: SessionUpdate) -> None:
+    """Send `update` on the announced child `target`: the tree judges it (R47, R48, R76),
+    then the checker's judgement of one update, on the child as it was (`Build.obey`)."""
+    tree: SessionTree = b.get("children")
+    after = _reduce(b, target, update)
+    before = tree.sessions.get(target)
+    b.set(children=after)
+    b.update_child(target, update, before if before is not None else new_session(target))
 
 
 def send_update(b: Build, update: SessionUpdate, session_id: str | None) -> None:
@@ -138,16 +140,14 @@ def send_update(b: Build, update: SessionUpdate, session_id: str | None) -> None
         raise refuse("E1", "the agent's own state is reported by StartWork / EndTurn")
     target = engine.session_id if own else session_id
     assert target is not None
-    if type(update) is SubagentUpdate:
-        _check_announcement(b, update)
-    if own and type(update) is not SubagentUpdate:
-        b.update(update)  # its named sessions are checked there, for every intent (R47, R56)
+    if type(update) is SubagentUpdate and update.session_id == engine.session_id:
+        raise refuse("R48", "the agent's own session cannot become a child")
+    if not own:
+        _to_child(b, target, update)
         return
-    b.set(children=_reduce(b, target, update))
-    if own:
-        b.update(update)
-    else:
-        b.update_child(target, update)
+    if type(update) is SubagentUpdate:  # an announcement on the agent's own session
+        b.set(children=_reduce(b, target, update))
+    b.update(update)  # named sessions (R47, R56) and `Build.obey` (R52 ...), for every intent
 
 
 def _send_update(b: Build, intent: SendUpdate) -> None:
@@ -267,8 +267,7 @@ def answer_item_cancel(b: Build, message: CancelToolCallRequest | CancelTerminal
     if message.session_id == b.engine.session_id:
         b.update(final)
     else:
-        b.set(children=_reduce(b, message.session_id, final))
-        b.update_child(message.session_id, final)
+        _to_child(b, message.session_id, final)
 
 
 def _invalid(b: Build, request_id: int | str | None, detail: str) -> None:

@@ -1,8 +1,11 @@
 """Rules one message breaks on its own: values, paths, encodings, shapes.
 
 Owns: the checks of a single decoded update, permission request or batch (open-enum values
-against a revision, absolute paths, base64, first-sight titles, message id roles, batch
-contents); the naming of decode failures is `_rules/_check_undecodable.py`.
+against a revision, absolute paths (R26, R33, and the Preview's R52, R78), base64,
+first-sight titles, message id roles, batch contents); the naming of decode failures is
+`_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
+the checker, the client engine (what it receives) and the agent engine (what it sends,
+`_engines/_agent_build.Build.obey`) all ask it.
 Must not know: the conversation (turns, prompts, answers: `_rules/_check.py`), files.
 
 Each check returns `Finding`s, `(rule id, explanation)`; the caller adds the line index.
@@ -23,7 +26,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
-from acp_core._wire._updates_preview import PlanMarkdown, SessionMessageChunk
+from acp_core._wire._updates_preview import PlanMarkdown, SessionMessageChunk, SubagentUpdate
 
 from ._predicates import (
     Family,
@@ -41,6 +44,9 @@ __all__ = [
     "MessageRules",
     "Seen",
     "StateSeen",
+    "child_directory_findings",
+    "plan_path_finding",
+    "terminal_cwd_finding",
     "update_findings",
 ]
 
@@ -48,7 +54,7 @@ __all__ = [
 CHECKED: Final = frozenset(
     {
         *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
-        *("R43", "R44", "R54", "R80"),
+        *("R43", "R44", "R52", "R54", "R78", "R80"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -119,6 +125,33 @@ class StateSeen(Seen):
         return tool_call_id not in self.state.tool_calls and super().first_sight(tool_call_id)
 
 
+def terminal_cwd_finding(upd: u.TerminalUpdate) -> Finding | None:
+    """R33: a terminal's `cwd`, when given, is absolute."""
+    if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
+        return ("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
+    return None
+
+
+def plan_path_finding(plan: PlanMarkdown) -> Finding | None:
+    """R78: a markdown plan's `path`, when given, is absolute."""
+    path = plan.path
+    if isinstance(path, str) and not is_absolute(path):
+        return ("R78", f"markdown plan {shown(plan.plan_id)}: relative path {path!r}")
+    return None
+
+
+def child_directory_findings(upd: SubagentUpdate) -> list[Finding]:
+    """R52: the `cwd` and `additionalDirectories` reported for a child are absolute."""
+    dirs = [upd.cwd] if isinstance(upd.cwd, str) else []
+    if isinstance(upd.additional_directories, tuple):
+        dirs.extend(upd.additional_directories)
+    return [
+        ("R52", f"child {shown(upd.session_id)} is reported with relative directory {d!r}")
+        for d in dirs
+        if not is_absolute(d)
+    ]
+
+
 _CHUNK_ROLE: Final[Mapping[type, str]] = {
     u.UserMessageChunk: "user",
     u.AgentMessageChunk: "agent",
@@ -159,6 +192,10 @@ class MessageRules:
 
     def found(self, rule: str, message: str) -> None:
         self._found.append((rule, message))
+
+    def add(self, finding: Finding | None) -> None:
+        if finding is not None:
+            self._found.append(finding)
 
     def _take(self) -> list[Finding]:
         out, self._found = self._found, []
@@ -264,8 +301,7 @@ class MessageRules:
                 )
             self.tool_content(upd.content)
         elif isinstance(upd, u.TerminalUpdate):
-            if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
-                self.found("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
+            self.add(terminal_cwd_finding(upd))
             if isinstance(upd.output, u.TerminalOutput) and not is_base64(upd.output.data):
                 self.found(
                     "R34", f"terminal {upd.terminal_id!r} output snapshot is not valid base64"
@@ -278,6 +314,8 @@ class MessageRules:
                 )
         elif isinstance(upd, u.PlanUpdate):
             self.plan(upd.plan)
+        elif isinstance(upd, SubagentUpdate) and self.revision.applies("R52"):
+            self._found.extend(child_directory_findings(upd))
         elif isinstance(upd, u.AvailableCommandsUpdate):
             for command in upd.available_commands:
                 if isinstance(command.input, u.OtherCommandInput):
@@ -341,7 +379,9 @@ class MessageRules:
             self.raw_tag("plan type", plan.raw)
             return
         if isinstance(plan, PlanMarkdown):
-            return  # R78 (absolute path) is checked with the Preview rules
+            if self.revision.applies("R78"):
+                self.add(plan_path_finding(plan))
+            return
         for entry in plan.entries:
             self.enum("plan entry priority", entry.priority)
             self.enum("plan entry status", entry.status)

@@ -42,8 +42,8 @@ __all__ = ["CHECKED", "PreviewRules"]
 #: The rules these checks report (the `checked` column of docs/rules.md).
 CHECKED: Final = frozenset(
     {
-        *("R47", "R48", "R52", "R53", "R56", "R57", "R58", "R60", "R62", "R63", "R65"),
-        *("R61", "R64", "R66", "R71", "R74", "R75", "R76", "R78", "R79", "R81", "R19"),
+        *("R47", "R48", "R53", "R56", "R57", "R58", "R60", "R62", "R63", "R65"),
+        *("R61", "R64", "R66", "R71", "R74", "R75", "R76", "R79", "R81", "R19"),
         *("R49", "R50", "R72", "R73"),
         *("C29", "C34", "C40", "C41"),
         *PROMPTS_CHECKED,

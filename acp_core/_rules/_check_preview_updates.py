@@ -1,8 +1,8 @@
 """The Preview trace checks of one `session/update`: children, items, background, replay.
 
 Owns: `on_update` (what one update the agent sent breaks across the sessions of the
-connection: R47, R48, R49, R50, R52, R56, R57, R58, R60's bookkeeping, R61, R62's, R63, R65,
-R66, R71, R74, R78, R79, R81, R19 for background item types; R72 and R73 are asked of
+connection: R47, R48, R49, R50, R56, R57, R58, R60's bookkeeping, R61, R62's, R63, R65,
+R66, R71, R74, R79, R81, R19 for background item types; R72 and R73 are asked of
 `_rules/_check_preview_cancels.py` here, user messages go on to
 `_rules/_check_preview_prompts.py`) and the small readers of update values it uses.
 
@@ -27,7 +27,7 @@ from acp_core._wire import _updates_2026_11 as u11
 from acp_core._wire import _updates_preview as up
 from acp_core._wire._json import UNSET
 
-from ._predicates import is_absolute, shown
+from ._predicates import shown
 
 if TYPE_CHECKING:
     from ._check_preview import PreviewRules
@@ -81,10 +81,6 @@ def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
         _marker(r, i, sid)
     elif isinstance(upd, up.PromptSuggestionsUpdate):
         _suggestions(r, i, upd)
-    elif isinstance(upd, u.PlanUpdate) and isinstance(upd.plan, up.PlanMarkdown):
-        path = upd.plan.path
-        if isinstance(path, str) and not is_absolute(path):
-            r.report("R78", i, f"markdown plan {shown(upd.plan.plan_id)}: relative path {path!r}")
 
 
 def _history(r: PreviewRules, i: int, sid: str, upd: object) -> None:
@@ -172,12 +168,6 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
     cancel = has_cancel(upd.capabilities)
     if cancel is not None:
         r.can_cancel[child] = cancel
-    dirs = [upd.cwd] if isinstance(upd.cwd, str) else []
-    if isinstance(upd.additional_directories, tuple):
-        dirs.extend(upd.additional_directories)
-    for d in dirs:
-        if not is_absolute(d):
-            r.report("R52", i, f"child {shown(child)} is reported with relative directory {d!r}")
 
 
 def _resumed(r: PreviewRules, parent: str, at: int) -> bool:
