@@ -249,8 +249,10 @@ class CloseRequested:
 
 @attrs.frozen
 class RequestCancelled:
-    """The peer withdrew a request handed to the host (`$/cancel_request`); it was answered
-    `-32800` already, so an answer from the host is no longer expected."""
+    """A request handed to the host no longer expects the host's answer: the peer withdrew
+    it (`$/cancel_request`; it was answered already, `-32800` or, for a permission request,
+    `cancelled`), or, on the client at 2026-08, the host's own `SendCancel` answered a
+    pending permission request `cancelled` (C15)."""
 
     request_id: int | str | None
 
@@ -263,8 +265,8 @@ class PermissionRequested:
 
     `session_id` is the top-level session whose engine holds the request (at the Preview a
     child's request is held by its top-level session; `request.session_id` names the child).
-    A request the client answers itself (`cancelled` after a cancel, C15) fires no event; one
-    that leaves without the host's answer (the agent withdrew it) fires `RequestCancelled`."""
+    One that arrives after a cancel and that the client answers `cancelled` itself (C15)
+    fires no event; one that leaves without the host's answer fires `RequestCancelled`."""
 
     session_id: str
     request_id: int | str | None
