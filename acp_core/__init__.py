@@ -112,8 +112,8 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "acp_core._engines._connection_values",
         "AnswerRequest CancelReceived CloseRequested ConnectionStep DeleteSession "
         "ExtensionNotification ExtensionRequest FailRequest Finding ForkSession Implementation "
-        "ListSessions PromptReceived RequestAnswered RequestCancelled SessionClosed SessionIntent "
-        "SessionOpened",
+        "Initialized ListSessions PermissionRequested PromptEnded PromptReceived RequestAnswered "
+        "RequestCancelled SessionClosed SessionIntent SessionOpened ViewChanged",
     ),
     (
         "acp_core._wire._content",

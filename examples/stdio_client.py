@@ -55,7 +55,11 @@ class AgentError(Exception):
 
 
 class StdioClient:
-    """The client side of one connection (`self.conn`, a value), driving one session."""
+    """The client side of one connection (`self.conn`, a value), driving one session.
+
+    It reacts to the connection's events only: the id a step returns (`ConnectionStep.ids`)
+    names what it asked, and `RequestAnswered`, `SessionOpened`, `PermissionRequested`,
+    `ViewChanged` and `PromptEnded` tell it what happened to that."""
 
     def __init__(
         self,
@@ -69,32 +73,35 @@ class StdioClient:
         self.revision = revision
         self.conn = acp.new_client_connection(INFO, revision=revision)
         self.session_id: str | None = None
-        self.answers: dict[Any, acp.RequestAnswered] = {}
+        self.events: dict[Any, object] = {}  # the event that settles each request, by id
+        self.asked: list[acp.PermissionRequested] = []  # waiting for the user
+        self.view_changed = False  # since the last read
         self.findings: list[acp.Finding] = []
-
-    @property
-    def engine(self) -> acp.ClientEngine:
-        """The session's client engine (its `view` is what a UI shows)."""
-        if self.session_id is None or self.session_id not in self.conn.sessions:
-            raise AgentError("no session is open")
-        return self.conn.engine(self.session_id)
 
     # -- the connection, and the wire --------------------------------------------------------
 
-    async def feed(self, input: object) -> None:
-        """Step the connection and write what it returns."""
-        self.conn, outbound, events = acp.connection_step(self.conn, input)
-        if outbound:
-            await self.channel.write(b"".join(map(acp.encode_ndjson, outbound)), outbound)
-        for event in events:
-            if isinstance(event, acp.RequestAnswered):
-                self.answers[event.request_id] = event
-            elif isinstance(event, acp.SessionOpened) and self.session_id is None:
-                self.session_id = event.session_id
+    async def feed(self, input: object) -> tuple[Any, ...]:
+        """Step the connection, write what it returns, note its events; the step's ids."""
+        step = acp.connection_step(self.conn, input)
+        self.conn = step.connection
+        if step.outbound:
+            await self.channel.write(step.data, step.outbound)
+        for event in step.events:
+            if isinstance(event, (acp.RequestAnswered, acp.PromptEnded)):
+                self.events.setdefault(event.request_id, event)
+            elif isinstance(event, (acp.Initialized, acp.SessionOpened)):
+                self.events[event.request_id] = event  # its RequestAnswered follows
+            elif isinstance(event, acp.PermissionRequested):
+                self.asked.append(event)
+            elif isinstance(event, acp.RequestCancelled):
+                self.asked = [a for a in self.asked if a.request_id != event.request_id]
+            elif isinstance(event, acp.ViewChanged):
+                self.view_changed = True
             elif isinstance(event, acp.Finding):
                 self.findings.append(event)
             elif isinstance(event, acp.ExtensionRequest):
                 await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
+        return step.ids
 
     async def receive(self, choose: Chooser) -> None:
         """Read and process the next message; every read has a timeout (a silent agent must
@@ -105,29 +112,22 @@ class StdioClient:
             raise AgentError("the agent closed its output") from None
         except TimeoutError:
             raise AgentError(f"the agent sent nothing for {self.timeout:g} s") from None
+        self.view_changed = False
         await self.feed(event)
-        if self.session_id is not None and self.session_id in self.conn.sessions:
-            for request_id, request in list(self.engine.pending.items()):
-                option = choose(request)
-                if option is not None and request_id in self.engine.pending:
-                    await self.step(acp.AnswerPermission(request_id, option))
+        asked, self.asked = self.asked, []
+        for request in asked:
+            option = choose(request.request)  # asked once; None leaves it open
+            if option is not None:
+                answer = acp.AnswerPermission(request.request_id, option)
+                await self.feed(acp.SessionIntent(request.session_id, answer))
 
-    async def step(self, intent: object) -> None:
-        """Step the session's engine through the connection and write what it returns."""
-        assert self.session_id is not None
-        await self.feed(acp.SessionIntent(self.session_id, intent))
-
-    async def request(self, intent: object, what: str) -> acp.RequestAnswered:
-        """Send a connection request and wait for its answer."""
-        before = self.conn.next_request_id
-        await self.feed(intent)
-        request_id = next(
-            rid for rid in self.conn.outgoing if isinstance(rid, int) and rid >= before
-        )
-        while request_id not in self.answers:
+    async def request(self, intent: object, what: str) -> object:
+        """Send a connection request and wait for the event that settles it."""
+        (request_id,) = await self.feed(intent)
+        while request_id not in self.events:
             await self.receive(allow_once)
-        answer = self.answers.pop(request_id)
-        if answer.error is not None:
+        answer = self.events.pop(request_id)
+        if isinstance(answer, acp.RequestAnswered) and answer.error is not None:
             message = answer.error.get("message")
             raise AgentError(f"{what} failed: {answer.error.get('code')} {message}")
         return answer
@@ -136,12 +136,14 @@ class StdioClient:
 
     async def start(self, cwd: str) -> str:
         """`initialize` and `session/new`; returns the session id."""
-        await self.request(acp.Initialize(), "initialize")
-        if self.conn.protocol_version != 2:
-            raise AgentError(f"the agent speaks protocol {self.conn.protocol_version!r}, not 2")
-        await self.request(acp.NewSession(cwd), "session/new")
-        if self.session_id is None:
+        done = await self.request(acp.Initialize(), "initialize")
+        version = done.protocol_version if isinstance(done, acp.Initialized) else None
+        if version != 2:
+            raise AgentError(f"the agent speaks protocol {version!r}, not 2")
+        opened = await self.request(acp.NewSession(cwd), "session/new")
+        if not isinstance(opened, acp.SessionOpened):
             raise AgentError("session/new answered without a usable session id")
+        self.session_id = opened.session_id
         return self.session_id
 
     # -- a turn ----------------------------------------------------------------------------
@@ -153,28 +155,24 @@ class StdioClient:
         choose: Chooser = allow_once,
         cancel_when: Callable[[acp.SessionState], bool] | None = None,
     ) -> str | None:
-        """Send a prompt and wait until the turn it started is over; returns the stop reason.
+        """Send a prompt and wait until the turn it started is over; returns the stop reason
+        (None when the agent rejected the prompt).
 
-        `cancel_when(view)` is checked after every message; the first time it holds, the
-        client sends `session/cancel`.
+        `cancel_when(view)` is checked whenever the view changed; the first time it holds,
+        the client sends `session/cancel`.
         """
-        await self.step(acp.SendPrompt((acp.TextContent(text),)))
-        request_id = self.engine.prompts[-1].request_id
-        started = False
-        while True:
+        assert self.session_id is not None
+        prompt = acp.SendPrompt((acp.TextContent(text),))
+        (request_id,) = await self.feed(acp.SessionIntent(self.session_id, prompt))
+        while request_id not in self.events:
             await self.receive(choose)
-            sent = next(p for p in self.engine.prompts if p.request_id == request_id)
-            if sent.state == "rejected":
-                return None
-            foreground = self.engine.view.foreground
-            # The turn starts once our user message is reported and the agent is busy;
-            # it ends at the next idle (any stop reason ends a wait for a cancel, Q20).
-            started = started or (sent.message_id is not None and foreground.state != "idle")
-            if started and foreground.state == "idle":
-                return foreground.stop_reason
-            if cancel_when is not None and started and cancel_when(self.engine.view):
+            view = self.conn.view(self.session_id)
+            if cancel_when is not None and self.view_changed and cancel_when(view):
                 cancel_when = None
-                await self.step(acp.SendCancel())
+                await self.feed(acp.SessionIntent(self.session_id, acp.SendCancel()))
+        ended = self.events.pop(request_id)
+        assert isinstance(ended, acp.PromptEnded)
+        return ended.stop_reason
 
 
 def tool_shows_output(view: acp.SessionState) -> bool:
@@ -212,7 +210,8 @@ async def converse(
             "Count slowly to ten: one two three four five six seven eight nine ten",
             cancel_when=tool_shows_output,
         )
-        return client.engine.view
+        assert client.session_id is not None
+        return client.conn.view(client.session_id)
     except (ConnectionError, BrokenPipeError) as e:
         raise AgentError(f"the agent's pipe broke: {e}") from None
     finally:

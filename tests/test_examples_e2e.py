@@ -164,9 +164,11 @@ async def _cancel_while_asked(examples: ModuleType, agent_trace: Path) -> dict[s
         stop = await client.prompt(
             "Please wait",
             choose=lambda request: None,  # the user does not answer...
-            cancel_when=lambda view: bool(client.engine.pending),  # ...and cancels instead
+            # ...and cancels instead, once the view shows the agent waiting for the answer
+            cancel_when=lambda view: view.foreground.state == "requires_action",
         )
-        return {"replies": replies, "stop": stop, "client": client.engine, "trace": trace}
+        engine = client.conn.engine(client.session_id)
+        return {"replies": replies, "stop": stop, "client": engine, "trace": trace}
     finally:
         process.stdin.close()
         try:

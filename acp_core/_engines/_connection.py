@@ -89,8 +89,11 @@ def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> Conn
     conn = attrs.evolve(conn, decoder=decoder)
     wire: list[dict[str, Any]] = []
     events: list[object] = []
+    ids: list[int | str | None] = []
     for event in framed:
-        conn, outbound, found = connection_step(conn, event)
-        wire.extend(outbound)
-        events.extend(found)
-    return ConnectionStep(conn, tuple(wire), tuple(events))
+        step = connection_step(conn, event)
+        conn = step.connection
+        wire.extend(step.outbound)
+        events.extend(step.events)
+        ids.extend(step.ids)
+    return ConnectionStep(conn, tuple(wire), tuple(events), tuple(ids))

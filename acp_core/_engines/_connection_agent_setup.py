@@ -39,6 +39,7 @@ from ._connection_values import (
     CloseRequested,
     DeleteSession,
     ForkSession,
+    Initialized,
     ListSessions,
     SessionOpened,
     absolute,
@@ -86,6 +87,7 @@ def _initialize(b: Build, request: Request) -> None:
         "capabilities": thaw_json(b.conn.capabilities),
     }
     b.answer(request.id, result_reply(request.id, result))
+    b.event(Initialized(max(usable), params_object(info), caps, request.id))
 
 
 def _config_wire(options: tuple[SessionConfigOption, ...]) -> list[Any]:
@@ -117,7 +119,7 @@ def _new_session(b: Build, request: Request) -> None:
     if config:
         result["configOptions"] = _config_wire(config)
     b.answer(request.id, result_reply(request.id, result))
-    b.event(SessionOpened(session_id))
+    b.event(SessionOpened(session_id, request_id=request.id))
 
 
 def _session_param(b: Build, request: Request) -> str | None:
@@ -169,7 +171,7 @@ def _resume(b: Build, request: Request) -> None:
     if session.config_options:
         result["configOptions"] = _config_wire(session.config_options)
     b.answer(request.id, result_reply(request.id, result))
-    b.event(SessionOpened(session_id, resumed=True))
+    b.event(SessionOpened(session_id, resumed=True, request_id=request.id))
 
 
 def _close(b: Build, request: Request) -> None:

@@ -207,6 +207,7 @@ class Build:
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
+        self.ids: list[int | str | None] = []
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
@@ -231,7 +232,7 @@ class Build:
             incoming=self.incoming,
             **self.changes,
         )
-        return ConnectionStep(conn, tuple(self.wire), tuple(self.events))
+        return ConnectionStep(conn, tuple(self.wire), tuple(self.events), tuple(self.ids))
 
 
 # -- stepping a session's engine -------------------------------------------------------------
@@ -245,7 +246,9 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
     """Step one session's engine; its outbound goes on the wire when the session is
     attached. Raises what the engine raises, before anything changed."""
     session = b.sessions[session_id]
-    engine, outbound = agent_step(session.engine, intent)
+    step = agent_step(session.engine, intent)
+    engine, outbound = step
+    b.ids.extend(step.ids)
     if type(intent) is RequestPermission:
         request_id = intent.request_id
         if session.attached:
@@ -272,6 +275,7 @@ def fresh_id(b: Build) -> int:
     while n in b.outgoing:
         n += 1
     b.changes["next_request_id"] = n + 1
+    b.ids.append(n)
     return n
 
 

@@ -2,8 +2,9 @@
 
 Owns: `CLIENT_INPUTS` (the handlers `connection_step` in `_engines/_connection.py` routes the
 client side's inputs to): the answers to our requests
-(`initialize`, `session/new`, `session/resume` and its history window, `session/close`,
-`session/set_config_option`, prompts, the host's other requests), and every agent message:
+(`initialize` and its `Initialized` event, `session/new`, `session/resume` and its history
+window, `session/close`, `session/set_config_option`, prompts, the host's other requests),
+and every agent message:
 requests refused -32600 when their id is not one or is pending anywhere on the connection
 (`_engines/_request_ids.py`), updates and permission requests routed to the engine of their
 session, `$/cancel_request`, extension traffic handed to the host, unknown methods answered
@@ -63,6 +64,7 @@ from ._connection_values import (
     ExtensionNotification,
     ExtensionRequest,
     FailRequest,
+    Initialized,
     RequestAnswered,
     RequestCancelled,
     SessionClosed,
@@ -113,14 +115,16 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     if method == "initialize" and ok:
         obj = params_object(result)
         if obj is not None:
-            version = obj.get("protocolVersion")
+            raw_version = obj.get("protocolVersion")
+            version = raw_version if type(raw_version) is int else None
+            info = params_object(obj.get("info"))
+            capabilities = params_object(obj.get("capabilities"))
             b.changes.update(
-                protocol_version=version if type(version) is int else None,
-                agent_info=params_object(obj.get("info")),
-                agent_capabilities=params_object(obj.get("capabilities")),
+                protocol_version=version, agent_info=info, agent_capabilities=capabilities
             )
+            b.event(Initialized(version, info, capabilities, message.id))
     elif method == "session/new" and ok:
-        _opened(b, result, pending)
+        _opened(b, result, pending, message.id)
     elif method == "session/resume" and session_id is not None:
         _resumed(b, session_id, message, pending, ok=ok)
     elif method == "session/close" and session_id is not None:
@@ -148,7 +152,9 @@ def _error_json(message: ErrorResponse) -> JsonValue:
     return freeze_json(raw)
 
 
-def _opened(b: Build, result: JsonValue, pending: PendingRequest) -> None:
+def _opened(
+    b: Build, result: JsonValue, pending: PendingRequest, request_id: int | str | None
+) -> None:
     obj = params_object(result)
     session_id = None if obj is None else obj.get("sessionId")
     if not isinstance(session_id, str) or session_id in b.sessions:
@@ -157,7 +163,7 @@ def _opened(b: Build, result: JsonValue, pending: PendingRequest) -> None:
     engine = new_client(session_id, revision=b.conn.revision)
     config = _config(result) or ()
     b.sessions = b.sessions.set(session_id, ClientSession(engine, pending.cwd or "/", config))
-    b.event(SessionOpened(session_id))
+    b.event(SessionOpened(session_id, request_id=request_id))
     held = b.orphans.get(session_id, ())
     if session_id in b.orphans:
         b.orphans = b.orphans.delete(session_id)
@@ -201,7 +207,7 @@ def _resumed(
             config_options=session.config_options if config is None else config,
         )
         b.sessions = b.sessions.set(session_id, session)
-        b.event(SessionOpened(session_id, resumed=True))
+        b.event(SessionOpened(session_id, resumed=True, request_id=raw_id))
     elif session.replay == "replaying":
         b.sessions = b.sessions.set(session_id, attrs.evolve(session, replay="truncated"))
     elif pending.created:

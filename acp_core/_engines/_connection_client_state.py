@@ -1,8 +1,9 @@
 """The client connection's values, and what the host intents it takes send.
 
 Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, `new_client_connection`, and
-`Build` (one step's changes) with `step_session` (a session's engine stepped, its outbound
-sent); the host intents themselves are values of `_engines/_connection_client_intents.py`
+`Build` (one step's changes, the ids it generated) with `step_session` (a session's engine
+stepped, its outbound sent, the host events it implies from `_connection_client_events`);
+the host intents themselves are values of `_engines/_connection_client_intents.py`
 (re-exported here).
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
 """
@@ -23,6 +24,7 @@ from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
     JsonObject,
+    Unset,
     freeze_json,
     thaw_json,
 )
@@ -30,8 +32,9 @@ from acp_core._wire._jsonrpc import Message, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
-from ._client import ClientEngine, new_client
+from ._client import ClientEngine, client_step, new_client
 from ._client_preview import carry_prompts, resume_exchanged, resume_sent, session_request_method
+from ._connection_client_events import engine_events
 from ._connection_client_intents import (
     CancelRequest,
     CloseSession,
@@ -75,12 +78,15 @@ class ClientSession:
         replay: `none`; `replaying` while a resume with `replayFrom` is in flight (every
             update until the history ends is history: fold it, fire no side effects);
             `complete` once it ended; `truncated` when the resume failed first.
+        open_prompts: the ids of the prompts the host sent on this connection whose end
+            (`PromptEnded`) was not reported yet, in sending order.
     """
 
     engine: ClientEngine
     cwd: str = "/"
     config_options: tuple[SessionConfigOption, ...] = ()
     replay: str = "none"
+    open_prompts: tuple[int | str | None, ...] = ()
 
     @property
     def replaying(self) -> bool:
@@ -163,6 +169,7 @@ class Build:
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
+        self.ids: list[int | str | None] = []
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
@@ -189,6 +196,8 @@ class Build:
         self, given: int | str | None, method: str, params: object, pending: PendingRequest
     ) -> int | str | None:
         request_id = self.request_id(given)
+        if given is None:
+            self.ids.append(request_id)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not UNSET:
             message["params"] = params
@@ -206,18 +215,28 @@ class Build:
             next_request_id=self.next_request_id,
             **self.changes,
         )
-        return ConnectionStep(conn, tuple(self.wire), tuple(self.events))
+        return ConnectionStep(conn, tuple(self.wire), tuple(self.events), tuple(self.ids))
 
 
-def step_session(b: Build, session_id: str, intent: object) -> None:
-    """Step one session's engine and send what it returns (raises what the engine raises,
-    before anything changed)."""
-    from ._client import client_step
-
+def step_session(
+    b: Build, session_id: str, intent: object, prompt: int | str | None | Unset = UNSET
+) -> None:
+    """Step one session's engine, send what it returns, and report the host events it
+    implies (raises what the engine raises, before anything changed). `prompt`: the id of a
+    prompt the host sends with this step (its end is reported as `PromptEnded`)."""
     session = b.sessions[session_id]
-    engine, outbound = client_step(session.engine, intent)
-    b.sessions = b.sessions.set(session_id, fast_evolve(session, engine=engine))
-    b.wire.extend(outbound)
+    step = client_step(session.engine, intent)
+    engine = step.state
+    open_prompts = session.open_prompts
+    if prompt is not UNSET:
+        open_prompts = (*open_prompts, prompt)
+    events, open_prompts = engine_events(session_id, session.engine, engine, intent, open_prompts)
+    b.sessions = b.sessions.set(
+        session_id, fast_evolve(session, engine=engine, open_prompts=open_prompts)
+    )
+    b.wire.extend(step.outbound)
+    b.ids.extend(step.ids)
+    b.events.extend(events)
 
 
 def _prompt_id(b: Build, session_id: str, given: int | str | None) -> int | str | None:
@@ -229,6 +248,8 @@ def _prompt_id(b: Build, session_id: str, given: int | str | None) -> int | str 
         request_key(request_id) in engine.sent or request_key(request_id) in engine.requests
     ):
         request_id = b.request_id(None)
+    if given is None:
+        b.ids.append(request_id)
     return request_id
 
 
@@ -239,7 +260,7 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
     if type(inner) is SendPrompt:
         request_id = _prompt_id(b, intent.session_id, inner.request_id)
         inner = attrs.evolve(inner, request_id=request_id)
-        step_session(b, intent.session_id, inner)
+        step_session(b, intent.session_id, inner, prompt=request_id)
         pending = PendingRequest("session/prompt", intent.session_id)
         b.outgoing = b.outgoing.set(request_id, pending)
         return
@@ -247,7 +268,8 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
     if method is not None:  # Preview: numbered here, answered back to the engine
         request_id = _prompt_id(b, intent.session_id, getattr(inner, "request_id", None))
         numbered: Any = attrs.evolve(inner, request_id=request_id)  # type: ignore[misc]
-        step_session(b, intent.session_id, numbered)
+        prompt = request_id if method == "session/prompt" else UNSET
+        step_session(b, intent.session_id, numbered, prompt=prompt)
         b.outgoing = b.outgoing.set(request_id, PendingRequest(method, intent.session_id))
         return
     step_session(b, intent.session_id, inner)

@@ -1,9 +1,10 @@
 """The values both connection sides share: host inputs, events, typed host requests, replies.
 
 Owns: what a host gives a connection besides wire input (`SessionIntent`, `AnswerRequest`,
-`FailRequest`, `Implementation`), what a connection tells its host (`ConnectionStep` and the
-event classes), the typed requests handed to the host (`ListSessions`, `DeleteSession`,
-`ForkSession`, `ExtensionRequest`, `ExtensionNotification`), and the JSON-RPC reply builders
+`FailRequest`, `Implementation`), what a connection tells its host (`ConnectionStep`, with
+the ids a step generated, and the event classes), the typed requests handed to the host
+(`ListSessions`, `DeleteSession`, `ForkSession`, `ExtensionRequest`,
+`ExtensionNotification`), and the JSON-RPC reply builders
 the two sides use the same way (error replies, the `-32002` unknown-session error).
 Must not know: which side does what with them (`_engines/_connection_agent.py`,
 `_engines/_connection_client.py`), engines, framing.
@@ -12,13 +13,17 @@ Must not know: which side does what with them (`_engines/_connection_agent.py`,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import attrs
 
 from acp_core._rules._predicates import is_absolute
 from acp_core._wire._framing import encode_ndjson
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
+
+if TYPE_CHECKING:
+    from acp_core._wire._jsonrpc import RequestPermissionRequest
+    from acp_core._wire._updates import SessionUpdate
 
 __all__ = [
     "AnswerRequest",
@@ -32,7 +37,10 @@ __all__ = [
     "Finding",
     "ForkSession",
     "Implementation",
+    "Initialized",
     "ListSessions",
+    "PermissionRequested",
+    "PromptEnded",
     "PromptReceived",
     "RequestAnswered",
     "RequestCancelled",
@@ -40,6 +48,7 @@ __all__ = [
     "SessionIntent",
     "SessionOpened",
     "SideInputs",
+    "ViewChanged",
 ]
 
 #: Protocol versions this library speaks (ACP v2).
@@ -163,11 +172,35 @@ class Finding:
 
 
 @attrs.frozen
+class Initialized:
+    """`initialize` completed: on the client, the agent answered it; on the agent, the
+    connection answered the client's with success. The peer's side of the handshake.
+
+    Attributes:
+        protocol_version: the protocol version agreed (as the agent answered it).
+        peer_info: who the peer is (`info`: the agent's on the client, the client's on the
+            agent), or None when it sent none usable.
+        peer_capabilities: what the peer advertised (`capabilities`), or None.
+        request_id: the id of the `initialize` request.
+    """
+
+    protocol_version: int | None
+    peer_info: JsonObject | None
+    peer_capabilities: JsonObject | None = None
+    request_id: int | str | None = None
+
+
+@attrs.frozen
 class SessionOpened:
-    """A session became active on this connection (`session/new`, or `session/resume`)."""
+    """A session became active on this connection (`session/new`, or `session/resume`).
+
+    `request_id`: the id of the `session/new` or `session/resume` request that opened it
+    (on the client, the id `ConnectionStep.ids` returned for the `NewSession` or
+    `ResumeSession`)."""
 
     session_id: str
     resumed: bool = False
+    request_id: int | str | None = None
 
 
 @attrs.frozen
@@ -216,10 +249,56 @@ class CloseRequested:
 
 @attrs.frozen
 class RequestCancelled:
-    """The peer withdrew a request handed to the host (`$/cancel_request`); it was answered
-    `-32800` already, so an answer from the host is no longer expected."""
+    """A request handed to the host no longer expects the host's answer: the peer withdrew
+    it (`$/cancel_request`; it was answered already, `-32800` or, for a permission request,
+    `cancelled`), or, on the client at 2026-08, the host's own `SendCancel` answered a
+    pending permission request `cancelled` (C15)."""
 
     request_id: int | str | None
+
+
+@attrs.frozen
+class PermissionRequested:
+    """Client side: the agent asked for permission (`session/request_permission`) and the
+    request waits for the host: answer it with
+    `SessionIntent(session_id, AnswerPermission(request_id, option_id))`.
+
+    `session_id` is the top-level session whose engine holds the request (at the Preview a
+    child's request is held by its top-level session; `request.session_id` names the child).
+    One that arrives after a cancel and that the client answers `cancelled` itself (C15)
+    fires no event; one that leaves without the host's answer fires `RequestCancelled`."""
+
+    session_id: str
+    request_id: int | str | None
+    request: RequestPermissionRequest
+
+
+@attrs.frozen
+class ViewChanged:
+    """Client side: what the client shows for a session changed (`conn.view(session_id)` is
+    a new value; the event fires only when it is).
+
+    `update`: the session update that changed it (from a `session/update`, or the tool call
+    a permission request carries, T10), or None when the client's own cancel marked the
+    work's tool calls cancelled (C14)."""
+
+    session_id: str
+    update: SessionUpdate | None
+
+
+@attrs.frozen
+class PromptEnded:
+    """Client side: a prompt the host sent is over: its work ended (the idle that ends it
+    arrived, `stop_reason` is that idle's, None when it reported none), or the agent
+    answered the prompt with an error (`error`, the JSON-RPC error object; it had no work).
+
+    `request_id` is the prompt's id (`ConnectionStep.ids` returned it with the
+    `SendPrompt`)."""
+
+    session_id: str
+    request_id: int | str | None
+    stop_reason: str | None
+    error: JsonObject | None = None
 
 
 @attrs.frozen
@@ -232,18 +311,49 @@ class RequestAnswered:
     error: JsonObject | None = None
 
 
-class ConnectionStep(NamedTuple):
-    """What a connection step returns: the new connection, the wire dicts to send in order,
-    and what the host should know (events)."""
-
+class _ConnectionStepShape(NamedTuple):
     connection: Any
     outbound: tuple[dict[str, Any], ...]
     events: tuple[object, ...]
+
+
+class ConnectionStep(_ConnectionStepShape):
+    """What a connection step returns: the new connection, the wire dicts to send in order,
+    and what the host should know (events).
+
+    It unpacks as `conn, outbound, events = connection_step(...)`. `ids` names the ids this
+    step generated, in order: the request id the connection chose for each request it sent
+    on the host's behalf (`Initialize`, `NewSession`, `SendPrompt`, `RequestPermission`, ...),
+    then any id a session's engine chose (`Step.ids`: message and tool call ids); ids the
+    host gave are not repeated there. Match later events by them (`RequestAnswered`,
+    `SessionOpened`, `PromptEnded` carry the request id).
+    """
+
+    def __new__(
+        cls,
+        connection: Any,
+        outbound: tuple[dict[str, Any], ...],
+        events: tuple[object, ...],
+        ids: tuple[int | str | None, ...] = (),
+    ) -> ConnectionStep:
+        self: ConnectionStep = tuple.__new__(cls, (connection, outbound, events))
+        object.__setattr__(self, "_ids", tuple(ids))  # set once; no setters
+        return self
+
+    @property
+    def ids(self) -> tuple[int | str | None, ...]:
+        """The ids this step generated (see the class docstring)."""
+        found: tuple[int | str | None, ...] = self.__dict__.get("_ids", ())
+        return found
 
     @property
     def data(self) -> bytes:
         """`outbound` as NDJSON bytes, ready to write."""
         return b"".join(encode_ndjson(m) for m in self.outbound)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "ConnectionStep is immutable"
+        raise AttributeError(msg)
 
 
 @attrs.frozen
