@@ -1,8 +1,9 @@
 """The package's layers, in data-flow order: each imports only the layers before it.
 
 acp_core/_wire (JSON, values, codec, revisions, framing) -> _state (collections, SessionState,
-reducers, fold, snapshot) -> _rules (catalogue, conversation machine, checker) -> _engines
-(intents, agent and client engines, connections, replay generation) -> _v1 (the normalizer) ->
+reducers, fold, snapshot) -> _rules (catalogue, conversation machine, checker) -> _v1 (the v1
+normalizer: the client connection reads a v1 agent through it) -> _engines (intents, agent and
+client engines, connections, replay generation) ->
 _research (the explore model, strategy parts) -> _cli (command-line helpers, rendering,
 reports). The root holds the public facade (`__init__`, the documented submodules,
 `strategies`, `explore`), the command line (`__main__`) and `_errors`, which every layer uses.
@@ -16,7 +17,7 @@ from pathlib import Path
 import acp_core
 
 PACKAGE = Path(acp_core.__file__).parent
-LAYERS = ["_wire", "_state", "_rules", "_engines", "_v1", "_research", "_cli"]
+LAYERS = ["_wire", "_state", "_rules", "_v1", "_engines", "_research", "_cli"]
 
 
 def _imported_layers(source: str) -> set[str]:

@@ -19,6 +19,10 @@ Theory of operation.
 - A resume with replay opens the history window: the session gets a fresh engine (the view
   starts empty) and `replay` is `replaying` until the revision's end marker (the Preview's
   `replay_complete`) or the answer; a failed resume leaves `truncated`.
+- An agent answering `initialize` with protocol 1 (when the host allowed it) makes this a
+  v1 connection: its wire traffic goes through `_engines/_connection_client_v1.py` (the v1
+  normalizer in, v1 shapes out); a version the host did not allow refuses session intents
+  (E5).
 - Nothing the agent sends ends the connection: a request gets its JSON-RPC error (`-32002`
   for a session that is not active here), anything else becomes a `Finding`.
 """
@@ -50,6 +54,7 @@ from acp_core._wire._updates_preview import ReplayComplete
 
 from ._client import new_client
 from ._client_preview import resume_answered, resume_exchanged, speaks_children
+from ._connection_client_intents import NewSession, ResumeSession
 from ._connection_client_preview import announced, hold, refused_announcement, route_child
 from ._connection_client_state import (
     Build,
@@ -58,6 +63,13 @@ from ._connection_client_state import (
     host_intent,
     session_intent,
     step_session,
+)
+from ._connection_client_v1 import (
+    negotiated,
+    refuse_unnegotiated,
+    v1_intent,
+    v1_outbound,
+    v1_received,
 )
 from ._connection_values import (
     AnswerRequest,
@@ -68,6 +80,7 @@ from ._connection_values import (
     RequestAnswered,
     RequestCancelled,
     SessionClosed,
+    SessionIntent,
     SessionOpened,
     SideInputs,
     error_reply,
@@ -122,7 +135,17 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
             b.changes.update(
                 protocol_version=version, agent_info=info, agent_capabilities=capabilities
             )
-            b.event(Initialized(version, info, capabilities, message.id))
+            negotiated(b, version, obj)
+            if version is None or version in b.conn.protocols:
+                # A v1 agent's info and capabilities come under their v1 names (negotiated).
+                b.event(
+                    Initialized(
+                        version,
+                        b.changes.get("agent_info", info),
+                        b.changes.get("agent_capabilities", capabilities),
+                        message.id,
+                    )
+                )
     elif method == "session/new" and ok:
         _opened(b, result, pending, message.id)
     elif method == "session/resume" and session_id is not None:
@@ -317,6 +340,13 @@ def _receive_message(b: Build, decoded: Message | Batch) -> None:
 
 
 def _received_value(b: Build, value: object) -> None:
+    if b.v1 is not None:  # the agent speaks v1 (`_engines/_connection_client_v1.py`)
+        v1_received(b, value, _receive_one, _decoded_value)
+        return
+    _decoded_value(b, value)
+
+
+def _decoded_value(b: Build, value: object) -> None:
     try:
         decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
     except DecodeError as e:
@@ -342,6 +372,29 @@ def _host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
         b.send(error_reply(intent.request_id, intent.code, intent.message, intent.data))
 
 
+def _session_intent(b: Build, intent: SessionIntent) -> None:
+    refuse_unnegotiated(b, "a session intent")
+    if b.v1 is None:
+        session_intent(b, intent)
+        return
+    start = len(b.wire)
+    session_intent(b, intent)
+    v1_outbound(b, start, _receive_one)
+
+
+def _host_intent(b: Build, intent: object) -> bool:
+    kind = type(intent)
+    if kind is NewSession or kind is ResumeSession:
+        refuse_unnegotiated(b, f"{kind.__name__}")
+    if b.v1 is None:
+        return host_intent(b, intent)
+    v1_intent(b, intent)
+    start = len(b.wire)
+    taken = host_intent(b, intent)
+    v1_outbound(b, start, _receive_one)
+    return taken
+
+
 #: The client side's inputs, routed by `connection_step` (`_engines/_connection.py`): `Parsed` /
 #: `FramingError` (from the framing), `Received(message)`, a `SessionIntent`, `AnswerRequest` /
 #: `FailRequest`, and its own connection intents (`Initialize`, `NewSession`, `ResumeSession`,
@@ -351,7 +404,7 @@ CLIENT_INPUTS: Final = SideInputs(
     Build,
     _received_value,
     _receive_message,
-    session_intent,
+    _session_intent,
     _host_answer,
-    host_intent,
+    _host_intent,
 )

@@ -14,10 +14,11 @@ from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import LocalProtocolError
+from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
+from acp_core._v1._v1_state import V1State
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import (
@@ -102,6 +103,7 @@ class PendingRequest:
     session_id: str | None = None
     cwd: str | None = None
     created: bool = False  # the session record was made for this request (resume)
+    message_id: str | None = None  # v1 prompt: the user message the normalizer made for it
 
 
 @attrs.frozen
@@ -111,7 +113,12 @@ class ClientConnection:
     Attributes:
         info, capabilities: who this client is and what it advertises.
         revision: the protocol revision every session speaks.
-        protocol_version, agent_info, agent_capabilities: from the `initialize` answer.
+        protocols: the protocol versions the host allows, preferred first (`(2,)`: v2 only;
+            `(2, 1)`: v1 too, when the agent answers `initialize` with 1).
+        protocol_version, agent_info, agent_capabilities: from the `initialize` answer (a
+            version not in `protocols` is recorded too: then no session can be opened, E5).
+        v1: the v1 normalizer's state once the agent answered protocol 1 (None on v2): the
+            connection speaks v1 on the wire (`_engines/_connection_client_v1.py`).
         sessions: every session active on this connection, by id.
         outgoing: our requests not answered yet, by id.
         incoming: agent requests handed to the host and not answered yet.
@@ -133,6 +140,8 @@ class ClientConnection:
     orphans: PMap[str, tuple[Message, ...]] = attrs.field(factory=PMap)
     next_request_id: int = 0
     decoder: NdjsonDecoder = _NO_BYTES
+    protocols: tuple[int, ...] = (2,)
+    v1: V1State | None = None
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -149,11 +158,31 @@ def new_client_connection(
     capabilities: object = None,
     revision: Revision = DEFAULT_REVISION,
     max_line: int | None = None,
+    protocols: tuple[int, ...] = (2,),
 ) -> ClientConnection:
-    """A fresh client connection (send `Initialize` first)."""
+    """A fresh client connection (send `Initialize` first).
+
+    `protocols`: the protocol versions the host allows, preferred first. `initialize` offers
+    the first; `(2, 1)` also accepts an agent that answers protocol 1, and the connection then
+    speaks v1 on the wire behind the same intents, events and v2 views (docs/v1.md, "Driving
+    a v1 agent"). The default allows v2 only: an agent answering 1 gets an `E5` finding and
+    every session intent is refused with `LocalProtocolError` (E5).
+
+    Raises:
+        ArgumentError: `protocols` is empty or names a version other than 1 and 2.
+    """
+    if not protocols or any(v not in (1, 2) for v in protocols) or type(protocols) is not tuple:
+        msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
+        raise ArgumentError(msg)
     caps = _NO_CAPABILITIES if capabilities is None else freeze_json(capabilities)
     decoder = _NO_BYTES if max_line is None else NdjsonDecoder(max_line)
-    return ClientConnection(info, caps, revision, decoder=decoder)  # type: ignore[arg-type]
+    return ClientConnection(
+        info,
+        caps,  # type: ignore[arg-type]
+        revision,
+        decoder=decoder,
+        protocols=protocols,
+    )
 
 
 class Build:
@@ -166,6 +195,7 @@ class Build:
         self.incoming = conn.incoming
         self.orphans = conn.orphans
         self.next_request_id = conn.next_request_id
+        self.v1 = conn.v1
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
@@ -206,6 +236,8 @@ class Build:
         return request_id
 
     def done(self) -> ConnectionStep:
+        if self.v1 is not self.conn.v1:
+            self.changes["v1"] = self.v1
         conn = fast_evolve(  # one generated rebuild per received message (no converters)
             self.conn,
             sessions=self.sessions,

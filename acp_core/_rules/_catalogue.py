@@ -201,6 +201,7 @@ _ENGINE: Final[tuple[Rule, ...]] = (
     Rule("E2", "MUST", "both", "JSON-RPC request ids are not reused while pending, and an answer or withdrawal names a pending request.", "§1.1, JSON-RPC 2.0", note="Engine policy for the side's own requests."),  # noqa: E501
     Rule("E3", "MUST", "both", "A received message belongs to this session, travels in its method's direction, and a response answers a request of the receiver.", "§1.1-§1.5, §3.11", note="Raised as RemoteProtocolError by the engines; the checker reports the same faults as J1, J2 and C25."),  # noqa: E501
     Rule("E4", "MUST", "client", "Answer a permission request with one of the options it offered.", "§1.5, TC", note="Engine policy; an unknown option id could never be read by the agent."),  # noqa: E501
+    Rule("E5", "MUST", "client", "Speak the one protocol version negotiated at `initialize`: open no session when the agent answered a version the host does not allow, and send only what that version defines (a v1 connection has no `session/resume`, `session/close` or `session/set_config_option`).", "§1, MG", note="Engine policy of the client connection (`new_client_connection(protocols=...)`); the agent's answer is reported as an E5 finding."),  # noqa: E501
 )
 # fmt: on
 

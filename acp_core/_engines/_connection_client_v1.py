@@ -1,0 +1,188 @@
+"""The client connection over a v1 agent: v1 on the wire, the same v2 session view to the host.
+
+Owns: the negotiation of the client side at `initialize` (`negotiated`: which generation the
+agent's answer leaves the connection speaking, and the `E5` refusal when the host does not
+allow it), and everything a v1 connection does differently from a v2 one: its inbound (each
+message read by the v1 normalizer, `_v1/`, whose v2 updates and permission requests go to the
+sessions' engines as if a v2 agent had sent them; the prompt's v1 result ends the turn), its
+outbound (what the engines send, rewritten to the v1 shape and shown to the normalizer, so
+the turn starts in the view when the prompt is sent) and the host intents v1 has no form for.
+Must not know: how v1 traffic becomes v2 (`_v1/_normalize.py`), how an engine folds
+(`_engines/_client.py`), what v2 answers do (`_engines/_connection_client.py`), I/O.
+
+Theory of operation.
+- The engines stay v2 engines: the view, the prompt records and permission bookkeeping are
+  theirs. The normalizer turns a v1 prompt into `user_message` + `running` at send time and
+  its `{stopReason}` result into `idle` + stop reason; the engine then gets the result as a
+  v2 prompt receipt (`{}`), so its record reads accepted and the turn ended.
+- A v1 permission request reaches the engine as the normalizer's v2 request; the host
+  answers it with `AnswerPermission` as on v2, and the answer (the same shape in v1) is
+  shown to the normalizer, which reports `running` again.
+- Responses other than the prompt's, agent requests other than `session/request_permission`
+  (`fs/*`, `terminal/*`: answered `-32601` for now) and anything unreadable take the v2 path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import attrs
+
+from acp_core._errors import LocalProtocolError
+from acp_core._v1._normalize import normalize_v1_step
+from acp_core._v1._v1_state import new_v1_state
+from acp_core._wire._json import JsonObject, JsonValue, freeze_json
+from acp_core._wire._jsonrpc import (
+    Message,
+    RequestPermissionRequest,
+    Response,
+    UpdateSessionNotification,
+)
+from acp_core._wire._updates import UserMessage
+
+from ._connection_client_intents import CloseSession, ResumeSession, SetConfigOption
+from ._connection_client_state import Build, PendingRequest
+from ._connection_values import params_object
+
+__all__ = [
+    "V1_REFUSED",
+    "negotiated",
+    "refuse_unnegotiated",
+    "v1_intent",
+    "v1_outbound",
+    "v1_received",
+]
+
+#: Host intents with no v1 form (v1 has `session/load`, not `session/resume`; no close, no
+#: config options): refused on a v1 connection, naming E5.
+V1_REFUSED: Final = (ResumeSession, CloseSession, SetConfigOption)
+# The v1 fields of a prompt request (v2-only fields are left out).
+_PROMPT_FIELDS: Final = ("sessionId", "prompt", "_meta")
+
+
+def negotiated(b: Build, version: object, result: JsonObject) -> None:
+    """The agent answered `initialize` with `version`: record which generation we speak.
+
+    A version the host allowed is recorded (a v1 one starts the normalizer, and its v1 field
+    names `agentInfo` / `agentCapabilities` are read); any other is recorded too, with an
+    `E5` finding, and the connection sends no session traffic (`refuse_unnegotiated`)."""
+    if type(version) is not int:
+        return
+    if version not in b.conn.protocols:
+        allowed = ", ".join(str(v) for v in b.conn.protocols)
+        b.finding(
+            "E5",
+            f"the agent speaks protocol {version}; this client allows only {allowed}: "
+            "no session can be opened on this connection",
+        )
+        return
+    if version == 1:
+        b.v1 = new_v1_state()
+        b.changes.update(
+            agent_info=params_object(result.get("agentInfo")),
+            agent_capabilities=params_object(result.get("agentCapabilities")),
+        )
+
+
+def refuse_unnegotiated(b: Build, what: str) -> None:
+    """Raise E5 when the agent's protocol version is one the host did not allow."""
+    version = b.conn.protocol_version
+    if version is not None and version not in b.conn.protocols:
+        allowed = ", ".join(str(v) for v in b.conn.protocols)
+        raise LocalProtocolError(
+            "E5",
+            f"{what}: the agent speaks protocol {version} and this client allows only "
+            f"{allowed} (new_client_connection(protocols=...))",
+        )
+
+
+def v1_intent(b: Build, intent: object) -> None:
+    """Refuse a host intent v1 has no form for (E5)."""
+    if type(intent) in V1_REFUSED:
+        raise LocalProtocolError(
+            "E5", f"{type(intent).__name__} has no form in protocol 1 (the agent speaks v1)"
+        )
+
+
+def _v1_shape(message: dict[str, Any]) -> dict[str, Any]:
+    if message.get("method") == "session/prompt":
+        params = message.get("params")
+        if isinstance(params, dict):
+            v1 = {k: params[k] for k in _PROMPT_FIELDS if k in params}
+            return {**message, "params": v1}
+    return message
+
+
+def _normalized(b: Build, message: object, sender: str) -> list[Message]:
+    """Show one v1 message to the normalizer; its v2 updates and permission requests, in
+    order (updates first: a permission request's tool call and `requires_action`)."""
+    assert b.v1 is not None
+    state, out = normalize_v1_step(b.v1, message, sender=sender)
+    b.v1 = state
+    items: list[Message] = [UpdateSessionNotification(u.session_id, u.update) for u in out.updates]
+    for event in out.events:
+        if type(event.event) is RequestPermissionRequest:
+            items.append(event.event)
+    return items
+
+
+def v1_outbound(b: Build, start: int, receive: Callable[[Build, Message], None]) -> None:
+    """Rewrite what was sent from `b.wire[start:]` on to the v1 shape, and show each message
+    to the normalizer (a prompt starts its turn in the view here)."""
+    sent = [_v1_shape(m) for m in b.wire[start:]]
+    del b.wire[start:]
+    for message in sent:
+        b.wire.append(message)
+        for item in _normalized(b, message, "client"):
+            _bind(b, message, item)
+            receive(b, item)
+
+
+def _bind(b: Build, message: dict[str, Any], item: Message) -> None:
+    # A prompt's user message, kept with the request: the receipt names it (2026-11 on).
+    rid = message.get("id")
+    pending = b.outgoing.get(rid) if message.get("method") == "session/prompt" else None
+    if pending is None or pending.message_id is not None:
+        return
+    if type(item) is UpdateSessionNotification and type(item.update) is UserMessage:
+        b.outgoing = b.outgoing.set(rid, attrs.evolve(pending, message_id=item.update.message_id))
+
+
+def _receipt(b: Build, pending: PendingRequest) -> JsonValue:
+    # What a v2 agent answers a prompt with: `{}`, or `{messageId}` from 2026-11 on.
+    if b.conn.revision.prompt_result_has_message_id and pending.message_id is not None:
+        return freeze_json({"messageId": pending.message_id})
+    return freeze_json({})
+
+
+def v1_received(
+    b: Build,
+    value: object,
+    receive: Callable[[Build, Message], None],
+    v2_path: Callable[[Build, object], None],
+) -> None:
+    """One parsed JSON value from a v1 agent."""
+    if type(value) is not dict:
+        v2_path(b, value)
+        return
+    method = value.get("method")
+    rid = value.get("id")
+    pending = None if method is not None or "id" not in value else b.outgoing.get(rid)
+    if pending is not None and pending.method == "session/prompt":
+        items = _normalized(b, value, "agent")
+        # The engine takes the v1 result as a v2 receipt first (its prompt record is
+        # answered: a v2 turn never ends before its prompt is, R1), then the turn's end.
+        if "error" in value:
+            v2_path(b, value)
+        else:
+            receive(b, Response(rid, _receipt(b, pending)))
+        for item in items:
+            receive(b, item)
+        return
+    if method in ("session/update", "session/request_permission"):
+        for item in _normalized(b, value, "agent"):
+            receive(b, item)
+        return
+    _normalized(b, value, "agent")  # its bookkeeping (session/new answers, terminals)
+    v2_path(b, value)

@@ -1,0 +1,257 @@
+"""acp-core's `ClientConnection` driving a real v1 agent: the official Python SDK 0.12.1.
+
+The agent is `tests/v1_sdk_echo_agent.py` (written on the SDK's `acp.run_agent`, protocol 1),
+a separate process on real pipes; the client is the sans-IO connection, fed with
+`receive_bytes` and writing `ConnectionStep.data`, as `examples/stdio_client.py` does. The
+host uses the v2 intents and reads the v2 view (`conn.view(sid)`); the wire is v1.
+
+Every read waits for a line with a generous limit so a silent agent fails the test instead
+of hanging it; nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import acp_core as acp
+from acp_core import connection as c
+
+AGENT = Path(__file__).resolve().parent / "v1_sdk_echo_agent.py"
+READ_LIMIT = 30.0  # seconds a single read may wait before the test fails (not a timing assert)
+
+
+class V1Peer:
+    """The SDK agent process and the client connection that talks to it."""
+
+    def __init__(self, protocols: tuple[int, ...] = (2, 1)) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(AGENT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.conn = c.new_client_connection(
+            c.Implementation("v1-live-test", "1"), protocols=protocols
+        )
+        self.events: list[object] = []
+        self.sent: list[dict[str, Any]] = []  # what went on the wire, in order
+        self.received: list[dict[str, Any]] = []
+        self.pending = b""  # a partial line read, for `received`
+
+    def _write(self, step: c.ConnectionStep) -> None:
+        self.conn = step.connection
+        self.events.extend(step.events)
+        self.sent.extend(step.outbound)
+        assert self.process.stdin is not None
+        if step.outbound:
+            self.process.stdin.write(step.data)
+            self.process.stdin.flush()
+
+    def step(self, intent: object) -> None:
+        self._write(c.connection_step(self.conn, intent))
+
+    def read_one(self) -> None:
+        """Read what the agent wrote (any split: the framing keeps partial lines)."""
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], READ_LIMIT)
+        if not ready:
+            pytest.fail(f"the SDK agent sent nothing; stderr: {self._stderr()}")
+        data = os.read(fd, 65536)
+        if not data:
+            pytest.fail(f"the SDK agent closed its output; stderr: {self._stderr()}")
+        self.pending += data
+        *lines, self.pending = self.pending.split(b"\n")
+        self.received.extend(json.loads(line) for line in lines if line.strip())
+        self._write(c.receive_bytes(self.conn, data))
+
+    def until(self, done: Callable[[c.ClientConnection], bool]) -> None:
+        while not done(self.conn):
+            self.read_one()
+
+    def request(self, intent: object) -> c.RequestAnswered:
+        before = len(self.events)
+        self.step(intent)
+        request_id = self.sent[-1]["id"]
+
+        def answered(_: object) -> bool:
+            return any(
+                type(e) is c.RequestAnswered and e.request_id == request_id
+                for e in self.events[before:]
+            )
+
+        self.until(answered)
+        return next(
+            e
+            for e in self.events[before:]
+            if type(e) is c.RequestAnswered and e.request_id == request_id
+        )
+
+    def start(self) -> str:
+        self.request(c.Initialize())
+        assert self.conn.protocol_version == 1
+        self.request(c.NewSession(os.getcwd()))
+        opened = [e for e in self.events if type(e) is c.SessionOpened]
+        assert len(opened) == 1
+        return opened[0].session_id
+
+    def prompt(self, sid: str, text: str, *, choose: str | None = None) -> acp.SentPrompt:
+        self.step(c.SessionIntent(sid, acp.SendPrompt((acp.TextContent(text),))))
+        request_id = self.conn.engine(sid).prompts[-1].request_id
+
+        def ended(conn: c.ClientConnection) -> bool:
+            engine = conn.engine(sid)
+            if choose is not None:
+                for pending in list(engine.pending):
+                    self.step(c.SessionIntent(sid, acp.AnswerPermission(pending, choose)))
+                    engine = self.conn.engine(sid)
+            record = acp.sent_prompt(engine, request_id)
+            return record is not None and record.ended
+
+        self.until(ended)
+        record = acp.sent_prompt(self.conn.engine(sid), request_id)
+        assert record is not None
+        return record
+
+    def _stderr(self) -> str:
+        self.close()
+        assert self.process.stderr is not None
+        return self.process.stderr.read().decode(errors="replace")[-2000:]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def peer() -> Iterator[V1Peer]:
+    p = V1Peer()
+    try:
+        yield p
+    finally:
+        p.close()
+
+
+def _messages(view: acp.SessionState) -> list[tuple[str, str]]:
+    return [
+        (view.messages[ref.id].role, acp.message_text(view.messages[ref.id]))
+        for ref in view.timeline
+        if ref.kind == "message"
+    ]
+
+
+def _findings(peer: V1Peer) -> list[object]:
+    return [e for e in peer.events if type(e) is c.Finding]
+
+
+def test_initialize_negotiates_v1_and_reads_the_v1_answer(peer: V1Peer) -> None:
+    answer = peer.request(c.Initialize())
+    assert peer.sent[0]["params"]["protocolVersion"] == 2  # offered v2, the SDK answers 1
+    assert answer.error is None
+    assert peer.conn.protocol_version == 1
+    assert peer.conn.v1 is not None
+    assert peer.conn.agent_info is not None
+    assert peer.conn.agent_info["name"] == "v1-sdk-echo"  # v1's `agentInfo`, not `info`
+    assert _findings(peer) == []
+
+
+def test_session_new_goes_out_in_v1_shape(peer: V1Peer) -> None:
+    sid = peer.start()
+    new = next(m for m in peer.sent if m.get("method") == "session/new")
+    assert new["params"] == {"cwd": os.getcwd(), "mcpServers": []}
+    assert sid == "sdk-sess-1"
+    assert sid in peer.conn.sessions
+
+
+def test_a_streamed_reply_shows_in_the_v2_view_and_ends_the_turn(peer: V1Peer) -> None:
+    sid = peer.start()
+    record = peer.prompt(sid, "hello there")
+    prompt = next(m for m in peer.sent if m.get("method") == "session/prompt")
+    assert prompt["params"] == {
+        "sessionId": sid,
+        "prompt": [{"type": "text", "text": "hello there"}],
+    }
+    # the SDK streamed two id-less chunks and answered {stopReason: end_turn} (v1)
+    chunks = [m for m in peer.received if m.get("method") == "session/update"]
+    assert len(chunks) == 2
+    assert all("messageId" not in m["params"]["update"] for m in chunks)
+    view = peer.conn.view(sid)
+    assert _messages(view) == [("user", "hello there"), ("agent", "echo: hello there")]
+    assert view.foreground.state == "idle"
+    assert view.foreground.stop_reason == "end_turn"
+    assert record.state == "accepted"
+    assert record.stop_reason == "end_turn"
+    assert record.message_id == view.timeline[0].id
+    assert peer.conn.engine(sid).violations == ()
+    assert _findings(peer) == []
+    assert peer.conn.outgoing == type(peer.conn.outgoing)()
+
+
+def test_a_second_prompt_appends_a_second_turn(peer: V1Peer) -> None:
+    sid = peer.start()
+    peer.prompt(sid, "one")
+    record = peer.prompt(sid, "two")
+    view = peer.conn.view(sid)
+    assert _messages(view) == [
+        ("user", "one"),
+        ("agent", "echo: one"),
+        ("user", "two"),
+        ("agent", "echo: two"),
+    ]
+    assert view.foreground.stop_reason == "end_turn"
+    assert record.ended
+    assert [p.state for p in peer.conn.engine(sid).prompts] == ["accepted", "accepted"]
+    assert peer.conn.engine(sid).violations == ()
+    assert _findings(peer) == []
+
+
+@pytest.mark.parametrize(
+    ("option", "outcome", "status"),
+    [("allow", "allowed", "completed"), ("deny", "rejected", "failed")],
+)
+def test_a_permission_request_is_answered_with_the_v2_intent(
+    peer: V1Peer, option: str, outcome: str, status: str
+) -> None:
+    sid = peer.start()
+    peer.prompt(sid, "tool please", choose=option)
+    asked = next(m for m in peer.received if m.get("method") == "session/request_permission")
+    answer = next(m for m in peer.sent if m.get("id") == asked["id"] and "result" in m)
+    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option}}
+    view = peer.conn.view(sid)
+    assert view.tool_calls["call-1"].status == status
+    assert view.tool_calls["call-1"].title == "Write notes.txt"
+    assert _messages(view)[-1] == ("agent", f"echo: {outcome}")
+    assert view.foreground.stop_reason == "end_turn"
+    assert peer.conn.engine(sid).pending == type(peer.conn.engine(sid).pending)()
+    assert peer.conn.engine(sid).violations == ()
+    assert _findings(peer) == []
+
+
+def test_a_v2_only_host_refuses_the_v1_agent_cleanly() -> None:
+    peer = V1Peer(protocols=(2,))
+    try:
+        peer.request(c.Initialize())
+        assert peer.conn.protocol_version == 1
+        assert peer.conn.v1 is None
+        assert [f.rule for f in _findings(peer)] == ["E5"]  # type: ignore[attr-defined]
+        with pytest.raises(acp.LocalProtocolError) as raised:
+            peer.step(c.NewSession(os.getcwd()))
+        assert raised.value.rule == "E5"
+        assert not any(m.get("method") == "session/new" for m in peer.sent)
+    finally:
+        peer.close()

@@ -1,0 +1,82 @@
+"""A v1 agent written on the official Python SDK (`agent-client-protocol` 0.12.1, import `acp`):
+the independent peer `tests/test_v1_live_client.py` drives acp-core's `ClientConnection`
+against over real pipes.
+
+It echoes each prompt back as a streamed reply of two `agent_message_chunk`s (no message ids,
+as v1 agents send them) and ends the turn with `end_turn`. A prompt whose text starts with
+`tool` first asks for permission on a tool call and reports the outcome the client chose
+(`allowed` or `rejected`) as the reply.
+
+    python tests/v1_sdk_echo_agent.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import acp
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptResponse,
+    ToolCallUpdate,
+)
+
+
+class EchoAgent:
+    """The SDK's `Agent` protocol, the methods a prompt turn needs."""
+
+    def __init__(self) -> None:
+        self.client: Any = None
+        self.sessions = 0
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(),
+            agent_info=Implementation(name="v1-sdk-echo", version="0.1"),
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        self.sessions += 1
+        return NewSessionResponse(session_id=f"sdk-sess-{self.sessions}")
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        text = "".join(getattr(block, "text", "") for block in prompt)
+        if text.startswith("tool"):
+            text = await self._permission(session_id)
+        for part in ("echo: ", text):
+            await self.client.session_update(session_id, acp.update_agent_message_text(part))
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _permission(self, session_id: str) -> str:
+        await self.client.session_update(
+            session_id, acp.start_tool_call("call-1", "Write notes.txt", kind="edit")
+        )
+        answer = await self.client.request_permission(
+            session_id,
+            ToolCallUpdate(tool_call_id="call-1"),
+            [
+                PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
+            ],
+        )
+        allowed = isinstance(answer.outcome, AllowedOutcome) and answer.outcome.option_id == "allow"
+        status = "completed" if allowed else "failed"
+        await self.client.session_update(session_id, acp.update_tool_call("call-1", status=status))
+        return "allowed" if allowed else "rejected"
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        return None
+
+
+if __name__ == "__main__":
+    asyncio.run(acp.run_agent(EchoAgent()))
