@@ -23,7 +23,12 @@ FORBIDDEN_MODULES = {
 }  # fmt: skip
 FORBIDDEN_CALLS = {"open", "print", "input", "breakpoint", "exit", "quit"}
 COMMAND_LINE = {PACKAGE / "__main__.py", PACKAGE / "_cli" / "_cli_processes.py"}
-CORE = sorted(p for p in PACKAGE.rglob("*.py") if p not in COMMAND_LINE)
+# acp_core.aio is the real I/O (sockets, tasks, `secrets` for connection ids): allowed, and
+# imported by nothing else in the package (test_nothing_in_the_core_imports_aio).
+AIO = PACKAGE / "aio"
+CORE = sorted(
+    p for p in PACKAGE.rglob("*.py") if p not in COMMAND_LINE and AIO not in p.parents
+)
 
 
 def _violations(path: Path) -> list[str]:
@@ -79,4 +84,21 @@ def test_only_the_command_line_imports_its_processes() -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom))
         and "_cli_processes" in ast.unparse(node)
     ]
+    assert importers == []
+
+
+def test_nothing_in_the_core_imports_aio() -> None:
+    # The pure core must work without the `http` extra: only acp_core.aio itself imports it.
+    assert (AIO / "_asgi.py").exists()
+    importers = []
+    for p in CORE:
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [("." * node.level) + (node.module or "")]
+            else:
+                continue
+            if any(n.startswith("acp_core.aio") or n.lstrip(".").startswith("aio") for n in names):
+                importers.append(p.name)
     assert importers == []
