@@ -23,15 +23,16 @@ from collections.abc import Callable, Iterable, Iterator
 from importlib.resources import files
 from typing import Any, NamedTuple, TextIO
 
-from ._cli import _cli_demo, _cli_replay, _cli_report, _explore_cli
+from ._cli import _cli_demo, _cli_proxy, _cli_replay, _cli_report, _explore_cli
 from ._cli._cli_processes import level_workers, memory_low, new_run_id, paused_collector
 from ._cli._cli_processes import map_shards as _map_shards
 from ._cli._cli_progress import ProgressLine
 from ._cli._cli_revision import add_revision_argument, chosen_revision, revision_problem
-from ._cli._report import counting
+from ._cli._report import build_report, counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
+from ._wire._revision import Revision
 
 #: Exit statuses of `check`.
 EXIT_OK = 0
@@ -323,12 +324,25 @@ COMMANDS: list[Command] = [
         lambda args: _cli_demo.run(args, sys.stdout, sys.stderr),
     ),
     Command(
+        "proxy",
+        _cli_proxy.HELP,
+        _cli_proxy.configure,
+        lambda args: _cli_proxy.run(
+            args, sys.stdin.fileno(), sys.stdout.fileno(), sys.stderr, _write_proxy_report
+        ),
+    ),
+    Command(
         "replay",
         _cli_replay.HELP,
         _cli_replay.configure,
         lambda args: _cli_replay.run(args, sys.stdout, sys.stderr, _read_replay_input),
     ),
 ]
+
+
+def _write_proxy_report(path: str, entries: list[Any], revision: Revision) -> None:
+    with open(path, "w", encoding="utf-8") as f:  # OSError: the proxy says so and goes on
+        f.write(build_report(entries, name=path, revision=revision))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,12 +17,14 @@ from acp_core._rules._catalogue import (
     rules_markdown,
 )
 from acp_core._rules._check import (
+    LiveCheck,
     Violation,
     check_trace,
 )
 
 __all__ = [
     "RULES",
+    "LiveCheck",
     "Rule",
     "Violation",
     "build_report",

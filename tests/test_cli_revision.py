@@ -35,6 +35,7 @@ ARGS = {
     "demo": [],
     "rules": [],
     "explore": ["--depth", "1"],
+    "proxy": [],  # its agent command comes last (after `--`), so none here
 }
 
 

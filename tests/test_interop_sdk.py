@@ -167,6 +167,36 @@ def test_the_agent_withdraws_the_permission_request_the_client_holds_open(
     assert asked["id"] in withdrawals
 
 
+def test_the_proxy_between_the_sdk_client_and_the_example_agent_changes_nothing(
+    python_agent: dict[str, Any], tmp_path: Path
+) -> None:
+    """`python -m acp_core proxy` in the agent's place: the SDK sees what it saw directly."""
+    client_trace, agent_trace = tmp_path / "client.jsonl", tmp_path / "agent.jsonl"
+    proxy_trace, report = tmp_path / "proxy.jsonl", tmp_path / "proxy.html"
+    agent = [sys.executable, str(AGENT), "--revision", "2026-11", "--trace", str(agent_trace)]
+    proxy = [sys.executable, "-m", "acp_core", "proxy", "--revision", "2026-11"]
+    proxy += ["--trace", str(proxy_trace), "--report", str(report), "--", *agent]
+    code, summary, stderr = _sdk_client(client_trace, proxy)
+    assert summary["problems"] == [], stderr
+    assert code == 0
+    assert summary["agentExit"] == {"code": 0, "signal": None}
+    # Each turn ended as it did without the proxy.
+    for turn in summary["turns"]:
+        direct = python_agent["turns"][turn["mode"]]
+        assert turn["stopReason"] == direct["stopReason"], turn["mode"]
+        assert turn["updates"][-1] == direct["updates"][-1]
+    # Per direction, the three recordings hold the same messages in the same order: what the
+    # SDK wrote is what the agent read, what the agent wrote is what the SDK read.
+    recordings = [_read(path) for path in (client_trace, proxy_trace, agent_trace)]
+    for side in ("client", "agent"):
+        sent = [[e["message"] for e in r if e["from"] == side] for r in recordings]
+        assert sent[0] == sent[1] == sent[2], side
+    # A clean exchange is told as clean, live and in the report.
+    assert "acp_core proxy: line" not in stderr
+    assert f"report written to {report}" in stderr
+    assert "<html" in report.read_text().lower()
+
+
 def test_the_example_agents_recordings_check_clean(python_agent: dict[str, Any]) -> None:
     assert _violations(python_agent["agent_trace"], recorded_by="agent") == []
     assert _violations(python_agent["client_trace"], recorded_by="client") == []

@@ -1,5 +1,6 @@
-"""The core does no I/O: only the command line may (`acp_core/__main__.py`, and the processes
-of its `explore --workers`, `acp_core/_cli/_cli_processes.py`).
+"""The core does no I/O: only the command line may (`acp_core/__main__.py`, the processes
+of its `explore --workers`, `acp_core/_cli/_cli_processes.py`, and the pipes and threads of
+`proxy`, `acp_core/_cli/_cli_proxy.py`).
 
 Checked on the source, so a new module cannot slip an import of a clock, a socket, a file
 system or a random source past review: every module but `__main__` is parsed and its
@@ -22,7 +23,9 @@ FORBIDDEN_MODULES = {
     "sys", "tempfile", "threading", "time", "urllib", "uuid",
 }  # fmt: skip
 FORBIDDEN_CALLS = {"open", "print", "input", "breakpoint", "exit", "quit"}
-COMMAND_LINE = {PACKAGE / "__main__.py", PACKAGE / "_cli" / "_cli_processes.py"}
+#: The command line's modules that start processes, use pipes, threads or the clock.
+PROCESS_MODULES = ("_cli_processes", "_cli_proxy")
+COMMAND_LINE = {PACKAGE / "__main__.py", *(PACKAGE / "_cli" / f"{m}.py" for m in PROCESS_MODULES)}
 # acp_core.aio is the real I/O (sockets, tasks, `secrets` for connection ids): allowed, and
 # imported by nothing else in the package (test_nothing_in_the_core_imports_aio).
 AIO = PACKAGE / "aio"
@@ -76,13 +79,14 @@ def test_the_checker_of_this_test_sees_io(tmp_path: Path) -> None:
 
 
 def test_only_the_command_line_imports_its_processes() -> None:
-    # `_cli_processes` may start processes and read the clock because only `__main__` uses it.
+    # `_cli_processes` and `_cli_proxy` may start processes (and read the clock, use pipes
+    # and threads) because only `__main__` uses them.
     importers = [
         p.name
         for p in CORE
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
         if isinstance(node, (ast.Import, ast.ImportFrom))
-        and "_cli_processes" in ast.unparse(node)
+        and any(m in ast.unparse(node) for m in PROCESS_MODULES)
     ]
     assert importers == []
 

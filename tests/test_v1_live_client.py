@@ -32,9 +32,11 @@ READ_LIMIT = 30.0  # seconds a single read may wait before the test fails (not a
 class V1Peer:
     """The SDK agent process and the client connection that talks to it."""
 
-    def __init__(self, protocols: tuple[int, ...] = (2, 1)) -> None:
+    def __init__(
+        self, protocols: tuple[int, ...] = (2, 1), command: list[str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, str(AGENT)],
+            command or [sys.executable, str(AGENT)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -46,6 +48,7 @@ class V1Peer:
         self.sent: list[dict[str, Any]] = []  # what went on the wire, in order
         self.received: list[dict[str, Any]] = []
         self.pending = b""  # a partial line read, for `received`
+        self.received_bytes = b""  # every byte the agent wrote, as read
 
     def _write(self, step: c.ConnectionStep) -> None:
         self.conn = step.connection
@@ -70,6 +73,7 @@ class V1Peer:
         if not data:
             pytest.fail(f"the SDK agent closed its output; stderr: {self._stderr()}")
         self.pending += data
+        self.received_bytes += data
         *lines, self.pending = self.pending.split(b"\n")
         self.received.extend(json.loads(line) for line in lines if line.strip())
         self._write(c.receive_bytes(self.conn, data))

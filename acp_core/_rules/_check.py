@@ -31,7 +31,7 @@ from typing import Final
 
 import attrs
 
-from acp_core._errors import DecodeError
+from acp_core._errors import ArgumentError, DecodeError
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
@@ -47,7 +47,7 @@ from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["CHECKED_RULES", "TraceCheck", "Violation", "check_trace"]
+__all__ = ["CHECKED_RULES", "LiveCheck", "TraceCheck", "Violation", "check_trace"]
 
 CLIENT: Final = "client"
 AGENT: Final = "agent"
@@ -313,6 +313,46 @@ class TraceCheck:
 
     def violations(self) -> tuple[Violation, ...]:
         return self._checker.fork().finish()
+
+
+class LiveCheck:
+    """`check_trace` of a stream that is still arriving (`python -m acp_core proxy`): each
+    `feed(entry)` returns the violations that entry adds, and `finish()` those only the end
+    shows. Mutable and single-owner, unlike `TraceCheck` (which forks on every call): the
+    cost of one entry does not grow with the sessions or requests the stream has opened."""
+
+    __slots__ = ("_checker", "_count", "_finished")
+
+    def __init__(self, revision: Revision = DEFAULT_REVISION) -> None:
+        self._checker = _Checker(revision)
+        self._count = 0
+        self._finished = False
+
+    @property
+    def count(self) -> int:
+        """Entries fed so far (the next entry's index)."""
+        return self._count
+
+    def feed(self, entry: object) -> tuple[Violation, ...]:
+        """Check one more entry; the violations it adds, in the order found."""
+        if self._finished:
+            raise ArgumentError("LiveCheck.feed after finish")
+        out = self._checker.out
+        before = len(out)
+        self._checker.entry(self._count, entry)
+        self._count += 1
+        return tuple(out[before:])
+
+    def finish(self) -> tuple[Violation, ...]:
+        """The violations only the end of the stream shows (C15 never answered, R7 while
+        work runs); afterwards the check is closed."""
+        if self._finished:
+            return ()
+        self._finished = True
+        out = self._checker.out
+        before = len(out)
+        self._checker.finish()
+        return tuple(out[before:])
 
 
 def check_trace(
