@@ -188,3 +188,41 @@ def test_twenty_thousand_lines_open_scroll_and_select(browser: Browser, tmp_path
     assert rows
     assert browser.console_errors() == []
     check_screenshot(browser, tmp_path / "large.png")
+
+
+def test_the_report_of_a_proxy_run_shows_what_the_proxy_told(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """`proxy --report` between a scripted client and the example agent: the page shows the
+    finding at the line the proxy named on stderr as it happened."""
+    import re
+
+    from test_cli_proxy import AGENT, INITIALIZE, _close, _line, _proxy, _read_line, _request
+
+    trace, report = tmp_path / "proxy.jsonl", tmp_path / "proxy.html"
+    process = _proxy(
+        "--trace", str(trace), "--report", str(report), agent=[sys.executable, str(AGENT)]
+    )
+    assert process.stdin is not None
+    for message in (INITIALIZE, _request(1, "session/new", {"cwd": "/w", "mcpServers": []})):
+        process.stdin.write(_line(message))
+        process.stdin.flush()
+        _read_line(process)
+    process.stdin.write(_line({"jsonrpc": "2.0", "id": 99, "result": {}}))  # C25
+    process.stdin.flush()
+    code, stderr = _close(process)
+    assert code == 0, stderr
+    told = [(int(n), rule) for n, rule in re.findall(r"proxy: line (\d+): (\S+) \(", stderr)]
+    assert (4, "C25") in told
+    browser.events.clear()
+    browser.open(report.as_uri(), timeout=180)
+    assert browser.evaluate("document.body.dataset.ready") == "1"
+    found = browser.evaluate(
+        "[...document.querySelectorAll('#spacer .row')].flatMap(r =>"
+        " [...r.querySelectorAll('.finding[data-rule]')].map(f =>"
+        " [+r.dataset.line, f.dataset.rule]))"
+    )
+    assert sorted(tuple(f) for f in found) == sorted(told)
+    browser.click('.row[data-line="4"]')
+    assert "C25 (" in panel(browser)
+    assert browser.console_errors() == []
