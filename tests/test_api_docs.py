@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import importlib
 import inspect
 import re
 import sys
@@ -27,22 +28,113 @@ ROOT = Path(__file__).resolve().parents[1]
 API_MD = ROOT / "docs" / "api.md"
 PACKAGE = ROOT / "acp_core"
 
-#: Areas of the reference, in reading order, and the private modules each one covers.
-SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Engines", ("_step", "_agent", "_client")),
-    ("Intents", ("_intents",)),
-    ("Codec", ("_codec",)),
-    ("Session state and reducers", ("_state", "_reduce", "_fold", "_snapshot", "_render")),
-    ("Trace checker and rule catalogue", ("_check", "_rules")),
-    ("Reports", ("_report", "_mermaid")),
-    ("v1 normalizer", ("_v1", "_v1_policy", "_v1_state")),
-    ("Session updates", ("_updates",)),
-    ("Content", ("_content",)),
-    ("JSON-RPC messages", ("_jsonrpc",)),
-    ("JSON values and collections", ("_json", "_pcoll")),
-    ("Errors", ("_errors",)),
-    ("Revisions", ("_revision",)),
+#: The reference's sections, grouped by what a user is doing, in reading order: a title, one
+#: sentence on when you need it, and the private modules (dotted, under `acp_core.`; a prefix
+#: covers the modules it starts) whose public names it lists. Every public name falls in one
+#: (test_no_public_name_falls_outside_the_sections).
+SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (
+        "Driving a connection",
+        "A whole ACP connection, either side, sans-IO: bytes in, a new connection value, bytes "
+        "and host events out (docs/transports.md).",
+        ("_engines._connection", "_engines._request_ids"),
+    ),
+    (
+        "Framing and transports",
+        "Turning bytes into JSON values and back: NDJSON on stdio, SSE and the Streamable HTTP "
+        "profile's server.",
+        ("_wire._framing", "_wire._pieces", "_wire._sse", "_wire._http", "_wire._setup"),
+    ),
+    (
+        "One session's engines",
+        "The agent and client engines of one session, stepped with `step`.",
+        ("_engines._step", "_engines._agent", "_engines._client", "_engines._renamed"),
+    ),
+    (
+        "Intents",
+        "What a host asks an engine to do.",
+        ("_engines._intents",),
+    ),
+    (
+        "Session state and reducers",
+        "The folded view of a session: `reduce`, `fold`, snapshots and rendering.",
+        ("_state", "_cli._render"),
+    ),
+    (
+        "Session updates",
+        "Every `session/update` kind as a frozen value.",
+        ("_wire._updates",),
+    ),
+    (
+        "Content",
+        "Content blocks and the values they carry.",
+        ("_wire._content",),
+    ),
+    (
+        "JSON-RPC messages and JSON values",
+        "The envelope of every message, and the frozen JSON the values carry.",
+        ("_wire._jsonrpc", "_wire._json"),
+    ),
+    (
+        "Codec",
+        "Decoding and encoding every value, losslessly, with errors that name the JSON path.",
+        ("_wire._codec",),
+    ),
+    (
+        "Checking traces and reports",
+        "Which rules a recorded or live conversation breaks, the catalogue, and the pages "
+        "that show it.",
+        ("_rules", "_cli._report", "_cli._mermaid"),
+    ),
+    (
+        "ACP v1",
+        "Reading v1 traffic as v2 values.",
+        ("_v1",),
+    ),
+    (
+        "Revisions",
+        "The protocol revisions, each a value passed explicitly.",
+        ("_wire._revision",),
+    ),
+    (
+        "Errors",
+        "What every public function raises: an `AcpError` subclass.",
+        ("_errors",),
+    ),
 )
+
+#: Public submodules with names of their own (not in `acp_core._HOME`): each gets a section
+#: listing its `__all__` (title, the sentence on when you need it).
+OWN_SECTIONS: tuple[tuple[str, str, str], ...] = (
+    (
+        "strategies",
+        "Research: strategies",
+        "Hypothesis strategies for every value and for whole runs (needs hypothesis; "
+        "docs/research.md).",
+    ),
+    (
+        "explore",
+        "Research: exhaustive exploration",
+        "Every interleaving of two engines up to a depth, judged (docs/research.md).",
+    ),
+    (
+        "aio",
+        "Real I/O: acp_core.aio",
+        "Hosting connections over real transports on anyio (needs the `http` extra).",
+    ),
+)
+
+
+def section_of(module: str) -> int | None:
+    """The index in `SECTIONS` of the longest prefix covering `module` (dotted, no package)."""
+    best: tuple[int, int] | None = None
+    for index, (_, _, prefixes) in enumerate(SECTIONS):
+        for prefix in prefixes:
+            # A prefix covers the modules it starts: `_wire._updates` covers `_updates_preview`.
+            if module.startswith(prefix) and (best is None or len(prefix) > best[1]):
+                best = (index, len(prefix))
+    return None if best is None else best[0]
+
 
 _SECTION_HEADS = ("Args", "Arguments", "Attributes", "Returns", "Raises", "Yields")
 _ITEM = re.compile(r"^([A-Za-z_][\w, ]*|`[^`]+`)\s*(\([^)]*\))?:\s*(.*)$")
@@ -142,8 +234,10 @@ def _default(value: Any) -> str:
         return _PUBLIC_VALUES[id(value)]
     if value is attrs.NOTHING or isinstance(value, attrs.Factory):  # type: ignore[arg-type]
         return "..."
+    if callable(value) and hasattr(value, "__qualname__"):
+        return str(value.__qualname__)  # not `<function f at 0x...>`: stable across runs
     text = repr(value)
-    return text if len(text) <= 40 else "..."
+    return text if len(text) <= 40 and " at 0x" not in text else "..."
 
 
 def _signature(name: str, obj: Any) -> str | None:
@@ -204,17 +298,24 @@ def _markdown_doc(doc: str) -> list[str]:
     return out
 
 
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring, whole however many lines it spans."""
+    paragraph = " ".join(doc.split("\n\n", maxsplit=1)[0].split())
+    match = re.search(r"(?<=[.!?])\s+(?=[A-Z`(])", paragraph)
+    return paragraph if match is None else paragraph[: match.start()]
+
+
 def _members(cls: type) -> list[str]:
     lines = []
     for member, value in vars(cls).items():
         if member.startswith("_"):
             continue
         if isinstance(value, property):
-            summary = (inspect.getdoc(value) or "").split("\n")[0]
+            summary = first_sentence(inspect.getdoc(value) or "")
             lines.append(f"- `.{member}` (property): {summary}")
         elif inspect.isfunction(value) or isinstance(value, (classmethod, staticmethod)):
             function = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
-            summary = (inspect.getdoc(function) or "").split("\n")[0]
+            summary = first_sentence(inspect.getdoc(function) or "")
             signature = _signature(member, function) or member
             signature = signature.replace("(self, ", "(").replace("(self)", "()")
             lines.append(f"- `.{signature}`: {summary}")
@@ -229,9 +330,10 @@ def _constants(cls: type) -> list[str]:
     ]
 
 
-def _entry(name: str, module: str) -> list[str]:
-    obj = getattr(acp_core, name)
-    lines = [f"### `{name}`", "", f"`from {homes()[name]} import {name}`", ""]
+def _entry(name: str, module: str, obj: Any = None, home: str | None = None) -> list[str]:
+    """The entry of `name` (defined in `module`): from the package unless `obj` is given."""
+    obj = getattr(acp_core, name) if obj is None else obj
+    lines = [f"### `{name}`", "", f"`from {home or homes()[name]} import {name}`", ""]
     if inspect.isclass(obj) or inspect.isfunction(obj):
         is_enum = inspect.isclass(obj) and issubclass(obj, enum.Enum)
         constants = _constants(obj) if inspect.isclass(obj) and not is_enum else []
@@ -277,14 +379,24 @@ MOVED: tuple[str, ...] = (
 )
 
 
+def _own_names(sub: str) -> list[tuple[str, str, Any]]:
+    """(name, defining module, object) of a submodule's own public names, in its order."""
+    module = importlib.import_module(f"acp_core.{sub}")
+    known = set(PUBLIC)
+    return [
+        (name, getattr(getattr(module, name), "__module__", module.__name__), getattr(module, name))
+        for name in module.__all__
+        if name not in known
+    ]
+
+
+def _anchor(title: str) -> str:
+    return re.sub(r"[^a-z0-9 -]", "", title.lower()).replace(" ", "-")
+
+
 def api_markdown() -> str:
     """The text of docs/api.md."""
     origin = _origins()
-    known = {m for _, modules in SECTIONS for m in modules}
-    sections = list(SECTIONS)
-    extra = sorted({origin[n].lstrip(".") for n in PUBLIC} - known)
-    if extra:
-        sections.append(("More", tuple(extra)))
     out = [
         "# API reference",
         "",
@@ -292,10 +404,11 @@ def api_markdown() -> str:
         "     tests/test_api_docs.py (`python tests/test_api_docs.py` rewrites this file);",
         "     do not edit by hand: the test keeps the two in sync. -->",
         "",
-        f"Every public name of acp-core {acp_core.__version__}, each with its home: the package "
-        "root holds the common path (`import acp_core as acp; acp.step(...)`, the names in "
-        "`acp_core.__all__`); the rest live in the public submodules "
-        + ", ".join(f"`acp_core.{sub}`" for sub in SUBMODULES)
+        f"Every public name of acp-core {acp_core.__version__}, grouped by what you are doing, "
+        "each with its home: the package root holds the common path (`import acp_core as acp; "
+        "acp.step(...)`, the names in `acp_core.__all__`); the rest live in the public "
+        "submodules "
+        + ", ".join(f"`acp_core.{sub}`" for sub in (*SUBMODULES, *(o[0] for o in OWN_SECTIONS)))
         + ". The private modules named below are where each one is defined; do not import "
         "from them.",
         "",
@@ -304,21 +417,25 @@ def api_markdown() -> str:
     ]
     toc = []
     body: list[str] = []
-    for title, modules in sections:
-        names = [n for n in PUBLIC if origin[n].lstrip(".") in modules]
+    for index, (title, purpose, _) in enumerate(SECTIONS):
+        names = [n for n in PUBLIC if section_of(origin[n]) == index]
         if not names:
             continue
         names.sort(
-            key=lambda n: (
-                modules.index(origin[n].lstrip(".")),
-                _line(origin[n].lstrip("."), n, getattr(acp_core, n)),
-            )
+            key=lambda n: (origin[n], _line(origin[n], n, getattr(acp_core, n)))
         )
-        anchor = re.sub(r"[^a-z0-9 -]", "", title.lower()).replace(" ", "-")
-        toc.append(f"- [{title}](#{anchor}): " + ", ".join(f"`{n}`" for n in names))
-        body += [f"## {title}", "", f"Defined in {', '.join(f'`{m}`' for m in modules)}.", ""]
+        modules = sorted({origin[n] for n in names})
+        toc.append(f"- [{title}](#{_anchor(title)}): " + ", ".join(f"`{n}`" for n in names))
+        body += [f"## {title}", "", purpose, ""]
+        body += [f"Defined in {', '.join(f'`{m}`' for m in modules)}.", ""]
         for name in names:
-            body += _entry(name, origin[name].lstrip("."))
+            body += _entry(name, origin[name])
+    for sub, title, purpose in OWN_SECTIONS:
+        own = _own_names(sub)
+        toc.append(f"- [{title}](#{_anchor(title)}): " + ", ".join(f"`{n}`" for n, _, _ in own))
+        body += [f"## {title}", "", f"`import acp_core.{sub}`: {purpose}", ""]
+        for name, module, obj in own:
+            body += _entry(name, module.removeprefix("acp_core."), obj, f"acp_core.{sub}")
     text = "\n".join([*out, *toc, "", *body])
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
 
@@ -336,6 +453,29 @@ def test_every_public_name_has_an_entry() -> None:
     text = api_markdown()
     for name in PUBLIC:
         assert text.count(f"\n### `{name}`\n") == 1, name
+
+
+def test_no_public_name_falls_outside_the_sections() -> None:
+    origin = _origins()
+    assert [n for n in PUBLIC if section_of(origin[n]) is None] == []
+
+
+def test_every_own_name_of_the_research_and_io_modules_has_an_entry() -> None:
+    text = api_markdown()
+    for sub, _, _ in OWN_SECTIONS:
+        names = [name for name, _, _ in _own_names(sub)]
+        assert names, sub
+        for name in names:
+            assert text.count(f"\n### `{name}`\n") == 1, (sub, name)
+
+
+def test_member_summaries_are_whole_sentences() -> None:
+    assert first_sentence("One line\ngoes on. Second.") == "One line goes on."
+    assert first_sentence("Ends e.g. here.\n\nNext paragraph.") == "Ends e.g. here."
+    for line in api_markdown().splitlines():
+        if line.startswith("- `.") and ": " in line:
+            summary = line.split("`: ", 1)[-1].split(" (property): ")[-1]
+            assert not summary or summary.rstrip().endswith((".", ":", "!", "?", ")", "`")), line
 
 
 def test_every_public_name_is_documented() -> None:
