@@ -112,8 +112,9 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "acp_core._engines._connection_values",
         "AnswerRequest CancelReceived CloseRequested ConnectionStep DeleteSession "
         "ExtensionNotification ExtensionRequest FailRequest Finding ForkSession Implementation "
-        "Initialized ListSessions PermissionRequested PromptEnded PromptReceived RequestAnswered "
-        "RequestCancelled SessionClosed SessionIntent SessionOpened ViewChanged",
+        "Initialized ListSessions PermissionAnswered PermissionRequested PromptEnded "
+        "PromptReceived RequestAnswered RequestCancelled SessionClosed SessionIntent SessionOpened "
+        "ViewChanged",
     ),
     (
         "acp_core._wire._content",

@@ -50,6 +50,9 @@ class EchoAgent:
         self.conn = acp.new_agent_connection(INFO, revision=revision)
         self.workers: dict[str, asyncio.Task[None]] = {}
         self.changed = asyncio.Condition()  # notified after every received message
+        # The client's answers to our permission requests (`PermissionAnswered`), by id,
+        # until the turn that asked takes them.
+        self.decisions: dict[int | str | None, acp.PermissionDecision] = {}
         self.writing = asyncio.Lock()
         self.counter = 0
         if journal is not None:
@@ -57,7 +60,7 @@ class EchoAgent:
 
     # -- the connection, and the wire --------------------------------------------------------
 
-    async def feed(self, input: object) -> None:
+    async def feed(self, input: object) -> acp.ConnectionStep:
         """Step the connection and write what it returns.
 
         The lock keeps the wire in the connection's order: the receive loop and the turns
@@ -65,12 +68,14 @@ class EchoAgent:
         written before the bytes, so whatever a client has seen is on disk.
         """
         async with self.writing:
-            self.conn, outbound, events = acp.connection_step(self.conn, input)
+            step = acp.connection_step(self.conn, input)
+            self.conn, outbound, events = step
             self.record(outbound, events)
             if outbound:
                 await self.write(outbound)
         for event in events:
             await self.on_event(event)
+        return step
 
     async def write(self, outbound: tuple[dict[str, Any], ...]) -> None:
         write = getattr(self.channel, "write", None)
@@ -80,13 +85,16 @@ class EchoAgent:
             for message in outbound:
                 await self.channel.send(message)
 
-    async def do(self, session_id: str, intent: object, *, unless: Any = None) -> None:
-        """Step one session's engine (skipped if `unless(engine)`, judged under the lock)."""
+    async def do(
+        self, session_id: str, intent: object, *, unless: Any = None
+    ) -> acp.ConnectionStep | None:
+        """Step one session's engine (skipped if `unless()`, judged under the lock): the step,
+        whose `ids` name the request id the connection chose for a request."""
         if unless is not None:
             async with self.writing:
-                if unless(self.conn.engine(session_id)):
-                    return
-        await self.feed(acp.SessionIntent(session_id, intent))
+                if unless():
+                    return None
+        return await self.feed(acp.SessionIntent(session_id, intent))
 
     def engine(self, session_id: str) -> acp.AgentEngine | None:
         session = self.conn.sessions.get(session_id)
@@ -175,6 +183,8 @@ class EchoAgent:
             await self.feed(acp.AnswerRequest(event.request_id, acp.EMPTY_OBJECT))
         elif isinstance(event, (acp.ForkSession, acp.ExtensionRequest)):
             await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
+        elif isinstance(event, acp.PermissionAnswered):
+            self.decisions[event.request_id] = event.decision
         elif isinstance(event, acp.Finding):
             print(f"echo agent: ignored: [{event.rule}] {event.detail}", file=sys.stderr)
 
@@ -214,28 +224,27 @@ class EchoAgent:
         if self.cancelled(session_id):  # cancelled already: no point asking
             await self.wind_down(session_id, call)
             return
-        await self.do(session_id, acp.RequestPermission("Run the echo tool?", OPTIONS, call))
-        # The connection picked the request's id (unique on the connection).
-        request_id = next(
-            rid
-            for rid, pending in self.conn.engine(session_id).pending.items()
-            if pending.tool_call_id == call
+        asked = await self.do(
+            session_id, acp.RequestPermission("Run the echo tool?", OPTIONS, call)
         )
-        # Wait for the answer or a cancel, whichever comes first. On a cancel the request is
-        # withdrawn (`$/cancel_request`) rather than waited for: a client may hold it open
-        # until told, and the turn must end promptly either way. The engine keeps the
-        # request pending, so the client's late answer is still accepted (Q17).
+        assert asked is not None
+        request_id = asked.ids[0]  # the connection chose it (unique on the connection)
+        # Wait for the answer (`PermissionAnswered`) or a cancel, whichever comes first. On
+        # a cancel the request is withdrawn (`$/cancel_request`) rather than waited for: a
+        # client may hold it open until told, and the turn must end promptly either way.
+        # The engine keeps the request pending, so the client's late answer is still
+        # accepted (Q17).
         await self.wait_until(
-            session_id,
-            lambda engine: request_id not in engine.pending or self.cancelled(session_id),
+            session_id, lambda _: request_id in self.decisions or self.cancelled(session_id)
         )
-        decision = acp.permission_decision(self.conn.engine(session_id), request_id)
+        decision = self.decisions.pop(request_id, None)
         if decision is None:  # still open, so the turn was cancelled: withdraw it
             await self.do(
                 session_id,
                 acp.CancelPermission(request_id),
-                unless=lambda engine: request_id not in engine.pending,  # answered meanwhile
+                unless=lambda: request_id in self.decisions,  # answered meanwhile
             )
+            self.decisions.pop(request_id, None)
             await self.wind_down(session_id, call)
             return
         if not decision.approved:

@@ -172,6 +172,44 @@ def test_permission_requested_fires_once_when_the_agent_asks_and_not_for_the_ans
     assert len(_of(pair.client_events, c.PermissionRequested)) == 1
 
 
+@pytest.mark.parametrize(("option", "approved"), [("allow", True), ("reject", False)])
+def test_permission_answered_tells_the_agent_host_the_decision_by_its_id(
+    option: str, approved: bool
+) -> None:
+    pair = Pair()
+    session_id = pair.open()
+    _prompt(pair, session_id)
+    options = (*ALLOW, v.PermissionOption("reject", "Reject", "reject_once"))
+    tool = pair.agent_says(session_id, i.StartToolCall("Tool"))
+    step = pair.agent_says(session_id, i.RequestPermission("Run?", options, str(tool.ids[0])))
+    (request_id,) = step.ids
+    assert _of(step.events, c.PermissionAnswered) == []
+    pair.settle()
+    assert _of(pair.agent_events, c.PermissionAnswered) == []  # asked, not yet answered
+    pair.client_says(session_id, i.AnswerPermission(request_id, option))
+    pair.settle()
+    (answered,) = _of(pair.agent_events, c.PermissionAnswered)
+    assert (answered.session_id, answered.request_id) == (session_id, request_id)
+    assert answered.decision.approved is approved
+    assert answered.decision.option_id == option
+    assert answered.decision == acp.permission_decision(pair.agent.engine(session_id), request_id)
+
+
+def test_a_late_answer_to_a_withdrawn_permission_still_tells_the_agent_host() -> None:
+    pair = Pair(revision=acp.V2_PREVIEW)
+    session_id = pair.open()
+    _prompt(pair, session_id)
+    request_id = _ask(pair, session_id)
+    while pair.deliver_to_client():  # the client holds the request
+        pass
+    pair.agent_says(session_id, i.CancelPermission(request_id))
+    assert _of(pair.agent_events, c.PermissionAnswered) == []
+    pair.client_says(session_id, i.AnswerPermission(request_id, "allow"))  # crossed the withdrawal
+    pair.settle()
+    answers = _of(pair.agent_events, c.PermissionAnswered)
+    assert [a.request_id for a in answers] == [request_id]
+
+
 def test_a_permission_the_agent_withdraws_is_reported_cancelled() -> None:
     pair = Pair(revision=acp.V2_PREVIEW)  # C40: open over a cancel; the agent withdraws (R71)
     session_id = pair.open()

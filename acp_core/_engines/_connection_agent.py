@@ -85,6 +85,7 @@ from ._connection_values import (
     CancelReceived,
     ExtensionNotification,
     ExtensionRequest,
+    PermissionAnswered,
     PromptReceived,
     RequestCancelled,
     SideInputs,
@@ -205,6 +206,9 @@ def _receive(b: Build, message: Message) -> None:
         b.outgoing = b.outgoing.delete(message.id)
         if session_id in b.sessions:
             step_session(b, session_id, Received(message))
+            decision = b.sessions[session_id].engine.decisions.get(message.id)
+            if decision is not None:
+                b.event(PermissionAnswered(session_id, message.id, decision))
     elif kind is CancelRequestNotification:
         assert isinstance(message, CancelRequestNotification)
         _withdrawn(b, message.request_id)

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from acp_core._wire._jsonrpc import RequestPermissionRequest
     from acp_core._wire._updates import SessionUpdate
 
+    from ._agent_receive import PermissionDecision
+
 __all__ = [
     "AnswerRequest",
     "CancelReceived",
@@ -39,6 +41,7 @@ __all__ = [
     "Implementation",
     "Initialized",
     "ListSessions",
+    "PermissionAnswered",
     "PermissionRequested",
     "PromptEnded",
     "PromptReceived",
@@ -271,6 +274,19 @@ class PermissionRequested:
     session_id: str
     request_id: int | str | None
     request: RequestPermissionRequest
+
+
+@attrs.frozen
+class PermissionAnswered:
+    """Agent side: the client answered a permission request the host sent with
+    `RequestPermission` (its `request_id` is the one `ConnectionStep.ids` returned).
+
+    `decision` is what the answer means (`approved`, `outcome`, `option_id`); a late answer
+    after the host withdrew the request (`CancelPermission`) fires it too (Q17)."""
+
+    session_id: str
+    request_id: int | str | None
+    decision: PermissionDecision
 
 
 @attrs.frozen
