@@ -15,6 +15,7 @@ by line, never whole.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -28,10 +29,13 @@ from ._cli._cli_processes import level_workers, memory_low, new_run_id, paused_c
 from ._cli._cli_processes import map_shards as _map_shards
 from ._cli._cli_progress import ProgressLine
 from ._cli._cli_revision import add_revision_argument, chosen_revision, revision_problem
+from ._cli._replay_fold import DETECT_LINES
 from ._cli._report import build_report, counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
+from ._v1._normalize import looks_like_v1
+from ._v1._v1_check import check_v1_trace
 from ._wire._revision import Revision
 
 #: Exit statuses of `check`.
@@ -172,16 +176,41 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
         choices=("agent", "client"),
         help="judge only the rules that bind this side (judge each side on its own recording)",
     )
+    p.add_argument(
+        "--protocol",
+        choices=("auto", "1", "2"),
+        default="auto",
+        help="judge the trace as ACP v1 traffic (the v1 rules, docs/v1.md) or v2 (the "
+        "catalogue at --revision); default auto: the initialize answer, else the traffic, "
+        "decides",
+    )
+
+
+def _protocol_of(choice: str, entries: Iterable[object]) -> tuple[int, Iterable[object]]:
+    """The protocol `--protocol` names, or for `auto` the one the first lines show (v1 when
+    `looks_like_v1` says so: a negotiated `protocolVersion` decides, else the traffic's
+    evidence); the entries, still all there."""
+    if choice != "auto":
+        return int(choice), entries
+    stream = iter(entries)
+    head = list(itertools.islice(stream, DETECT_LINES))
+    return (1 if looks_like_v1(head) else 2), itertools.chain(head, stream)
 
 
 def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up at call time, so redirection works
     lines: list[int] = []
     entries: Iterable[object] = stream_trace(args.file, lines)
+    protocol, entries = _protocol_of(args.protocol, entries)
     progress = _progress("check")
     if progress is not None:  # a progress line needs the total: read the entries first
         entries = counting(list(entries), "check", progress)
-    found = check_trace(entries, revision=chosen_revision(args), side=args.side)
+    if protocol == 1:
+        found = check_v1_trace(entries, side=args.side)
+        if not args.json:
+            out.write(f"{args.file}: read as ACP v1 traffic, judged by the v1 rules (docs/v1.md)\n")
+    else:
+        found = check_trace(entries, revision=chosen_revision(args), side=args.side)
     if progress is not None:
         progress.done()
     if not lines:

@@ -145,8 +145,37 @@ def test_check_reads_its_input_line_by_line(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(cli, "_open_lines", lines)
     monkeypatch.setattr(cli, "check_trace", check)
-    assert cli.main(["check", "trace.jsonl"]) == 0
+    assert cli.main(["check", "--protocol", "2", "trace.jsonl"]) == 0
     assert seen_when == [[0], [0, 1]]
+
+
+def test_check_auto_reads_at_most_the_detection_window_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `--protocol auto` (the default) looks at the first DETECT_LINES entries to tell v1 from
+    # v2, then streams: the checker sees the first entry before the reader goes further.
+    from acp_core._cli._replay_fold import DETECT_LINES
+
+    read: list[int] = []
+
+    def lines(path: str) -> Any:
+        for i in range(DETECT_LINES * 3):
+            read.append(i)
+            yield _line(_chunk(str(i)))
+
+    seen_when: list[int] = []
+
+    def check(entries: Any, **kwargs: object) -> tuple[()]:
+        for _ in entries:
+            seen_when.append(len(read))
+        return ()
+
+    monkeypatch.setattr(cli, "_open_lines", lines)
+    monkeypatch.setattr(cli, "check_trace", check)
+    assert cli.main(["check", "trace.jsonl"]) == 0
+    assert len(seen_when) == DETECT_LINES * 3
+    assert seen_when[0] == DETECT_LINES
+    assert seen_when[-1] == DETECT_LINES * 3
 
 
 @pytest.mark.parametrize("command", ["check", "replay", "report"])

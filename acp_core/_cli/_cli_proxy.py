@@ -3,7 +3,7 @@
 Owns: the `proxy` command (its options, the agent process, the two byte pumps, the live
 judge, the trace file and the closing report) and `Judge`, which turns the bytes one side
 sent into trace entries and the violations each entry adds.
-Must not know: what any rule says (the checker `LiveCheck` and the v1 normalizer judge),
+Must not know: what any rule says (the checker `LiveCheck` and the v1 rules judge),
 how a report page is built (`_cli/_report.py`).
 
 Like `__main__`, this module may start processes and touch files and descriptors
@@ -22,12 +22,13 @@ main thread) frames each direction's bytes as NDJSON (`feed_ndjson`, one decoder
 any split), records each line as a trace entry (`{"from": side, "message": ...}`; a line
 that is not JSON is recorded as its text, which `check` then reports as `D1`, the verdict
 the live judge gave) and judges it: v2 traffic with `LiveCheck` at `--revision`, v1 traffic
-with the v1 normalizer. `--protocol auto` decides at the agent's answer to `initialize`
-(its `protocolVersion`), else by the evidence of the first lines (`looks_like_v1`);
-entries seen before the decision are judged once it is made. Each violation goes to stderr
-as it is found, with its rule, level, side and the trace line. When the agent closes its
-stdout the proxy waits for it to exit, judges what only the end shows, writes the report
-(`--report`) and exits with the agent's status, so an editor sees what it would have seen.
+with the v1 rules over the v1 normalizer (`v1_violations`). `--protocol auto` decides at the
+agent's answer to `initialize` (its `protocolVersion`), else by the evidence of the first
+lines (`looks_like_v1`); entries seen before the decision are judged once it is made. Each
+violation goes to stderr as it is found, with its rule, level, side and the trace line.
+When the agent closes its stdout the proxy waits for it to exit, judges what only the end
+shows, writes the report (`--report`) and exits with the agent's status, so an editor sees
+what it would have seen.
 """
 
 from __future__ import annotations
@@ -44,10 +45,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TextIO
 
-from acp_core._errors import Diagnostic
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import LiveCheck, Violation
 from acp_core._v1._normalize import looks_like_v1, normalize_v1_step
+from acp_core._v1._v1_check import V1_RULES, v1_violations
 from acp_core._v1._v1_state import V1State, new_v1_state
 from acp_core._wire._framing import FramingError, NdjsonDecoder, Parsed, feed_ndjson
 from acp_core._wire._revision import Revision
@@ -100,7 +101,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 class Finding:
-    """One verdict of the live judge: a v2 `Violation` or a v1 normalizer diagnostic."""
+    """One verdict of the live judge: a `Violation` of a v2 or a v1 rule, with its sender."""
 
     __slots__ = ("index", "level", "message", "rule", "sender", "warning")
 
@@ -112,7 +113,7 @@ class Finding:
 
     def line(self) -> str:
         """The stderr line: rule, level (and `warning`), who sent it, whom the rule binds."""
-        rule = RULES.get(self.rule)
+        rule = RULES.get(self.rule) or V1_RULES.get(self.rule)
         binds = rule.side if rule is not None else "both"
         level = f"{self.level} warning" if self.warning else f"{self.level} violation"
         return (
@@ -177,7 +178,7 @@ class Judge:
             self.v1, output = normalize_v1_step(
                 self.v1, entry["message"], sender=entry["from"], index=index
             )
-            return [_from_diagnostic(d, index, entry["from"]) for d in output.diagnostics]
+            return [self._from_violation(v) for v in v1_violations(output.diagnostics, index)]
         return [self._from_violation(v) for v in self.v2.feed(entry)]
 
     def _from_violation(self, v: Violation) -> Finding:
@@ -207,12 +208,6 @@ def _negotiated(entries: Sequence[dict[str, Any]]) -> int | None:
             if type(version) is int:
                 return 1 if version == 1 else 2
     return None
-
-
-def _from_diagnostic(d: Diagnostic, index: int, sender: str) -> Finding:
-    rule = RULES.get(d.rule)
-    level = rule.level if rule is not None else "SHOULD"
-    return Finding(d.rule, level, index, sender, d.message, rule is None)
 
 
 # -- the process and the pumps ---------------------------------------------------------------
