@@ -316,3 +316,54 @@ def test_the_client_connection_refuses_a_permission_whose_id_is_not_an_id(bad_id
     assert _errors(out.outbound) == REFUSED
     assert dict(pair.client.engine(session_id).pending) == {}
     _turn(pair, session_id)
+
+
+# -- E6: what a peer can leave waiting is bounded ------------------------------------------------
+
+
+def test_the_agent_connection_holds_at_most_max_peer_requests_and_goes_on() -> None:
+    from acp_core._engines._request_ids import MAX_PEER_REQUESTS
+
+    pair = Pair()
+    session_id = pair.open()
+    # Prompts wait one behind the other (one turn at a time): the peer fills the connection.
+    wire = b"".join(
+        _line(prompt_wire(1000 + n, session_id=session_id)) for n in range(MAX_PEER_REQUESTS)
+    )
+    full = pair.agent_bytes(wire)
+    assert _errors(full.outbound) == []
+    assert len(pair.agent.engine(session_id).prompts) == MAX_PEER_REQUESTS
+    step_ = pair.agent_bytes(_line({"jsonrpc": "2.0", "id": "one-more", "method": "_x/do"}))
+    assert _errors(step_.outbound) == [("one-more", -32600)]  # under its own id: it is valid
+    assert [e.rule for e in step_.events if isinstance(e, acp.Finding)] == ["E6"]
+    assert not [e for e in step_.events if isinstance(e, acp.ExtensionRequest)]
+    assert "one-more" not in pair.agent.incoming
+    # Answering one makes room again.
+    pair.agent_says(session_id, acp.AcceptPrompt(1000))
+    pair.agent_says(session_id, acp.EndTurn())
+    again = pair.agent_bytes(_line({"jsonrpc": "2.0", "id": "one-more", "method": "_x/do"}))
+    assert _errors(again.outbound) == []
+    assert [type(e) for e in again.events] == [acp.ExtensionRequest]
+
+
+def test_the_client_connection_counts_every_session_and_the_host() -> None:
+    from acp_core._engines._request_ids import MAX_PEER_REQUESTS
+
+    pair = Pair()
+    first, second = pair.open(), pair.open()
+    half = MAX_PEER_REQUESTS // 2
+    wire = b"".join(_line(_permission_wire(n, first)) for n in range(half))
+    wire += b"".join(
+        _line({"jsonrpc": "2.0", "id": f"x{n}", "method": "_x/do", "params": {}})
+        for n in range(MAX_PEER_REQUESTS - half - 1)
+    )
+    wire += _line(_permission_wire("last", second))
+    out = acp.receive_bytes(pair.client, wire)
+    pair.client = out.connection
+    assert _errors(out.outbound) == []
+    out = acp.receive_bytes(pair.client, _line(_permission_wire("over", second)))
+    pair.client = out.connection
+    assert _errors(out.outbound) == [("over", -32600)]
+    assert [e.rule for e in out.events if isinstance(e, acp.Finding)] == ["E6"]
+    assert "over" not in pair.client.engine(second).pending
+    assert "last" in pair.client.engine(second).pending

@@ -96,7 +96,7 @@ from ._connection_values import (
     unknown_session,
 )
 from ._intents import Received, RejectPrompt
-from ._request_ids import REQUESTS, id_refusal
+from ._request_ids import REQUESTS, id_refusal, load_refusal
 
 __all__ = [
     "AGENT_INPUTS",
@@ -164,9 +164,15 @@ def _withdrawn(b: Build, request_id: int | str | None) -> None:
 def _receive(b: Build, message: Message) -> None:
     kind = type(message)
     if kind in REQUESTS:
-        error = id_refusal(getattr(message, "id", None), b.incoming.__contains__)
+        request_id = getattr(message, "id", None)
+        error = id_refusal(request_id, b.incoming.__contains__)
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
+            return
+        error = load_refusal(len(b.incoming))
+        if error is not None:  # E6: never held
+            b.send(error_reply(request_id, error.code, error.message))
+            b.finding("E6", error.message)
             return
     if kind is PromptRequest:
         assert isinstance(message, PromptRequest)

@@ -92,7 +92,7 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
-from ._request_ids import REQUESTS, id_refusal
+from ._request_ids import REQUESTS, id_refusal, load_refusal
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -281,12 +281,23 @@ def _pending(b: Build, request_id: int | str) -> bool:
     return any(request_id in session.engine.pending for session in b.sessions.values())
 
 
+def _waiting(b: Build) -> int:
+    # The agent's requests this client holds unanswered: with the host, and in every session.
+    return len(b.incoming) + sum(len(s.engine.pending) for s in b.sessions.values())
+
+
 def _receive(b: Build, message: Message) -> None:
     kind = type(message)
     if kind in REQUESTS:
-        error = id_refusal(getattr(message, "id", None), lambda rid: _pending(b, rid))
+        request_id = getattr(message, "id", None)
+        error = id_refusal(request_id, lambda rid: _pending(b, rid))
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
+            return
+        error = load_refusal(_waiting(b))
+        if error is not None:  # E6: never held
+            b.send(error_reply(request_id, error.code, error.message))
+            b.finding("E6", error.message)
             return
     if kind is UpdateSessionNotification:
         _update(b, message)  # type: ignore[arg-type]

@@ -7,8 +7,11 @@ and it is not the id of a request of the same peer still waiting for its answer.
 and both connections ask it before anything else sees the request, so a refused request never
 reaches a machine, and it is answered -32600 with `id: null` (an answer under its own id would
 answer the pending request of that id, or nothing a peer can match).
-Must not know: which requests are pending (the caller says, through `pending`); what any
-request means.
+`MAX_PEER_REQUESTS` and `load_refusal` bound what a peer can leave waiting on a connection:
+its requests this side has not answered yet (held prompts, permission requests, requests
+handed to the host); one more is answered -32600 under its own id and never held (E6).
+Must not know: which requests are pending (the caller says, through `pending` and the
+count); what any request means.
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from acp_core._wire._jsonrpc import (
     RpcError,
 )
 
-__all__ = ["REQUESTS", "id_refusal", "valid_request_id"]
+__all__ = ["MAX_PEER_REQUESTS", "REQUESTS", "id_refusal", "load_refusal", "valid_request_id"]
+
+#: Requests of the peer a connection holds unanswered at once (E6); one more is refused.
+MAX_PEER_REQUESTS: Final = 1024
 
 #: Every decoded message type that is a request (it has an id and expects an answer).
 REQUESTS: Final = (
@@ -63,3 +69,16 @@ def id_refusal(request_id: object, pending: Callable[[int | str], bool]) -> RpcE
         detail = f"Invalid Request: request id {shown(request_id)} is already pending"
         return RpcError(ErrorCode.INVALID_REQUEST, detail)
     return None
+
+
+def load_refusal(waiting: int) -> RpcError | None:
+    """The -32600 error for a received request when `waiting` requests of the same peer
+    already await this side's answer (`MAX_PEER_REQUESTS`, E6), else None. The error goes
+    out under the request's own id: the id is valid, only the load is refused."""
+    if waiting < MAX_PEER_REQUESTS:
+        return None
+    detail = (
+        f"Invalid Request: {waiting} requests already await an answer on this connection "
+        f"(at most {MAX_PEER_REQUESTS}); answer or cancel some first"
+    )
+    return RpcError(ErrorCode.INVALID_REQUEST, detail)

@@ -202,6 +202,7 @@ _ENGINE: Final[tuple[Rule, ...]] = (
     Rule("E3", "MUST", "both", "A received message belongs to this session, travels in its method's direction, and a response answers a request of the receiver.", "§1.1-§1.5, §3.11", note="Raised as RemoteProtocolError by the engines; the checker reports the same faults as J1, J2 and C25."),  # noqa: E501
     Rule("E4", "MUST", "client", "Answer a permission request with one of the options it offered.", "§1.5, TC", note="Engine policy; an unknown option id could never be read by the agent."),  # noqa: E501
     Rule("E5", "MUST", "client", "Speak the one protocol version negotiated at `initialize`: open no session when the agent answered a version the host does not allow, and send only what that version defines (a v1 connection has no `session/resume`, `session/close` or `session/set_config_option`).", "§1, MG", note="Engine policy of the client connection (`new_client_connection(protocols=...)`); the agent's answer is reported as an E5 finding."),  # noqa: E501
+    Rule("E6", "MAY", "both", "Refuse a request beyond the first 1,024 of one peer still waiting for this side's answer on the connection (held prompts, permission requests, requests with the host): answer it -32600 under its own id and never hold it.", "acp-core connections", note="Connection policy (`MAX_PEER_REQUESTS`): what a peer can make a connection hold is bounded; reported as a finding too."),  # noqa: E501
 )
 # fmt: on
 
