@@ -290,6 +290,29 @@ def test_both_recordings_of_the_sdk_agent_conversation_check_clean(
         assert _schema_errors(validator, _read(sdk_agent[name])) == [], name
 
 
+def test_the_proxy_between_the_example_client_and_the_sdk_agent_changes_nothing(
+    sdk_agent: dict[str, Any], tmp_path: Path
+) -> None:
+    """`python -m acp_core proxy` in front of the SDK agent: the client's view is the one it
+    had without the proxy, and the three recordings agree per direction."""
+    trace, agent_trace = tmp_path / "client.jsonl", tmp_path / "agent.jsonl"
+    proxy_trace, report = tmp_path / "proxy.jsonl", tmp_path / "proxy.html"
+    view, expect = tmp_path / "view.json", tmp_path / "expect.json"
+    command = [sys.executable, str(CLIENT), "--revision", "2026-11", "--trace", str(trace)]
+    agent = _sdk_agent("--expect", str(expect), "--trace", str(agent_trace))
+    proxy = [sys.executable, "-m", "acp_core", "proxy", "--revision", "2026-11"]
+    proxy += ["--trace", str(proxy_trace), "--report", str(report), "--", *agent]
+    run = _run([*command, "--view", str(view), "--", *proxy])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert _without_names(json.loads(view.read_text())) == _without_names(sdk_agent["view"])
+    recordings = [_read(path) for path in (trace, proxy_trace, agent_trace)]
+    for side in ("client", "agent"):
+        sent = [[e["message"] for e in r if e["from"] == side] for r in recordings]
+        assert sent[0] == sent[1] == sent[2], side
+    assert "acp_core proxy: line" not in run.stderr
+    assert f"report written to {report}" in run.stderr
+
+
 # -- the SDK pair, judged by acp-core ---------------------------------------------------------
 
 
