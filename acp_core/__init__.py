@@ -206,6 +206,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ),
     ("acp_core._v1._normalize", "looks_like_v1 normalize_v1 normalize_v1_step"),
     ("acp_core._v1._v1_policy", "BoundaryPolicy EchoPolicy V1Policy"),
+    ("acp_core._v1._v1_check", "V1_RULES V1Rule check_v1_trace v1_violations"),
     (
         "acp_core._v1._v1_state",
         "NormalizedEvent NormalizedUpdate PromptError V1Elicitation V1ElicitationAnswer V1Output "

@@ -9,6 +9,12 @@ from acp_core._v1._normalize import (
     normalize_v1,
     normalize_v1_step,
 )
+from acp_core._v1._v1_check import (
+    V1_RULES,
+    V1Rule,
+    check_v1_trace,
+    v1_violations,
+)
 from acp_core._v1._v1_policy import (
     BoundaryPolicy,
     EchoPolicy,
@@ -27,6 +33,7 @@ from acp_core._v1._v1_state import (
 )
 
 __all__ = [
+    "V1_RULES",
     "BoundaryPolicy",
     "EchoPolicy",
     "NormalizedEvent",
@@ -37,9 +44,12 @@ __all__ = [
     "V1Output",
     "V1Policy",
     "V1Result",
+    "V1Rule",
     "V1State",
+    "check_v1_trace",
     "looks_like_v1",
     "new_v1_state",
     "normalize_v1",
     "normalize_v1_step",
+    "v1_violations",
 ]

@@ -32,6 +32,10 @@ from ndjson import Channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
+from acp_core.v1 import check_v1_trace
+
+#: `--protocol`: the versions the client allows, preferred first.
+PROTOCOLS = {"2": (2,), "1": (1,), "auto": (2, 1)}
 
 AGENT = Path(__file__).with_name("stdio_agent.py")
 INFO = acp.Implementation("acp-core-stdio-client", acp.__version__)
@@ -67,11 +71,12 @@ class StdioClient:
         *,
         timeout: float = 10.0,
         revision: acp.Revision = acp.DEFAULT_REVISION,
+        protocols: tuple[int, ...] = (2,),
     ) -> None:
         self.channel = channel
         self.timeout = timeout
         self.revision = revision
-        self.conn = acp.new_client_connection(INFO, revision=revision)
+        self.conn = acp.new_client_connection(INFO, revision=revision, protocols=protocols)
         self.session_id: str | None = None
         self.events: dict[Any, object] = {}  # the event that settles each request, by id
         self.asked: list[acp.PermissionRequested] = []  # waiting for the user
@@ -137,9 +142,13 @@ class StdioClient:
     async def start(self, cwd: str) -> str:
         """`initialize` and `session/new`; returns the session id."""
         done = await self.request(acp.Initialize(), "initialize")
+        # No `Initialized` for a version the host does not allow: the answer's is recorded.
         version = done.protocol_version if isinstance(done, acp.Initialized) else None
-        if version != 2:
-            raise AgentError(f"the agent speaks protocol {version!r}, not 2")
+        version = self.conn.protocol_version if version is None else version
+        allowed = self.conn.protocols
+        if version not in allowed:  # the connection found it too (E5): nothing can follow
+            wanted = " or ".join(map(str, allowed))
+            raise AgentError(f"the agent speaks protocol {version!r}, not {wanted}")
         opened = await self.request(acp.NewSession(cwd), "session/new")
         if not isinstance(opened, acp.SessionOpened):
             raise AgentError("session/new answered without a usable session id")
@@ -186,8 +195,10 @@ async def converse(
     timeout: float = 10.0,
     revision: acp.Revision = acp.DEFAULT_REVISION,
     trace: list[Any] | None = None,
-) -> acp.SessionState:
-    """Start the agent, run the two-prompt conversation, stop the agent; the final view.
+    protocols: tuple[int, ...] = (2,),
+) -> tuple[acp.SessionState, int | None]:
+    """Start the agent, run the two-prompt conversation, stop the agent; the final view and
+    the protocol version the agent answered.
 
     Raises:
         AgentError: the agent could not be started or did something we cannot go on from.
@@ -201,7 +212,7 @@ async def converse(
     assert process.stdin is not None
     assert process.stdout is not None
     channel = Channel(process.stdout, process.stdin, me="client", peer="agent", trace=trace)
-    client = StdioClient(channel, timeout=timeout, revision=revision)
+    client = StdioClient(channel, timeout=timeout, revision=revision, protocols=protocols)
     try:
         await client.start(str(Path.cwd()))
         await client.prompt("Hello, agent!")
@@ -211,7 +222,7 @@ async def converse(
             cancel_when=tool_shows_output,
         )
         assert client.session_id is not None
-        return client.conn.view(client.session_id)
+        return client.conn.view(client.session_id), client.conn.protocol_version
     except (ConnectionError, BrokenPipeError) as e:
         raise AgentError(f"the agent's pipe broke: {e}") from None
     finally:
@@ -229,13 +240,27 @@ def main() -> int:
     parser.add_argument("--view", type=Path, help="write the final view here (docs/snapshot.md)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per read")
     add_revision_flag(parser, "to speak (the default agent is started with the same flag)")
+    parser.add_argument(
+        "--protocol",
+        choices=tuple(PROTOCOLS),
+        default="2",
+        help="the ACP generation to speak: 2, 1, or auto (offer 2, speak 1 if the agent does)",
+    )
     parser.add_argument("agent", nargs="*", help="agent command (default: the example agent)")
     args = parser.parse_args()
     revision = chosen_revision(args, "stdio client")
     command = args.agent or [sys.executable, str(AGENT), "--revision", revision.name]
     trace: list[Any] = []
     try:
-        view = asyncio.run(converse(command, timeout=args.timeout, revision=revision, trace=trace))
+        view, spoken = asyncio.run(
+            converse(
+                command,
+                timeout=args.timeout,
+                revision=revision,
+                trace=trace,
+                protocols=PROTOCOLS[args.protocol],
+            )
+        )
     except AgentError as e:
         print(f"stdio client: {e}", file=sys.stderr)
         return EXIT_AGENT_FAILED
@@ -251,9 +276,11 @@ def main() -> int:
     # A recording judges the side that made it: the client saw its own messages in the order
     # it sent them, but the agent's in the order it read them (a fast answer can overtake a
     # `requires_action` already in the pipe). Agent rules: record at the agent (--trace).
-    violations = [
-        v for v in acp.check_trace(trace, revision=revision) if acp.RULES[v.rule].side != "agent"
-    ]
+    if spoken == 1:  # a v1 agent: judged by the v1 rules (`check --protocol 1`)
+        found = check_v1_trace(trace, side="client")
+    else:
+        found = acp.check_trace(trace, revision=revision, side="client")
+    violations = list(found)
     print(
         f"\nChecker, client and wire rules: {len(trace)} messages, {len(violations)} violation(s)"
     )

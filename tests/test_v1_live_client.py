@@ -259,3 +259,47 @@ def test_a_v2_only_host_refuses_the_v1_agent_cleanly() -> None:
         assert not any(m.get("method") == "session/new" for m in peer.sent)
     finally:
         peer.close()
+
+
+def test_a_v1_only_host_offers_protocol_1_in_v1_names() -> None:
+    peer = V1Peer(protocols=(1,))
+    try:
+        answer = peer.request(c.Initialize())
+        params = peer.sent[0]["params"]
+        assert params["protocolVersion"] == 1
+        assert set(params) == {"protocolVersion", "clientInfo", "clientCapabilities"}
+        assert answer.error is None
+        assert peer.conn.protocol_version == 1
+        peer.request(c.NewSession(os.getcwd()))
+        (opened,) = [e for e in peer.events if type(e) is c.SessionOpened]
+        record = peer.prompt(opened.session_id, "only v1 here")
+        assert record.stop_reason == "end_turn"
+        assert _findings(peer) == []
+    finally:
+        peer.close()
+
+
+@pytest.mark.parametrize(("protocol", "speaks"), [("auto", True), ("1", True), ("2", False)])
+def test_the_example_client_speaks_v1_to_the_sdk_agent_when_allowed(
+    protocol: str, speaks: bool, tmp_path: Path
+) -> None:
+    client = Path(__file__).resolve().parents[1] / "examples" / "stdio_client.py"
+    trace = tmp_path / "t.jsonl"
+    command = [sys.executable, str(client), "--protocol", protocol, "--trace", str(trace)]
+    run = subprocess.run(
+        [*command, "--", sys.executable, str(AGENT)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if not speaks:  # a v2-only client stops at initialize, in one line
+        assert run.returncode != 0
+        assert "the agent speaks protocol 1, not 2" in run.stderr
+        return
+    assert run.returncode == 0, run.stderr
+    assert "echo: Hello, agent!" in run.stdout
+    assert "0 violation(s)" in run.stdout
+    entries = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert entries[0]["message"]["params"]["protocolVersion"] == (1 if protocol == "1" else 2)
+    assert acp.v1.check_v1_trace(entries) == ()

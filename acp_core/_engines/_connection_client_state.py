@@ -312,10 +312,13 @@ def host_intent(b: Build, intent: object) -> bool:
     kind = type(intent)
     if kind is Initialize:
         assert isinstance(intent, Initialize)
+        offered = b.conn.protocols[0]  # the host's preferred version (v1 names its fields so)
         params = {
-            "protocolVersion": 2,
-            "info": b.conn.info.to_wire(),
-            "capabilities": thaw_json(b.conn.capabilities),
+            "protocolVersion": offered,
+            "clientInfo" if offered == 1 else "info": b.conn.info.to_wire(),
+            "clientCapabilities" if offered == 1 else "capabilities": thaw_json(
+                b.conn.capabilities
+            ),
         }
         b.request(intent.request_id, "initialize", params, PendingRequest("initialize"))
     elif kind is NewSession:
