@@ -22,6 +22,7 @@ What the strategies draw:
 
 from __future__ import annotations
 
+from ._research._explore_runs import FEATURES, run_features
 from ._research._strategies_base import (
     extras,
     json_objects,
@@ -103,6 +104,7 @@ from ._research._strategies_messages import (
 from ._research._strategies_pair import (
     EnabledIntent,
     PairRun,
+    RunWeights,
     enabled_intents,
     pair_runs,
     traces,
@@ -132,9 +134,11 @@ from ._research._strategies_updates import (
 )
 
 __all__ = [
+    "FEATURES",
     "EnabledIntent",
     "IdPools",
     "PairRun",
+    "RunWeights",
     "agent_message_chunks",
     "agent_messages",
     "agent_thought_chunks",
@@ -196,6 +200,7 @@ __all__ = [
     "resource_links",
     "responses",
     "rpc_errors",
+    "run_features",
     "running_state_updates",
     "selected_outcomes",
     "session_config_booleans",
