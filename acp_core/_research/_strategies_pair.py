@@ -25,7 +25,6 @@ from acp_core._wire._freezing import freezing_fields
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._explore_model import (
-    ACTIONS,
     STRATEGY_ACTIONS,
     Node,
     PairState,
@@ -94,10 +93,13 @@ class RunWeights:
         name, _, sid = label.partition(" ")
         if name.startswith("deliver"):
             return self.deliver
-        if name == "cancel" and state is not None and sid in state.client.sessions:
-            if state.client.engine(sid).pending:
-                return self.cancel_asked
+        if name == "cancel" and state is not None and _holds_request(state, sid):
+            return self.cancel_asked
         return int(getattr(self, _FIELD.get(name, name)))
+
+
+def _holds_request(state: PairState, sid: str) -> bool:
+    return sid in state.client.sessions and bool(state.client.engine(sid).pending)
 
 
 _FIELD = {
