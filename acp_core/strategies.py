@@ -17,7 +17,12 @@ What the strategies draw:
   non-empty permission options, base64 payloads, RFC 3339 timestamps), so every encoded value
   validates against the stable v2 schema. The one shape acp-core tolerates but the stable
   schema rejects (plan types `file` and `markdown`, digest Q9) is drawn only when a strategy
-  is called with `tolerated=True`.
+  is called with `tolerated=True`;
+- whole conversations of a connection pair (`pair_runs`, `traces`), weighted by default
+  towards the protocol's hard parts (cancels, permission requests granted, denied and
+  cancelled, closes, resumes, and at the Preview retries and children): `RunWeights` turns
+  each up or off, `run.features()` / `run_features` name the ones a run reached
+  (docs/research.md, "Weights").
 """
 
 from __future__ import annotations
