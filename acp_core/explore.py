@@ -46,7 +46,7 @@ import attrs
 
 from ._errors import ArgumentError
 from ._research._explore_coordinator import walk
-from ._research._explore_judge import REPLAY_LAW, Options, judge, judged
+from ._research._explore_judge import REPLAY_LAW, Check, Options, judge, judged
 from ._research._explore_model import (
     ACTION_NAMES,
     ACTIONS,
@@ -55,6 +55,7 @@ from ._research._explore_model import (
     initial_node,
     successors,
 )
+from ._research._explore_runs import FEATURES, PairRun, run_features
 from ._research._explore_shards import (
     Expansion,
     pack_expansions,
@@ -69,12 +70,15 @@ from ._wire._revision import DEFAULT_REVISION, REVISIONS, Revision
 __all__ = [
     "ACTIONS",
     "ACTION_NAMES",
+    "FEATURES",
     "REPLAY_LAW",
+    "Check",
     "Counterexample",
     "ExploreLevel",
     "ExploreResult",
     "InProcessWorkers",
     "Options",
+    "PairRun",
     "PairState",
     "Workers",
     "expand_shard",
@@ -83,6 +87,7 @@ __all__ = [
     "judge",
     "judged",
     "pack_expansions",
+    "run_features",
     "shard_of",
     "unpack_expansions",
 ]
@@ -145,7 +150,7 @@ def _expand(
     for shipped in nodes:
         node = shipped
         if node.checks is None:  # shipped without them: rebuild from the recording, once
-            node = judged(None, node, revision, options.should)[0]
+            node = judged(None, node, revision, options.should, options.checks)[0]
         expansion: Expansion = []
         for label, successor in successors(node, options.sessions, options.only, options.symmetry):
             state = successor.state
@@ -158,7 +163,7 @@ def _expand(
                     expansion.append((label, None, ()))
                     continue
             here.add(state)
-            nxt, violations = judged(node, successor, revision, options.should)
+            nxt, violations = judged(node, successor, revision, options.should, options.checks)
             expansion.append((label, nxt, violations))
         out.append(expansion)
     return out
@@ -185,6 +190,7 @@ def explore_levels(
     workers: Workers | None = None,
     rounds: int = 1,
     fingerprint: Fingerprint = hash,
+    checks: Iterable[Check] = (),
 ) -> Iterator[ExploreLevel]:
     """Walk breadth-first, yielding after each completed level (1..depth).
 
@@ -210,6 +216,15 @@ def explore_levels(
     workers tell states apart by before the coordinator compares the rest by value (equal
     states must have equal fingerprints in every worker; tests pass a coarse one to force
     those comparisons). The results are the same as one process's.
+
+    `checks`: a researcher's own checks (`Check`), each a pure function handed every reached
+    run as a `PairRun` (its path, `PairState` and both recordings) that returns a message
+    per thing it finds wrong. Each message is a violation under the function's `__name__`
+    (`Counterexample.rule`; `side` `agent`, `entries` the agent's recording), reported
+    once, with its shortest path, and a state it is found in is not expanded, like a
+    broken rule. Without checks nothing changes; a check that finds nothing changes no
+    state or transition count. On workers or shards in other processes a check must
+    pickle (a module's top-level function).
     """
     if revision.name not in _REVISIONS:
         raise ArgumentError(f"explore knows revisions {sorted(_REVISIONS)}, not {revision.name!r}")
@@ -223,13 +238,13 @@ def explore_levels(
     only = None if actions is None else frozenset(actions)
     if only is not None and not only <= set(ACTION_NAMES):
         raise ArgumentError(f"explore's actions are {ACTION_NAMES}, not {sorted(only)}")
-    options = Options(revision.name, sessions, only, should, symmetry, run)
+    options = Options(revision.name, sessions, only, should, symmetry, run, checks=tuple(checks))
     if workers is not None:
         if rounds < 1 or map_shards is not _serial_map:
             raise ArgumentError("explore on workers needs rounds >= 1 and no map_shards")
         yield from walk(workers, options, depth, fingerprint, rounds)
         return
-    root, _ = judged(None, initial_node(revision, sessions), revision, should)
+    root, _ = judged(None, initial_node(revision, sessions), revision, should, options.checks)
     seen: set[PairState] = {root.state}
     frontier: list[Node] = [root]
     transitions = 0
@@ -275,6 +290,7 @@ def explore(
     workers: Workers | None = None,
     rounds: int = 1,
     fingerprint: Fingerprint = hash,
+    checks: Iterable[Check] = (),
 ) -> ExploreResult:
     """Explore every interleaving up to `depth` actions; see the module docstring."""
     last = ExploreLevel(0, 1, 0, 1, ())
@@ -291,6 +307,7 @@ def explore(
         workers=workers,
         rounds=rounds,
         fingerprint=fingerprint,
+        checks=checks,
     ):
         last = level
     return ExploreResult(last.states, last.transitions, last.depth, last.violations)

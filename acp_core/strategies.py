@@ -17,11 +17,17 @@ What the strategies draw:
   non-empty permission options, base64 payloads, RFC 3339 timestamps), so every encoded value
   validates against the stable v2 schema. The one shape acp-core tolerates but the stable
   schema rejects (plan types `file` and `markdown`, digest Q9) is drawn only when a strategy
-  is called with `tolerated=True`.
+  is called with `tolerated=True`;
+- whole conversations of a connection pair (`pair_runs`, `traces`), weighted by default
+  towards the protocol's hard parts (cancels, permission requests granted, denied and
+  cancelled, closes, resumes, and at the Preview retries and children): `RunWeights` turns
+  each up or off, `run.features()` / `run_features` name the ones a run reached
+  (docs/research.md, "Weights").
 """
 
 from __future__ import annotations
 
+from ._research._explore_runs import FEATURES, run_features
 from ._research._strategies_base import (
     extras,
     json_objects,
@@ -103,6 +109,7 @@ from ._research._strategies_messages import (
 from ._research._strategies_pair import (
     EnabledIntent,
     PairRun,
+    RunWeights,
     enabled_intents,
     pair_runs,
     traces,
@@ -132,9 +139,11 @@ from ._research._strategies_updates import (
 )
 
 __all__ = [
+    "FEATURES",
     "EnabledIntent",
     "IdPools",
     "PairRun",
+    "RunWeights",
     "agent_message_chunks",
     "agent_messages",
     "agent_thought_chunks",
@@ -196,6 +205,7 @@ __all__ = [
     "resource_links",
     "responses",
     "rpc_errors",
+    "run_features",
     "running_state_updates",
     "selected_outcomes",
     "session_config_booleans",

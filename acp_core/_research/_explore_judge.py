@@ -3,7 +3,9 @@
 Owns: `judged` / `judge` (a successor's checker states, its parent's extended by the lines the
 action added, and the violations they show: only those bound to the end whose recording shows
 them), the replay law (`REPLAY_LAW`: folding the replay the agent would send on resume
-rebuilds the session it folds), and `Options` (what every expansion of a run is judged with).
+rebuilds the session it folds), a researcher's own checks (`Check`: each handed the reached
+run as a `PairRun`, its findings counted as violations under the check's name), and
+`Options` (what every expansion of a run is judged with).
 Must not know: the search, its order or its executors (`explore.py`,
 `_research/_explore_workers.py`), the alphabet (`_research/_explore_model.py`).
 """
@@ -11,7 +13,7 @@ Must not know: the search, its order or its executors (`explore.py`,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
@@ -24,9 +26,10 @@ from acp_core._state._reduce import reduce
 from acp_core._state._session_state import SessionState, new_session
 from acp_core._wire._revision import Revision
 
+from ._explore_runs import PairRun, pair_run_of
 from ._explore_values import Counterexample, Node
 
-__all__ = ["REPLAY_LAW", "Options", "judge", "judged"]
+__all__ = ["REPLAY_LAW", "Check", "Options", "judge", "judged"]
 
 REPLAY_LAW = "replay-law"
 
@@ -66,10 +69,33 @@ def _checks(node: Node, parent: Node | None, revision: Revision) -> tuple[TraceC
     return agent.extended(_entries(new_agent)), client.extended(_entries(new_client))
 
 
+#: A researcher's own check (`explore(checks=...)`): handed each reached run, it returns what
+#: it finds wrong (one message each; none: nothing). Pure; a top-level function, so it
+#: pickles to worker processes.
+Check = Callable[[PairRun], Iterable[str]]
+
+
+def _own_checks(node: Node, checks: tuple[Check, ...]) -> list[Counterexample]:
+    if not checks:
+        return []
+    run = pair_run_of(node)
+    found: list[Counterexample] = []
+    for check in checks:
+        rule = getattr(check, "__name__", repr(check))
+        for message in check(run):
+            found.append(Counterexample(rule, str(message), node.path, "agent", run.agent_trace))
+    return found
+
+
 def judged(
-    parent: Node | None, node: Node, revision: Revision, should: bool = False
+    parent: Node | None,
+    node: Node,
+    revision: Revision,
+    should: bool = False,
+    checks: tuple[Check, ...] = (),
 ) -> tuple[Node, tuple[Counterexample, ...]]:
-    """`node` with its checks, and the violations it shows (see `judge`)."""
+    """`node` with its checks, and the violations it shows (see `judge`), then what each of
+    `checks` (a researcher's own) finds in it."""
     node = attrs.evolve(node, checks=_checks(node, parent, revision))
     found: list[Counterexample] = []
     for side, check in zip(("agent", "client"), node.checks, strict=True):
@@ -84,6 +110,7 @@ def judged(
                 )
     if parent is not None:
         found.extend(_replay_law(parent, node, revision))
+    found.extend(_own_checks(node, checks))
     return node, tuple(found)
 
 
@@ -127,3 +154,4 @@ class Options:
     symmetry: bool = False
     run: str | None = None  # names the run for the per-process memory of reached states
     level: int = 0  # the level being expanded (set per level)
+    checks: tuple[Check, ...] = ()  # a researcher's own checks, run on every judged node

@@ -19,6 +19,8 @@ holds and the connection accepts it (an `AcpError` from a step means "not enable
   call), `withdraw s` (withdraw the oldest pending request), `end s` (end the turn, no
   foreground request pending); agent work waits while the session is `requires_action`
   (work then is the agent's own R12 fault, not something to explore);
+- the strategies' alphabet only (`STRATEGY_ACTIONS`, what `pair_runs` draws from): `deny s`
+  (answer the oldest pending permission request `reject`);
 - the pipes: `deliver>agent`, `deliver>client`: the oldest line in flight in that direction.
 At the Preview, one child: `announce s` (a `subagent_update` announcing `sess_1.child` on
 `sess_1`, once), `child s` (the child's work: `running` on the child, then its text), and
@@ -77,6 +79,7 @@ from ._explore_values import Entry, Node, PairState, Recording
 __all__ = [
     "ACTIONS",
     "ACTION_NAMES",
+    "STRATEGY_ACTIONS",
     "Entry",
     "Node",
     "PairState",
@@ -179,6 +182,16 @@ def _client_allow(s: PairState, sid: str) -> tuple[str, object] | None:
     if not pending:
         return None
     return "client", SessionIntent(sid, AnswerPermission(pending[0], "allow"))
+
+
+def _client_deny(s: PairState, sid: str) -> tuple[str, object] | None:
+    # Only in the strategies' alphabet (`STRATEGY_ACTIONS`): explore's answers `allow` only.
+    if sid not in s.client.sessions:
+        return None
+    pending = list(s.client.engine(sid).pending.keys())
+    if not pending:
+        return None
+    return "client", SessionIntent(sid, AnswerPermission(pending[0], "reject"))
 
 
 def _client_close(s: PairState, sid: str) -> tuple[str, object] | None:
@@ -326,6 +339,12 @@ ACTIONS: tuple[tuple[str, Guard], ...] = (
 )
 
 
+#: The strategies' alphabet (`pair_runs`): explore's and `deny` (answer the oldest pending
+#: permission request `reject`), so drawn runs see a permission denied as well as granted.
+#: Not explore's: it would grow every level of the search by a branch.
+STRATEGY_ACTIONS: tuple[tuple[str, Guard], ...] = (*ACTIONS, ("deny", _client_deny))
+
+
 def session_ids(sessions: int) -> tuple[str, ...]:
     return tuple(f"sess_{i}" for i in range(1, sessions + 1))
 
@@ -368,14 +387,19 @@ def sessions_in_order(node: Node, sessions: int) -> tuple[str, ...]:
 
 
 def successors(
-    node: Node, sessions: int, only: frozenset[str] | None = None, symmetry: bool = False
+    node: Node,
+    sessions: int,
+    only: frozenset[str] | None = None,
+    symmetry: bool = False,
+    alphabet: tuple[tuple[str, Guard], ...] = ACTIONS,
 ) -> Iterator[tuple[str, Node]]:
     """Every enabled action of `node` and the node it leads to, in alphabet order (only the
     actions named in `only`, when given; with `symmetry`, only sessions
-    `sessions_in_order` allows)."""
+    `sessions_in_order` allows; `alphabet`: `ACTIONS`, or the strategies'
+    `STRATEGY_ACTIONS`)."""
     state = node.state
     for sid in sessions_in_order(node, sessions) if symmetry else session_ids(sessions):
-        for name, guard in ACTIONS:
+        for name, guard in alphabet:
             if only is not None and name not in only:
                 continue
             chosen = guard(state, sid)

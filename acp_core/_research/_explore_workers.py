@@ -72,7 +72,7 @@ class LevelWorker:
         self._candidate_ids: dict[int, list[int]] = {}
         self._cursor = 0
         if index == 0:
-            judged_root = judged(None, root, self.revision, options.should)[0]
+            judged_root = judged(None, root, self.revision, options.should, options.checks)[0]
             self.frontier = [(0, judged_root)]
             self._know(root.state, self.root_fingerprint)
 
@@ -110,7 +110,9 @@ class LevelWorker:
                     continue
                 cid = self._candidate(state, fp)
                 if cid is None:
-                    reached, violations = judged(node, successor, revision, options.should)
+                    reached, violations = judged(
+                        node, successor, revision, options.should, options.checks
+                    )
                     cid = len(self.candidates)
                     self.candidates.append((reached, fp, violations))
                     self._candidate_ids.setdefault(fp, []).append(cid)
