@@ -384,10 +384,26 @@ def _own_names(sub: str) -> list[tuple[str, str, Any]]:
     module = importlib.import_module(f"acp_core.{sub}")
     known = set(PUBLIC)
     return [
-        (name, getattr(getattr(module, name), "__module__", module.__name__), getattr(module, name))
+        (name, _definer(module, name), getattr(module, name))
         for name in module.__all__
         if name not in known
     ]
+
+
+def _definer(module: types.ModuleType, name: str) -> str:
+    """The module that defines `name`: a class's or function's own, else the module the
+    public submodule imports it from (a constant's `__module__` is its type's)."""
+    obj = getattr(module, name)
+    if inspect.isclass(obj) or inspect.isfunction(obj):
+        return str(obj.__module__)
+    path = Path(module.__file__ or "")
+    base = module.__name__ if path.name == "__init__.py" else module.__name__.rpartition(".")[0]
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
+            if node.level == 0:
+                return str(node.module)
+            return f"{base}.{node.module}" if node.module else base
+    return module.__name__
 
 
 def _anchor(title: str) -> str:
@@ -430,8 +446,11 @@ def api_markdown() -> str:
         body += [f"Defined in {', '.join(f'`{m}`' for m in modules)}.", ""]
         for name in names:
             body += _entry(name, origin[name])
+    listed: set[str] = set()
     for sub, title, purpose in OWN_SECTIONS:
-        own = _own_names(sub)
+        # A name two of these modules share (`FEATURES`) is listed once, in the first.
+        own = [o for o in _own_names(sub) if o[0] not in listed]
+        listed |= {name for name, _, _ in own}
         toc.append(f"- [{title}](#{_anchor(title)}): " + ", ".join(f"`{n}`" for n, _, _ in own))
         body += [f"## {title}", "", f"`import acp_core.{sub}`: {purpose}", ""]
         for name, module, obj in own:
@@ -464,7 +483,7 @@ def test_every_own_name_of_the_research_and_io_modules_has_an_entry() -> None:
     text = api_markdown()
     for sub, _, _ in OWN_SECTIONS:
         names = [name for name, _, _ in _own_names(sub)]
-        assert names, sub
+        assert names, sub  # each module has names of its own
         for name in names:
             assert text.count(f"\n### `{name}`\n") == 1, (sub, name)
 
