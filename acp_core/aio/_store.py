@@ -51,7 +51,7 @@ class StoreError(AcpError):
     session, or a write failed (disk full, I/O error). A failed `append` recorded nothing."""
 
 
-class StoreLocked(StoreError):
+class StoreLocked(StoreError):  # noqa: N818 (a state, as the brief names it)
     """Another writer holds the store (a second agent on the same file, or a program that
     locked it): raised when the store is opened, never a wait without end."""
 
@@ -69,7 +69,7 @@ class StoreVersionError(StoreError):
         self.found = found
 
 
-class SessionDamaged(StoreError):
+class SessionDamaged(StoreError):  # noqa: N818 (a state, as the brief names it)
     """One session's records cannot be read back; that session is quarantined, the others
     still load.
 
@@ -131,24 +131,41 @@ class SessionStore(Protocol):
         """Release the store."""
 
 
-_V0_TABLES: Final = """
-create table if not exists sessions (session_id text primary key, cwd text not null);
-create table if not exists updates (
-    session_id text not null, seq integer not null, update_json text not null,
-    primary key (session_id, seq));
-create table if not exists snapshots (
-    session_id text not null, seq integer not null, state_json text not null,
-    primary key (session_id, seq));
-"""
-
-# Version 1 over version 0: the schema version in `meta`, and the revision each session and
-# each update row was recorded under (NULL in rows migrated from version 0: not known).
-_MIGRATE_0_TO_1: Final = """
+# Version 1. Updates and snapshots are clustered by (session_id, seq) (`without rowid`), so a
+# damaged page holds the rows of one session or two neighbours, not a slice of every session.
+_V1_TABLES: Final = """
 create table meta (key text primary key, value text not null);
-alter table sessions add column revision text;
-alter table updates add column revision text;
+create table sessions (session_id text primary key, cwd text not null, revision text);
+create table updates (
+    session_id text not null, seq integer not null, update_json text not null, revision text,
+    primary key (session_id, seq)) without rowid;
+create table snapshots (
+    session_id text not null, seq integer not null, state_json text not null,
+    primary key (session_id, seq)) without rowid;
 insert into meta values ('schema_version', '1');
 """
+
+# Version 0 (examples/journal.py before this module) to 1: the rows copied into the version 1
+# tables; the revision of migrated rows is NULL (version 0 did not record it).
+_MIGRATE_0_TO_1: Final = (
+    """
+alter table sessions rename to sessions_v0;
+alter table updates rename to updates_v0;
+alter table snapshots rename to snapshots_v0;
+"""
+    + _V1_TABLES
+    + """
+insert into sessions (session_id, cwd) select session_id, cwd from sessions_v0 order by rowid;
+insert into updates (session_id, seq, update_json) select session_id, seq, update_json
+    from updates_v0;
+insert into snapshots select session_id, seq, state_json from snapshots_v0;
+drop table sessions_v0;
+drop table updates_v0;
+drop table snapshots_v0;
+"""
+)
+
+_V0_NAMES: Final = frozenset({"sessions", "updates", "snapshots"})
 
 
 def _sqlite_error(e: sqlite3.Error, doing: str) -> StoreError:
@@ -198,7 +215,6 @@ class SqliteStore:
             except BaseException:
                 self._db.execute("rollback")
                 raise
-            self._db.execute("pragma quick_check(1)")
         except sqlite3.Error as e:
             self._db.close()
             raise _sqlite_error(e, f"opening {path}") from None
@@ -209,9 +225,7 @@ class SqliteStore:
     def _migrate(self) -> None:
         tables = {r[0] for r in self._db.execute("select name from sqlite_master")}
         if "meta" in tables:
-            row = self._db.execute(
-                "select value from meta where key = 'schema_version'"
-            ).fetchone()
+            row = self._db.execute("select value from meta where key = 'schema_version'").fetchone()
             found = "missing" if row is None else str(row[0])
             if found != str(SCHEMA_VERSION):
                 raise StoreVersionError(
@@ -220,11 +234,14 @@ class SqliteStore:
                     f" {SCHEMA_VERSION} (a newer acp-core wrote it, or it is not a session store)",
                 )
             return
-        if tables - {"sessions", "updates", "snapshots"} - {
-            t for t in tables if t.startswith("sqlite_")
-        }:
+        user_tables = {t for t in tables if not t.startswith("sqlite_")}
+        if not user_tables:
+            script = _V1_TABLES
+        elif user_tables == _V0_NAMES:
+            script = _MIGRATE_0_TO_1
+        else:
             raise StoreError("the file holds other tables: not a session store")
-        for statement in filter(str.strip, (_V0_TABLES + _MIGRATE_0_TO_1).split(";")):
+        for statement in filter(str.strip, script.split(";")):
             self._db.execute(statement)
 
     # -- writing -----------------------------------------------------------------------------
@@ -363,9 +380,12 @@ class SqliteStore:
             StoreError: no such session, or the store cannot be read at all.
         """
         doing = f"loading session {session_id!r}"
-        found = self._read(
-            doing, "select revision from sessions where session_id = ?", (session_id,)
-        )
+        try:
+            found = self._db.execute(
+                "select revision from sessions where session_id = ?", (session_id,)
+            ).fetchall()
+        except sqlite3.Error as e:
+            raise SessionDamaged(session_id, f"its entry cannot be read ({e})") from None
         if not found:
             raise StoreError(f"{doing}: no session {session_id!r} in the store")
         recorded = found[0][0]
