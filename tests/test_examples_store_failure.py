@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import acp_core as acp
-from acp_core.aio import SqliteStore
+from acp_core.aio import SqliteStore, StoreError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 TIMEOUT = 20.0
@@ -140,3 +140,91 @@ def test_a_failed_journal_write_is_refused_reported_and_then_the_session_goes_on
     ]
     assert "three four" in " ".join(texts)
     assert all("x" * 1000 not in t for t in texts)
+
+
+class WatchedStore(SqliteStore):
+    """The real store, telling the test when an append failed (so no sleep is needed)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.failed = asyncio.Event()
+
+    def append(self, session_id: str, updates: Any, state: acp.SessionState) -> None:
+        try:
+            super().append(session_id, updates, state)
+        except StoreError:
+            self.failed.set()
+            raise
+
+
+async def _mid_turn(path: Path) -> dict[str, Any]:
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import stdio_agent
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    store = WatchedStore(str(path))
+    pipe = Pipe()
+    agent = stdio_agent.EchoAgent(pipe, delay=0.01, journal=store)
+    serving = asyncio.create_task(agent.serve())
+    client = Client(pipe)
+    out: dict[str, Any] = {}
+    try:
+        await client.do(acp.Initialize())
+        await client.until(lambda: client.events)
+        await client.do(acp.NewSession("/tmp"))
+        await client.until(lambda: client.conn.sessions)
+        (sid,) = client.conn.sessions.keys()
+        before = len(client.events)
+        words = " ".join(f"w{i}" for i in range(200))
+        await client.do(acp.SessionIntent(sid, acp.SendPrompt((acp.TextContent(words),))))
+        await client.until(
+            lambda: any(
+                c.status == "in_progress" and len(c.content) >= 2
+                for c in client.conn.view(sid).tool_calls.values()
+            )
+        )
+        # the store refuses every write from now on (as a read-only file would)
+        store._db.execute("pragma query_only=on")
+        await asyncio.wait_for(store.failed.wait(), TIMEOUT)
+        (streaming,) = client.conn.view(sid).tool_calls.values()
+        seen = len(streaming.content)
+        store._db.execute("pragma query_only=off")  # it works again
+
+        def ended() -> list[acp.PromptEnded]:
+            return [e for e in client.events[before:] if isinstance(e, acp.PromptEnded)]
+
+        await client.until(ended)
+        out["ended"] = ended()[0].stop_reason
+        view = client.conn.view(sid)
+        (call,) = view.tool_calls.values()
+        out["call"] = call.status
+        out["content_at_failure"] = seen
+        out["content"] = len(call.content)
+        before = len(client.events)
+        await client.do(acp.SessionIntent(sid, acp.SendPrompt((acp.TextContent("again"),))))
+        await client.until(ended)
+        out["after"] = ended()[0].stop_reason
+    finally:
+        await pipe.to_agent.put(None)
+        await asyncio.wait_for(serving, TIMEOUT)
+        store.close()
+    again = SqliteStore(str(path))
+    out["stored"] = again.load(sid)
+    out["client"] = client.conn.view(sid)
+    again.close()
+    return out
+
+
+def test_a_turn_whose_write_fails_ends_with_error_once_the_store_works_again(
+    tmp_path: Path,
+) -> None:
+    out = asyncio.run(_mid_turn(tmp_path / "j.sqlite"))
+    assert out["ended"] == "error"
+    assert out["call"] == "failed"
+    # the refused tool output never reached the client
+    assert out["content"] == out["content_at_failure"]
+    assert out["after"] == "end_turn"
+    # what the client saw is what the store holds
+    assert out["stored"].tool_calls == out["client"].tool_calls
+    assert set(out["stored"].messages.keys()) == set(out["client"].messages.keys())
