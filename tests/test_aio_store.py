@@ -20,7 +20,6 @@ import pytest
 
 import acp_core as acp
 from acp_core.aio import (
-    SCHEMA_VERSION,
     SessionDamaged,
     SessionStore,
     SqliteStore,
@@ -28,6 +27,7 @@ from acp_core.aio import (
     StoreLocked,
     StoreVersionError,
 )
+from acp_core.aio._store import SCHEMA_VERSION
 
 Factory = Callable[[Path], SessionStore]
 

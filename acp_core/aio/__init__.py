@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from ._asgi import Agent, AgentLink, asgi_app
 from ._store import (
-    SCHEMA_VERSION,
     SessionDamaged,
     SessionStore,
     SqliteStore,
@@ -24,7 +23,6 @@ from ._store import (
 )
 
 __all__ = [
-    "SCHEMA_VERSION",
     "Agent",
     "AgentLink",
     "SessionDamaged",

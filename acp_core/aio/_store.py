@@ -33,7 +33,6 @@ from acp_core import (
 )
 
 __all__ = [
-    "SCHEMA_VERSION",
     "SessionDamaged",
     "SessionStore",
     "SqliteStore",
