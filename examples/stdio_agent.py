@@ -8,7 +8,10 @@ echo one word of the prompt per step, a little apart, until it is done or the cl
 The split: the connection (`acp_core.connection_step`) decides every protocol message, set-up
 and errors included; this file reads bytes, feeds them in, writes the bytes that come out,
 waits, and runs the echo turns. With `--journal FILE` every session is kept in SQLite
-(`journal.py`), so a restarted agent serves `session/resume` with the whole history.
+(`journal.py`: `acp_core.aio.SqliteStore`), so a restarted agent serves `session/resume` with
+the whole history. A step whose records cannot be written is refused (not kept, nothing
+sent): a client request is answered with an error, a turn ends with `error`, and the
+session goes on once the store works again.
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ import asyncio
 import sys
 from typing import Any
 
-from journal import Journal
+from journal import Journal, SqliteStore
 from ndjson import Channel, FramingError, TraceFile, stdio_channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
+from acp_core.aio import SessionDamaged, StoreError
 
 INFO = acp.Implementation("acp-core-echo-agent", acp.__version__)
 
@@ -41,7 +45,7 @@ class EchoAgent:
         *,
         delay: float,
         revision: acp.Revision = acp.DEFAULT_REVISION,
-        journal: Journal | None = None,
+        journal: SqliteStore | None = None,
     ) -> None:
         self.channel = channel
         self.delay = delay
@@ -65,12 +69,15 @@ class EchoAgent:
 
         The lock keeps the wire in the connection's order: the receive loop and the turns
         both step it, and a write may yield to the other half-way through. The journal is
-        written before the bytes, so whatever a client has seen is on disk.
+        written before the step is kept and before its bytes, so whatever a client has seen
+        is on disk. If the journal write fails the step is refused: the connection stays as
+        it was, nothing is sent, and `StoreError` is raised (`serve` answers the client).
         """
         async with self.writing:
             step = acp.connection_step(self.conn, input)
-            self.conn, outbound, events = step
-            self.record(outbound, events)
+            conn, outbound, events = step
+            self.record(conn, outbound, events)  # may raise StoreError: nothing kept
+            self.conn = conn
             if outbound:
                 await self.write(outbound)
         for event in events:
@@ -113,13 +120,19 @@ class EchoAgent:
 
     # -- the journal ---------------------------------------------------------------------------
 
-    def record(self, outbound: tuple[dict[str, Any], ...], events: tuple[object, ...]) -> None:
+    def record(
+        self,
+        conn: acp.AgentConnection,
+        outbound: tuple[dict[str, Any], ...],
+        events: tuple[object, ...],
+    ) -> None:
         if self.journal is None:
             return
         replayed = {e.session_id for e in events if isinstance(e, acp.SessionOpened) and e.resumed}
         for event in events:
             if isinstance(event, acp.SessionOpened) and not event.resumed:
-                self.journal.open(event.session_id, self.conn.sessions[event.session_id].cwd)
+                cwd = conn.sessions[event.session_id].cwd
+                self.journal.open(event.session_id, cwd, revision=self.revision)
         updates: dict[str, list[dict[str, Any]]] = {}
         for message in outbound:
             if message.get("method") == "session/update":
@@ -127,14 +140,19 @@ class EchoAgent:
                 if session_id not in replayed:  # a replay repeats history: nothing new
                     updates.setdefault(session_id, []).append(message["params"]["update"])
         for session_id, items in updates.items():
-            self.journal.append(session_id, items, self.conn.engine(session_id).session)
+            self.journal.append(session_id, items, conn.engine(session_id).session)
 
-    def restore(self, journal: Journal) -> None:
+    def restore(self, journal: SqliteStore) -> None:
         """Open every journaled session, detached until a client resumes it. A session
         caught mid-turn by the crash ends that turn now: its unfinished tools failed, the
-        turn aborted (`error`), recorded in the journal as a snapshot."""
+        turn aborted (`error`), recorded in the journal as a snapshot. A damaged session
+        is left closed (said on stderr); the others open."""
         for session_id, cwd in journal.sessions():
-            state = journal.load(session_id, self.revision)
+            try:
+                state = journal.load(session_id, self.revision)
+            except SessionDamaged as e:
+                print(f"echo agent: not restored: {e}", file=sys.stderr)
+                continue
             self.conn = acp.connection_step(
                 self.conn, acp.OpenSession(session_id, state, cwd)
             ).connection
@@ -153,6 +171,7 @@ class EchoAgent:
 
     async def serve(self) -> None:
         while True:
+            message: object = None
             try:
                 message = await self.channel.receive()
             except FramingError as e:
@@ -161,9 +180,26 @@ class EchoAgent:
                 return  # the client closed stdin
             else:
                 event = acp.Parsed(message)
-            await self.feed(event)
+            try:
+                await self.feed(event)
+            except StoreError as e:
+                await self.refuse(message, e)
             async with self.changed:
                 self.changed.notify_all()
+
+    async def refuse(self, message: object, error: StoreError) -> None:
+        """The journal could not record what `message` changed, so the connection did not
+        take it: a request is answered with an internal error (the connection has nothing
+        pending under its id), a notification is dropped; both said on stderr."""
+        print(f"echo agent: refused, the journal failed: {error}", file=sys.stderr)
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            answer = {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {"code": -32603, "message": f"the session store failed: {error}"},
+            }
+            async with self.writing:
+                await self.write((answer,))
 
     async def on_event(self, event: object) -> None:
         if isinstance(event, acp.PromptReceived):
@@ -178,9 +214,13 @@ class EchoAgent:
                 acp.AnswerRequest(event.request_id, acp.freeze_json({"sessions": listed}))
             )
         elif isinstance(event, acp.DeleteSession):
-            if self.journal is not None:
-                self.journal.delete(event.session_id)
-            await self.feed(acp.AnswerRequest(event.request_id, acp.EMPTY_OBJECT))
+            try:
+                if self.journal is not None:
+                    self.journal.delete(event.session_id)
+            except StoreError as e:
+                await self.feed(acp.FailRequest(event.request_id, -32603, str(e)))
+            else:
+                await self.feed(acp.AnswerRequest(event.request_id, acp.EMPTY_OBJECT))
         elif isinstance(event, (acp.ForkSession, acp.ExtensionRequest)):
             await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
         elif isinstance(event, acp.PermissionAnswered):
@@ -199,12 +239,34 @@ class EchoAgent:
         # One turn at a time (Q4): prompts that arrive meanwhile wait in `engine.prompts`.
         while (engine := self.engine(session_id)) is not None and engine.prompts:
             prompt = engine.prompts[0]
-            await self.do(session_id, acp.AcceptPrompt(prompt.id))
+            try:
+                await self.do(session_id, acp.AcceptPrompt(prompt.id))
+            except StoreError as e:  # the user message cannot be recorded: refuse the prompt
+                print(f"echo agent: prompt refused: {e}", file=sys.stderr)
+                await self.do(session_id, acp.RejectPrompt(prompt.id, f"not recorded: {e}"))
+                continue
             try:
                 await self.echo_turn(session_id, prompt)
-            except acp.LocalProtocolError as e:
+            except (acp.LocalProtocolError, StoreError) as e:
                 print(f"echo agent: {e}", file=sys.stderr)
-                await self.do(session_id, acp.ReportAbort(str(e)))
+                await self.abort(session_id, str(e))
+
+    async def abort(self, session_id: str, detail: str) -> None:
+        """End the session's turn with `error` (its open tool calls failed). A step the
+        journal cannot record is refused, so this waits for the journal to work again."""
+        while True:
+            try:
+                engine = self.engine(session_id)
+                if engine is None or not acp.is_active(engine.session):
+                    return
+                for call_id, call in engine.session.tool_calls.items():
+                    if not call.finished:
+                        await self.do(session_id, acp.FinishToolCall(call_id, "failed"))
+                await self.do(session_id, acp.ReportAbort(detail))
+                return
+            except StoreError as e:
+                print(f"echo agent: waiting for the journal: {e}", file=sys.stderr)
+                await asyncio.sleep(max(self.delay, 0.05))
 
     async def echo_turn(self, session_id: str, prompt: acp.PromptRequest) -> None:
         text = " ".join(b.text for b in prompt.prompt if isinstance(b, acp.TextContent))
@@ -282,9 +344,15 @@ async def main() -> None:
     args = parser.parse_args()
     revision = chosen_revision(args, "stdio agent")
     trace = None if args.trace is None else TraceFile(args.trace)
-    journal = None if args.journal is None else Journal(args.journal)
+    try:
+        journal = None if args.journal is None else Journal(args.journal)
+    except StoreError as e:
+        sys.exit(f"stdio agent: cannot use the journal {args.journal}: {e}")
     channel = await stdio_channel(me="agent", peer="client", trace=trace)
-    agent = EchoAgent(channel, delay=args.delay, revision=revision, journal=journal)
+    try:
+        agent = EchoAgent(channel, delay=args.delay, revision=revision, journal=journal)
+    except StoreError as e:  # the journal's list of sessions cannot be read at all
+        sys.exit(f"stdio agent: cannot restore from the journal {args.journal}: {e}")
     try:
         await agent.serve()
     finally:

@@ -1,8 +1,9 @@
 """Real I/O for acp-core, on anyio (so the same code runs on asyncio and on trio).
 
-Owns: hosting acp-core connections over real transports; for now the Streamable HTTP
-profile's server as an ASGI 3 application (`asgi_app`), with `Agent` (what a host writes per
-connection) and `AgentLink` (how that agent steps its connection).
+Owns: hosting acp-core connections over real transports and keeping their sessions: the
+Streamable HTTP profile's server as an ASGI 3 application (`asgi_app`), with `Agent` (what a
+host writes per connection) and `AgentLink` (how that agent steps its connection); the
+session store (`SessionStore`, its SQLite default `SqliteStore`, and `StoreError`s).
 Must not know: the protocol's rules (the agent connection judges them) or the profile's
 routing (the pure core's `http_receive`/`http_send` decide it); this package only moves
 bytes, draws connection ids and keeps tasks. Nothing outside `acp_core.aio` imports it
@@ -12,5 +13,23 @@ bytes, draws connection ids and keeps tasks. Nothing outside `acp_core.aio` impo
 from __future__ import annotations
 
 from ._asgi import Agent, AgentLink, asgi_app
+from ._store import (
+    SessionDamaged,
+    SessionStore,
+    SqliteStore,
+    StoreError,
+    StoreLocked,
+    StoreVersionError,
+)
 
-__all__ = ["Agent", "AgentLink", "asgi_app"]
+__all__ = [
+    "Agent",
+    "AgentLink",
+    "SessionDamaged",
+    "SessionStore",
+    "SqliteStore",
+    "StoreError",
+    "StoreLocked",
+    "StoreVersionError",
+    "asgi_app",
+]
