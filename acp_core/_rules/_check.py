@@ -46,6 +46,7 @@ from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._predicates import RequestKey, request_key, shown
+from ._severity import Severity, severity_of
 
 __all__ = ["CHECKED_RULES", "TraceCheck", "Violation", "check_trace"]
 
@@ -81,6 +82,12 @@ class Violation:
     def mandatory(self) -> bool:
         """True when a MUST or MUST NOT was broken (warnings never are)."""
         return self.level in ("MUST", "MUST NOT") and not self.warning
+
+    @property
+    def severity(self) -> Severity:
+        """Its class (`MUST violation`, `MUST warning`, ...: `_rules/_severity.py`), the
+        words `check`, `report` and `replay` show; `severity.fails` equals `mandatory`."""
+        return severity_of(self.level, self.warning)
 
     def to_json(self) -> dict[str, object]:
         """The violation as a JSON object (what `check --json` prints)."""
