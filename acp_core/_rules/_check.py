@@ -48,7 +48,7 @@ from ._conversation import Conversation, Sender, finish, observe
 from ._predicates import RequestKey, request_key, shown
 from ._severity import Severity, severity_of
 
-__all__ = ["CHECKED_RULES", "TraceCheck", "Violation", "check_trace"]
+__all__ = ["CHECKED_RULES", "RunningCheck", "TraceCheck", "Violation", "check_trace"]
 
 CLIENT: Final = "client"
 AGENT: Final = "agent"
@@ -319,6 +319,27 @@ class TraceCheck:
         return twin
 
     def violations(self) -> tuple[Violation, ...]:
+        return self._checker.fork().finish()
+
+
+class RunningCheck:
+    """`check_trace` fed one entry at a time, for a reader that sees each entry once and
+    cannot hand over an iterable (`replay` checks the lines it folds): `add` each entry,
+    then `finish` once for what `check_trace` of them returns (side=None)."""
+
+    __slots__ = ("_checker", "_count")
+
+    def __init__(self, revision: Revision = DEFAULT_REVISION) -> None:
+        self._checker = _Checker(revision)
+        self._count = 0
+
+    def add(self, entry: object) -> None:
+        """Judge one more entry (its index is the number of entries added before it)."""
+        self._checker.entry(self._count, entry)
+        self._count += 1
+
+    def finish(self) -> tuple[Violation, ...]:
+        """The violations of every entry added, sorted by entry index."""
         return self._checker.fork().finish()
 
 

@@ -124,9 +124,10 @@ def severity_of(level: str, warning: bool = False) -> Severity:
     return Severity(grade_of(level), "warning" if warning else "violation")
 
 
-def summary_line(found: Iterable[Severity]) -> str:
+def summary_line(found: Iterable[Severity], exit_word: str = "exit") -> str:
     """The last counting line of a check: `no violations`, or the count per class and what
-    the exit status says, e.g. `1 finding: 1 MUST warning; exit 0: no MUST violation`."""
+    the exit status says, e.g. `1 finding: 1 MUST warning; exit 0: no MUST violation`
+    (`exit_word` says whose exit status: `replay` says `check would exit`)."""
     counts: dict[Severity, int] = {}
     for s in found:
         counts[s] = counts.get(s, 0) + 1
@@ -136,9 +137,9 @@ def summary_line(found: Iterable[Severity]) -> str:
     parts = ", ".join(s.counted(counts[s]) for s in CLASSES if s in counts)
     failing = sum(n for s, n in counts.items() if s.fails)
     verdict = (
-        f"exit 1: {Severity('MUST', 'violation').counted(failing)}"
+        f"{exit_word} 1: {Severity('MUST', 'violation').counted(failing)}"
         if failing
-        else "exit 0: no MUST violation"
+        else f"{exit_word} 0: no MUST violation"
     )
     return f"{total} finding{'' if total == 1 else 's'}: {parts}; {verdict}"
 
