@@ -345,9 +345,10 @@ def _legend(used: dict[str, dict[str, str]], severities: dict[str, int]) -> dict
         for rule, entry in used.items()
     }
     tags = {t: m for pairs in abbr.values() for t, m in pairs}
+    letters = set(RULE_PREFIXES)
     return {
         "classes": [[s.label, s.css, s.meaning] for s in CLASSES if s.label in severities],
-        "prefixes": [[p, RULE_PREFIXES[p]] for p in sorted({r[:1] for r in used}) if p in RULE_PREFIXES],
+        "prefixes": [[p, RULE_PREFIXES[p]] for p in sorted({r[:1] for r in used} & letters)],
         "spec": [[t, m] for t, m in sorted(tags.items())],
         "abbr": abbr,
     }

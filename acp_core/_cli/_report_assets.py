@@ -283,8 +283,8 @@ function details(pos) {
   }
   frag.appendChild(el("pre", "summary", collapsed(r) && r.gt !== undefined ? r.gt : r.t));
   (r.v || []).forEach(function (v, i) {
-    var sev = severity(r, i);
-    var rule = D.rules[v[0]], f = el("div", "finding-full ff-" + v[1].replace(" ", "-") + warn(sev));
+    var sev = severity(r, i), rule = D.rules[v[0]];
+    var f = el("div", "finding-full ff-" + v[1].replace(" ", "-") + warn(sev));
     f.dataset.severity = sev;
     f.appendChild(el("b", null, v[0] + " (" + sev + ", rule level " + v[1] + ") "));
     f.appendChild(document.createTextNode(v[2]));

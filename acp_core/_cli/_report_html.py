@@ -40,6 +40,7 @@ _JSON_ESCAPES: Final = {
 # In element text there is no escape for a lone surrogate: it shows as U+FFFD.
 _TEXT_SURROGATES: Final = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 
+
 def escape_text(text: object) -> str:
     """Text for HTML element content or a quoted attribute value."""
     return html.escape(str(text), quote=True).translate(_TEXT_SURROGATES)

@@ -115,7 +115,7 @@ def grade_of(level: str) -> Grade:
 
     An unknown word grades as `MAY` (never fails).
     """
-    word = level.split(" ")[0]
+    word = level.split(" ", maxsplit=1)[0]
     return word if word in ("MUST", "SHOULD") else "MAY"  # type: ignore[return-value]
 
 
