@@ -85,8 +85,10 @@ class Violation:
 
     @property
     def severity(self) -> Severity:
-        """Its class (`MUST violation`, `MUST warning`, ...: `_rules/_severity.py`), the
-        words `check`, `report` and `replay` show; `severity.fails` equals `mandatory`."""
+        """Its class, as every tool words it: `MUST violation`, `MUST warning`, ...
+
+        `check`, `check --json`, `report` and `replay` show `severity.label`
+        (`_rules/_severity.py`); `severity.fails` equals `mandatory`."""
         return severity_of(self.level, self.warning)
 
     def to_json(self) -> dict[str, object]:
