@@ -195,3 +195,31 @@ def test_check_and_replay_end_with_a_legend_of_the_ids_they_printed() -> None:
         assert printed
         assert legend.startswith("legend: ")
         assert all(f"{p} = {RULE_PREFIXES[p]}" in legend for p in printed)
+
+
+# -- the page in a browser (skipped without Chromium, as tests/test_report_browser.py) -----
+
+
+def test_the_report_page_shows_the_warning_class_and_the_spec_legend(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.cdp import Browser, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium to drive (apt-get install chromium, or set $CHROMIUM)")
+    page = tmp_path / "r7.html"
+    page.write_text(build_report(load(R7), name="r7", revision=AUGUST), "utf-8")
+    with Browser(chromium) as browser:
+        browser.open(page.as_uri(), timeout=180)
+        assert browser.evaluate("document.body.dataset.ready") == "1"
+        finding = browser.evaluate("document.querySelector('.finding[data-rule=R7]').innerText")
+        assert finding.startswith("R7 MUST warning: ")
+        assert browser.evaluate("document.querySelector('.finding.warn') !== null")
+        browser.click('.row[data-line="3"]')
+        panel = browser.evaluate("document.getElementById('panel').innerText")
+        assert "R7 (MUST warning, rule level MUST)" in panel
+        title = browser.evaluate("document.querySelector('#panel abbr').title")
+        assert title.startswith("PL = docs/protocol/v2/prompt-lifecycle.mdx")
+        assert browser.console_errors() == []
