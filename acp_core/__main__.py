@@ -34,6 +34,7 @@ from ._cli._report import build_report, counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
+from ._rules._severity import legend_line, summary_line
 from ._v1._normalize import looks_like_v1
 from ._v1._v1_check import check_v1_trace
 from ._wire._revision import Revision
@@ -215,21 +216,24 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
         progress.done()
     if not lines:
         raise BadInputError(f"{args.file}: empty: no trace entries to check")
-    violations = [v.to_json() | {"index": lines[v.index]} for v in found]
-    mandatory = sum(v.mandatory for v in found)
+    # `severity` and `fails` are added to the older keys (which stay as they were).
+    violations = [
+        v.to_json()
+        | {"index": lines[v.index], "severity": v.severity.label, "fails": v.severity.fails}
+        for v in found
+    ]
+    mandatory = sum(v.severity.fails for v in found)
     if args.json:
         out.write(json.dumps(violations, ensure_ascii=False) + "\n")
     else:
         if args.side == "client":
             out.write(f"{args.file}: {_CLIENT_SIDE_NOTE}\n")
-        for v in violations:
-            level = f"{v['level']}, warning" if v.get("warning") else v["level"]
-            out.write(f"{args.file}:{v['index']}: {v['rule']} ({level}) {v['message']}\n")
-        out.write(
-            f"{len(violations)} violation(s), {mandatory} of MUST level\n"
-            if violations
-            else "no violations\n"
-        )
+        for v, shown in zip(found, violations, strict=True):
+            tag = v.severity.tag(v.level)
+            out.write(f"{args.file}:{shown['index']}: {v.rule} {tag} {v.message}\n")
+        out.write(summary_line(v.severity for v in found) + "\n")
+        if found:
+            out.write(legend_line((v.rule for v in found), (v.severity for v in found)) + "\n")
     return EXIT_VIOLATION if mandatory else EXIT_OK
 
 

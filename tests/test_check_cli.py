@@ -62,7 +62,9 @@ def test_a_broken_must_exits_1_and_names_rule_line_and_reason() -> None:
     first = r.stdout.splitlines()[0]
     assert first.startswith(f"{path}:5: R8 (MUST) ")
     assert "stopReason" in first
-    assert r.stdout.splitlines()[-1] == "1 violation(s), 1 of MUST level"
+    # The summary counts per class and says the exit rule; the legend line ends the output.
+    assert r.stdout.splitlines()[-2] == "1 finding: 1 MUST violation; exit 1: 1 MUST violation"
+    assert r.stdout.splitlines()[-1].startswith("legend: R = agent rule; (MUST) = MUST violation")
 
 
 def test_only_should_violations_exit_0(capsys: pytest.CaptureFixture[str]) -> None:

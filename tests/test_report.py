@@ -148,8 +148,12 @@ def test_violations_sit_at_their_line_with_the_catalogue_entry(path: Path) -> No
         counts[v[2]] = counts.get(v[2], 0) + 1
     assert model["counts"] == counts
     page = build_report(entries, revision=revision)
-    for level, count in counts.items():
-        assert f">{count} {level}</span>" in page
+    classes: dict[str, int] = {}
+    for v in acp.check_trace(entries, revision=revision):
+        classes[v.severity.label] = classes.get(v.severity.label, 0) + 1
+    assert model["severities"] == classes
+    for label, count in classes.items():  # one badge per class, in the words of `check`
+        assert f">{count} {label}{'' if count == 1 else 's'}</span>" in page
 
 
 def test_side_keeps_the_rules_that_bind_that_side() -> None:

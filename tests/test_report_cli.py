@@ -42,7 +42,7 @@ def test_report_writes_the_page_beside_the_trace(tmp_path: Path) -> None:
     page = (tmp_path / "cx.html").read_text("utf-8")
     assert (status, out, err) == (0, f"{tmp_path / 'cx.html'}\n", "")
     assert page.startswith("<!DOCTYPE html>")
-    assert ">1 MUST</span>" in page
+    assert ">1 MUST violation</span>" in page  # the class `check` names (_rules/_severity.py)
 
 
 def test_report_to_a_named_file_and_to_stdout(tmp_path: Path) -> None:

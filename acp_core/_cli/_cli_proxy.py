@@ -47,6 +47,7 @@ from typing import Any, Final, TextIO
 
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import LiveCheck, Violation
+from acp_core._rules._severity import severity_of
 from acp_core._v1._normalize import looks_like_v1, normalize_v1_step
 from acp_core._v1._v1_check import V1_RULES, v1_violations
 from acp_core._v1._v1_state import V1State, new_v1_state
@@ -115,9 +116,9 @@ class Finding:
         """The stderr line: rule, level (and `warning`), who sent it, whom the rule binds."""
         rule = RULES.get(self.rule) or V1_RULES.get(self.rule)
         binds = rule.side if rule is not None else "both"
-        level = f"{self.level} warning" if self.warning else f"{self.level} violation"
+        label = severity_of(self.level, self.warning).label  # check's words (`_severity`)
         return (
-            f"acp_core proxy: line {self.index}: {self.rule} ({level}; {self.sender} sent it, "
+            f"acp_core proxy: line {self.index}: {self.rule} ({label}; {self.sender} sent it, "
             f"the rule binds {binds}) {self.message}"
         )
 

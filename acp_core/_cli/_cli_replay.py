@@ -16,11 +16,15 @@ line, and exit status 2 (with `--steps`, after the steps of the lines before it)
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, TextIO
 
 from acp_core._errors import Diagnostic
+from acp_core._rules._check import LiveCheck, Violation
+from acp_core._rules._severity import legend_line, summary_line
 from acp_core._state._snapshot import snapshot
 from acp_core._wire._codec import encode_update
 
@@ -49,6 +53,7 @@ __all__ = [
     "parse_trace",
     "replay_trace",
     "run",
+    "violation_json",
 ]
 
 #: The trace shipped with the package (the `demo` conversation, as recorded).
@@ -161,6 +166,52 @@ def _write_step_text(effect: LineEffect, out: TextIO) -> None:
     out.write("\n")
 
 
+class _Judged:
+    """The checker beside the fold: every line read is judged too (`check`'s rules and
+    words), and its findings are shown after the state; not for v1 traffic."""
+
+    def __init__(self, check: LiveCheck) -> None:
+        self.check = check
+        self.count = 0
+        # (entry number, file line index minus entry number) where that offset changes (at
+        # blank lines only), so memory does not grow with the file's length.
+        self.shifts: list[tuple[int, int]] = [(0, 0)]
+
+    def read(self, lines: Iterable[Line]) -> Iterator[Line]:
+        for line in lines:
+            self.check.feed({"from": line.sender, "message": line.message})
+            if line.index - self.count != self.shifts[-1][1]:
+                self.shifts.append((self.count, line.index - self.count))
+            self.count += 1
+            yield line
+
+    def line_of(self, entry: int) -> int:
+        at = bisect.bisect_right(self.shifts, (entry, math.inf)) - 1
+        return entry + self.shifts[at][1]
+
+    def found(self, replay: Replay) -> list[tuple[int, Violation]]:
+        if replay.protocol == 1:
+            return []  # the v2 rules do not judge v1 traffic
+        self.check.finish()
+        return [(self.line_of(v.index), v) for v in self.check.found()]
+
+
+def violation_json(index: int, v: Violation) -> dict[str, Any]:
+    """A finding as `check --json` prints it (with `severity` and `fails`)."""
+    return v.to_json() | {"index": index, "severity": v.severity.label, "fails": v.severity.fails}
+
+
+def _write_findings(found: list[tuple[int, Violation]], out: TextIO) -> None:
+    # Only when there are findings: a clean trace's replay reads as it always did.
+    if not found:
+        return
+    out.write("Checker\n")
+    for index, v in found:
+        out.write(f"  line index {index}: {v.rule} {v.severity.tag(v.level)} {v.message}\n")
+    out.write(summary_line((v.severity for _, v in found), "check would exit") + "\n")
+    out.write(legend_line((v.rule for _, v in found), (v.severity for _, v in found)) + "\n")
+
+
 def _write_text(replay: Replay, args: argparse.Namespace, name: str, out: TextIO) -> None:
     if args.steps:
         out.write("=== final state\n\n")
@@ -199,13 +250,16 @@ def step_json(effect: LineEffect) -> dict[str, Any]:
     return doc
 
 
-def _write_json(replay: Replay, args: argparse.Namespace, out: TextIO) -> None:
+def _write_json(
+    replay: Replay, args: argparse.Namespace, out: TextIO, found: list[tuple[int, Violation]]
+) -> None:
     final = {sid: snapshot(state) for sid, state in replay.sessions.items()}
     if args.steps:
         pending = {
             sid: [_waiting_json(w) for w in waiting] for sid, waiting in replay.pending.items()
         }
-        doc = {"final": final, "pending": pending}
+        violations = [violation_json(i, v) for i, v in found]
+        doc = {"final": final, "pending": pending, "violations": violations}
         out.write(json.dumps(doc, separators=(",", ":")) + "\n")
         return
     out.write(json.dumps(final, indent=2) + "\n")
@@ -278,9 +332,10 @@ def run(
             _write_step_text(effect, out)
 
     revision = chosen_revision(args)
+    judged = _Judged(LiveCheck(revision))
     try:
         replay = replay_lines(
-            iter_trace(text),
+            judged.read(iter_trace(text)),
             protocol=args.protocol,
             revision=revision,
             on_step=on_step if args.steps else None,
@@ -289,8 +344,10 @@ def run(
     except TraceError as e:
         err.write(f"acp_core replay: {name}: line index {e.index}: {e.reason}\n")
         return BAD_INPUT
+    found = judged.found(replay)
     if args.json:
-        _write_json(replay, args, out)
+        _write_json(replay, args, out, found)
     else:
         _write_text(replay, args, name, out)
+        _write_findings(found, out)
     return 0

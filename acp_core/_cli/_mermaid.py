@@ -81,8 +81,10 @@ def mermaid_from_model(model: dict[str, Any]) -> str:
         else:
             arrow = "-->>" if "response" in kind else "->>" if "id" in row else "-)"
             out.append(f"    L{src}{arrow}L{dst}: {label}")
-        for rule, level, message in row.get("v", ()):
-            out.append(f"    Note over L{src}: {escape_label(f'{rule} {level}: {message}')}")
+        for (rule, level, message), sev in zip(row.get("v", ()), row.get("vs", ()), strict=True):
+            # `R21 MUST` / `R7 MUST, warning`: the tag `check` prints, without parentheses.
+            tag = f"{level}, warning" if sev.endswith(" warning") else level
+            out.append(f"    Note over L{src}: {escape_label(f'{rule} {tag}: {message}')}")
         pos += count
     return "\n".join(out) + "\n"
 

@@ -27,6 +27,7 @@ from typing import Any, Final, TypeVar
 from acp_core._errors import AcpError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import check_trace
+from acp_core._rules._severity import CLASSES, RULE_PREFIXES, abbreviations, legend_for
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
@@ -305,13 +306,18 @@ def report_model(
     for i, entry in enumerate(counting(entries, "fold", progress)):
         rows.add(numbers[i] if i < len(numbers) else i, entry)
     counts: dict[str, int] = {}
+    severities: dict[str, int] = {}
     used: dict[str, dict[str, str]] = {}
     for v in violations:
         rule = RULES.get(v.rule)
         if side is not None and rule is not None and rule.side not in (side, "both"):
             continue
         counts[v.level] = counts.get(v.level, 0) + 1
-        rows.rows[v.index].setdefault("v", []).append([v.rule, v.level, v.message])
+        label = v.severity.label
+        severities[label] = severities.get(label, 0) + 1
+        row = rows.rows[v.index]
+        row.setdefault("v", []).append([v.rule, v.level, v.message])
+        row.setdefault("vs", []).append(label)  # the class of each of `v`, in its order
         if rule is not None:
             used[v.rule] = {"summary": rule.summary, "section": rule.section, "side": rule.side}
     _group(rows.rows, rows.kinds)
@@ -324,8 +330,27 @@ def report_model(
         "kinds": list(rows.kinds),
         "sessions": list(rows.sessions),
         "counts": counts,
+        "severities": {s.label: severities[s.label] for s in CLASSES if s.label in severities},
+        "legend": _legend(used, severities),
         "rules": used,
         "rows": rows.rows,
+    }
+
+
+def _legend(used: dict[str, dict[str, str]], severities: dict[str, int]) -> dict[str, Any]:
+    # What the page's legend explains: the classes counted, the rule-id letters and the spec
+    # abbreviations of the rules shown (`abbr`: per rule, its section's, for a tooltip).
+    abbr = {
+        rule: [[t, legend_for(t) or ""] for t in abbreviations(entry["section"])]
+        for rule, entry in used.items()
+    }
+    tags = {t: m for pairs in abbr.values() for t, m in pairs}
+    letters = set(RULE_PREFIXES)
+    return {
+        "classes": [[s.label, s.css, s.meaning] for s in CLASSES if s.label in severities],
+        "prefixes": [[p, RULE_PREFIXES[p]] for p in sorted({r[:1] for r in used} & letters)],
+        "spec": [[t, m] for t, m in sorted(tags.items())],
+        "abbr": abbr,
     }
 
 

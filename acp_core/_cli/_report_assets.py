@@ -21,9 +21,17 @@ display:flex;flex-direction:column;height:100vh}
 #bar{display:flex;gap:16px;align-items:baseline;padding:8px 14px;background:#1d2330;color:#fff}
 #bar h1{font-size:15px;margin:0;font-weight:600}
 #counts span{margin-right:8px;padding:1px 7px;border-radius:9px;font-weight:600}
-.lvl-MUST,.lvl-MUST-NOT{background:#c62828;color:#fff}
-.lvl-SHOULD,.lvl-SHOULD-NOT{background:#ef8f00;color:#fff}
-.lvl-MAY{background:#5c6bc0;color:#fff}
+.sev-MUST-violation{background:#c62828;color:#fff}
+.sev-SHOULD-violation{background:#ef8f00;color:#fff}
+.sev-MAY-violation{background:#5c6bc0;color:#fff}
+#counts .sev-MUST-warning,#counts .sev-SHOULD-warning,#counts .sev-MAY-warning{
+background:transparent;color:#ffd27a;border:1px dashed #ffd27a}
+#legend{color:#c9d1e0;font-size:12px}#legend summary{cursor:pointer}
+#legend dl{position:absolute;z-index:5;margin:4px 0;padding:8px 12px;background:#fff;
+color:#1d2330;border:1px solid #ccd;border-radius:4px;max-width:60ch;
+display:grid;grid-template-columns:auto 1fr;gap:2px 10px}
+#legend dt{font-weight:600}#legend dd{margin:0}
+abbr[title]{text-decoration:underline dotted;cursor:help}
 .ok{background:#2e7d32;color:#fff}
 #facts{color:#c9d1e0}
 #controls{display:flex;gap:14px;padding:6px 14px;background:#e7eaf0;border-bottom:1px solid #ccd}
@@ -49,6 +57,7 @@ text-overflow:ellipsis;font-size:12px}
 .finding.lvl-MUST,.finding.lvl-MUST-NOT{background:#fde7e7;color:#8e1010}
 .finding.lvl-SHOULD,.finding.lvl-SHOULD-NOT{background:#fff1dc;color:#7a4a00}
 .finding.lvl-MAY,.finding.note{background:#eceffd;color:#2a347a}
+.finding.warn,.finding-full.warn{background:#f4f4f4;color:#5a4a1a;font-style:italic}
 .finding-full{padding:6px 8px;margin:8px 0;border-radius:4px;background:#eceffd;color:#2a347a}
 .ff-MUST,.ff-MUST-NOT{background:#fde7e7;color:#8e1010}
 .ff-SHOULD,.ff-SHOULD-NOT{background:#fff1dc;color:#7a4a00}
@@ -162,10 +171,12 @@ function rowElement(i) {
   chip.appendChild(document.createTextNode(collapsed(r) && r.gt !== undefined ? r.gt : r.t));
   line.appendChild(chip); div.appendChild(line);
   if (!collapsed(r)) {
-    (r.v || []).forEach(function (v) {
-      var rule = D.rules[v[0]], f = el("div", "finding lvl-" + v[1].replace(" ", "-"));
-      f.dataset.rule = v[0];
-      f.textContent = v[0] + " " + v[1] + ": " + v[2] + (rule ? "  [" + rule.section + "]" : "");
+    (r.v || []).forEach(function (v, i) {
+      var rule = D.rules[v[0]], sev = severity(r, i);
+      var f = el("div", "finding lvl-" + v[1].replace(" ", "-") + warn(sev));
+      f.dataset.rule = v[0]; f.dataset.severity = sev;
+      f.textContent = v[0] + " " + sev + ": " + v[2] + (rule ? "  [" + rule.section + "]" : "");
+      if (rule) f.title = abbrTitle(v[0]);
       div.appendChild(f);
     });
     (r.d || []).forEach(function (d) { div.appendChild(el("div", "finding note", "note " + d)); });
@@ -205,6 +216,13 @@ function viewsAfter(pos) {
   cache.pos = pos; return cache.views;
 }
 
+// The class of the i-th finding of a row ("MUST violation", "MUST warning": the words of
+// `check`), and the legend of a rule's spec reference, for its tooltip.
+function severity(r, i) { return r.vs ? r.vs[i] : ""; }
+function warn(sev) { return / warning$/.test(sev) ? " warn" : ""; }
+function abbrTitle(rule) {
+  return (D.legend.abbr[rule] || []).map(function (t) { return t[0] + " = " + t[1]; }).join("; ");
+}
 function kv(parent, key, value) {
   if (value === "" || value === undefined || value === null) return;
   var p = el("div", "kv"); p.appendChild(el("b", null, key + ": "));
@@ -264,12 +282,17 @@ function details(pos) {
     pair.appendChild(b); frag.appendChild(pair);
   }
   frag.appendChild(el("pre", "summary", collapsed(r) && r.gt !== undefined ? r.gt : r.t));
-  (r.v || []).forEach(function (v) {
-    var rule = D.rules[v[0]], f = el("div", "finding-full ff-" + v[1].replace(" ", "-"));
-    f.appendChild(el("b", null, v[0] + " (" + v[1] + ") "));
+  (r.v || []).forEach(function (v, i) {
+    var sev = severity(r, i), rule = D.rules[v[0]];
+    var f = el("div", "finding-full ff-" + v[1].replace(" ", "-") + warn(sev));
+    f.dataset.severity = sev;
+    f.appendChild(el("b", null, v[0] + " (" + sev + ", rule level " + v[1] + ") "));
     f.appendChild(document.createTextNode(v[2]));
     if (rule) {
-      kv(f, "rule", rule.summary); kv(f, "spec", rule.section); kv(f, "binds", rule.side);
+      kv(f, "rule", rule.summary); kv(f, "binds", rule.side);
+      var p = el("div", "kv"), a = el("abbr", null, rule.section);
+      a.title = abbrTitle(v[0]); p.appendChild(el("b", null, "spec: ")); p.appendChild(a);
+      f.appendChild(p);
     }
     frag.appendChild(f);
   });

@@ -40,8 +40,6 @@ _JSON_ESCAPES: Final = {
 # In element text there is no escape for a lone surrogate: it shows as U+FFFD.
 _TEXT_SURROGATES: Final = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 
-_LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
-
 
 def escape_text(text: object) -> str:
     """Text for HTML element content or a quoted attribute value."""
@@ -55,12 +53,15 @@ def embed_json(value: Any) -> str:
 
 
 def _summary(model: dict[str, Any]) -> str:
-    counts: dict[str, int] = model["counts"]
+    # One badge per class of finding (`MUST violation`, `MUST warning`, ...), the words
+    # `check` prints; a warning's badge is drawn apart from a violation's.
+    meaning = {label: text for label, _, text in model["legend"]["classes"]}
+    css = {label: name for label, name, _ in model["legend"]["classes"]}
     parts = [
-        f'<span class="lvl lvl-{escape_text(level.replace(" ", "-"))}" data-level="'
-        f'{escape_text(level)}">{counts[level]} {escape_text(level)}</span>'
-        for level in _LEVELS
-        if counts.get(level)
+        f'<span class="sev {escape_text(css[label])}" data-severity="{escape_text(label)}" '
+        f'title="{escape_text(meaning[label])}">{count} {escape_text(label)}'
+        f"{'' if count == 1 else 's'}</span>"
+        for label, count in model["severities"].items()
     ]
     if not parts:
         parts = ['<span class="ok">no violations</span>']
@@ -75,8 +76,23 @@ def _summary(model: dict[str, Any]) -> str:
         facts.append(f"rules binding the {model['side']}")
     return (
         f'<h1>{escape_text(model["name"])}</h1><div id="counts">{"".join(parts)}</div>'
-        f'<div id="facts">{escape_text(" · ".join(facts))}</div>'
+        f'<div id="facts">{escape_text(" · ".join(facts))}</div>{_legend(model["legend"])}'
     )
+
+
+def _legend(legend: dict[str, Any]) -> str:
+    """The legend of what the page abbreviates: classes, rule-id letters, spec tags."""
+    entries = [
+        *((label, text) for label, _, text in legend["classes"]),
+        *((f"{p}…", f"{text} (docs/rules.md)") for p, text in legend["prefixes"]),
+        *((tag, text) for tag, text in legend["spec"]),
+    ]
+    if not entries:
+        return ""
+    items = "".join(
+        f"<dt>{escape_text(term)}</dt><dd>{escape_text(text)}</dd>" for term, text in entries
+    )
+    return f'<details id="legend"><summary>legend</summary><dl>{items}</dl></details>'
 
 
 def render_page(model: dict[str, Any]) -> str:

@@ -37,6 +37,7 @@ import attrs
 from acp_core._wire._revision import Revision
 
 from ._catalogue_preview import KIT_IDS, PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
+from ._severity import CLASSES, SPEC_TAGS
 
 __all__ = [
     "LEVELS",
@@ -227,23 +228,8 @@ RULES: Final[Mapping[str, Rule]] = MappingProxyType(
     {r.id: r for r in (*_AGENT, *_CLIENT, *_PREVIEW, *_CHECKER, *_ENGINE)}
 )
 
-_SOURCES: Final = (
-    ("PL", "docs/protocol/v2/prompt-lifecycle.mdx"),
-    ("TC", "docs/protocol/v2/tool-calls.mdx"),
-    ("AP", "docs/protocol/v2/agent-plan.mdx"),
-    ("CT", "docs/protocol/v2/content.mdx"),
-    ("SS", "docs/protocol/v2/session-setup.mdx"),
-    ("SC", "docs/protocol/v2/slash-commands.mdx"),
-    ("CO", "docs/protocol/v2/session-config-options.mdx"),
-    ("MG", "docs/protocol/v2/migration.mdx"),
-    ("EX", "docs/protocol/v2/extensibility.mdx"),
-    ("OV", "docs/protocol/v2/overview.mdx"),
-    ("TR", "docs/protocol/v2/transports.mdx"),
-    ("DR", "docs/protocol/v2/draft/*.mdx"),
-    ("SCH", "schema/v2/schema.json"),
-    ("RFD:x", "docs/rfds/x.mdx or docs/rfds/v2/x.mdx"),
-    ("§n, Qn", "sections and decisions of the requirements digest"),
-)
+#: The spec-source tags of the `section` column, kept with the rest of the tools' legend.
+_SOURCES: Final = tuple(SPEC_TAGS.items())
 
 
 def _cell(text: str) -> str:
@@ -301,6 +287,9 @@ def rules_markdown(revision: Revision | None = None) -> str:
         "",
         "- **Level**: RFC 2119. MUST and MUST NOT decide conformance (the checker exits 1",
         "  when one is broken); SHOULD and SHOULD NOT are reported but do not fail a trace.",
+        "- **Severity**: what `check`, `check --json` (`severity`), `report` and `replay` call a",
+        "  finding, its grade (the level without NOT) and its kind; only a MUST violation fails:",
+        *(f"  - `{c.label}`: {c.meaning}." for c in CLASSES),
         "- **Side**: who the rule binds.",
         "- **Kit id**: the requirement of the official conformance kit (`acp-tck`,",
         "  `src/tck/v2/requirements.py`) that tests the same obligation. Where the kit differs:",

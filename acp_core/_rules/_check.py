@@ -46,6 +46,7 @@ from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._predicates import RequestKey, request_key, shown
+from ._severity import Severity, severity_of
 
 __all__ = ["CHECKED_RULES", "LiveCheck", "TraceCheck", "Violation", "check_trace"]
 
@@ -81,6 +82,14 @@ class Violation:
     def mandatory(self) -> bool:
         """True when a MUST or MUST NOT was broken (warnings never are)."""
         return self.level in ("MUST", "MUST NOT") and not self.warning
+
+    @property
+    def severity(self) -> Severity:
+        """Its class, as every tool words it: `MUST violation`, `MUST warning`, ...
+
+        `check`, `check --json`, `report` and `replay` show `severity.label`
+        (`_rules/_severity.py`); `severity.fails` equals `mandatory`."""
+        return severity_of(self.level, self.warning)
 
     def to_json(self) -> dict[str, object]:
         """The violation as a JSON object (what `check --json` prints)."""
@@ -353,6 +362,11 @@ class LiveCheck:
         before = len(out)
         self._checker.finish()
         return tuple(out[before:])
+
+    def found(self) -> tuple[Violation, ...]:
+        """Every violation reported so far, sorted by entry index (after `finish`: what
+        `check_trace` of every entry fed returns, side=None)."""
+        return tuple(sorted(self._checker.out, key=lambda v: v.index))
 
 
 def check_trace(
