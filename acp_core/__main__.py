@@ -32,6 +32,7 @@ from ._cli._report import counting
 from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
+from ._rules._tck import Exercised, tck_report
 
 #: Exit statuses of `check`.
 EXIT_OK = 0
@@ -165,6 +166,14 @@ _CLIENT_SIDE_NOTE = (
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="trace in JSON lines ('-' reads stdin)")
     p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "tck"),
+        default=None,
+        help="text (the default), json (as --json) or tck: a JSON report in the official "
+        "conformance kit's shape (per kit requirement: tier, passed / failed / not-observed, "
+        "its lines) with the kit's verdict; exit 1 unless conformant",
+    )
     add_revision_argument(p, "to judge by")
     p.add_argument(
         "--side",
@@ -173,10 +182,23 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _seeing(entries: Iterable[object], seen: Exercised) -> Iterator[object]:
+    """`entries`, recording each one's triggers in `seen` as it passes (check streams)."""
+    for index, entry in enumerate(entries):
+        seen.see(index, entry)
+        yield entry
+
+
 def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up at call time, so redirection works
     lines: list[int] = []
     entries: Iterable[object] = stream_trace(args.file, lines)
+    form = args.format or ("json" if args.json else "text")
+    if args.json and form != "json":
+        raise BadInputError(f"--json and --format {form} ask for two outputs; give one")
+    seen = Exercised()
+    if form == "tck":
+        entries = _seeing(entries, seen)
     progress = _progress("check")
     if progress is not None:  # a progress line needs the total: read the entries first
         entries = counting(list(entries), "check", progress)
@@ -187,7 +209,15 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
         raise BadInputError(f"{args.file}: empty: no trace entries to check")
     violations = [v.to_json() | {"index": lines[v.index]} for v in found]
     mandatory = sum(v.mandatory for v in found)
-    if args.json:
+    if form == "tck":
+        report = tck_report(
+            found, seen, lines=lines, side=args.side, revision=chosen_revision(args).name
+        )
+        out.write(json.dumps({"trace": args.file} | report, ensure_ascii=False) + "\n")
+        verdict = report["verdict"]
+        conformant = isinstance(verdict, dict) and verdict.get("conformant") is True
+        return EXIT_OK if conformant else EXIT_VIOLATION
+    if form == "json":
         out.write(json.dumps(violations, ensure_ascii=False) + "\n")
     else:
         if args.side == "client":
