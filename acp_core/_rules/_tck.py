@@ -57,7 +57,6 @@ STATUSES: Final[tuple[Status, ...]] = ("passed", "failed", "not-observed")
 _MAX_LINES: Final = 10
 
 
-
 def _tiers(m: str, c: str, a: str, i: str) -> Mapping[str, Tier]:
     out: dict[str, Tier] = {}
     for tier, ids in zip(TIERS, (m, c, a, i), strict=True):
