@@ -1,0 +1,45 @@
+"""Faults found in real agents' traffic, each pinned by a trace written by hand in the style of
+the recording (tests/traces/agents/; no third-party recording is copied).
+
+Rows are `(trace, revision, findings)`: what `check` must report, as `(rule, line index)`,
+when the trace is judged by that revision (on the agent's side, as a conformance run does).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import acp_core as acp
+
+AGENTS = Path(__file__).resolve().parent / "traces" / "agents"
+REVISIONS = {"2026-11": acp.V2_2026_11, "preview": acp.V2_PREVIEW}
+
+
+def load(name: str) -> list[Any]:
+    text = (AGENTS / name).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+CASES = [
+    # A resume with `replayFrom` replays history and is answered with no state_update
+    # snapshot (an adapter speaking protocol 2): R62 at 2026-11, and at the Preview R62 beside
+    # the missing marker (R57); it used to be nothing at 2026-11 and only R57 at the Preview.
+    ("resumed_replay_without_snapshot.jsonl", "2026-11", [("R62", 5)]),
+    ("resumed_replay_without_snapshot.jsonl", "preview", [("R57", 5), ("R62", 5)]),
+    # With the snapshot, 2026-11 has nothing to say; the Preview still wants the marker first.
+    ("resumed_replay_with_snapshot.jsonl", "2026-11", []),
+    ("resumed_replay_with_snapshot.jsonl", "preview", [("R57", 6)]),
+    ("resumed_replay_marked_with_snapshot.jsonl", "preview", []),
+]
+
+
+@pytest.mark.parametrize(("name", "revision", "expected"), CASES)
+def test_real_agent_faults_are_reported_as_they_are(
+    name: str, revision: str, expected: list[tuple[str, int]]
+) -> None:
+    found = acp.check_trace(load(name), revision=REVISIONS[revision], side="agent")
+    assert [(v.rule, v.index) for v in found] == expected
