@@ -43,3 +43,36 @@ def test_real_agent_faults_are_reported_as_they_are(
 ) -> None:
     found = acp.check_trace(load(name), revision=REVISIONS[revision], side="agent")
     assert [(v.rule, v.index) for v in found] == expected
+
+
+def _r43(entries: list[Any], revision: acp.Revision) -> list[str]:
+    return [v.message for v in acp.check_trace(entries, revision=revision) if v.rule == "R43"]
+
+
+@pytest.mark.parametrize("revision", ["2026-11", "preview"])
+def test_an_unstable_field_is_named_as_such_not_as_a_custom_key(revision: str) -> None:
+    # `usage` on a turn-ending idle (end-of-turn token usage) is a field of the unstable
+    # schema: the hint says where it comes from instead of calling it custom.
+    entries = load("idle_with_unstable_usage.jsonl")
+    (message,) = _r43(entries, REVISIONS[revision])
+    assert "'usage'" in message
+    assert "unstable schema" in message
+    assert "custom" not in message
+    assert "_meta" not in message
+
+
+def test_a_later_revisions_field_keeps_its_hint_and_a_custom_key_its_advice() -> None:
+    entries = load("idle_with_unstable_usage.jsonl")
+    idle = entries[-1]["message"]["params"]["update"]
+    idle["background"] = []  # a 2026-11 field, judged by 2026-08
+    idle["x_vendor"] = 1  # a custom key
+    messages = _r43(entries, acp.V2_2026_08)
+    assert len(messages) == 3
+    custom, later, unstable = messages
+    assert "custom key(s) 'x_vendor'" in custom
+    assert "`_meta`" in custom
+    assert "'background'" in later
+    assert "check with --revision 2026-11" in later
+    assert "custom" not in later
+    assert "'usage'" in unstable
+    assert "unstable schema" in unstable
