@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import acp_core as acp
+from acp_core.__main__ import main
 
 AGENTS = Path(__file__).resolve().parent / "traces" / "agents"
 REVISIONS = {"2026-11": acp.V2_2026_11, "preview": acp.V2_PREVIEW}
@@ -76,3 +77,35 @@ def test_a_later_revisions_field_keeps_its_hint_and_a_custom_key_its_advice() ->
     assert "custom" not in later
     assert "'usage'" in unstable
     assert "unstable schema" in unstable
+
+
+# -- the replay view --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("revision", ["2026-11", "preview"])
+def test_replay_text_shows_a_compaction_in_the_transcript(
+    revision: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["replay", "--revision", revision, str(AGENTS / "compaction_during_turn.jsonl")]) == 0
+    )
+    out = capsys.readouterr().out
+    transcript = out.split("Transcript\n", 1)[1].splitlines()
+    assert transcript[:4] == [
+        "  compaction compact_0001: completed",
+        "    Earlier: renamed fmt_row to format_row; tests pass.",
+        "  agent (msg_01JA0C2D4E6F8G0H2J4K6M8N0P):",
+        "    Context compacted; continuing.",
+    ]
+
+
+def test_replay_text_shows_a_failed_compactions_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entries = load("compaction_during_turn.jsonl")
+    entries[4]["message"]["params"]["update"].update(status="failed", error="context too large")
+    path = tmp_path / "failed.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    assert main(["replay", "--revision", "preview", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  compaction compact_0001: failed\n    error: context too large\n" in out
