@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -33,7 +33,7 @@ def report(name: str, side: str | None = "agent") -> dict[str, Any]:
 
 def requirement(rep: dict[str, Any], kit_id: str) -> dict[str, Any]:
     (entry,) = [r for r in rep["requirements"] if r["id"] == kit_id]
-    return entry
+    return cast("dict[str, Any]", entry)
 
 
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
