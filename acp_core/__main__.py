@@ -35,6 +35,7 @@ from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
 from ._rules._severity import legend_line, summary_line
+from ._rules._tck import Exercised, tck_report
 from ._v1._normalize import looks_like_v1
 from ._v1._v1_check import check_v1_trace
 from ._wire._revision import Revision
@@ -171,6 +172,14 @@ _CLIENT_SIDE_NOTE = (
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="trace in JSON lines ('-' reads stdin)")
     p.add_argument("--json", action="store_true", help="print the violations as a JSON list")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "tck"),
+        default=None,
+        help="text (the default), json (as --json) or tck: a JSON report in the official "
+        "conformance kit's shape (per kit requirement: tier, passed / failed / not-observed, "
+        "its lines) with the kit's verdict; exit 1 unless conformant",
+    )
     add_revision_argument(p, "to judge by")
     p.add_argument(
         "--side",
@@ -198,11 +207,26 @@ def _protocol_of(choice: str, entries: Iterable[object]) -> tuple[int, Iterable[
     return (1 if looks_like_v1(head) else 2), itertools.chain(head, stream)
 
 
+def _seeing(entries: Iterable[object], seen: Exercised) -> Iterator[object]:
+    """`entries`, recording each one's triggers in `seen` as it passes (check streams)."""
+    for index, entry in enumerate(entries):
+        seen.see(index, entry)
+        yield entry
+
+
 def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up at call time, so redirection works
     lines: list[int] = []
     entries: Iterable[object] = stream_trace(args.file, lines)
+    form = args.format or ("json" if args.json else "text")
+    if args.json and form != "json":
+        raise BadInputError(f"--json and --format {form} ask for two outputs; give one")
     protocol, entries = _protocol_of(args.protocol, entries)
+    if form == "tck" and protocol == 1:
+        raise BadInputError(f"{args.file}: v1 traffic: the conformance kit's report judges v2")
+    seen = Exercised()
+    if form == "tck":
+        entries = _seeing(entries, seen)
     progress = _progress("check")
     if progress is not None:  # a progress line needs the total: read the entries first
         entries = counting(list(entries), "check", progress)
@@ -223,7 +247,15 @@ def _run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
         for v in found
     ]
     mandatory = sum(v.severity.fails for v in found)
-    if args.json:
+    if form == "tck":
+        report = tck_report(
+            found, seen, lines=lines, side=args.side, revision=chosen_revision(args).name
+        )
+        out.write(json.dumps({"trace": args.file} | report, ensure_ascii=False) + "\n")
+        verdict = report["verdict"]
+        conformant = isinstance(verdict, dict) and verdict.get("conformant") is True
+        return EXIT_OK if conformant else EXIT_VIOLATION
+    if form == "json":
         out.write(json.dumps(violations, ensure_ascii=False) + "\n")
     else:
         if args.side == "client":

@@ -1,8 +1,9 @@
 """Plain-text rendering of a session: what `demo` and `replay` print.
 
 Owns: `render_session` (a `SessionState` as readable text: foreground, info, usage, the
-transcript with roles, tool calls with status and content, plans, terminals, commands,
-config options, unknown updates and diagnostics) and the one-line renderings of content.
+transcript with roles, tool calls with status and content, plans, context compactions with
+their status and summary, terminals, commands, config options, unknown updates and
+diagnostics) and the one-line renderings of content.
 Must not know: files, streams, argument parsing (`_cli_*.py`), how the state was built.
 
 Pure: every function returns a string. Text is shown as sent; adjacent text blocks of one
@@ -27,6 +28,7 @@ from acp_core._state._session_state import (
     Usage,
     terminal_bytes,
 )
+from acp_core._state._state_extras import COMPACTION, CompactionState
 from acp_core._wire._content import (
     AudioContent,
     BlobResourceContents,
@@ -161,6 +163,16 @@ def _plan(plan_id: str, state: PlanState) -> list[str]:
     return lines
 
 
+def _compaction(compaction_id: str, state: CompactionState) -> list[str]:
+    # The transcript shows where the context was compacted, how it went and what it kept.
+    lines = [f"  compaction {compaction_id}: {state.status}"]
+    if state.error is not None:
+        lines.append(f"{_INDENT}error: {state.error}")
+    for part in _joined_blocks(state.summary):
+        lines.extend(_indent(part, _INDENT))
+    return lines
+
+
 def _terminal(terminal_id: str, terminal: TerminalState) -> list[str]:
     details = []
     if terminal.command is not None:
@@ -269,6 +281,10 @@ def render_session(
             lines.extend(_tool_call(ref.id, state.tool_calls[ref.id]))
         elif ref.kind == PLAN:
             lines.extend(_plan(ref.id, state.plans[ref.id]))
+        elif ref.kind == COMPACTION:
+            compaction = state.aux.extras.compactions.get(ref.id)
+            if compaction is not None:
+                lines.extend(_compaction(ref.id, compaction))
 
     if len(state.terminals):
         lines += ["", "Terminals"]

@@ -36,6 +36,7 @@ from ._predicates import (
     later_revision_of_key,
     open_enum_finding,
     shown,
+    unstable_key,
 )
 
 __all__ = [
@@ -223,17 +224,35 @@ class MessageRules:
                         "travel on session_message upserts",
                     )
             if custom:
-                later = [r for k in custom if (r := later_revision_of_key(name, k))]
-                hint = (
-                    f" (defined in the {later[0]} draft: check with --revision {later[0]})"
-                    if later
-                    else ""
-                )
-                self.found(
-                    "R43",
-                    f"custom key(s) {', '.join(shown(k) for k in custom)} at the root of "
-                    f"{name}; extensions go in `_meta`{hint}",
-                )
+                self._r43(name, custom)
+
+    def _r43(self, name: str, keys: list[str]) -> None:
+        # Keys a later revision or the unstable schema defines are not custom: they get a
+        # hint where the revision stands, not the advice to use `_meta`.
+        later = {k: r for k in keys if (r := later_revision_of_key(name, k))}
+        unstable = [k for k in keys if k not in later and unstable_key(name, k)]
+        custom = [k for k in keys if k not in later and k not in unstable]
+        if custom:
+            self.found(
+                "R43",
+                f"custom key(s) {', '.join(shown(k) for k in custom)} at the root of "
+                f"{name}; extensions go in `_meta`",
+            )
+        if later:
+            first = next(iter(later.values()))
+            self.found(
+                "R43",
+                f"key(s) {', '.join(shown(k) for k in later)} at the root of {name} are not in "
+                f"the {self.revision.name} schema (defined in the {first} draft: check with "
+                f"--revision {first})",
+            )
+        if unstable:
+            self.found(
+                "R43",
+                f"key(s) {', '.join(shown(k) for k in unstable)} at the root of {name} are not "
+                f"in the {self.revision.name} schema (defined only by the unstable schema, which "
+                "no revision acp-core judges by includes yet)",
+            )
 
     def permission(self, seen: Seen, msg: j.RequestPermissionRequest) -> list[Finding]:
         """What a `session/request_permission` breaks on its own."""

@@ -68,7 +68,17 @@ _DICTS: Final = (
 
 
 class _Resume:
-    __slots__ = ("at", "children", "cursor", "expected", "marked", "session", "snapshot", "users")
+    __slots__ = (
+        "at",
+        "children",
+        "cursor",
+        "expected",
+        "marked",
+        "session",
+        "snapshot",
+        "stated",
+        "users",
+    )
 
     def __init__(self, session: str, at: int, cursor: bool) -> None:
         self.session = session
@@ -77,6 +87,7 @@ class _Resume:
         self.children: list[str] = []  # announced while this resume was served (R60)
         self.marked: set[str] = set()  # sessions whose replay_complete arrived (R57)
         self.snapshot = False  # a state_update of the session after its history (R62)
+        self.stated = False  # any state_update of the session while the resume was served
         self.expected: frozenset[str] = frozenset()  # user ids prompt answers returned (R64)
         self.users: set[str] = set()  # user message ids the replay showed
 
@@ -84,6 +95,7 @@ class _Resume:
         twin = _Resume(self.session, self.at, self.cursor)
         twin.children, twin.marked = list(self.children), set(self.marked)
         twin.snapshot, twin.expected, twin.users = self.snapshot, self.expected, set(self.users)
+        twin.stated = self.stated
         return twin
 
 

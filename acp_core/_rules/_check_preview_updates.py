@@ -220,9 +220,14 @@ def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
         r.child_idle[sid] = idle
     for why in r.cancels.state(sid, upd):
         r.report("R73", i, why)
+    # R62: the state after the history. Where the revision has no replay marker (2026-11),
+    # the history ends where the agent chooses, so any state_update of the session counts.
+    marker = r.revision.applies("R57")
     for resume in r.resumes.values():
-        if resume.session == sid and (not resume.cursor or sid in resume.marked):
-            resume.snapshot = True  # R62: the state after the history
+        if resume.session == sid:
+            resume.stated = True
+            if not resume.cursor or not marker or sid in resume.marked:
+                resume.snapshot = True
     if idle:
         _r71(r, i, sid)
         for why in r.cancels.idle(sid, lambda tool: r.tools.get((sid, tool), [0, False])[1]):

@@ -89,11 +89,24 @@ def custom_root_keys(revision: Revision, type_name: str, keys: Iterable[object])
     return sorted(k for k in keys if isinstance(k, str) and k != "_meta" and k not in allowed)
 
 
+# Keys only the unstable schema (`schema.unstable.json`) defines on a type: no revision
+# acp-core knows has them, so they are not custom either; the digests' tables name them
+# ("unstable" in every revision).
+_UNSTABLE_KEYS: Final[Mapping[str, frozenset[str]]] = {
+    "IdleStateUpdate": frozenset({"usage"}),  # end-of-turn token usage (RFD still a draft)
+}
+
+
 def later_revision_of_key(type_name: str, key: str) -> str | None:
     """The later revision that defines `key` on `type_name`, if one does (for hints)."""
     return next(
         (name for name, keys in _LATER_KEYS.items() if key in keys.get(type_name, ())), None
     )
+
+
+def unstable_key(type_name: str, key: str) -> bool:
+    """Whether only the unstable schema defines `key` on `type_name` (for hints)."""
+    return key in _UNSTABLE_KEYS.get(type_name, ())
 
 
 #: The open enums and unions a value can be checked against.

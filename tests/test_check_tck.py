@@ -1,0 +1,208 @@
+"""`check --format tck`: the checker's findings in the official conformance kit's shape.
+
+A table over the hand-written corpus (tests/traces): a trace that exercises a kit requirement
+and keeps it -> passed; one that breaks it -> failed, with the line the rule names; one that
+never exercises it -> not-observed. Then the kit's verdict, and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+import acp_core as acp
+from acp_core.__main__ import main
+from acp_core._rules._tck import KIT_TIERS, KIT_TRIGGERS, exercised, tck_report, verdict
+
+TRACES = Path(__file__).resolve().parent / "traces"
+EXAMPLE = Path(acp.__file__).resolve().parent / "data" / "example-trace.jsonl"
+
+
+def load(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def report(name: str, side: str | None = "agent") -> dict[str, Any]:
+    entries = load(TRACES / name)
+    found = acp.check_trace(entries, revision=acp.V2_2026_08, side=side)  # type: ignore[arg-type]
+    return tck_report(found, exercised(entries), side=side, revision="2026-08")  # type: ignore[arg-type]
+
+
+def requirement(rep: dict[str, Any], kit_id: str) -> dict[str, Any]:
+    (entry,) = [r for r in rep["requirements"] if r["id"] == kit_id]
+    return cast("dict[str, Any]", entry)
+
+
+# (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
+CASES = [
+    # a trace that exercises the requirement and keeps it
+    ("ACP-STATE-203", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-CANCEL-201", "good_cancel_turn.jsonl", "passed", None),
+    ("ACP-PERM-201", "good_permission_turn.jsonl", "passed", None),
+    ("ACP-RESUME-202", "good_resume_with_replay.jsonl", "passed", None),
+    ("ACP-CANCEL-208", "good_close_session.jsonl", "passed", None),
+    ("ACP-CONFIG-206", "good_config_options.jsonl", "passed", None),
+    # one that breaks it: failed, at the line its rule names
+    ("ACP-STATE-203", "bad_R8_5_idle_without_stop_reason.jsonl", "failed", [5]),
+    ("ACP-CANCEL-201", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
+    ("ACP-PERM-201", "bad_R26_4_permission_without_options.jsonl", "failed", [4]),
+    ("ACP-RESUME-202", "bad_R38_7_resume_from_start_answered_without_replay.jsonl", "failed", [7]),
+    ("ACP-CANCEL-208", "bad_R24_5_close_during_work_ends_with_end_turn.jsonl", "failed", [5]),
+    ("ACP-PATCH-201", "bad_R4_4_chunk_without_message_id.jsonl", "failed", [4]),
+    ("ACP-PROMPT-201", "bad_R1_1_v1_prompt_result.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-003", "bad_J1_2_agent_answers_prompt_twice.jsonl", "failed", [2]),
+    # one that never exercises it
+    ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-PERM-201", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-CANCEL-208", "good_cancel_turn.jsonl", "not-observed", []),
+    ("ACP-RESUME-203", "good_permission_turn.jsonl", "not-observed", []),
+    # a recording that ends before the requirement can be judged (an R7 warning)
+    ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
+]
+
+
+@pytest.mark.parametrize(("kit_id", "name", "status", "lines"), CASES)
+def test_each_requirement_is_passed_failed_or_not_observed(
+    kit_id: str, name: str, status: str, lines: list[int] | None
+) -> None:
+    entry = requirement(report(name), kit_id)
+    assert entry["status"] == status
+    assert entry["tier"] == KIT_TIERS[kit_id]
+    if lines is not None:
+        assert entry["lines"] == lines
+    if status == "passed":
+        assert entry["lines"], "a passed requirement shows the lines that exercised it"
+        assert entry["findings"] == []
+    if status == "failed":
+        assert {f["line"] for f in entry["findings"]} == set(lines or ())
+        assert all(f["rule"] in entry["rules"] and f["message"] for f in entry["findings"])
+
+
+def test_a_failed_requirement_names_its_rule_and_the_lines_that_show_it() -> None:
+    entry = requirement(report("bad_R8_5_idle_without_stop_reason.jsonl"), "ACP-STATE-203")
+    assert entry["rules"] == ["R8"]
+    (finding,) = entry["findings"]
+    assert finding["rule"] == "R8"
+    assert finding["line"] == 5
+
+
+def test_every_kit_id_of_the_catalogue_has_a_tier_and_a_trigger() -> None:
+    kit_ids = {r.kit_id for r in acp.RULES.values() if r.kit_id and r.checked}
+    assert kit_ids <= set(KIT_TIERS)
+    assert kit_ids <= set(KIT_TRIGGERS)
+    assert set(KIT_TRIGGERS) <= set(KIT_TIERS)
+    assert len(KIT_TIERS) == 106  # the kit's v2 registry at commit 1314e09
+
+
+def test_kit_ids_whose_rules_are_not_checked_are_listed_apart() -> None:
+    rep = report("good_prompt_turn.jsonl")
+    apart = {u["id"] for u in rep["unjudged"]}
+    judged = {r["id"] for r in rep["requirements"]}
+    assert not apart & judged
+    unchecked = {r.kit_id for r in acp.RULES.values() if r.kit_id and r.side != "client"}
+    unchecked -= {r.kit_id for r in acp.RULES.values() if r.kit_id and r.checked}
+    assert apart == unchecked
+    assert "ACP-TRANSPORT-201" in apart  # R45 (stdout stays pure ACP) is beyond a recording
+
+
+def test_side_client_keeps_only_the_kit_ids_of_rules_binding_the_client() -> None:
+    rep = report("good_extensions_and_batches.jsonl", side="client")
+    ids = {r["id"] for r in rep["requirements"]}
+    binding = {r.kit_id for r in acp.RULES.values() if r.kit_id and r.checked and r.side != "agent"}
+    assert ids == binding
+    assert "ACP-STATE-203" not in ids
+
+
+# -- the verdict -----------------------------------------------------------------------------
+
+
+def _req(kit_id: str, tier: str, status: str) -> dict[str, object]:
+    return {"id": kit_id, "tier": tier, "status": status}
+
+
+@pytest.mark.parametrize(
+    ("tier", "status", "conformant"),
+    [
+        ("MANDATORY", "passed", True),
+        ("MANDATORY", "failed", False),
+        ("MANDATORY", "not-observed", False),  # the kit counts an untested MUST as failed
+        ("CAPABILITY", "passed", True),
+        ("CAPABILITY", "failed", False),
+        ("CAPABILITY", "not-observed", True),  # not applicable: never against conformance
+        ("ADVISORY", "failed", True),
+        ("ADVISORY", "not-observed", True),
+        ("INFORMATIONAL", "failed", True),
+    ],
+)
+def test_the_verdict_is_the_kits(tier: str, status: str, conformant: bool) -> None:
+    v = verdict([_req("ACP-X-001", tier, status), _req("ACP-Y-001", "MANDATORY", "passed")])
+    assert v["conformant"] is conformant
+    assert v["failing"] == ([] if conformant else ["ACP-X-001"])
+    counts = v["tier_counts"]
+    assert isinstance(counts, dict)
+    assert counts[tier][status] == 1 + (tier == "MANDATORY" and status == "passed")
+    assert v["blocked_by_auth"] is False
+    assert v["blocked_by_version_mismatch"] is False
+
+
+def test_the_packaged_example_is_a_conformant_agent_run() -> None:
+    entries = load(EXAMPLE)
+    found = acp.check_trace(entries, revision=acp.V2_2026_11, side="agent")
+    rep = tck_report(found, exercised(entries), side="agent", revision="2026-11")
+    assert rep["verdict"]["conformant"] is True  # type: ignore[index]
+    statuses = {r["status"] for r in rep["requirements"]}  # type: ignore[attr-defined]
+    assert statuses == {"passed", "not-observed"}
+
+
+def test_a_mandatory_requirement_never_exercised_blocks_the_verdict() -> None:
+    # No client notification in the recording: JSONRPC-003 (MANDATORY) is not observed.
+    rep = report("good_prompt_turn.jsonl")
+    assert requirement(rep, "ACP-JSONRPC-003")["status"] == "not-observed"
+    assert rep["verdict"]["conformant"] is False
+    assert rep["verdict"]["failing"] == ["ACP-JSONRPC-003"]
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    revision = "2026-11" if str(EXAMPLE) in args else "2026-08"  # as each was recorded
+    code = main(["check", "--revision", revision, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_format_tck_prints_one_json_report_and_exits_by_the_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "--format", "tck", "--side", "agent", str(EXAMPLE))
+    rep = json.loads(out)
+    assert code == 0
+    assert rep["format"] == "tck"
+    assert rep["verdict"]["conformant"] is True
+    assert rep["side"] == "agent"
+    assert rep["schema_revision"] == "2026-11"
+    assert rep["trace"] == str(EXAMPLE)
+    bad = TRACES / "bad_R8_5_idle_without_stop_reason.jsonl"
+    code, out, _ = run(capsys, "--format", "tck", "--side", "agent", str(bad))
+    rep = json.loads(out)
+    assert code == 1
+    assert "ACP-STATE-203" in rep["verdict"]["failing"]
+
+
+def test_json_is_unchanged_and_equals_format_json(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = str(TRACES / "bad_R8_5_idle_without_stop_reason.jsonl")
+    code_a, out_a, _ = run(capsys, "--json", bad)
+    code_b, out_b, _ = run(capsys, "--format", "json", bad)
+    assert (code_a, out_a) == (code_b, out_b) == (1, out_a)
+    assert [v["rule"] for v in json.loads(out_a)] == ["R8"]
+
+
+def test_json_and_format_tck_together_are_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--json", "--format", "tck", str(EXAMPLE))
+    assert (code, out) == (2, "")
+    assert "--format tck" in err
