@@ -35,6 +35,7 @@ ARGS = {
     "demo": [],
     "rules": [],
     "explore": ["--depth", "1"],
+    "schema-diff": ["old.json", "new.json"],
 }
 
 
