@@ -518,3 +518,15 @@ def test_a_deeply_nested_schema_is_total() -> None:
 def test_a_revision_that_is_not_one_is_an_argument_error() -> None:
     with pytest.raises(acp.ArgumentError):
         diff_schemas({}, {}, "2026-11")  # type: ignore[arg-type]
+
+
+def test_the_docs_show_lines_of_the_real_run(capsys: pytest.CaptureFixture[str]) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "revisions.md").read_text("utf-8")
+    section = page.split("## Tracking a new schema", 1)[1]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    status, out, _ = _run(capsys, str(_path("2026-11")), str(_path("preview")))
+    assert status == 0
+    lines = iter(out.splitlines())
+    for line in shown:  # in order, `...` standing for lines left out
+        if line.strip() != "...":
+            assert line in lines, line

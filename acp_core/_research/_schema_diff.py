@@ -21,8 +21,8 @@ the codec (fields by wire key, union variants by tag) together. A property of a 
 walk reaches that the record has no wire key for is an unmodelled field; a variant tag the
 union has no variant for is an unmodelled variant; a definition the walk never reaches is an
 unmodelled type (scalar aliases such as `SessionId` are left out). An open enum class with
-`KNOWN` values matches the definition of its name and the discriminator of its lowerCamel name
-(`StopReason` -> `stopReason`).
+`KNOWN` values models the definition of its name and the discriminator of its lowerCamel name
+(`StopReason` -> `stopReason`); a value it does not know is an unmodelled value.
 """
 
 from __future__ import annotations
@@ -440,7 +440,7 @@ def _not_modelled(
     types = sorted(
         name
         for name, shape in shapes.items()
-        if name not in walk.reached and not shape.kind.startswith("scalar")
+        if name not in walk.reached and name not in known and not shape.kind.startswith("scalar")
     )
     return NotModelled(
         revision.name,
