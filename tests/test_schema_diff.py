@@ -246,8 +246,6 @@ def test_a_variant_and_an_enum_value_the_codec_lacks_are_not_modelled() -> None:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        pytest.skip(f"{path} not found: set ACP_V2_SPEC_DIR to the shared acp-v2 folder")
     with path.open() as f:
         schema: dict[str, Any] = json.load(f)
     return schema
@@ -260,7 +258,11 @@ _PATHS = {
 
 
 def _path(name: str) -> Path:
-    return schema_2026_11_path() if name == "2026-11" else _PATHS[name]
+    """The schema file of a revision; the test skips, saying why, when it is missing."""
+    path = schema_2026_11_path() if name == "2026-11" else _PATHS[name]
+    if not path.exists():
+        pytest.skip(f"{path} not found: set ACP_V2_SPEC_DIR to the shared acp-v2 folder")
+    return path
 
 
 def _real(name: str) -> dict[str, Any]:
@@ -404,8 +406,9 @@ def test_the_cli_compares_tiny_files(capsys: pytest.CaptureFixture[str], tmp_pat
         ("[1, 2]", "a JSON object expected, not list"),
         ('{"$defs": 3}', "`$defs` is not an object"),
         ("\ud800".encode("utf-8", "surrogatepass"), "cannot read:"),
+        ("[" * 200_000, "JSON nested too deeply"),
     ],
-    ids=["missing", "not JSON", "not an object", "bad $defs", "not UTF-8"],
+    ids=["missing", "not JSON", "not an object", "bad $defs", "not UTF-8", "too deep"],
 )
 def test_a_bad_file_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str | bytes | None, message: str

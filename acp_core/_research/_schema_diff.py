@@ -231,11 +231,11 @@ def _shape(d: dict[str, Any]) -> _Shape:
             discriminator = discriminator or tag[0]
             if tag[0] == discriminator:
                 values.add(tag[1])
-    if discriminator is not None or (fields and _members(d)):
-        kind = "object" if fields and discriminator is None else "union"
-        if fields and discriminator is not None and d.get("type") == "object":
-            kind = "object"  # an object whose variants only refine it (IdleStateUpdate)
-    elif fields or d.get("type") == "object":
+    if fields and (discriminator is None or d.get("type") == "object"):
+        kind = "object"  # variants that only refine an object (IdleStateUpdate) keep it one
+    elif discriminator is not None:
+        kind = "union"
+    elif d.get("type") == "object":
         kind = "object"
     elif values or plain:
         kind = "enum"
