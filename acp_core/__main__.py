@@ -1,4 +1,5 @@
-"""Command line: `python -m acp_core <command>` (demo, replay, check, report, rules, explore).
+"""Command line: `python -m acp_core <command>` (demo, replay, check, report, rules, explore,
+schema-diff).
 
 The only module of acp_core that does I/O: the `_cli_*` modules it calls (demo, replay) get
 their output streams and a reader from here.
@@ -9,7 +10,7 @@ Commands register in `COMMANDS` (name, help, a function adding its arguments, a 
 running it and returning the exit status), so another command is one `Command(...)` entry.
 Bad input ends with one line on stderr naming the file and line, and exit status 2; an
 internal error with one line and exit status 3; never a traceback. Input files are read line
-by line, never whole.
+by line, never whole, except `schema-diff`'s two JSON documents (read whole, bounded).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from importlib.resources import files
 from typing import Any, NamedTuple, TextIO
 
-from ._cli import _cli_demo, _cli_proxy, _cli_replay, _cli_report, _explore_cli
+from ._cli import _cli_demo, _cli_proxy, _cli_replay, _cli_report, _cli_schema_diff, _explore_cli
 from ._cli._cli_processes import level_workers, memory_low, new_run_id, paused_collector
 from ._cli._cli_processes import map_shards as _map_shards
 from ._cli._cli_progress import ProgressLine
@@ -402,12 +403,28 @@ COMMANDS: list[Command] = [
         _cli_replay.configure,
         lambda args: _cli_replay.run(args, sys.stdout, sys.stderr, _read_replay_input),
     ),
+    Command(
+        "schema-diff",
+        _cli_schema_diff.HELP,
+        _cli_schema_diff.configure,
+        lambda args: _cli_schema_diff.run(args, sys.stdout, sys.stderr, _read_text),
+    ),
 ]
 
 
 def _write_proxy_report(path: str, entries: list[Any], revision: Revision) -> None:
     with open(path, "w", encoding="utf-8") as f:  # OSError: the proxy says so and goes on
         f.write(build_report(entries, name=path, revision=revision))
+
+
+def _read_text(path: str, limit: int) -> str:
+    """At most `limit` characters of a whole-document input (`schema-diff`'s schema files).
+
+    Raises:
+        OSError, UnicodeDecodeError: the file cannot be opened, read or decoded.
+    """
+    with open(path, encoding="utf-8") as f:
+        return f.read(limit)
 
 
 def build_parser() -> argparse.ArgumentParser:

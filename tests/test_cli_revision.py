@@ -36,6 +36,7 @@ ARGS = {
     "rules": [],
     "explore": ["--depth", "1"],
     "proxy": [],  # its agent command comes last (after `--`), so none here
+    "schema-diff": ["old.json", "new.json"],
 }
 
 
