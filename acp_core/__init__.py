@@ -299,6 +299,18 @@ if TYPE_CHECKING:  # what type checkers see: every public name, through its subm
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name stays an error there
+    _COMMON = frozenset(__all__)
+
+    def _warn_moved(name: str) -> None:
+        import warnings
+
+        from ._engines._renamed import HOMES, moved_warning
+
+        homes = {}
+        for sub in HOMES:
+            homes[sub] = tuple(__import__(f"acp_core.{sub}", fromlist=("__all__",)).__all__)
+        # stacklevel 3: the caller of `acp_core.X` (past this helper and `__getattr__`).
+        warnings.warn(moved_warning("acp_core", name, homes), DeprecationWarning, stacklevel=3)
 
     def __getattr__(name: str) -> object:
         """Load a public name (or public submodule) on first use and keep it in the namespace."""
@@ -306,6 +318,8 @@ if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name stays an 
         if module is not None:
             # `__import__` with a fromlist gives the leaf module (importlib is off limits here).
             value = getattr(__import__(module, fromlist=("__name__",)), name)
+            if name not in _COMMON:  # a 0.1 alias: it works, and says where the name lives
+                _warn_moved(name)
         elif name in _SUBMODULES:
             value = __import__(f"acp_core.{name}", fromlist=("__name__",))
         else:

@@ -41,12 +41,16 @@ from acp_core._engines._intents_preview import (  # the 2026-11 draft and the Pr
     RetryPrompt,
     SendUpdate,
 )
-from acp_core._engines._renamed import (  # the 0.1 names, for one release
-    UpdatePlan,
-    UpdateSessionInfo,
-    UpdateTerminal,
-    UpdateToolCall,
-)
+from acp_core._engines._renamed import RENAMED, moved_warning
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the 0.1 names, for one release: at run time they warn (`__getattr__`)
+    from acp_core._engines._renamed import (
+        UpdatePlan,
+        UpdateSessionInfo,
+        UpdateTerminal,
+        UpdateToolCall,
+    )
 
 __all__ = [
     "AcceptPrompt",
@@ -87,3 +91,15 @@ __all__ = [
     "UpdateTerminal",
     "UpdateToolCall",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The 0.1 intent names (`UpdateToolCall`, ...): their new intent, with a warning."""
+    new = RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module 'acp_core.intents' has no attribute {name!r}")
+    import warnings
+
+    text = moved_warning("acp_core.intents", name, {"intents": tuple(__all__)})
+    warnings.warn(text, DeprecationWarning, stacklevel=2)
+    return globals()[new]

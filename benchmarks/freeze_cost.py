@@ -39,6 +39,7 @@ WORKER = r"""
 import gc, json, sys, time
 sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2])
 import acp_core as acp
+from acp_core import values as v
 from benchmarks.workloads import mixed
 
 events = int(sys.argv[3])
@@ -50,9 +51,9 @@ for i in range(events // 4):
         "sessionId": "s", "prompt": [{"type": "text", "text": "hi %d" % i}], "_meta": {"k": [i]}}})
     messages.append({"jsonrpc": "2.0", "method": "session/update", "params": {
         "sessionId": "s", "update": wire[i], "_meta": {"trace": i}}})
-TC = acp.TextContent
-TU = acp.ToolCallUpdate
-TOOL = acp.ToolContent
+TC = v.TextContent
+TU = v.ToolCallUpdate
+TOOL = v.ToolContent
 def build_text():
     for i in range(events):
         TC("x")

@@ -13,18 +13,9 @@ import sys
 import time
 from typing import Any
 
-from acp_core import (
-    AcceptPrompt,
-    PermissionOption,
-    Received,
-    RequestPermission,
-    SendPrompt,
-    TextContent,
-    decode_message,
-    new_agent,
-    new_client,
-    step,
-)
+from acp_core import Received, decode_message, new_agent, new_client, step
+from acp_core.intents import AcceptPrompt, RequestPermission, SendPrompt
+from acp_core.values import PermissionOption, TextContent
 
 SID = "sess_bench"
 OPTIONS = (PermissionOption("allow", "Allow", "allow_once"),)

@@ -19,18 +19,9 @@ import time
 from typing import Any
 
 import acp_core as acp
-from acp_core import (
-    AcceptPrompt,
-    EndTurn,
-    Received,
-    SendAgentText,
-    SendPrompt,
-    TextContent,
-    decode_message,
-    new_agent,
-    new_client,
-    step,
-)
+from acp_core import Received, decode_message, new_agent, new_client, step
+from acp_core.intents import AcceptPrompt, EndTurn, SendAgentText, SendPrompt
+from acp_core.values import TextContent
 
 SID = "sess_bench"
 HELLO = (TextContent("hello"),)
@@ -60,8 +51,8 @@ def _turns(n: int) -> tuple[float, float, float]:
     t = time.perf_counter()
     assert acp.check_trace(trace) == ()
     checker = time.perf_counter() - t
-    assert acp.sent_prompt(client, n - 1) is not None
-    assert acp.sent_prompt(client, n - 1).ended  # type: ignore[union-attr]
+    assert engines.sent_prompt(client, n - 1) is not None
+    assert engines.sent_prompt(client, n - 1).ended  # type: ignore[union-attr]
     return engines, checker, agent_time
 
 

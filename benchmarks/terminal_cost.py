@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 
 import acp_core as acp
+from acp_core import values as v
 from acp_core._state._pcoll import EMPTY_VEC
 
 __all__ = ["terminal_costs"]
@@ -33,9 +34,9 @@ TID = "term_1"
 
 
 def _terminal(total: int) -> acp.SessionState:
-    state = acp.reduce(acp.new_session(SID), acp.TerminalUpdate(TID, command="make"))
+    state = acp.reduce(acp.new_session(SID), v.TerminalUpdate(TID, command="make"))
     data = base64.b64encode(b"x" * CHUNK).decode("ascii")
-    chunks = [acp.TerminalOutputChunk(TID, data) for _ in range(max(1, total // CHUNK))]
+    chunks = [v.TerminalOutputChunk(TID, data) for _ in range(max(1, total // CHUNK))]
     return acp.fold(state, chunks)
 
 
@@ -52,22 +53,22 @@ def _best(fn: Callable[[], object], repeats: int, inner: int) -> float:
 
 def terminal_costs(base: int, factors: tuple[int, ...] = (1, 10, 100), repeats: int = 5) -> str:
     """The report: microseconds per operation at `base * factor` bytes, with ratios to 1x."""
-    chunk = acp.TerminalOutputChunk(TID, base64.b64encode(b"y" * CHUNK).decode("ascii"))
+    chunk = v.TerminalOutputChunk(TID, base64.b64encode(b"y" * CHUNK).decode("ascii"))
     rows: dict[str, list[float]] = {}
     for factor in factors:
         state = _terminal(base * factor)
         terminal = state.terminals[TID]
-        assert acp.reduce(state, acp.TerminalUpdate(TID, command="make")) is state
-        same_bytes = acp.TerminalState(
-            terminal.command, terminal.cwd, EMPTY_VEC.append(acp.terminal_bytes(terminal))
+        assert acp.reduce(state, v.TerminalUpdate(TID, command="make")) is state
+        same_bytes = v.TerminalState(
+            terminal.command, terminal.cwd, EMPTY_VEC.append(v.terminal_bytes(terminal))
         )
         ops: dict[str, tuple[Callable[[], object], int]] = {
             "no-op terminal_update": (
-                lambda s=state: acp.reduce(s, acp.TerminalUpdate(TID, command="make")),
+                lambda s=state: acp.reduce(s, v.TerminalUpdate(TID, command="make")),
                 2000,
             ),
             "patch command": (
-                lambda s=state: acp.reduce(s, acp.TerminalUpdate(TID, command="ls")),
+                lambda s=state: acp.reduce(s, v.TerminalUpdate(TID, command="ls")),
                 2000,
             ),
             "append one 4 KiB chunk": (lambda s=state: acp.reduce(s, chunk), 500),

@@ -15,6 +15,7 @@ from collections import deque
 from typing import Any
 
 import acp_core as acp
+from acp_core import connection as c
 
 #: Bytes read at a time (a line may span many reads; the framing joins them).
 READ_SIZE = 64 * 1024
@@ -61,7 +62,7 @@ class Channel:
         me: str,
         peer: str,
         trace: list[dict[str, Any]] | TraceFile | None = None,
-        max_line: int = acp.DEFAULT_MAX_LINE,
+        max_line: int = c.DEFAULT_MAX_LINE,
     ) -> None:
         self.reader = reader
         self.writer = writer
@@ -69,7 +70,7 @@ class Channel:
         self.peer = peer
         self.trace = trace
         self.decoder = acp.NdjsonDecoder(max_line)
-        self.events: deque[acp.Parsed | acp.FramingError] = deque()
+        self.events: deque[c.Parsed | acp.FramingError] = deque()
         self.ended = False
 
     async def write(self, data: bytes, messages: tuple[dict[str, Any], ...] = ()) -> None:
@@ -85,7 +86,7 @@ class Channel:
     async def send(self, message: Any) -> None:
         await self.write(acp.encode_ndjson(message), (message,))
 
-    async def next_event(self) -> acp.Parsed | acp.FramingError:
+    async def next_event(self) -> c.Parsed | acp.FramingError:
         """The next framed message or framing error.
 
         Raises:
@@ -102,7 +103,7 @@ class Channel:
                 events = acp.finish_ndjson(self.decoder)
             self.events.extend(events)
         event = self.events.popleft()
-        if self.trace is not None and isinstance(event, acp.Parsed):
+        if self.trace is not None and isinstance(event, c.Parsed):
             self.trace.append({"from": self.peer, "message": event.value})
         return event
 
@@ -133,4 +134,4 @@ async def stdio_channel(*, me: str, peer: str, trace: TraceFile | None = None) -
 
 def parse_error() -> dict[str, Any]:
     """The JSON-RPC answer to a line that is not JSON."""
-    return acp.parse_error_reply("not JSON")
+    return c.parse_error_reply("not JSON")

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 import acp_core as acp
+from acp_core import codec
 
 #: Exit status for an unknown revision name (the examples' "bad arguments").
 EXIT_USAGE = 2
@@ -21,12 +22,12 @@ EXIT_USAGE = 2
 
 def add_revision_flag(parser: argparse.ArgumentParser, purpose: str) -> None:
     """Add `--revision NAME` (default: acp-core's default revision)."""
-    aliases = ", ".join(f"{a} = {n}" for a, n in sorted(acp.REVISION_ALIASES.items()))
+    aliases = ", ".join(f"{a} = {n}" for a, n in sorted(codec.REVISION_ALIASES.items()))
     parser.add_argument(
         "--revision",
         default=acp.DEFAULT_REVISION.name,
         metavar="NAME",
-        help=f"the v2 revision {purpose}: {', '.join(acp.REVISION_CHOICES)} "
+        help=f"the v2 revision {purpose}: {', '.join(codec.REVISION_CHOICES)} "
         f"(default: %(default)s; {aliases})",
     )
 
@@ -34,7 +35,7 @@ def add_revision_flag(parser: argparse.ArgumentParser, purpose: str) -> None:
 def chosen_revision(args: argparse.Namespace, prog: str) -> acp.Revision:
     """The revision `--revision` names; an unknown name: one line on stderr, exit 2."""
     try:
-        return acp.revision_named(args.revision)
+        return codec.revision_named(args.revision)
     except KeyError as e:
         print(f"{prog}: {e.args[0]}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE) from None

@@ -26,13 +26,17 @@ from ndjson import Channel, FramingError, TraceFile, stdio_channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
+from acp_core import connection as c
+from acp_core import engines
+from acp_core import intents as i
+from acp_core import values as v
 from acp_core.aio import SessionDamaged, StoreError
 
-INFO = acp.Implementation("acp-core-echo-agent", acp.__version__)
+INFO = c.Implementation("acp-core-echo-agent", acp.__version__)
 
 OPTIONS = (
-    acp.PermissionOption("allow", "Allow", "allow_once"),
-    acp.PermissionOption("reject", "Reject", "reject_once"),
+    v.PermissionOption("allow", "Allow", "allow_once"),
+    v.PermissionOption("reject", "Reject", "reject_once"),
 )
 
 
@@ -56,7 +60,7 @@ class EchoAgent:
         self.changed = asyncio.Condition()  # notified after every received message
         # The client's answers to our permission requests (`PermissionAnswered`), by id,
         # until the turn that asked takes them.
-        self.decisions: dict[int | str | None, acp.PermissionDecision] = {}
+        self.decisions: dict[int | str | None, engines.PermissionDecision] = {}
         self.writing = asyncio.Lock()
         self.counter = 0
         if journal is not None:
@@ -64,7 +68,7 @@ class EchoAgent:
 
     # -- the connection, and the wire --------------------------------------------------------
 
-    async def feed(self, input: object) -> acp.ConnectionStep:
+    async def feed(self, input: object) -> c.ConnectionStep:
         """Step the connection and write what it returns.
 
         The lock keeps the wire in the connection's order: the receive loop and the turns
@@ -94,14 +98,14 @@ class EchoAgent:
 
     async def do(
         self, session_id: str, intent: object, *, unless: Any = None
-    ) -> acp.ConnectionStep | None:
+    ) -> c.ConnectionStep | None:
         """Step one session's engine (skipped if `unless()`, judged under the lock): the step,
         whose `ids` name the request id the connection chose for a request."""
         if unless is not None:
             async with self.writing:
                 if unless():
                     return None
-        return await self.feed(acp.SessionIntent(session_id, intent))
+        return await self.feed(c.SessionIntent(session_id, intent))
 
     def engine(self, session_id: str) -> acp.AgentEngine | None:
         session = self.conn.sessions.get(session_id)
@@ -122,15 +126,15 @@ class EchoAgent:
 
     def record(
         self,
-        conn: acp.AgentConnection,
+        conn: c.AgentConnection,
         outbound: tuple[dict[str, Any], ...],
         events: tuple[object, ...],
     ) -> None:
         if self.journal is None:
             return
-        replayed = {e.session_id for e in events if isinstance(e, acp.SessionOpened) and e.resumed}
+        replayed = {e.session_id for e in events if isinstance(e, c.SessionOpened) and e.resumed}
         for event in events:
-            if isinstance(event, acp.SessionOpened) and not event.resumed:
+            if isinstance(event, c.SessionOpened) and not event.resumed:
                 cwd = conn.sessions[event.session_id].cwd
                 self.journal.open(event.session_id, cwd, revision=self.revision)
         updates: dict[str, list[dict[str, Any]]] = {}
@@ -154,18 +158,18 @@ class EchoAgent:
                 print(f"echo agent: not restored: {e}", file=sys.stderr)
                 continue
             self.conn = acp.connection_step(
-                self.conn, acp.OpenSession(session_id, state, cwd)
+                self.conn, c.OpenSession(session_id, state, cwd)
             ).connection
-            if not acp.is_active(state):
+            if not v.is_active(state):
                 continue
             for call_id, call in state.tool_calls.items():
                 if not call.finished:
-                    self.step_detached(session_id, acp.FinishToolCall(call_id, "failed"))
-            self.step_detached(session_id, acp.ReportAbort("the agent restarted"))
+                    self.step_detached(session_id, i.FinishToolCall(call_id, "failed"))
+            self.step_detached(session_id, i.ReportAbort("the agent restarted"))
             journal.save_snapshot(session_id, self.conn.engine(session_id).session)
 
     def step_detached(self, session_id: str, intent: object) -> None:
-        self.conn = acp.connection_step(self.conn, acp.SessionIntent(session_id, intent)).connection
+        self.conn = acp.connection_step(self.conn, c.SessionIntent(session_id, intent)).connection
 
     # -- receiving -------------------------------------------------------------------------------
 
@@ -179,7 +183,7 @@ class EchoAgent:
             except EOFError:
                 return  # the client closed stdin
             else:
-                event = acp.Parsed(message)
+                event = c.Parsed(message)
             try:
                 await self.feed(event)
             except StoreError as e:
@@ -202,30 +206,30 @@ class EchoAgent:
                 await self.write((answer,))
 
     async def on_event(self, event: object) -> None:
-        if isinstance(event, acp.PromptReceived):
+        if isinstance(event, c.PromptReceived):
             self.start_turns(event.session_id)
-        elif isinstance(event, acp.ListSessions):
+        elif isinstance(event, c.ListSessions):
             listed = [
                 {"sessionId": sid, "cwd": s.cwd}
                 for sid, s in self.conn.sessions.items()
                 if event.cwd is None or s.cwd == event.cwd
             ]
             await self.feed(
-                acp.AnswerRequest(event.request_id, acp.freeze_json({"sessions": listed}))
+                c.AnswerRequest(event.request_id, v.freeze_json({"sessions": listed}))
             )
-        elif isinstance(event, acp.DeleteSession):
+        elif isinstance(event, c.DeleteSession):
             try:
                 if self.journal is not None:
                     self.journal.delete(event.session_id)
             except StoreError as e:
-                await self.feed(acp.FailRequest(event.request_id, -32603, str(e)))
+                await self.feed(c.FailRequest(event.request_id, -32603, str(e)))
             else:
-                await self.feed(acp.AnswerRequest(event.request_id, acp.EMPTY_OBJECT))
-        elif isinstance(event, (acp.ForkSession, acp.ExtensionRequest)):
-            await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
-        elif isinstance(event, acp.PermissionAnswered):
+                await self.feed(c.AnswerRequest(event.request_id, v.EMPTY_OBJECT))
+        elif isinstance(event, (c.ForkSession, c.ExtensionRequest)):
+            await self.feed(c.FailRequest(event.request_id, -32601, "Method not found"))
+        elif isinstance(event, c.PermissionAnswered):
             self.decisions[event.request_id] = event.decision
-        elif isinstance(event, acp.Finding):
+        elif isinstance(event, c.Finding):
             print(f"echo agent: ignored: [{event.rule}] {event.detail}", file=sys.stderr)
 
     # -- turns -------------------------------------------------------------------------------------
@@ -240,10 +244,10 @@ class EchoAgent:
         while (engine := self.engine(session_id)) is not None and engine.prompts:
             prompt = engine.prompts[0]
             try:
-                await self.do(session_id, acp.AcceptPrompt(prompt.id))
+                await self.do(session_id, i.AcceptPrompt(prompt.id))
             except StoreError as e:  # the user message cannot be recorded: refuse the prompt
                 print(f"echo agent: prompt refused: {e}", file=sys.stderr)
-                await self.do(session_id, acp.RejectPrompt(prompt.id, f"not recorded: {e}"))
+                await self.do(session_id, i.RejectPrompt(prompt.id, f"not recorded: {e}"))
                 continue
             try:
                 await self.echo_turn(session_id, prompt)
@@ -257,22 +261,22 @@ class EchoAgent:
         while True:
             try:
                 engine = self.engine(session_id)
-                if engine is None or not acp.is_active(engine.session):
+                if engine is None or not v.is_active(engine.session):
                     return
                 for call_id, call in engine.session.tool_calls.items():
                     if not call.finished:
-                        await self.do(session_id, acp.FinishToolCall(call_id, "failed"))
-                await self.do(session_id, acp.ReportAbort(detail))
+                        await self.do(session_id, i.FinishToolCall(call_id, "failed"))
+                await self.do(session_id, i.ReportAbort(detail))
                 return
             except StoreError as e:
                 print(f"echo agent: waiting for the journal: {e}", file=sys.stderr)
                 await asyncio.sleep(max(self.delay, 0.05))
 
-    async def echo_turn(self, session_id: str, prompt: acp.PromptRequest) -> None:
-        text = " ".join(b.text for b in prompt.prompt if isinstance(b, acp.TextContent))
-        await self.do(session_id, acp.SendThought(f"Echoing {len(text)} characters."))
-        await self.do(session_id, acp.SendAgentText("You said: "))
-        await self.do(session_id, acp.SendAgentText(text))
+    async def echo_turn(self, session_id: str, prompt: v.PromptRequest) -> None:
+        text = " ".join(b.text for b in prompt.prompt if isinstance(b, v.TextContent))
+        await self.do(session_id, i.SendThought(f"Echoing {len(text)} characters."))
+        await self.do(session_id, i.SendAgentText("You said: "))
+        await self.do(session_id, i.SendAgentText(text))
 
         self.counter += 1
         call = f"echo-{self.counter}"
@@ -281,13 +285,13 @@ class EchoAgent:
             call = f"echo-{self.counter}"
         await self.do(
             session_id,
-            acp.StartToolCall("Echo tool", call, kind="other", raw_input=acp.freeze_json(text)),
+            i.StartToolCall("Echo tool", call, kind="other", raw_input=v.freeze_json(text)),
         )
         if self.cancelled(session_id):  # cancelled already: no point asking
             await self.wind_down(session_id, call)
             return
         asked = await self.do(
-            session_id, acp.RequestPermission("Run the echo tool?", OPTIONS, call)
+            session_id, i.RequestPermission("Run the echo tool?", OPTIONS, call)
         )
         assert asked is not None
         request_id = asked.ids[0]  # the connection chose it (unique on the connection)
@@ -303,16 +307,16 @@ class EchoAgent:
         if decision is None:  # still open, so the turn was cancelled: withdraw it
             await self.do(
                 session_id,
-                acp.CancelPermission(request_id),
+                i.CancelPermission(request_id),
                 unless=lambda: request_id in self.decisions,  # answered meanwhile
             )
             self.decisions.pop(request_id, None)
             await self.wind_down(session_id, call)
             return
         if not decision.approved:
-            await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
-            await self.do(session_id, acp.SendAgentText("The tool did not run."))
-            await self.do(session_id, acp.EndTurn())
+            await self.do(session_id, i.FinishToolCall(call, "cancelled"))
+            await self.do(session_id, i.SendAgentText("The tool did not run."))
+            await self.do(session_id, i.EndTurn())
             return
 
         words = text.split()
@@ -321,16 +325,16 @@ class EchoAgent:
             if self.cancelled(session_id):
                 await self.wind_down(session_id, call)
                 return
-            chunk = acp.ToolContent(acp.TextContent(word + "\n"))
-            await self.do(session_id, acp.SendToolContent(call, chunk))
-        await self.do(session_id, acp.FinishToolCall(call))
-        await self.do(session_id, acp.SendAgentText(f"The tool echoed {len(words)} words."))
-        await self.do(session_id, acp.EndTurn())
+            chunk = v.ToolContent(v.TextContent(word + "\n"))
+            await self.do(session_id, i.SendToolContent(call, chunk))
+        await self.do(session_id, i.FinishToolCall(call))
+        await self.do(session_id, i.SendAgentText(f"The tool echoed {len(words)} words."))
+        await self.do(session_id, i.EndTurn())
 
     async def wind_down(self, session_id: str, call: str) -> None:
         """End a cancelled turn: its tool call `cancelled`, then idle (`cancelled`, R21)."""
-        await self.do(session_id, acp.FinishToolCall(call, "cancelled"))
-        await self.do(session_id, acp.EndTurn())
+        await self.do(session_id, i.FinishToolCall(call, "cancelled"))
+        await self.do(session_id, i.EndTurn())
 
 
 async def main() -> None:

@@ -32,13 +32,16 @@ from ndjson import Channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
+from acp_core import connection as c
+from acp_core import intents as i
+from acp_core import values as v
 from acp_core.v1 import check_v1_trace
 
 #: `--protocol`: the versions the client allows, preferred first.
 PROTOCOLS = {"2": (2,), "1": (1,), "auto": (2, 1)}
 
 AGENT = Path(__file__).with_name("stdio_agent.py")
-INFO = acp.Implementation("acp-core-stdio-client", acp.__version__)
+INFO = c.Implementation("acp-core-stdio-client", acp.__version__)
 
 #: Exit statuses (also in docs/transports.md): 0 the conversation ran and the checker found
 #: nothing; 1 it ran and the checker found violations; 2 bad arguments; 3 the agent failed
@@ -46,10 +49,10 @@ INFO = acp.Implementation("acp-core-stdio-client", acp.__version__)
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE, EXIT_AGENT_FAILED = 0, 1, 2, 3
 
 #: What the "user" answers to a permission request: an option id, or None to leave it open.
-Chooser = Callable[[acp.RequestPermissionRequest], "str | None"]
+Chooser = Callable[[v.RequestPermissionRequest], "str | None"]
 
 
-def allow_once(request: acp.RequestPermissionRequest) -> str | None:
+def allow_once(request: v.RequestPermissionRequest) -> str | None:
     """Pick the first `allow_once` option (a user who always clicks "Allow")."""
     return next((o.option_id for o in request.options if o.kind == "allow_once"), None)
 
@@ -79,9 +82,9 @@ class StdioClient:
         self.conn = acp.new_client_connection(INFO, revision=revision, protocols=protocols)
         self.session_id: str | None = None
         self.events: dict[Any, object] = {}  # the event that settles each request, by id
-        self.asked: list[acp.PermissionRequested] = []  # waiting for the user
+        self.asked: list[c.PermissionRequested] = []  # waiting for the user
         self.view_changed = False  # since the last read
-        self.findings: list[acp.Finding] = []
+        self.findings: list[c.Finding] = []
 
     # -- the connection, and the wire --------------------------------------------------------
 
@@ -92,20 +95,20 @@ class StdioClient:
         if step.outbound:
             await self.channel.write(step.data, step.outbound)
         for event in step.events:
-            if isinstance(event, (acp.RequestAnswered, acp.PromptEnded)):
+            if isinstance(event, (c.RequestAnswered, c.PromptEnded)):
                 self.events.setdefault(event.request_id, event)
-            elif isinstance(event, (acp.Initialized, acp.SessionOpened)):
+            elif isinstance(event, (c.Initialized, c.SessionOpened)):
                 self.events[event.request_id] = event  # its RequestAnswered follows
-            elif isinstance(event, acp.PermissionRequested):
+            elif isinstance(event, c.PermissionRequested):
                 self.asked.append(event)
-            elif isinstance(event, acp.RequestCancelled):
+            elif isinstance(event, c.RequestCancelled):
                 self.asked = [a for a in self.asked if a.request_id != event.request_id]
-            elif isinstance(event, acp.ViewChanged):
+            elif isinstance(event, c.ViewChanged):
                 self.view_changed = True
-            elif isinstance(event, acp.Finding):
+            elif isinstance(event, c.Finding):
                 self.findings.append(event)
-            elif isinstance(event, acp.ExtensionRequest):
-                await self.feed(acp.FailRequest(event.request_id, -32601, "Method not found"))
+            elif isinstance(event, c.ExtensionRequest):
+                await self.feed(c.FailRequest(event.request_id, -32601, "Method not found"))
         return step.ids
 
     async def receive(self, choose: Chooser) -> None:
@@ -123,8 +126,8 @@ class StdioClient:
         for request in asked:
             option = choose(request.request)  # asked once; None leaves it open
             if option is not None:
-                answer = acp.AnswerPermission(request.request_id, option)
-                await self.feed(acp.SessionIntent(request.session_id, answer))
+                answer = i.AnswerPermission(request.request_id, option)
+                await self.feed(c.SessionIntent(request.session_id, answer))
 
     async def request(self, intent: object, what: str) -> object:
         """Send a connection request and wait for the event that settles it."""
@@ -132,7 +135,7 @@ class StdioClient:
         while request_id not in self.events:
             await self.receive(allow_once)
         answer = self.events.pop(request_id)
-        if isinstance(answer, acp.RequestAnswered) and answer.error is not None:
+        if isinstance(answer, c.RequestAnswered) and answer.error is not None:
             message = answer.error.get("message")
             raise AgentError(f"{what} failed: {answer.error.get('code')} {message}")
         return answer
@@ -141,16 +144,16 @@ class StdioClient:
 
     async def start(self, cwd: str) -> str:
         """`initialize` and `session/new`; returns the session id."""
-        done = await self.request(acp.Initialize(), "initialize")
+        done = await self.request(c.Initialize(), "initialize")
         # No `Initialized` for a version the host does not allow: the answer's is recorded.
-        version = done.protocol_version if isinstance(done, acp.Initialized) else None
+        version = done.protocol_version if isinstance(done, c.Initialized) else None
         version = self.conn.protocol_version if version is None else version
         allowed = self.conn.protocols
         if version not in allowed:  # the connection found it too (E5): nothing can follow
             wanted = " or ".join(map(str, allowed))
             raise AgentError(f"the agent speaks protocol {version!r}, not {wanted}")
-        opened = await self.request(acp.NewSession(cwd), "session/new")
-        if not isinstance(opened, acp.SessionOpened):
+        opened = await self.request(c.NewSession(cwd), "session/new")
+        if not isinstance(opened, c.SessionOpened):
             raise AgentError("session/new answered without a usable session id")
         self.session_id = opened.session_id
         return self.session_id
@@ -171,16 +174,16 @@ class StdioClient:
         the client sends `session/cancel`.
         """
         assert self.session_id is not None
-        prompt = acp.SendPrompt((acp.TextContent(text),))
-        (request_id,) = await self.feed(acp.SessionIntent(self.session_id, prompt))
+        prompt = i.SendPrompt((v.TextContent(text),))
+        (request_id,) = await self.feed(c.SessionIntent(self.session_id, prompt))
         while request_id not in self.events:
             await self.receive(choose)
             view = self.conn.view(self.session_id)
             if cancel_when is not None and self.view_changed and cancel_when(view):
                 cancel_when = None
-                await self.feed(acp.SessionIntent(self.session_id, acp.SendCancel()))
+                await self.feed(c.SessionIntent(self.session_id, i.SendCancel()))
         ended = self.events.pop(request_id)
-        assert isinstance(ended, acp.PromptEnded)
+        assert isinstance(ended, c.PromptEnded)
         return ended.stop_reason
 
 
@@ -284,8 +287,8 @@ def main() -> int:
     print(
         f"\nChecker, client and wire rules: {len(trace)} messages, {len(violations)} violation(s)"
     )
-    for v in violations:
-        print(f"  line {v.index}: [{v.rule} {v.level}] {v.message}")
+    for found_one in violations:
+        print(f"  line {found_one.index}: [{found_one.rule} {found_one.level}] {found_one.message}")
     return EXIT_VIOLATIONS if violations else EXIT_OK
 
 

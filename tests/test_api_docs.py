@@ -369,11 +369,12 @@ MOVED: tuple[str, ...] = (
     "",
     "The package root now holds only the common path. Every other name moved to its home "
     "submodule (named in each entry below); `acp_core.X` and `from acp_core import X` still "
-    "work for every name of 0.1, for one release, without a warning. Switch to the home "
-    "submodule before 0.3.",
+    "work for every name of 0.1, for one release, with a `DeprecationWarning` that names the "
+    "home submodule. Switch to it before 0.3.",
     "",
     "Four intents were renamed so that no intent reads as a value's words reversed (intents are "
-    "imperative verbs and never start with `Update`); the old names stay as aliases until 0.3:",
+    "imperative verbs and never start with `Update`); the old names stay as aliases until 0.3 "
+    "(each warns with its new name):",
     "",
     *(f"- `{old}` → `{new}`" for old, new in _renamed.RENAMED.items()),
 )

@@ -27,4 +27,35 @@ RENAMED: dict[str, str] = {
     "UpdateSessionInfo": "PatchSessionInfo",
 }
 
-__all__ = ["RENAMED", "UpdatePlan", "UpdateSessionInfo", "UpdateTerminal", "UpdateToolCall"]
+#: The public submodules that are a name's home, in the order `moved_warning` looks.
+HOMES: tuple[str, ...] = (
+    "intents", "values", "connection", "engines", "codec", "sessions", "checker", "v1", "errors",
+)  # fmt: skip
+
+__all__ = [
+    "HOMES",
+    "RENAMED",
+    "UpdatePlan",
+    "UpdateSessionInfo",
+    "UpdateTerminal",
+    "UpdateToolCall",
+    "moved_warning",
+]
+
+
+def moved_warning(where: str, name: str, homes: dict[str, tuple[str, ...]]) -> str:
+    """The `DeprecationWarning` text for `where.name`, a 0.1 name that moved or was renamed.
+
+    `homes` maps each public submodule to its `__all__` (the caller imports them: this
+    module must not import the package)."""
+    new = RENAMED.get(name, name)
+    home = next((sub for sub in HOMES if new in homes.get(sub, ())), "intents")
+    if new != name:
+        return (
+            f"{where}.{name} was renamed: use acp_core.{home}.{new} "
+            "(the 0.1 name goes in 0.3; docs/api.md 'Names moved in 0.2')"
+        )
+    return (
+        f"{where}.{name} moved: import it from acp_core.{home} "
+        "(the root alias goes in 0.3; docs/api.md 'Names moved in 0.2')"
+    )

@@ -30,12 +30,14 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from acp_core import AgentConnection, Parsed, connection_step
+from acp_core import connection_step
 from acp_core.connection import (
+    AgentConnection,
     HttpRequest,
     HttpResponse,
     HttpSent,
     HttpServer,
+    Parsed,
     http_receive,
     http_send,
     http_stream_closed,

@@ -30,7 +30,7 @@ from acp_core import (
     reduce,
     restore,
     snapshot,
-)
+)  # all in acp_core.__all__: the common path
 
 __all__ = [
     "SessionDamaged",
