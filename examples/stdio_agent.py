@@ -7,8 +7,10 @@ echo one word of the prompt per step, a little apart, until it is done or the cl
 
 The split: the connection (`acp_core.connection_step`) decides every protocol message, set-up
 and errors included; this file reads bytes, feeds them in, writes the bytes that come out,
-waits, and runs the echo turns. With `--journal FILE` every session is kept in SQLite
-(`journal.py`), so a restarted agent serves `session/resume` with the whole history.
+waits, and runs the echo turns. `--protocol 1|auto` serves v1 clients too (the official
+Python SDK 0.12.1, Zed): the same turns, projected to v1 on the wire. With `--journal FILE`
+every session is kept in SQLite (`journal.py`), so a restarted agent serves `session/resume`
+with the whole history.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ import acp_core as acp
 
 INFO = acp.Implementation("acp-core-echo-agent", acp.__version__)
 
+#: `--protocol`: which versions the connection serves (`new_agent_connection(protocols=...)`);
+#: a v1 client is served through the v2 -> v1 projection (docs/v1.md, "Serving a v1 client").
+PROTOCOLS = {"2": (2,), "1": (1,), "auto": (2, 1)}
+
 OPTIONS = (
     acp.PermissionOption("allow", "Allow", "allow_once"),
     acp.PermissionOption("reject", "Reject", "reject_once"),
@@ -42,12 +48,13 @@ class EchoAgent:
         delay: float,
         revision: acp.Revision = acp.DEFAULT_REVISION,
         journal: Journal | None = None,
+        protocols: tuple[int, ...] = (2,),
     ) -> None:
         self.channel = channel
         self.delay = delay
         self.revision = revision
         self.journal = journal
-        self.conn = acp.new_agent_connection(INFO, revision=revision)
+        self.conn = acp.new_agent_connection(INFO, revision=revision, protocols=protocols)
         self.workers: dict[str, asyncio.Task[None]] = {}
         self.changed = asyncio.Condition()  # notified after every received message
         # The client's answers to our permission requests (`PermissionAnswered`), by id,
@@ -279,12 +286,24 @@ async def main() -> None:
     parser.add_argument(
         "--journal", help="keep every session in this SQLite file (resumable after a restart)"
     )
+    parser.add_argument(
+        "--protocol",
+        choices=sorted(PROTOCOLS),
+        default="2",
+        help="the protocol versions to serve: 2, 1, or auto (whichever the client asks for)",
+    )
     args = parser.parse_args()
     revision = chosen_revision(args, "stdio agent")
     trace = None if args.trace is None else TraceFile(args.trace)
     journal = None if args.journal is None else Journal(args.journal)
     channel = await stdio_channel(me="agent", peer="client", trace=trace)
-    agent = EchoAgent(channel, delay=args.delay, revision=revision, journal=journal)
+    agent = EchoAgent(
+        channel,
+        delay=args.delay,
+        revision=revision,
+        journal=journal,
+        protocols=PROTOCOLS[args.protocol],
+    )
     try:
         await agent.serve()
     finally:
