@@ -398,3 +398,12 @@ def test_a_v2_connection_is_not_projected() -> None:
     assert step.outbound[0]["id"] == 2
     assert "stopReason" not in step.outbound[0]["result"]
     assert any("state_update" in str(m) for m in step.outbound)
+
+
+def test_a_v2_initialize_after_v1_switches_the_connection_back_to_v2() -> None:
+    conn = _v1_init().connection
+    v2 = {"protocolVersion": 2, "info": {"name": "z", "version": "1"}}
+    step = _step(conn, _req(5, "initialize", v2))
+    assert step.outbound[0]["result"]["protocolVersion"] == 2
+    assert step.connection.protocol_version == 2
+    assert step.connection.v1 is None

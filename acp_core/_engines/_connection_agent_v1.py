@@ -375,7 +375,9 @@ def _response(p: _Projection, message: dict[str, Any]) -> None:
 def v1_project(b: Any, start: int) -> None:
     """Rewrite what this step put on the wire from `b.wire[start:]` on to v1 (in place), and
     keep the projection's memory in `b.changes["v1"]`."""
-    state: V1Serving = b.changes.get("v1", b.conn.v1)
+    state: V1Serving | None = b.changes.get("v1", b.conn.v1)
+    if state is None:
+        return  # a new `initialize` just made the connection speak v2
     prompts = {rid for rid, method in b.conn.incoming.items() if method == "session/prompt"}
     p = _Projection(b, state, prompts)
     sent = b.wire[start:]
