@@ -6,7 +6,9 @@ the connection answers itself in `_engines/_connection_agent_setup.py`): decodin
 received, answering what cannot be decoded, refusing a request whose id is not one or is
 already pending (`_engines/_request_ids.py`), the prompt gate (unknown session, content the
 agent did not advertise), `$/cancel_request` from the client, `_` extensions handed to the
-host, and routing of every other message to the engine of its session.
+host, routing of every other message to the engine of its session, the gate after a refused
+`initialize` (nothing else served), and running each input's outbound through the v1
+projection on a v1 connection (`_engines/_connection_agent_v1.py`).
 Must not know: I/O, clocks; how an engine decides (it only steps engines through `step`); how
 the replay is built (`_engines/_replay_gen.py`).
 

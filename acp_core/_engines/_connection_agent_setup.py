@@ -1,6 +1,7 @@
 """The requests an agent connection answers itself, and those it hands to its host.
 
-Owns: `initialize` (version negotiation, `info`, capabilities), `session/new`,
+Owns: `initialize` (version negotiation against the host's `protocols`, the refusal, `info`,
+capabilities; a v1 client's answer is `_engines/_connection_agent_v1.py`'s), `session/new`,
 `session/resume` (the replay, the end marker of the revision, the state snapshot, then the
 answer), `session/close` (as a cancel, then answered once the session is idle),
 `session/set_config_option`, and the typed host requests (`session/list`, `session/delete`,
