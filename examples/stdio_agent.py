@@ -7,11 +7,12 @@ echo one word of the prompt per step, a little apart, until it is done or the cl
 
 The split: the connection (`acp_core.connection_step`) decides every protocol message, set-up
 and errors included; this file reads bytes, feeds them in, writes the bytes that come out,
-waits, and runs the echo turns. With `--journal FILE` every session is kept in SQLite
-(`journal.py`: `acp_core.aio.SqliteStore`), so a restarted agent serves `session/resume` with
-the whole history. A step whose records cannot be written is refused (not kept, nothing
-sent): a client request is answered with an error, a turn ends with `error`, and the
-session goes on once the store works again.
+waits, and runs the echo turns. `--protocol 1|auto` serves v1 clients too (the official
+Python SDK 0.12.1, Zed): the same turns, projected to v1 on the wire. With `--journal FILE`
+every session is kept in SQLite (`journal.py`: `acp_core.aio.SqliteStore`), so a restarted
+agent serves `session/resume` with the whole history. A step whose records cannot be
+written is refused (not kept, nothing sent): a client request is answered with an error, a
+turn ends with `error`, and the session goes on once the store works again.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ from acp_core.aio import SessionDamaged, StoreError
 
 INFO = c.Implementation("acp-core-echo-agent", acp.__version__)
 
+#: `--protocol`: which versions the connection serves (`new_agent_connection(protocols=...)`);
+#: a v1 client is served through the v2 -> v1 projection (docs/v1.md, "Serving a v1 client").
+PROTOCOLS = {"2": (2,), "1": (1,), "auto": (2, 1)}
+
 OPTIONS = (
     v.PermissionOption("allow", "Allow", "allow_once"),
     v.PermissionOption("reject", "Reject", "reject_once"),
@@ -50,12 +55,13 @@ class EchoAgent:
         delay: float,
         revision: acp.Revision = acp.DEFAULT_REVISION,
         journal: SqliteStore | None = None,
+        protocols: tuple[int, ...] = (2,),
     ) -> None:
         self.channel = channel
         self.delay = delay
         self.revision = revision
         self.journal = journal
-        self.conn = acp.new_agent_connection(INFO, revision=revision)
+        self.conn = acp.new_agent_connection(INFO, revision=revision, protocols=protocols)
         self.workers: dict[str, asyncio.Task[None]] = {}
         self.changed = asyncio.Condition()  # notified after every received message
         # The client's answers to our permission requests (`PermissionAnswered`), by id,
@@ -345,6 +351,12 @@ async def main() -> None:
     parser.add_argument(
         "--journal", help="keep every session in this SQLite file (resumable after a restart)"
     )
+    parser.add_argument(
+        "--protocol",
+        choices=sorted(PROTOCOLS),
+        default="2",
+        help="the protocol versions to serve: 2, 1, or auto (whichever the client asks for)",
+    )
     args = parser.parse_args()
     revision = chosen_revision(args, "stdio agent")
     trace = None if args.trace is None else TraceFile(args.trace)
@@ -354,7 +366,13 @@ async def main() -> None:
         sys.exit(f"stdio agent: cannot use the journal {args.journal}: {e}")
     channel = await stdio_channel(me="agent", peer="client", trace=trace)
     try:
-        agent = EchoAgent(channel, delay=args.delay, revision=revision, journal=journal)
+        agent = EchoAgent(
+            channel,
+            delay=args.delay,
+            revision=revision,
+            journal=journal,
+            protocols=PROTOCOLS[args.protocol],
+        )
     except StoreError as e:  # the journal's list of sessions cannot be read at all
         sys.exit(f"stdio agent: cannot restore from the journal {args.journal}: {e}")
     try:

@@ -6,7 +6,9 @@ the connection answers itself in `_engines/_connection_agent_setup.py`): decodin
 received, answering what cannot be decoded, refusing a request whose id is not one or is
 already pending (`_engines/_request_ids.py`), the prompt gate (unknown session, content the
 agent did not advertise), `$/cancel_request` from the client, `_` extensions handed to the
-host, and routing of every other message to the engine of its session.
+host, routing of every other message to the engine of its session, the gate after a refused
+`initialize` (nothing else served), and running each input's outbound through the v1
+projection on a v1 connection (`_engines/_connection_agent_v1.py`).
 Must not know: I/O, clocks; how an engine decides (it only steps engines through `step`); how
 the replay is built (`_engines/_replay_gen.py`).
 
@@ -37,6 +39,7 @@ as `PromptReceived`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
@@ -81,7 +84,9 @@ from ._connection_agent_state import (
     session_intent,
     step_session,
 )
+from ._connection_agent_v1 import v1_project
 from ._connection_values import (
+    UNSUPPORTED_VERSION,
     CancelReceived,
     ExtensionNotification,
     ExtensionRequest,
@@ -288,15 +293,51 @@ def _own_input(b: Build, input: object) -> bool:
     return False
 
 
+def _refused(b: Build, value: object) -> bool:
+    """After a refused `initialize`, nothing but another `initialize` is served (no
+    half-open connection): a request gets the refusal again, anything else a finding."""
+    if b.conn.refused is None or b.conn.protocol_version is not None:
+        return False
+    method = value.get("method") if isinstance(value, dict) else None
+    if method == "initialize":
+        return False
+    if isinstance(value, dict) and method is not None and "id" in value:
+        rid = raw_request_id(value)
+        detail = f"Unsupported protocol version: initialize was refused ({b.conn.refused})"
+        b.send(error_reply(None if rid in b.incoming else rid, UNSUPPORTED_VERSION, detail))
+    else:
+        b.finding("E5", f"ignored: initialize was refused (protocol {b.conn.refused})")
+    return True
+
+
+def _projected(handler: Callable[[Build, Any], Any]) -> Callable[[Build, Any], Any]:
+    """`handler`, with what it sends projected to v1 when the connection speaks v1."""
+
+    def run(b: Build, input: Any) -> Any:
+        start = len(b.wire)
+        result = handler(b, input)
+        if b.conn.v1 is not None:
+            v1_project(b, start)
+        return result
+
+    return run
+
+
+def _received_gated(b: Build, value: object) -> None:
+    if not _refused(b, value):
+        _received_value(b, value)
+
+
 #: The agent side's inputs, routed by `connection_step` (`_engines/_connection.py`): `Parsed` /
 #: `FramingError` (from the framing), `Received(message)` (decoded), a `SessionIntent`,
-#: `AnswerRequest` / `FailRequest`, and its own `OpenSession`.
+#: `AnswerRequest` / `FailRequest`, and its own `OpenSession`. On a v1 connection what each
+#: sends is projected to v1 (`_engines/_connection_agent_v1.py`).
 AGENT_INPUTS: Final = SideInputs(
     "an agent connection input",
     Build,
-    _received_value,
-    _receive_message,
-    session_intent,
-    host_answer,
-    _own_input,
+    _projected(_received_gated),
+    _projected(_receive_message),
+    _projected(session_intent),
+    _projected(host_answer),
+    _projected(_own_input),
 )

@@ -1,6 +1,7 @@
 """The requests an agent connection answers itself, and those it hands to its host.
 
-Owns: `initialize` (version negotiation, `info`, capabilities), `session/new`,
+Owns: `initialize` (version negotiation against the host's `protocols`, the refusal, `info`,
+capabilities; a v1 client's answer is `_engines/_connection_agent_v1.py`'s), `session/new`,
 `session/resume` (the replay, the end marker of the revision, the state snapshot, then the
 answer), `session/close` (as a cancel, then answered once the session is idle),
 `session/set_config_option`, and the typed host requests (`session/list`, `session/delete`,
@@ -33,6 +34,7 @@ from ._connection_agent_state import (
     settled,
     step_session,
 )
+from ._connection_agent_v1 import v1_initialize
 from ._connection_values import (
     SUPPORTED_VERSIONS,
     UNSUPPORTED_VERSION,
@@ -61,22 +63,35 @@ def _initialize(b: Build, request: Request) -> None:
     params = params_object(request.params)
     version = None if params is None else params.get("protocolVersion")
     info = None if params is None else params.get("info")
-    if type(version) is not int or version < 0 or params_object(info) is None:
+    if type(version) is not int or version < 0:
         b.answer(
             request.id, error_reply(request.id, -32602, "Invalid params: protocolVersion, info")
         )
         return
-    usable = [v for v in SUPPORTED_VERSIONS if v <= version]
+    assert params is not None
+    if version == 1 and 1 in b.conn.protocols:  # a v1 client the host serves
+        v1_initialize(b, request.id, params)
+        return
+    usable = [v for v in SUPPORTED_VERSIONS if v <= version and v in b.conn.protocols]
     if not usable:
-        data = {"requested": version, "supported": list(SUPPORTED_VERSIONS)}
+        # The protocol's refusal; nothing else is served until an initialize succeeds.
+        allowed = sorted(v for v in b.conn.protocols if v in (1, *SUPPORTED_VERSIONS))
+        data = {"requested": version, "supported": allowed}
+        b.changes["refused"] = version
         b.answer(
             request.id,
             error_reply(request.id, UNSUPPORTED_VERSION, "Unsupported protocol version", data),
         )
         return
-    assert params is not None
+    if params_object(info) is None:
+        b.answer(
+            request.id, error_reply(request.id, -32602, "Invalid params: protocolVersion, info")
+        )
+        return
     caps = params_object(params.get("capabilities"))
     b.changes.update(
+        refused=None,
+        v1=None,
         protocol_version=max(usable),
         peer_info=info,
         peer_capabilities=EMPTY_OBJECT if caps is None else caps,

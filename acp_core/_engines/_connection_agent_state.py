@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import LocalProtocolError
+from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._conversation import Conversation
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
@@ -27,6 +27,7 @@ from acp_core._wire._updates import SessionConfigOption
 
 from ._agent import AgentEngine, Turn, agent_step, new_agent
 from ._agent_cancel import descendants
+from ._connection_agent_v1 import V1Serving
 from ._connection_values import (
     AnswerRequest,
     ConnectionStep,
@@ -125,6 +126,12 @@ class AgentConnection:
         session_prefix: prefix of the session ids this connection makes.
         decoder: the NDJSON framing state (for `receive_bytes`).
         new_session_config: config options a new session starts with.
+        protocols: the protocol versions the host allows (`(2,)`: v2 only; `(2, 1)`: a client
+            asking for 1 is answered 1 and served v1, docs/v1.md "Serving a v1 client").
+        v1: the v2 -> v1 projection's memory once the client was answered protocol 1 (None on
+            v2): the connection speaks v1 on the wire (`_engines/_connection_agent_v1.py`).
+        refused: the protocol version of an `initialize` this connection refused (None if
+            none): until an `initialize` succeeds, every other request is refused too.
     """
 
     info: Implementation
@@ -141,6 +148,9 @@ class AgentConnection:
     session_prefix: str = "sess_"
     decoder: NdjsonDecoder = _NO_BYTES
     new_session_config: tuple[SessionConfigOption, ...] = ()
+    protocols: tuple[int, ...] = (2,)
+    v1: V1Serving | None = None
+    refused: int | None = None
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -182,8 +192,21 @@ def new_agent_connection(
     session_prefix: str = "sess_",
     new_session_config: tuple[SessionConfigOption, ...] = (),
     max_line: int | None = None,
+    protocols: tuple[int, ...] = (2,),
 ) -> AgentConnection:
-    """A fresh agent connection (nothing received yet)."""
+    """A fresh agent connection (nothing received yet).
+
+    `protocols`: the protocol versions the host allows. The default serves v2 only: a client
+    asking for protocol 1 gets the protocol's refusal (`-32022`) and nothing else is served
+    until it initializes with 2. `(2, 1)` answers such a client 1 and speaks v1 to it behind
+    the same engines, intents and events (docs/v1.md, "Serving a v1 client").
+
+    Raises:
+        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2.
+    """
+    if not protocols or type(protocols) is not tuple or any(v not in (1, 2) for v in protocols):
+        msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
+        raise ArgumentError(msg)
     caps = _DEFAULT_CAPABILITIES if capabilities is None else freeze_json(capabilities)
     decoder = NdjsonDecoder() if max_line is None else NdjsonDecoder(max_line)
     return AgentConnection(
@@ -193,6 +216,7 @@ def new_agent_connection(
         session_prefix=session_prefix,
         decoder=decoder,
         new_session_config=new_session_config,
+        protocols=protocols,
     )
 
 

@@ -166,7 +166,10 @@ class Finding:
 
     Attributes:
         rule: the rule it breaks (`D1` undecodable, `E3` wrong session or direction, `J1`
-            a response to nothing, `X0` an unknown notification, `F1` a framing error).
+            a response to nothing, `X0` an unknown notification, `F1` a framing error, `E5`
+            traffic on a connection whose version was refused), or on an agent connection
+            serving v1, the `v1.*` id of a projection step that lost something (docs/v1.md,
+            "Serving a v1 client").
         detail: a readable explanation.
     """
 

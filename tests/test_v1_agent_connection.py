@@ -1,0 +1,409 @@
+"""The agent connection serving a v1 client, sans-IO: the negotiation at `initialize`, v1
+requests into the same engine events, and the v2 -> v1 projection of what the engines emit
+(docs/v1.md, "Serving a v1 client"), each lossy step a `Finding`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import acp_core as acp
+from acp_core import connection as c
+from acp_core._engines._connection_agent_state import Build
+from acp_core._engines._connection_agent_v1 import v1_project
+
+INFO = c.Implementation("v1-agent-test", "1")
+SID = "sess_1"
+
+
+def _req(rid: int, method: str, params: dict[str, Any]) -> acp.Parsed:
+    return acp.Parsed({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+
+
+def _v1_init(protocols: tuple[int, ...] = (2, 1)) -> c.ConnectionStep:
+    conn = c.new_agent_connection(INFO, protocols=protocols)
+    params = {
+        "protocolVersion": 1,
+        "clientCapabilities": {},
+        "clientInfo": {"name": "z", "version": "1"},
+    }
+    return c.connection_step(conn, _req(0, "initialize", params))
+
+
+def _step(conn: c.AgentConnection, input: object) -> c.ConnectionStep:
+    return c.connection_step(conn, input)
+
+
+def _do(conn: c.AgentConnection, intent: object) -> c.ConnectionStep:
+    return c.connection_step(conn, c.SessionIntent(SID, intent))
+
+
+def _in_prompt() -> c.AgentConnection:
+    """A v1 connection with one session and an accepted v1 prompt (request id 2)."""
+    conn = _v1_init().connection
+    conn = _step(conn, _req(1, "session/new", {"cwd": "/tmp", "mcpServers": []})).connection
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "hello v1"}]}
+    step = _step(conn, _req(2, "session/prompt", prompt))
+    assert [type(e) for e in step.events] == [c.PromptReceived]
+    step = _do(step.connection, acp.AcceptPrompt(2))
+    # The receipt is held (v1 answers a prompt at the turn's end); the user message and
+    # `running` are implied by the prompt request itself: nothing goes out, nothing is lost.
+    assert step.outbound == ()
+    assert step.events == ()
+    return step.connection
+
+
+def _updates(step: c.ConnectionStep) -> list[Any]:
+    assert all(m.get("method") == "session/update" for m in step.outbound), step.outbound
+    return [m["params"]["update"] for m in step.outbound]
+
+
+def _rules(step: c.ConnectionStep) -> set[str]:
+    return {e.rule for e in step.events if isinstance(e, c.Finding)}
+
+
+# -- negotiation -----------------------------------------------------------------------------
+
+
+def test_a_v1_initialize_is_answered_1_in_the_v1_shape() -> None:
+    step = _v1_init()
+    (reply,) = step.outbound
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {
+            "protocolVersion": 1,
+            "agentCapabilities": {"loadSession": False},
+            "authMethods": [],
+            "agentInfo": {"name": "v1-agent-test", "version": "1"},
+        },
+    }
+    assert step.connection.protocol_version == 1
+    assert step.connection.v1 is not None
+    (init,) = step.events
+    assert isinstance(init, c.Initialized)
+    assert init.protocol_version == 1
+    assert init.peer_info is not None
+    assert init.peer_info["name"] == "z"
+
+
+def test_prompt_capabilities_are_advertised_under_their_v1_names() -> None:
+    caps = {"session": {"prompt": {"image": {}}}, "fancy": {}}
+    conn = c.new_agent_connection(INFO, capabilities=caps, protocols=(2, 1))
+    step = _step(conn, _req(0, "initialize", {"protocolVersion": 1}))
+    result = step.outbound[0]["result"]
+    assert result["agentCapabilities"] == {
+        "loadSession": False,
+        "promptCapabilities": {"image": True, "audio": False, "embeddedContext": False},
+    }
+    assert _rules(step) == {"v1.dropped-capability"}  # `fancy` has no v1 form
+
+
+def test_a_host_allowing_1_still_answers_a_v2_client_in_v2() -> None:
+    conn = c.new_agent_connection(INFO, protocols=(2, 1))
+    params = {"protocolVersion": 2, "info": {"name": "z", "version": "1"}}
+    step = _step(conn, _req(0, "initialize", params))
+    assert step.outbound[0]["result"]["protocolVersion"] == 2
+    assert "info" in step.outbound[0]["result"]
+    assert step.connection.v1 is None
+
+
+def test_a_v2_only_host_refuses_a_v1_client_and_serves_nothing_else() -> None:
+    step = _v1_init(protocols=(2,))
+    (reply,) = step.outbound
+    assert reply["error"]["code"] == -32022
+    assert reply["error"]["data"] == {"requested": 1, "supported": [2]}
+    conn = step.connection
+    assert conn.protocol_version is None
+    assert conn.v1 is None
+    # No half-open connection: a session request after the refusal is refused too ...
+    step = _step(conn, _req(1, "session/new", {"cwd": "/tmp", "mcpServers": []}))
+    (reply,) = step.outbound
+    assert reply["id"] == 1
+    assert reply["error"]["code"] == -32022
+    assert step.connection.sessions == conn.sessions
+    # ... a notification is a finding, and a v2 initialize afterwards opens the connection.
+    cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SID}}
+    assert _rules(_step(conn, acp.Parsed(cancel))) == {"E5"}
+    v2 = {"protocolVersion": 2, "info": {"name": "z", "version": "1"}}
+    conn = _step(conn, _req(2, "initialize", v2)).connection
+    assert conn.protocol_version == 2
+    step = _step(conn, _req(3, "session/new", {"cwd": "/tmp"}))
+    assert step.outbound[0]["result"] == {"sessionId": SID}
+
+
+def test_the_default_allows_v2_only_and_protocols_are_checked() -> None:
+    assert c.new_agent_connection(INFO).protocols == (2,)
+    for bad in ((), (3,), [2, 1]):
+        with pytest.raises(acp.ArgumentError):
+            c.new_agent_connection(INFO, protocols=bad)  # type: ignore[arg-type]
+
+
+# -- inbound -----------------------------------------------------------------------------------
+
+
+def test_a_v1_prompt_reaches_the_engine_with_a_deterministic_message_id() -> None:
+    a, b = _in_prompt(), _in_prompt()
+    assert a.engine(SID).session == b.engine(SID).session  # same input, same ids
+    ((message_id, message),) = a.engine(SID).session.messages.items()
+    assert message.role == "user"
+    assert message_id == "user-1"
+
+
+def test_cancel_and_the_stop_reason_of_a_cancelled_turn() -> None:
+    conn = _in_prompt()
+    cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SID}}
+    step = _step(conn, acp.Parsed(cancel))
+    assert step.events == (c.CancelReceived(SID, ()),)
+    assert step.outbound == ()
+    step = _do(step.connection, acp.EndTurn())
+    assert step.outbound == ({"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "cancelled"}},)
+
+
+# -- outbound: the projection table ----------------------------------------------------------
+
+TEXT = acp.TextContent
+
+PROJECTED = [
+    (
+        acp.SendAgentText("hi"),
+        [{"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}],
+        {"v1.dropped-field"},  # messageId
+    ),
+    (
+        acp.SendThought("hm"),
+        [{"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hm"}}],
+        {"v1.dropped-field"},
+    ),
+    (
+        acp.SendAgentMessage((TEXT("whole"),)),
+        [{"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "whole"}}],
+        {"v1.upsert-as-chunks"},
+    ),
+    (
+        acp.ReportUserMessage((TEXT("queued"),)),
+        [{"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "queued"}}],
+        {"v1.upsert-as-chunks"},
+    ),
+    (
+        acp.StartToolCall("Read", "t1", kind="read"),
+        [
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "Read",
+                "kind": "read",
+                "status": "pending",
+            }
+        ],
+        set(),
+    ),
+    (
+        acp.ReportPlan(entries=(acp.PlanEntry("step one", "high", "pending"),), plan_id="main"),
+        [
+            {
+                "sessionUpdate": "plan",
+                "entries": [{"content": "step one", "priority": "high", "status": "pending"}],
+            }
+        ],
+        set(),
+    ),
+    (
+        acp.ReportPlan(entries=(acp.PlanEntry("a", "low", "completed"),)),  # planId "plan-1"
+        [
+            {
+                "sessionUpdate": "plan",
+                "entries": [{"content": "a", "priority": "low", "status": "completed"}],
+            }
+        ],
+        {"v1.dropped-field"},
+    ),
+    (
+        acp.ReportUsage(used=5, size=100),
+        [{"sessionUpdate": "usage_update", "used": 5, "size": 100}],
+        set(),
+    ),
+    (
+        acp.PatchSessionInfo(title="Notes"),
+        [{"sessionUpdate": "session_info_update", "title": "Notes"}],
+        set(),
+    ),
+]
+
+
+@pytest.mark.parametrize(("intent", "v1", "rules"), PROJECTED, ids=lambda x: type(x).__name__)
+def test_each_update_kind_is_projected(intent: object, v1: list[Any], rules: set[str]) -> None:
+    step = _do(_in_prompt(), intent)
+    assert _updates(step) == v1
+    assert _rules(step) == rules
+
+
+def test_a_repeated_drop_is_reported_once_per_session() -> None:
+    conn = _in_prompt()
+    step = _do(conn, acp.SendAgentText("a"))
+    assert _rules(step) == {"v1.dropped-field"}
+    step = _do(step.connection, acp.SendAgentText("b"))
+    assert _updates(step) == [
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "b"}}
+    ]
+    assert step.events == ()
+
+
+def test_a_tool_call_is_tool_call_then_updates_with_the_whole_content() -> None:
+    conn = _do(_in_prompt(), acp.StartToolCall("Echo", "t1")).connection
+    a = acp.ToolContent(TEXT("a"))
+    b = acp.ToolContent(TEXT("b"))
+    wire_a = {"type": "content", "content": {"type": "text", "text": "a"}}
+    wire_b = {"type": "content", "content": {"type": "text", "text": "b"}}
+    step = _do(conn, acp.SendToolContent("t1", a))
+    assert _updates(step) == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "content": [wire_a]}
+    ]
+    step = _do(step.connection, acp.SendToolContent("t1", b))
+    # v2 appends; v1 replaces the list, so the whole list goes out
+    assert _updates(step) == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "content": [wire_a, wire_b]}
+    ]
+    step = _do(step.connection, acp.FinishToolCall("t1"))
+    assert _updates(step) == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}
+    ]
+    assert step.events == ()
+
+
+def test_the_turn_end_is_the_prompt_result_and_no_state_update_goes_out() -> None:
+    step = _do(_in_prompt(), acp.EndTurn())
+    assert step.outbound == ({"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}},)
+    assert step.events == ()
+    # a second prompt on the same session: its own held receipt, its own result
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "again"}]}
+    conn = _step(step.connection, _req(3, "session/prompt", prompt)).connection
+    conn = _do(conn, acp.AcceptPrompt(3)).connection
+    conn = _do(conn, acp.SendAgentText("x")).connection
+    step = _do(conn, acp.EndTurn())
+    assert step.outbound == ({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}},)
+
+
+def test_state_outside_a_v1_prompt_is_dropped_with_a_finding() -> None:
+    conn = _do(_in_prompt(), acp.EndTurn()).connection
+    step = _do(conn, acp.StartWork())
+    assert step.outbound == ()
+    assert _rules(step) == {"v1.dropped-state"}
+    step = _do(step.connection, acp.EndTurn())
+    assert step.outbound == ()
+    assert _rules(step) == {"v1.dropped-state"}
+
+
+def test_a_permission_request_and_its_answer_in_the_v1_shape() -> None:
+    conn = _do(_in_prompt(), acp.StartToolCall("Write notes", "t1", kind="edit")).connection
+    options = (acp.PermissionOption("allow", "Allow", "allow_once"),)
+    step = _do(conn, acp.RequestPermission("Write?", options, "t1"))
+    (rid,) = step.ids
+    assert step.outbound == (
+        {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "session/request_permission",
+            "params": {
+                "sessionId": SID,
+                "toolCall": {
+                    "toolCallId": "t1",
+                    "title": "Write notes",
+                    "kind": "edit",
+                    "status": "pending",
+                },
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+            },
+        },
+    )
+    assert _rules(step) == {"v1.dropped-field"}  # the v2 title and subject
+    answer = {"outcome": {"outcome": "selected", "optionId": "allow"}}
+    step = _step(step.connection, acp.Parsed({"jsonrpc": "2.0", "id": rid, "result": answer}))
+    (answered,) = [e for e in step.events if isinstance(e, c.PermissionAnswered)]
+    assert answered.request_id == rid
+    assert answered.decision.approved
+    assert "state_update" not in str(step.outbound)
+
+
+def test_a_withdrawn_permission_request_is_a_finding() -> None:
+    conn = _do(_in_prompt(), acp.StartToolCall("Write", "t1")).connection
+    options = (acp.PermissionOption("allow", "Allow", "allow_once"),)
+    step = _do(conn, acp.RequestPermission("Write?", options, "t1"))
+    (rid,) = step.ids
+    step = _do(step.connection, acp.CancelPermission(rid))
+    assert "$/cancel_request" not in str(step.outbound)
+    assert "v1.dropped-cancel-request" in _rules(step)
+
+
+def _projected(wire: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], set[str]]:
+    b = Build(_in_prompt())
+    b.wire.extend(wire)
+    v1_project(b, 0)
+    return b.wire, {e.rule for e in b.events}
+
+
+def _update(session_id: str, update: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": session_id, "update": update},
+    }
+
+
+@pytest.mark.parametrize(
+    ("message", "rule"),
+    [
+        (_update("child-1", {"sessionUpdate": "agent_message_chunk"}), "v1.dropped-child"),
+        (_update(SID, {"sessionUpdate": "subagent_update", "sessionId": "c"}), "v1.dropped-update"),
+        (_update(SID, {"sessionUpdate": "session_message", "messageId": "m"}), "v1.dropped-update"),
+        (
+            _update(SID, {"sessionUpdate": "terminal_update", "terminalId": "t"}),
+            "v1.dropped-update",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 9, "method": "session/elicitation", "params": {}},
+            "v1.dropped-request",
+        ),
+        (
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 9}},
+            "v1.dropped-cancel-request",
+        ),
+    ],
+    ids=["child", "subagent", "session-message", "terminal", "request", "cancel-request"],
+)
+def test_what_v1_has_no_form_for_is_dropped_with_a_finding(message: Any, rule: str) -> None:
+    wire, rules = _projected([message])
+    assert wire == []
+    assert rules == {rule}
+
+
+def test_an_unknown_v2_stop_reason_becomes_end_turn_with_a_finding() -> None:
+    wire, rules = _projected(
+        [_update(SID, {"sessionUpdate": "state_update", "state": "idle", "stopReason": "error"})]
+    )
+    assert wire == [{"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}]
+    assert rules == {"v1.stop-reason"}
+
+
+def test_a_v2_connection_is_not_projected() -> None:
+    conn = c.new_agent_connection(INFO, protocols=(2, 1))
+    conn = _step(
+        conn, _req(0, "initialize", {"protocolVersion": 2, "info": INFO.to_wire()})
+    ).connection
+    conn = _step(conn, _req(1, "session/new", {"cwd": "/tmp"})).connection
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "v2"}]}
+    conn = _step(conn, _req(2, "session/prompt", prompt)).connection
+    step = _do(conn, acp.AcceptPrompt(2))
+    assert step.outbound[0]["id"] == 2
+    assert "stopReason" not in step.outbound[0]["result"]
+    assert any("state_update" in str(m) for m in step.outbound)
+
+
+def test_a_v2_initialize_after_v1_switches_the_connection_back_to_v2() -> None:
+    conn = _v1_init().connection
+    v2 = {"protocolVersion": 2, "info": {"name": "z", "version": "1"}}
+    step = _step(conn, _req(5, "initialize", v2))
+    assert step.outbound[0]["result"]["protocolVersion"] == 2
+    assert step.connection.protocol_version == 2
+    assert step.connection.v1 is None
