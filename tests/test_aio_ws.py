@@ -13,12 +13,15 @@ server from hanging the run; nothing asserts on time.
 from __future__ import annotations
 
 import json
+import threading
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import anyio.to_thread
+import httpx
 import pytest
 from anyio.abc import ByteStream
 from test_aio_http import WAIT, EchoAgent, _ended, _hypercorn_trio, _uvicorn
@@ -261,3 +264,90 @@ async def test_another_path_is_refused(url: str) -> None:
     with pytest.raises(RejectedError) as refused:
         await WsClient.connect(url.replace("/acp", "/other"))
     assert refused.value.status == 403
+
+
+class HoldingAgent(EchoAgent):
+    """Holds every prompt: its turn waits until the connection's tasks are cancelled."""
+
+    started = threading.Event()
+    cancelled = threading.Event()
+
+    async def on_event(self, event: object) -> None:
+        if isinstance(event, acp.PromptReceived):
+            self.link.start_soon(self.hold)
+
+    async def hold(self) -> None:
+        HoldingAgent.started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            HoldingAgent.cancelled.set()
+
+
+async def _wait(event: threading.Event) -> None:
+    assert await anyio.to_thread.run_sync(event.wait, WAIT)
+
+
+@pytest.fixture
+def holding(anyio_backend: str) -> Iterator[tuple[Any, str]]:
+    HoldingAgent.started.clear()
+    HoldingAgent.cancelled.clear()
+    app: Any = asgi_app(HoldingAgent)
+    for url in _serve(app, anyio_backend):
+        yield app, url
+
+
+async def test_the_client_closing_ends_its_connection_and_cancels_its_tasks(
+    holding: tuple[Any, str],
+) -> None:
+    app, url = holding
+    ws = await WsClient.connect(url)
+    other = await WsClient.connect(url)  # a second connection, untouched by the first
+    assert other.headers["acp-connection-id"] != ws.headers["acp-connection-id"]
+    assert set(app.hosted) == {
+        ws.headers["acp-connection-id"],
+        other.headers["acp-connection-id"],
+    }
+    await ws.send(INIT)
+    assert await ws.next() is not None
+    await ws.send({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}})
+    opened = await ws.next()
+    assert opened is not None
+    await ws.send(_prompt(opened["result"]["sessionId"], "hold it"))
+    await _wait(HoldingAgent.started)
+    assert not HoldingAgent.cancelled.is_set()
+    await ws.close()
+    await _wait(HoldingAgent.cancelled)
+    assert set(app.hosted) == {other.headers["acp-connection-id"]}
+    await other.send(INIT)  # the other connection goes on
+    init = await other.next()
+    assert init is not None
+    assert init["id"] == 0
+    await other.close()
+
+
+async def test_http_naming_a_websocket_connection_id_gets_nothing(url: str) -> None:
+    ws = await WsClient.connect(url)
+    cid = ws.headers["acp-connection-id"]
+    http_url = url.replace("ws://", "http://")
+    new = {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}}
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        posted = await client.post(
+            http_url,
+            json=new,
+            headers={"Content-Type": "application/json", "Acp-Connection-Id": cid},
+        )
+        assert posted.status_code == 404
+        stream = await client.get(
+            http_url, headers={"Accept": "text/event-stream", "Acp-Connection-Id": cid}
+        )
+        assert stream.status_code == 404
+    await ws.send(INIT)  # the socket's own connection never saw the POST: id 0 is its first
+    init = await ws.next()
+    assert init is not None
+    assert init["id"] == 0
+    await ws.send(new)
+    opened = await ws.next()
+    assert opened is not None
+    assert opened["result"]["sessionId"] == "sess_1"
+    await ws.close()
