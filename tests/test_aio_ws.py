@@ -351,3 +351,56 @@ async def test_http_naming_a_websocket_connection_id_gets_nothing(url: str) -> N
     assert opened is not None
     assert opened["result"]["sessionId"] == "sess_1"
     await ws.close()
+
+
+class FloodingAgent(EchoAgent):
+    """Answers a prompt with 2,000 chunks of 32 KiB (64 MiB), faster than a reader that
+    reads nothing: the connection must be dropped before the flood is through."""
+
+    CHUNKS = 2000
+    cancelled = threading.Event()
+
+    async def on_event(self, event: object) -> None:
+        if isinstance(event, acp.PromptReceived):
+            self.link.start_soon(self.flood, event.session_id)
+
+    async def flood(self, session_id: str) -> None:
+        prompt = self.link.connection.engine(session_id).prompts[0]
+        self.link.step(acp.SessionIntent(session_id, acp.AcceptPrompt(prompt.id)))
+        try:
+            for _ in range(self.CHUNKS):
+                self.link.step(acp.SessionIntent(session_id, acp.SendAgentText("x" * 32768)))
+                await anyio.lowlevel.checkpoint()
+        except anyio.get_cancelled_exc_class():
+            FloodingAgent.cancelled.set()
+            raise
+
+
+@pytest.fixture
+def flooding(anyio_backend: str) -> Iterator[tuple[Any, str]]:
+    FloodingAgent.cancelled.clear()
+    limits = acp.connection.HttpLimits(max_buffered_bytes=1024 * 1024)
+    app: Any = asgi_app(FloodingAgent, server=acp.connection.new_http_server(limits))
+    for url in _serve(app, anyio_backend):
+        yield app, url
+
+
+async def test_a_reader_too_far_behind_is_dropped(flooding: tuple[Any, str]) -> None:
+    app, url = flooding
+    ws = await WsClient.connect(url)
+    await ws.send(INIT)
+    await ws.send({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}})
+    await ws.send(_prompt("sess_1", "flood me"))
+    await _wait(FloodingAgent.cancelled)  # while this client reads nothing
+    assert app.hosted == {}
+    received = 0
+    while await ws.next() is not None:
+        received += 1
+    assert received < FloodingAgent.CHUNKS  # the flood was cut off, not delivered
+    assert ws.close_code != 1000
+    again = await WsClient.connect(url)  # the server goes on
+    await again.send(INIT)
+    init = await again.next()
+    assert init is not None
+    assert init["id"] == 0
+    await again.close()

@@ -5,7 +5,8 @@ answers out; one agent connection per `Acp-Connection-Id` (drawn here with `secr
 open SSE responses of each connection's streams, and the tasks each connection runs; on the
 same path, an ASGI "websocket" scope is one agent connection for the life of the socket, one
 JSON-RPC message per text frame each way, and the close codes (1009 for a frame over
-`max_frame`, 1011 when the agent fails, 1001 at shutdown).
+`max_frame`, 1011 when the agent fails, 1001 at shutdown); a socket whose reader is more than
+`max_buffered_bytes` behind is dropped.
 Must not know: which stream a message belongs on, what a status code means for the
 protocol, what a frame that is not JSON is answered, or what an agent answers
 (`http_receive`/`http_send`, `decode_frame` and the agent connection decide all of it).
@@ -25,8 +26,11 @@ A WebSocket is simpler: no routing. The handler accepts the upgrade (with the co
 in an `Acp-Connection-Id` header, as the TypeScript SDK 2.4.0 does), runs the connection's
 tasks in its own task group (no lifespan needed), and steps every text frame in
 (`decode_frame`, whose `FramingError` the connection answers -32700 and goes on); every
-message a step sends is one text frame, queued for a writer task in the order sent. Binary
-frames are ignored, as both official SDKs do. The socket closing ends the connection.
+message a step sends is one text frame, queued for a writer task in the order sent. The ASGI
+server's `send` waits while the socket is full (uvicorn and hypercorn both do), so the queue
+grows only while the client reads nothing; past `HttpLimits.max_buffered_bytes` characters the
+connection ends and the handler's cancel scope drops the socket. Binary frames are ignored, as
+both official SDKs do. The socket closing ends the connection.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ MAX_FRAME = MAX_BODY
 #: WebSocket close codes (RFC 6455, section 7.4.1).
 CLOSE_NORMAL = 1000
 CLOSE_GOING_AWAY = 1001
+CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
 CLOSE_INTERNAL_ERROR = 1011
 
@@ -149,6 +154,10 @@ class _Hosted:
         #: A WebSocket connection: its outbound frames, and the code it closes with.
         self.socket: MemoryObjectSendStream[str] | None = None
         self.close_code = CLOSE_NORMAL
+        #: Characters of frames queued and not yet taken by the ASGI server's `send`.
+        self.queued = 0
+        #: Cancelled to drop a WebSocket whose reader fell too far behind.
+        self.abort: anyio.CancelScope | None = None
 
 
 def asgi_app(
@@ -322,18 +331,30 @@ class _App:
         self.hosted[connection_id] = hosted
         gone = anyio.Event()  # the client closed (or dropped) the socket
         try:
-            async with anyio.create_task_group() as group:
-                await send({
-                    "type": "websocket.accept",
-                    "headers": [(b"acp-connection-id", connection_id.encode())],
-                })  # fmt: skip
-                group.start_soon(self._ws_writer, hosted, frames, gone, send)
-                with contextlib.suppress(RuntimeError):  # make_agent raised: closes 1011
-                    await group.start(self._run, hosted)
-                await self._ws_reader(hosted, receive)
-                gone.set()
-                self._close(connection_id)
+            with anyio.CancelScope() as hosted.abort:
+                await self._ws_serve(hosted, frames, gone, receive, send)
         finally:
+            self._close(connection_id)
+
+    async def _ws_serve(
+        self,
+        hosted: _Hosted,
+        frames: MemoryObjectReceiveStream[str],
+        gone: anyio.Event,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        connection_id = hosted.link.connection_id
+        async with anyio.create_task_group() as group:
+            await send({
+                "type": "websocket.accept",
+                "headers": [(b"acp-connection-id", connection_id.encode())],
+            })  # fmt: skip
+            group.start_soon(self._ws_writer, hosted, frames, gone, send)
+            with contextlib.suppress(RuntimeError):  # make_agent raised: closes 1011
+                await group.start(self._run, hosted)
+            await self._ws_reader(hosted, receive)
+            gone.set()
             self._close(connection_id)
 
     async def _ws_reader(self, hosted: _Hosted, receive: Receive) -> None:
@@ -369,6 +390,7 @@ class _App:
                     if gone.is_set():
                         return
                     await send({"type": "websocket.send", "text": text})
+                    hosted.queued -= len(text)
             if not gone.is_set():
                 await send({"type": "websocket.close", "code": hosted.close_code})
         except OSError:  # the client went away mid-send (ASGI: an OSError subclass)
@@ -383,7 +405,17 @@ class _App:
         link._connection, outbound, events = connection_step(link.connection, input)
         if hosted.socket is not None:  # a WebSocket: every message is one frame, in order
             for message in outbound:
-                hosted.socket.send_nowait(encode_frame(message))
+                text = encode_frame(message)
+                hosted.queued += len(text)
+                hosted.socket.send_nowait(text)
+            if hosted.queued > self.server.limits.max_buffered_bytes:
+                # The reader is that far behind (the ASGI server's send waits for the
+                # socket): the connection ends, and the socket is dropped, not closed,
+                # since a close frame would wait behind the same backlog.
+                hosted.close_code = CLOSE_POLICY
+                self._close(link.connection_id)
+                if hosted.abort is not None:
+                    hosted.abort.cancel()
             link._notify()
             return events
         for message in outbound:
