@@ -56,7 +56,11 @@ class EchoAgent:
 def _uvicorn(app: Any) -> Iterator[str]:
     import uvicorn
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning")
+    # ws="wsproto": the WebSocket upgrade (tests/test_aio_ws.py) on wsproto, whatever else is
+    # installed (uvicorn's "auto" would take `websockets` first).
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", ws="wsproto"
+    )
     server = uvicorn.Server(config)
     server.config.timeout_graceful_shutdown = 5
     thread = threading.Thread(target=server.run, daemon=True)

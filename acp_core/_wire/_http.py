@@ -99,7 +99,8 @@ class HttpLimits:
     """What one connection may hold (the TypeScript SDK's defaults where it has one).
 
     Attributes:
-        max_buffered_bytes: SSE bytes waiting for a reader, over all its streams.
+        max_buffered_bytes: SSE bytes waiting for a reader, over all its streams (and
+            for `acp_core.aio`'s WebSocket, characters of frames not yet taken by its server).
         max_session_streams: session streams buffering without a reader.
         max_id_length: longest connection or session id accepted.
         replay_bytes: SSE bytes of written events kept per stream for `Last-Event-ID`.

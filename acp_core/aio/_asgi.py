@@ -1,11 +1,15 @@
-"""The Streamable HTTP profile's server as an ASGI 3 application, on anyio.
+"""The Streamable HTTP profile's server, and its WebSocket upgrade, as an ASGI 3 application.
 
 Owns: `asgi_app`, `Agent`, `AgentLink`: the bytes of each HTTP request in, the pure core's
 answers out; one agent connection per `Acp-Connection-Id` (drawn here with `secrets`), the
-open SSE responses of each connection's streams, and the tasks each connection runs.
+open SSE responses of each connection's streams, and the tasks each connection runs; on the
+same path, an ASGI "websocket" scope is one agent connection for the life of the socket, one
+JSON-RPC message per text frame each way, and the close codes (1009 for a frame over
+`max_frame`, 1011 when the agent fails, 1001 at shutdown); a socket whose reader is more than
+`max_buffered_bytes` behind is dropped.
 Must not know: which stream a message belongs on, what a status code means for the
-protocol, or what an agent answers (`http_receive`/`http_send` and the agent connection
-decide all of it).
+protocol, what a frame that is not JSON is answered, or what an agent answers
+(`http_receive`/`http_send`, `decode_frame` and the agent connection decide all of it).
 
 Theory of operation. The endpoint's `HttpServer` and every connection's `AgentConnection`
 are values changed only by synchronous code between two awaits, so each change is atomic on
@@ -17,10 +21,21 @@ steps go, in order, to one serial task per connection that awaits `Agent.on_even
 agent's own steps (`AgentLink.step`) take the same synchronous path. The tasks live in a
 task group opened by the ASGI lifespan protocol (uvicorn and hypercorn speak it); a
 server without it gets 500 for every request.
+
+A WebSocket is simpler: no routing. The handler accepts the upgrade (with the connection id
+in an `Acp-Connection-Id` header, as the TypeScript SDK 2.4.0 does), runs the connection's
+tasks in its own task group (no lifespan needed), and steps every text frame in
+(`decode_frame`, whose `FramingError` the connection answers -32700 and goes on); every
+message a step sends is one text frame, queued for a writer task in the order sent. The ASGI
+server's `send` waits while the socket is full (uvicorn and hypercorn both do), so the queue
+grows only while the client reads nothing; past `HttpLimits.max_buffered_bytes` characters the
+connection ends and the handler's cancel scope drops the socket. Binary frames are ignored, as
+both official SDKs do. The socket closing ends the connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
@@ -33,11 +48,14 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from acp_core import connection_step
 from acp_core.connection import (
     AgentConnection,
+    FramingError,
     HttpRequest,
     HttpResponse,
     HttpSent,
     HttpServer,
     Parsed,
+    decode_frame,
+    encode_frame,
     http_receive,
     http_send,
     http_stream_closed,
@@ -55,6 +73,15 @@ T = TypeVar("T")
 
 #: Largest POST body read (bigger ones are answered 413 before anything sees them).
 MAX_BODY = 8 * 1024 * 1024
+#: Largest WebSocket text frame stepped (a bigger one closes the socket with 1009).
+MAX_FRAME = MAX_BODY
+
+#: WebSocket close codes (RFC 6455, section 7.4.1).
+CLOSE_NORMAL = 1000
+CLOSE_GOING_AWAY = 1001
+CLOSE_POLICY = 1008
+CLOSE_TOO_BIG = 1009
+CLOSE_INTERNAL_ERROR = 1011
 
 
 class Agent(Protocol):
@@ -92,7 +119,7 @@ class AgentLink:
 
     def step(self, input: object) -> tuple[object, ...]:
         """Step the connection with `input` (an intent, a `SessionIntent`, ...), route what
-        it sends to its SSE streams, and return the step's events."""
+        it sends to its SSE streams (or its WebSocket), and return the step's events."""
         return self._app.step(self, input)
 
     async def wait_until(self, ready: Callable[[AgentConnection], T | None]) -> T:
@@ -126,6 +153,13 @@ class _Hosted:
         ] = anyio.create_memory_object_stream[tuple[object, ...]](math.inf)
         self.events_in, self.events_out = events
         self.closed = False
+        #: A WebSocket connection: its outbound frames, and the code it closes with.
+        self.socket: MemoryObjectSendStream[str] | None = None
+        self.close_code = CLOSE_NORMAL
+        #: Characters of frames queued and not yet taken by the ASGI server's `send`.
+        self.queued = 0
+        #: Cancelled to drop a WebSocket whose reader fell too far behind.
+        self.abort: anyio.CancelScope | None = None
 
 
 def asgi_app(
@@ -133,22 +167,30 @@ def asgi_app(
     *,
     path: str = "/acp",
     server: HttpServer | None = None,
+    max_frame: int = MAX_FRAME,
 ) -> App:
-    """An ASGI 3 application serving the Streamable HTTP profile at `path`.
+    """An ASGI 3 application serving the Streamable HTTP profile and WebSocket at `path`.
 
-    `make_agent(link)` is called once per `initialize` POST (a new connection) and returns
-    the agent for it; `server` sets the limits (`new_http_server(HttpLimits(...))`).
+    `make_agent(link)` is called once per `initialize` POST (a new connection) and once per
+    WebSocket upgrade, and returns the agent for it; `server` sets the HTTP limits
+    (`new_http_server(HttpLimits(...))`); a WebSocket text frame longer than `max_frame`
+    characters closes its socket with 1009 (Message Too Big).
     """
-    return _App(make_agent, path, new_http_server() if server is None else server)
+    return _App(make_agent, path, new_http_server() if server is None else server, max_frame)
 
 
 class _App:
     def __init__(
-        self, make_agent: Callable[[AgentLink], Agent], path: str, server: HttpServer
+        self,
+        make_agent: Callable[[AgentLink], Agent],
+        path: str,
+        server: HttpServer,
+        max_frame: int = MAX_FRAME,
     ) -> None:
         self.make_agent = make_agent
         self.path = path
         self.server = server
+        self.max_frame = max_frame
         self.hosted: dict[str, _Hosted] = {}
         self.group: TaskGroup | None = None
 
@@ -157,6 +199,8 @@ class _App:
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
             await self._http(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         async with anyio.create_task_group() as group:
@@ -164,7 +208,8 @@ class _App:
             self.group = group
             await send({"type": "lifespan.startup.complete"})
             await receive()  # lifespan.shutdown
-            for connection_id in list(self.hosted):
+            for connection_id, hosted in list(self.hosted.items()):
+                hosted.close_code = CLOSE_GOING_AWAY
                 self._close(connection_id)
             self.group = None
             group.cancel_scope.cancel()
@@ -233,6 +278,7 @@ class _App:
                             await agent.on_event(event)
         except Exception as e:  # the agent failed: this connection ends, the others go on
             hosted.link.error = e
+            hosted.close_code = CLOSE_INTERNAL_ERROR
             self._close(hosted.link.connection_id)
         finally:
             hosted.initialized.set()
@@ -271,6 +317,87 @@ class _App:
                 del hosted.streams[key]
                 self.server = http_stream_closed(self.server, connection_id, key)
 
+    # -- WebSocket -----------------------------------------------------------------------------
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        if scope["path"] != self.path:
+            await send({"type": "websocket.close", "code": 1008})  # the server answers 403
+            return
+        connection_id = secrets.token_hex(16)
+        link = AgentLink(self, connection_id)
+        hosted = _Hosted(link)
+        writer, frames = anyio.create_memory_object_stream[str](math.inf)
+        hosted.socket = writer
+        self.hosted[connection_id] = hosted
+        gone = anyio.Event()  # the client closed (or dropped) the socket
+        try:
+            with anyio.CancelScope() as hosted.abort:
+                await self._ws_serve(hosted, frames, gone, receive, send)
+        finally:
+            self._close(connection_id)
+
+    async def _ws_serve(
+        self,
+        hosted: _Hosted,
+        frames: MemoryObjectReceiveStream[str],
+        gone: anyio.Event,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        connection_id = hosted.link.connection_id
+        async with anyio.create_task_group() as group:
+            await send({
+                "type": "websocket.accept",
+                "headers": [(b"acp-connection-id", connection_id.encode())],
+            })  # fmt: skip
+            group.start_soon(self._ws_writer, hosted, frames, gone, send)
+            with contextlib.suppress(RuntimeError):  # make_agent raised: closes 1011
+                await group.start(self._run, hosted)
+            await self._ws_reader(hosted, receive)
+            gone.set()
+            self._close(connection_id)
+
+    async def _ws_reader(self, hosted: _Hosted, receive: Receive) -> None:
+        # Every frame in, until the socket closes; after a close of ours, frames are read
+        # (and dropped: the connection is gone) until the client's close arrives.
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if message["type"] != "websocket.receive" or text is None or hosted.closed:
+                continue  # a binary frame: ignored, as both official SDKs do
+            event: Parsed | FramingError = decode_frame(text, max_size=self.max_frame)
+            if isinstance(event, FramingError) and event.kind == "too_long":
+                hosted.close_code = CLOSE_TOO_BIG
+                self._close(hosted.link.connection_id)
+                continue
+            events = self.step(hosted.link, event)
+            if events and not hosted.closed:
+                hosted.events_in.send_nowait(events)
+
+    async def _ws_writer(
+        self,
+        hosted: _Hosted,
+        frames: MemoryObjectReceiveStream[str],
+        gone: anyio.Event,
+        send: Send,
+    ) -> None:
+        # The frames in the order the steps sent them; once the connection ends, the close.
+        try:
+            async with frames:
+                async for text in frames:
+                    if gone.is_set():
+                        return
+                    await send({"type": "websocket.send", "text": text})
+                    hosted.queued -= len(text)
+            if not gone.is_set():
+                await send({"type": "websocket.close", "code": hosted.close_code})
+        except OSError:  # the client went away mid-send (ASGI: an OSError subclass)
+            return
+
     # -- steps ---------------------------------------------------------------------------------
 
     def step(self, link: AgentLink, input: object) -> tuple[object, ...]:
@@ -278,6 +405,21 @@ class _App:
         if hosted is None or hosted.closed:
             return ()
         link._connection, outbound, events = connection_step(link.connection, input)
+        if hosted.socket is not None:  # a WebSocket: every message is one frame, in order
+            for message in outbound:
+                text = encode_frame(message)
+                hosted.queued += len(text)
+                hosted.socket.send_nowait(text)
+            if hosted.queued > self.server.limits.max_buffered_bytes:
+                # The reader is that far behind (the ASGI server's send waits for the
+                # socket): the connection ends, and the socket is dropped, not closed,
+                # since a close frame would wait behind the same backlog.
+                hosted.close_code = CLOSE_POLICY
+                self._close(link.connection_id)
+                if hosted.abort is not None:
+                    hosted.abort.cancel()
+            link._notify()
+            return events
         for message in outbound:
             self.server, sent = http_send(self.server, link.connection_id, message)
             self._deliver(hosted, sent)
@@ -305,6 +447,8 @@ class _App:
         for writer in hosted.streams.values():
             writer.close()
         hosted.streams.clear()
+        if hosted.socket is not None:
+            hosted.socket.close()
         hosted.events_in.close()
         if hosted.link._group is not None:
             hosted.link._group.cancel_scope.cancel()
