@@ -1,8 +1,9 @@
 """Real I/O for acp-core, on anyio (so the same code runs on asyncio and on trio).
 
 Owns: hosting acp-core connections over real transports and keeping their sessions: the
-Streamable HTTP profile's server as an ASGI 3 application (`asgi_app`), with `Agent` (what a
-host writes per connection) and `AgentLink` (how that agent steps its connection); the
+Streamable HTTP profile's server as an ASGI 3 application (`asgi_app`, which also takes the
+WebSocket upgrade on the same path: one message per text frame), with `Agent` (what a host
+writes per connection) and `AgentLink` (how that agent steps its connection); the
 session store (`SessionStore`, its SQLite default `SqliteStore`, and `StoreError`s).
 Must not know: the protocol's rules (the agent connection judges them) or the profile's
 routing (the pure core's `http_receive`/`http_send` decide it); this package only moves
