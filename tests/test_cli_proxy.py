@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -348,6 +349,7 @@ def test_between_a_client_and_the_example_agent_live_verdicts_trace_and_report(
 
 
 def test_between_acp_cores_client_and_the_python_sdks_v1_agent(tmp_path: Path) -> None:
+    pytest.importorskip("acp", reason="no Python SDK (the `bench` extra; CI installs it)")
     from test_v1_live_client import V1Peer
 
     trace, report = tmp_path / "t.jsonl", tmp_path / "r.html"

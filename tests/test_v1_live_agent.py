@@ -19,6 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytest.importorskip("acp", reason="no Python SDK (the `bench` extra; CI installs it)")
+
 import acp
 from acp.schema import (
     AgentMessageChunk,

@@ -25,6 +25,8 @@ import pytest
 import acp_core as acp
 from acp_core import connection as c
 
+pytest.importorskip("acp", reason="no Python SDK (the `bench` extra; CI installs it)")
+
 AGENT = Path(__file__).resolve().parent / "v1_sdk_echo_agent.py"
 READ_LIMIT = 30.0  # seconds a single read may wait before the test fails (not a timing assert)
 
