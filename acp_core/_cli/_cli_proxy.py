@@ -125,13 +125,16 @@ class Finding:
 
 class Judge:
     """The bytes of both sides in, trace entries and findings out (no I/O: the caller
-    writes them). Single-owner; one per proxied connection."""
+    writes them). Single-owner; one per proxied connection. `keep`: hold every entry for
+    the report at the end (`entries`); without it only each entry's sender is kept."""
 
-    def __init__(self, revision: Revision, protocol: str = "auto") -> None:
+    def __init__(self, revision: Revision, protocol: str = "auto", *, keep: bool = True) -> None:
         self.revision = revision
         self.protocol: int | None = None if protocol == "auto" else int(protocol)
         self.decoders = {side: NdjsonDecoder(max_line=MAX_LINE) for side in (CLIENT, AGENT)}
+        self.keep = keep
         self.entries: list[dict[str, Any]] = []
+        self.senders: list[str] = []  # who sent each entry (a finding names its sender)
         self.undecided: list[dict[str, Any]] = []  # entries before `auto` decides
         self.v2 = LiveCheck(revision)
         self.v1: V1State = new_v1_state()
@@ -153,7 +156,9 @@ class Judge:
     # -- judging --------------------------------------------------------------------------
 
     def _judge(self, entries: Sequence[dict[str, Any]]) -> list[Finding]:
-        self.entries.extend(entries)
+        if self.keep:
+            self.entries.extend(entries)
+        self.senders.extend(entry["from"] for entry in entries)
         if self.protocol is None:
             self.undecided.extend(entries)
             return self._decide(force=False)
@@ -183,7 +188,7 @@ class Judge:
         return [self._from_violation(v) for v in self.v2.feed(entry)]
 
     def _from_violation(self, v: Violation) -> Finding:
-        sender = self.entries[v.index]["from"] if v.index < len(self.entries) else "?"
+        sender = self.senders[v.index] if v.index < len(self.senders) else "?"
         return Finding(v.rule, v.level, v.index, sender, v.message, v.warning)
 
 
@@ -262,7 +267,7 @@ def run(
     )
     up.start()
     down.start()
-    judge = Judge(revision, args.protocol)
+    judge = Judge(revision, args.protocol, keep=args.report is not None)
     judging = True
     previous = signal.signal(signal.SIGTERM, lambda *_: agent.terminate())
     try:
