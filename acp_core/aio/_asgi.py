@@ -436,8 +436,17 @@ class _App:
             hosted.initialized.set()
         elif sent.data and sent.stream is not None:
             writer = hosted.streams.get(sent.stream)
-            if writer is not None:
+            if writer is None:
+                return
+            try:
                 writer.send_nowait(sent.data)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                # The response's reader is gone (the client dropped the stream) and its task
+                # has not yet said so: the stream closes here; the event stays kept, and a
+                # reader that comes back with Last-Event-ID gets it.
+                del hosted.streams[sent.stream]
+                connection_id = hosted.link.connection_id
+                self.server = http_stream_closed(self.server, connection_id, sent.stream)
 
     def _close(self, connection_id: str) -> None:
         hosted = self.hosted.pop(connection_id, None)
