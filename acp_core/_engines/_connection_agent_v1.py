@@ -30,6 +30,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._state._pcoll import PMap
+from acp_core._v1._v1_wire import PLAN_ID, TOOL_FIELDS
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject
 
 from ._connection_values import Finding, Initialized, params_object, result_reply
@@ -48,17 +49,8 @@ _UPSERTS: Final = {
     "agent_thought": "agent_thought_chunk",
     "user_message": "user_message_chunk",
 }
-_TOOL_FIELDS: Final = (
-    "toolCallId",
-    "title",
-    "kind",
-    "status",
-    "content",
-    "locations",
-    "rawInput",
-    "rawOutput",
-    "_meta",
-)
+#: A v1 tool call's fields: its id, then the fields the v1 reader knows (`_v1/_v1_wire.py`).
+_TOOL_FIELDS: Final = ("toolCallId", *TOOL_FIELDS)
 _TOOL_CONTENT_TYPES: Final = frozenset(("content", "terminal"))
 _PLAN_ENTRY_FIELDS: Final = ("content", "priority", "status", "_meta")
 
@@ -225,7 +217,7 @@ def _plan(p: _Projection, sid: str, update: dict[str, Any]) -> None:
         kind = plan.get("type") if isinstance(plan, dict) else None
         p.finding("v1.dropped-update", f"a {kind!r} plan has no v1 form (v1 plans are entries)")
         return
-    if plan.get("planId") != "main":
+    if plan.get("planId") != PLAN_ID:
         p.once(sid, "v1.dropped-field", "v1 has one plan per session: planId dropped", "planId")
     entries = [
         {k: e[k] for k in _PLAN_ENTRY_FIELDS if k in e}
