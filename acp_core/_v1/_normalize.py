@@ -34,7 +34,7 @@ Theory of operation (digest 6.2; docs/v1.md is the long form).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from acp_core._errors import Diagnostic
@@ -187,6 +187,27 @@ def normalize_v1_step(
     return new, V1Output(tuple(step.updates), tuple(step.events), tuple(step.diags))
 
 
+def normalized_entries(
+    entries: Iterable[object], state: V1State
+) -> Iterator[tuple[V1State, V1Output]]:
+    """Each trace entry normalized in turn from `state`: (the state after it, its output).
+    An entry that is not `{"from": ..., "message": ...}` gives a `v1.invalid-message`."""
+    for index, entry in enumerate(entries):
+        if type(entry) is not dict or "message" not in entry:
+            message = "not a trace entry: skipped"
+            skipped = Diagnostic(INVALID_MESSAGE, f"$[{index}]", message)
+            yield state, V1Output(diagnostics=(skipped,))
+            continue
+        sender = entry.get("from")
+        state, out = normalize_v1_step(
+            state,
+            entry["message"],
+            sender=sender if sender in ("client", "agent") else None,
+            index=index,
+        )
+        yield state, out
+
+
 def normalize_v1(entries: Iterable[object], policy: V1Policy | None = None) -> V1Result:
     """Normalize a v1 trace (entries `{"from": "client"|"agent", "message": {...}}`).
 
@@ -197,17 +218,7 @@ def normalize_v1(entries: Iterable[object], policy: V1Policy | None = None) -> V
     updates: list[NormalizedUpdate] = []
     events: list[NormalizedEvent] = []
     diags: list[Diagnostic] = []
-    for index, entry in enumerate(entries):
-        if type(entry) is not dict or "message" not in entry:
-            diags.append(Diagnostic(INVALID_MESSAGE, f"$[{index}]", "not a trace entry: skipped"))
-            continue
-        sender = entry.get("from")
-        state, out = normalize_v1_step(
-            state,
-            entry["message"],
-            sender=sender if sender in ("client", "agent") else None,
-            index=index,
-        )
+    for state, out in normalized_entries(entries, new_v1_state(policy)):  # noqa: B007
         updates.extend(out.updates)
         events.extend(out.events)
         diags.extend(out.diagnostics)

@@ -23,7 +23,7 @@ from acp_core._errors import Diagnostic
 from acp_core._rules._catalogue import Level, Side
 from acp_core._rules._check import Violation
 
-from ._normalize import normalize_v1_step
+from ._normalize import normalized_entries
 from ._v1_policy import INVALID_MESSAGE, INVALID_UPDATE, MISSING_STOP_REASON, V2_KIND
 from ._v1_state import new_v1_state
 
@@ -83,21 +83,9 @@ def check_v1_trace(entries: Iterable[object], *, side: Side | None = None) -> tu
     Returns:
         The violations, by entry index. Malformed input is a violation, never an exception.
     """
-    state = new_v1_state()
     found: list[Violation] = []
-    for index, entry in enumerate(entries):
-        if isinstance(entry, Mapping) and "message" in entry:
-            sender = entry.get("from")
-            state, output = normalize_v1_step(
-                state,
-                entry["message"],
-                sender=sender if sender in ("client", "agent") else None,
-                index=index,
-            )
-            found += v1_violations(output.diagnostics, index, side=side)
-        else:
-            message = 'trace entry is not {"from": ..., "message": ...}'
-            found += v1_violations([Diagnostic(INVALID_MESSAGE, f"$[{index}]", message)], index)
+    for index, (_, output) in enumerate(normalized_entries(entries, new_v1_state())):
+        found += v1_violations(output.diagnostics, index, side=side)
     return tuple(found)
 
 
