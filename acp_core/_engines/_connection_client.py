@@ -34,6 +34,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message, decode_update
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
 from acp_core._wire._jsonrpc import (
@@ -361,12 +362,17 @@ def _decoded_value(b: Build, value: object) -> None:
     try:
         decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
     except DecodeError as e:
+        # The checker's one home for which rule an undecodable message breaks (R4, R29,
+        # R26, R80 or D1): the host hears the same rule id `check` would report.
+        rule, why = explain_undecodable(value, b.conn.revision)
         if isinstance(value, dict) and "method" in value and "id" in value:
             b.send(error_reply(raw_request_id(value), e.code, str(e)))
+            if rule != "D1":  # answered, and the host still learns which rule it broke
+                b.finding(rule, f"undecodable request{why}: {e}")
         elif isinstance(value, dict) and (
             "method" in value or "result" in value or "error" in value
         ):
-            b.finding("D1", f"undecodable message: {e}")
+            b.finding(rule, f"undecodable message{why}: {e}")
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
