@@ -115,7 +115,8 @@ def _config(result: JsonValue) -> tuple[SessionConfigOption, ...] | None:
 def _answered(b: Build, message: Response | ErrorResponse) -> None:
     pending = b.outgoing.get(message.id)
     if pending is None:
-        b.finding("C25", f"response {message.id!r} answers no request of ours")
+        # The agent answered nothing of ours: its fault, J1 (C25 is the client's twin).
+        b.finding("J1", f"response {message.id!r} answers no request of ours")
         return
     b.outgoing = b.outgoing.delete(message.id)
     ok = type(message) is Response
@@ -294,6 +295,7 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, lambda rid: _pending(b, rid))
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
+            b.finding("J2", error.message)  # the checker's rule for the same request
             return
         error = load_refusal(_waiting(b))
         if error is not None:  # E6: never held
