@@ -62,6 +62,8 @@ from ._connection_client_state import (
     ClientSession,
     PendingRequest,
     host_intent,
+    permission_owner,
+    permissions_held,
     session_intent,
     step_session,
 )
@@ -93,7 +95,7 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
-from ._request_ids import REQUESTS, id_refusal, load_refusal
+from ._request_ids import MAX_PEER_REQUESTS, REQUESTS, id_refusal, load_refusal
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -266,10 +268,10 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
 
 def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
     request_id = message.request_id
-    for session_id, session in b.sessions.items():
-        if request_id in session.engine.pending:
-            step_session(b, session_id, Received(message))
-            return
+    owner = permission_owner(b, request_id)
+    if owner is not None:
+        step_session(b, owner, Received(message))
+        return
     if request_id in b.incoming:
         b.incoming = b.incoming.delete(request_id)
         b.send(error_reply(request_id, -32800, "Request cancelled"))
@@ -278,14 +280,12 @@ def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
 
 def _pending(b: Build, request_id: int | str) -> bool:
     # Ids are unique per connection: an id pending in any session, or with the host, is taken.
-    if request_id in b.incoming:
-        return True
-    return any(request_id in session.engine.pending for session in b.sessions.values())
+    return request_id in b.incoming or permission_owner(b, request_id) is not None
 
 
 def _waiting(b: Build) -> int:
     # The agent's requests this client holds unanswered: with the host, and in every session.
-    return len(b.incoming) + sum(len(s.engine.pending) for s in b.sessions.values())
+    return len(b.incoming) + permissions_held(b, MAX_PEER_REQUESTS - len(b.incoming))
 
 
 def _receive(b: Build, message: Message) -> None:
