@@ -67,6 +67,7 @@ from ._connection_client_state import (
 from ._connection_client_v1 import (
     negotiated,
     refuse_unnegotiated,
+    v1_cancel_pending,
     v1_intent,
     v1_outbound,
     v1_received,
@@ -390,6 +391,7 @@ def _session_intent(b: Build, intent: SessionIntent) -> None:
         return
     start = len(b.wire)
     session_intent(b, intent)
+    v1_cancel_pending(b, intent)
     v1_outbound(b, start, _receive_one)
 
 

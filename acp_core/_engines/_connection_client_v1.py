@@ -30,6 +30,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import LocalProtocolError
+from acp_core._state._pcoll import in_order
 from acp_core._v1._normalize import normalize_v1_step
 from acp_core._v1._v1_state import new_v1_state
 from acp_core._wire._json import JsonObject, JsonValue, freeze_json
@@ -43,12 +44,14 @@ from acp_core._wire._updates import UserMessage
 
 from ._connection_client_intents import CloseSession, ResumeSession, SetConfigOption
 from ._connection_client_state import Build, PendingRequest
-from ._connection_values import params_object
+from ._connection_values import RequestCancelled, SessionIntent, params_object
+from ._intents import SendCancel
 
 __all__ = [
     "V1_REFUSED",
     "negotiated",
     "refuse_unnegotiated",
+    "v1_cancel_pending",
     "v1_intent",
     "v1_outbound",
     "v1_received",
@@ -103,6 +106,27 @@ def v1_intent(b: Build, intent: object) -> None:
         raise LocalProtocolError(
             "E5", f"{type(intent).__name__} has no form in protocol 1 (the agent speaks v1)"
         )
+
+
+def v1_cancel_pending(b: Build, intent: SessionIntent) -> None:
+    """After a `SendCancel` on a v1 connection: answer the session's pending permission
+    requests `cancelled`, as v1 asks of a client that cancels (the v1 agent waits for those
+    answers before it ends the turn; the later v2 drafts leave them to the agent's
+    `$/cancel_request`, which v1 lacks). Each is a `RequestCancelled` event to the host."""
+    if type(intent.intent) is not SendCancel:
+        return
+    session = b.sessions[intent.session_id]
+    engine = session.engine
+    asked = [rid for rid, r in in_order(engine.pending) if r.session_id == intent.session_id]
+    if not asked:
+        return
+    pending = engine.pending
+    for rid in asked:
+        b.send({"jsonrpc": "2.0", "id": rid, "result": {"outcome": {"outcome": "cancelled"}}})
+        b.event(RequestCancelled(rid))
+        pending = pending.delete(rid)
+    engine = attrs.evolve(engine, pending=pending)
+    b.sessions = b.sessions.set(intent.session_id, attrs.evolve(session, engine=engine))
 
 
 def _v1_shape(message: dict[str, Any]) -> dict[str, Any]:
