@@ -23,6 +23,7 @@ from v1_peer import V1Peer
 
 import acp_core as acp
 from acp_core import connection as c
+from acp_core import intents as i
 
 pytest.importorskip("acp", reason="no Python SDK (the `bench` extra; CI installs it)")
 
@@ -131,6 +132,63 @@ def test_a_permission_request_is_answered_with_the_v2_intent(
     assert peer.conn.engine(sid).pending == type(peer.conn.engine(sid).pending)()
     assert peer.conn.engine(sid).violations == ()
     assert _findings(peer) == []
+
+
+def test_a_cancel_while_a_permission_request_is_open_ends_the_turn_cancelled(
+    peer: V1Peer,
+) -> None:
+    sid = peer.start()
+    peer.step(c.SessionIntent(sid, i.SendPrompt((acp.TextContent("tool please"),))))
+    held = peer.conn.engine(sid).prompts[-1].request_id
+    peer.until(lambda conn: len(conn.engine(sid).pending) > 0)
+    (asked,) = peer.conn.engine(sid).pending
+    peer.step(c.SessionIntent(sid, i.SendCancel()))
+
+    def ended(conn: c.ClientConnection) -> bool:
+        record = acp.sent_prompt(conn.engine(sid), held)
+        return record is not None and record.ended
+
+    peer.until(ended)  # the SDK agent waits for the `cancelled` answer v1 asks of us
+    record = acp.sent_prompt(peer.conn.engine(sid), held)
+    assert record is not None
+    assert record.stop_reason == "cancelled"
+    assert {"jsonrpc": "2.0", "id": asked, "result": {"outcome": {"outcome": "cancelled"}}} in (
+        peer.sent
+    )
+    assert c.RequestCancelled(asked) in peer.events
+    view = peer.conn.view(sid)
+    assert view.tool_calls["call-1"].status == "failed"
+    assert _messages(view)[-1] == ("agent", "echo: cancelled")
+    assert view.foreground.stop_reason == "cancelled"
+    # the connection goes on: a second prompt is an ordinary turn
+    assert peer.prompt(sid, "after the cancel").stop_reason == "end_turn"
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
+
+
+def test_a_session_load_replays_the_history_into_the_view(peer: V1Peer) -> None:
+    # acp-core has no v1 load intent yet: the host sends it as a plain request, and the
+    # normalizer reads the replayed history (a turn boundary, then new messages).
+    sid = peer.start()
+    assert peer.conn.agent_capabilities is not None
+    assert peer.conn.agent_capabilities["loadSession"] is True
+    peer.prompt(sid, "one")
+    peer.prompt(sid, "two")
+    load = {"sessionId": sid, "cwd": os.getcwd(), "mcpServers": []}
+    answer = peer.request(c.SendRequest("session/load", load))
+    assert answer.error is None
+    assert _messages(peer.conn.view(sid)) == [
+        ("user", "one"),
+        ("agent", "echo: one"),
+        ("user", "two"),
+        ("agent", "echo: two"),
+        ("user", "one"),
+        ("agent", "echo: one"),
+        ("user", "two"),
+        ("agent", "echo: two"),
+    ]
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
 
 
 def test_a_v2_only_host_refuses_the_v1_agent_cleanly() -> None:
