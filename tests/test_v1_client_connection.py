@@ -81,3 +81,111 @@ def test_v2_only_intents_are_refused_on_a_v1_connection_naming_why(intent: objec
         c.connection_step(conn, intent)
     assert raised.value.rule == "E5"
     assert "protocol 1" in str(raised.value)
+
+
+# -- the agent's fs/* and terminal/* requests ---------------------------------------------------
+
+
+def test_fs_and_terminal_requests_reach_the_host_and_its_answers_go_back_in_v1_shape() -> None:
+    conn, _ = _prompted(_opened())
+    read = {"sessionId": SID, "path": "/tmp/notes.txt"}
+    step = _feed(conn, {"jsonrpc": "2.0", "id": 80, "method": "fs/read_text_file", "params": read})
+    assert step.outbound == ()
+    assert c.ExtensionRequest(80, "fs/read_text_file", acp.freeze_json(read)) in step.events
+    step = c.connection_step(step.connection, c.AnswerRequest(80, {"content": "notes"}))
+    assert list(step.outbound) == [{"jsonrpc": "2.0", "id": 80, "result": {"content": "notes"}}]
+
+    create = {"sessionId": SID, "command": "ls", "args": ["-l"], "cwd": "/tmp"}
+    step = _feed(
+        step.connection,
+        {"jsonrpc": "2.0", "id": 81, "method": "terminal/create", "params": create},
+    )
+    assert c.ExtensionRequest(81, "terminal/create", acp.freeze_json(create)) in step.events
+    step = c.connection_step(step.connection, c.AnswerRequest(81, {"terminalId": "term-1"}))
+    assert list(step.outbound) == [{"jsonrpc": "2.0", "id": 81, "result": {"terminalId": "term-1"}}]
+    # the host's answer is the terminal's record (docs/v1.md): it shows in the view
+    terminal = step.connection.view(SID).terminals["term-1"]
+    assert terminal.command == "ls -l"
+    failed = {"sessionId": SID, "path": "/etc/shadow", "content": "x"}
+    step = _feed(
+        step.connection,
+        {"jsonrpc": "2.0", "id": 82, "method": "fs/write_text_file", "params": failed},
+    )
+    step = c.connection_step(step.connection, c.FailRequest(82, -32000, "not allowed"))
+    (reply,) = step.outbound
+    assert reply["id"] == 82
+    assert reply["error"]["code"] == -32000
+
+
+# -- a v1 agent that breaks v1: a finding or an error, and the connection goes on -------------
+
+
+def _goes_on(conn: c.ClientConnection) -> None:
+    conn, rid = _prompted(conn, "still there?")
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "yes"}}
+    step = _feed(
+        conn,
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": SID, "update": chunk},
+        },
+    )
+    step = _feed(
+        step.connection, {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}}
+    )
+    assert any(type(e) is c.PromptEnded and e.request_id == rid for e in step.events)
+    view = step.connection.view(SID)
+    assert acp.message_text(view.messages[view.timeline[-1].id]) == "yes"
+
+
+def _findings(step: c.ConnectionStep) -> list[str]:
+    return [e.rule for e in step.events if type(e) is c.Finding]
+
+
+def test_an_update_after_the_prompt_result_is_a_finding_and_still_shown() -> None:
+    conn, rid = _prompted(_opened())
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+    late = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}}
+    update = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": SID, "update": late},
+    }
+    step = _feed(step.connection, update)
+    assert _findings(step) == ["v1.update-after-turn"]
+    assert step.outbound == ()
+    # updates outside a turn that v1 allows (commands) are no finding
+    commands = {"sessionUpdate": "available_commands_update", "availableCommands": []}
+    quiet = _feed(step.connection, {**update, "params": {"sessionId": SID, "update": commands}})
+    assert _findings(quiet) == []
+    _goes_on(quiet.connection)
+
+
+def test_an_update_for_an_unknown_session_is_an_e3_finding_and_dropped() -> None:
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "nobody", "update": chunk},
+    }
+    step = _feed(_opened(), message)
+    assert _findings(step) == ["E3"]
+    assert step.outbound == ()
+    assert "nobody" not in step.connection.sessions
+    _goes_on(step.connection)
+
+
+def test_an_unparseable_line_is_a_finding_and_the_connection_goes_on() -> None:
+    step = _feed(_opened(), b"{not json")
+    assert _findings(step) == ["F1"]
+    (reply,) = step.outbound
+    assert reply["error"]["code"] == -32700
+    _goes_on(step.connection)
+
+
+def test_an_unknown_request_is_answered_method_not_found() -> None:
+    step = _feed(_opened(), {"jsonrpc": "2.0", "id": 90, "method": "session/bogus", "params": {}})
+    (reply,) = step.outbound
+    assert (reply["id"], reply["error"]["code"]) == (90, -32601)
+    _goes_on(step.connection)
