@@ -191,6 +191,43 @@ def test_a_session_load_replays_the_history_into_the_view(peer: V1Peer) -> None:
     assert acp.v1.check_v1_trace(peer.trace) == ()
 
 
+def test_the_sdk_agent_s_fs_and_terminal_requests_reach_the_host(peer: V1Peer) -> None:
+    sid = peer.start()
+    answers = {
+        "fs/read_text_file": {"content": "file says hi"},
+        "terminal/create": {"terminalId": "term-1"},
+        "terminal/output": {"output": "listed\n", "truncated": False},
+        "terminal/release": {},
+    }
+    asked: list[c.ExtensionRequest] = []
+
+    def serve(conn: c.ClientConnection) -> bool:
+        for event in peer.events:
+            if type(event) is c.ExtensionRequest and event not in asked:
+                asked.append(event)
+                peer.step(c.AnswerRequest(event.request_id, answers[event.method]))
+        record = acp.sent_prompt(peer.conn.engine(sid), request_id)
+        return record is not None and record.ended
+
+    for text in ("read /tmp/notes.txt", "run ls"):
+        peer.step(c.SessionIntent(sid, i.SendPrompt((acp.TextContent(text),))))
+        request_id = peer.conn.engine(sid).prompts[-1].request_id
+        peer.until(serve)
+    assert [(e.method, acp.thaw_json(e.params)) for e in asked] == [
+        ("fs/read_text_file", {"sessionId": sid, "path": "/tmp/notes.txt"}),
+        ("terminal/create", {"sessionId": sid, "command": "ls"}),
+        ("terminal/output", {"sessionId": sid, "terminalId": "term-1"}),
+        ("terminal/release", {"sessionId": sid, "terminalId": "term-1"}),
+    ]
+    # the host's answers went back as given, and the SDK agent read them (its v1 models)
+    view = peer.conn.view(sid)
+    assert _messages(view)[1] == ("agent", "echo: file says hi")
+    assert _messages(view)[3] == ("agent", "echo: listed\n")
+    assert view.terminals["term-1"].command == "ls"
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
+
+
 def test_a_v2_only_host_refuses_the_v1_agent_cleanly() -> None:
     peer = V1Peer(protocols=(2,))
     try:

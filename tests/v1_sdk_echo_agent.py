@@ -7,7 +7,10 @@ as v1 agents send them) and ends the turn with `end_turn`. A prompt whose text s
 `tool` first asks for permission on a tool call and reports the outcome the client chose
 (`allowed` or `rejected`) as the reply; a `session/cancel` while that request is open (the
 client then answers it `cancelled`, as v1 asks) fails the tool call and ends the turn
-`cancelled`. It advertises `loadSession`: `session/load` replays each earlier prompt and its
+`cancelled`. A prompt `read PATH` asks the client
+for the file (`fs/read_text_file`) and echoes its content; a prompt `run COMMAND` runs it in
+a client terminal (`terminal/create`, `terminal/output`, `terminal/release`) and echoes the
+output. It advertises `loadSession`: `session/load` replays each earlier prompt and its
 reply as a `user_message_chunk` and an `agent_message_chunk`.
 
     python tests/v1_sdk_echo_agent.py
@@ -71,6 +74,10 @@ class EchoAgent:
         text = said
         if text.startswith("tool"):
             text = await self._permission(session_id)
+        elif text.startswith("read "):
+            text = (await self.client.read_text_file(session_id=session_id, path=text[5:])).content
+        elif text.startswith("run "):
+            text = await self._terminal(session_id, text[4:])
         for part in ("echo: ", text):
             await self.client.session_update(session_id, acp.update_agent_message_text(part))
         self.history.setdefault(session_id, []).append((said, f"echo: {text}"))
@@ -95,6 +102,14 @@ class EchoAgent:
         if session_id in self.cancelled:
             return "cancelled"
         return "allowed" if allowed else "rejected"
+
+    async def _terminal(self, session_id: str, command: str) -> str:
+        made = await self.client.create_terminal(session_id=session_id, command=command)
+        output = await self.client.terminal_output(
+            session_id=session_id, terminal_id=made.terminal_id
+        )
+        await self.client.release_terminal(session_id=session_id, terminal_id=made.terminal_id)
+        return output.output
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.cancelled.add(session_id)
