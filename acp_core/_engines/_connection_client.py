@@ -70,6 +70,7 @@ from ._connection_client_state import (
 from ._connection_client_v1 import (
     negotiated,
     refuse_unnegotiated,
+    v1_cancel_pending,
     v1_intent,
     v1_outbound,
     v1_received,
@@ -382,6 +383,13 @@ def _decoded_value(b: Build, value: object) -> None:
 
 
 def _host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
+    start = len(b.wire)
+    _host_answer_v2(b, intent)
+    if b.v1 is not None:  # the answer to a v1 `fs/*` / `terminal/*` request: normalized
+        v1_outbound(b, start, _receive_one)
+
+
+def _host_answer_v2(b: Build, intent: AnswerRequest | FailRequest) -> None:
     if intent.request_id not in b.incoming:
         raise LocalProtocolError("E2", f"no request {intent.request_id!r} awaits the host's answer")
     b.incoming = b.incoming.delete(intent.request_id)
@@ -398,6 +406,7 @@ def _session_intent(b: Build, intent: SessionIntent) -> None:
         return
     start = len(b.wire)
     session_intent(b, intent)
+    v1_cancel_pending(b, intent)
     v1_outbound(b, start, _receive_one)
 
 

@@ -141,7 +141,8 @@ class ForkSession:
 
 @attrs.frozen
 class ExtensionRequest:
-    """A request whose method starts with `_`: the host answers it (or fails it)."""
+    """A request whose method starts with `_` (or, from a v1 agent, one of v1's `fs/*` and
+    `terminal/*` methods): the host answers it (or fails it)."""
 
     request_id: int | str | None
     method: str
