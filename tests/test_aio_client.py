@@ -1,0 +1,313 @@
+"""`acp_core.aio.connect` and `ClientLink`: acp-core's own client of both remote profiles
+(Streamable HTTP on httpx, WebSocket on wsproto) against `asgi_app` under a real ASGI server on
+127.0.0.1, no mocks: uvicorn (asyncio) and hypercorn (trio), the client on the same backend.
+
+Scenarios: a streamed turn, a permission request answered, a cancel, DELETE at the end, and
+the host's request check (`bearer_token`): a wrong or missing token reads no stream, posts
+nothing, and learns nothing about other connections. `fail_after` only keeps a broken server
+from hanging the run; nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from anyio.abc import SocketAttribute
+from test_aio_http import WAIT, _hypercorn_trio, _uvicorn
+
+import acp_core as acp
+from acp_core import connection as c
+from acp_core import intents as i
+from acp_core import values as v
+from acp_core.aio import AgentLink, ClientLink, TransportError, asgi_app, bearer_token, connect
+
+pytestmark = pytest.mark.anyio
+
+INFO = c.Implementation("aio-asking-agent", "1.0")
+CLIENT = c.Implementation("aio-client", "1.0")
+OPTIONS = (
+    v.PermissionOption("allow", "Allow", "allow_once"),
+    v.PermissionOption("reject", "Reject", "reject_once"),
+)
+TOKEN = "s3cret-token"
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": 2, "info": {"name": "raw", "version": "1"}},
+}
+
+
+class AskingAgent:
+    """Echoes a prompt; a prompt with "ask" in it also asks permission for a tool first, and
+    ends the turn cancelled if the client cancels instead of answering."""
+
+    def __init__(self, link: AgentLink) -> None:
+        self.link = link
+        self.connection = acp.new_agent_connection(INFO)
+        self.woken = anyio.Event()
+        self.decisions: dict[Any, Any] = {}
+
+    async def on_event(self, event: object) -> None:
+        if isinstance(event, c.PromptReceived):
+            self.link.start_soon(self.turn, event.session_id)
+        elif isinstance(event, c.PermissionAnswered):
+            self.decisions[event.request_id] = event.decision
+            self.woken.set()
+        elif isinstance(event, c.CancelReceived):
+            self.woken.set()
+
+    def do(self, session_id: str, intent: object) -> c.ConnectionStep:
+        return self.link.full_step(c.SessionIntent(session_id, intent))
+
+    async def turn(self, session_id: str) -> None:
+        prompt = self.link.connection.engine(session_id).prompts[0]
+        text = " ".join(b.text for b in prompt.prompt if isinstance(b, v.TextContent))
+        self.do(session_id, i.AcceptPrompt(prompt.id))
+        self.do(session_id, i.SendAgentText(f"You said: {text}"))
+        if "ask" in text:
+            self.do(session_id, i.StartToolCall("Echo tool", "t1"))
+            asked = self.do(session_id, i.RequestPermission("Run it?", OPTIONS, "t1"))
+            (request_id,) = asked.ids[:1]
+            await self.woken.wait()
+            self.woken = anyio.Event()
+            decision = self.decisions.pop(request_id, None)
+            if decision is None:  # cancelled: withdraw the question, end the turn
+                self.do(session_id, i.CancelPermission(request_id))
+                self.do(session_id, i.FinishToolCall("t1", "cancelled"))
+            else:
+                self.do(session_id, i.FinishToolCall("t1"))
+                self.do(session_id, i.SendAgentText(" (the tool ran)"))
+        await anyio.lowlevel.checkpoint()  # the turn ends on a later step than it began
+        self.do(session_id, i.EndTurn())
+
+
+class Client:
+    """A host on `ClientLink`: waits for the event that settles each request it sends."""
+
+    def __init__(self, link: ClientLink) -> None:
+        self.link = link
+        self.settled: dict[Any, object] = {}
+        self.asked: list[c.PermissionRequested] = []
+        self.views = 0
+
+    def note(self, step: c.ConnectionStep) -> None:
+        for event in step.events:
+            if isinstance(event, (c.RequestAnswered, c.PromptEnded)):
+                self.settled.setdefault(event.request_id, event)
+            elif isinstance(event, (c.Initialized, c.SessionOpened)):
+                self.settled[event.request_id] = event
+            elif isinstance(event, c.PermissionRequested):
+                self.asked.append(event)
+            elif isinstance(event, c.ViewChanged):
+                self.views += 1
+
+    async def send(self, input: object) -> c.ConnectionStep:
+        step = await self.link.step(input)
+        self.note(step)
+        return step
+
+    async def wait(self, done: Callable[[], object]) -> None:
+        """Receive until `done()` holds."""
+        with anyio.fail_after(WAIT):
+            while not done():
+                self.note(await self.link.receive())
+
+    async def request(self, input: object) -> object:
+        request_id = (await self.send(input)).ids[0]
+        await self.wait(lambda: request_id in self.settled)
+        return self.settled.pop(request_id)
+
+    async def start(self) -> str:
+        assert isinstance(await self.request(c.Initialize()), c.Initialized)
+        opened = await self.request(c.NewSession("/tmp"))
+        assert isinstance(opened, c.SessionOpened)
+        return opened.session_id
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _serve(anyio_backend: str, app: Any) -> Iterator[str]:
+    yield from (_uvicorn if anyio_backend == "asyncio" else _hypercorn_trio)(app)
+
+
+@pytest.fixture
+def app() -> Any:
+    return asgi_app(AskingAgent)
+
+
+@pytest.fixture
+def http_url(anyio_backend: str, app: Any) -> Iterator[str]:
+    yield from _serve(anyio_backend, app)
+
+
+@pytest.fixture(params=["http", "ws"])
+def url(request: pytest.FixtureRequest, http_url: str) -> str:
+    return http_url if request.param == "http" else http_url.replace("http://", "ws://")
+
+
+def _text(view: acp.SessionState) -> str:
+    return "".join(v.message_text(m) for m in view.messages.values() if m.role == "agent")
+
+
+async def test_a_streamed_turn_then_delete(url: str, app: Any) -> None:
+    async with connect(url) as transport:
+        client = Client(ClientLink(transport, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        assert transport.connection_id is not None
+        assert len(transport.connection_id) == 32  # the server's secrets.token_hex(16)
+        prompt = c.SessionIntent(session_id, i.SendPrompt((v.TextContent("hi there"),)))
+        ended = await client.request(prompt)
+        assert isinstance(ended, c.PromptEnded)
+        assert ended.stop_reason == "end_turn"
+        assert _text(client.link.connection.view(session_id)) == "You said: hi there"
+        assert client.views >= 3  # the user message, the chunk, idle: streamed, not one lump
+        assert app.hosted  # the connection is served while the block runs
+        connection_id = transport.connection_id
+    with anyio.fail_after(WAIT):  # leaving the block: DELETE (HTTP) or the socket's close
+        while connection_id in app.hosted:
+            await anyio.sleep(0.01)
+    assert connection_id not in app.server.connections
+
+
+async def test_a_permission_request_answered(url: str) -> None:
+    async with connect(url) as transport:
+        client = Client(ClientLink(transport, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        prompt = c.SessionIntent(session_id, i.SendPrompt((v.TextContent("ask first"),)))
+        (prompt_id,) = (await client.send(prompt)).ids[:1]
+        await client.wait(lambda: client.asked)
+        asked = client.asked.pop()
+        assert asked.session_id == session_id
+        allow = i.AnswerPermission(asked.request_id, "allow")
+        await client.send(c.SessionIntent(session_id, allow))
+        await client.wait(lambda: prompt_id in client.settled)
+        ended = client.settled.pop(prompt_id)
+        assert isinstance(ended, c.PromptEnded)
+        assert ended.stop_reason == "end_turn"
+        view = client.link.connection.view(session_id)
+        texts = [v.message_text(m) for m in view.messages.values() if m.role == "agent"]
+        assert sorted(texts) == [" (the tool ran)", "You said: ask first"]
+        assert view.tool_calls["t1"].status == "completed"
+
+
+async def test_a_cancel(url: str) -> None:
+    async with connect(url) as transport:
+        client = Client(ClientLink(transport, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        prompt = c.SessionIntent(session_id, i.SendPrompt((v.TextContent("ask then cancel"),)))
+        (prompt_id,) = (await client.send(prompt)).ids[:1]
+        await client.wait(lambda: client.asked)
+        await client.send(c.SessionIntent(session_id, i.SendCancel()))
+        await client.wait(lambda: prompt_id in client.settled)
+        ended = client.settled.pop(prompt_id)
+        assert isinstance(ended, c.PromptEnded)
+        assert ended.stop_reason == "cancelled"
+        assert client.link.connection.view(session_id).tool_calls["t1"].status == "cancelled"
+
+
+async def test_an_unreachable_server_is_a_transport_error(anyio_backend: str) -> None:
+    with anyio.fail_after(WAIT):
+        port = await _free_port()
+        for scheme in ("http", "ws"):
+            with pytest.raises(TransportError):
+                async with connect(f"{scheme}://127.0.0.1:{port}/acp") as transport:
+                    await transport.send(INIT)
+
+
+async def _free_port() -> int:
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    port: int = listener.extra(SocketAttribute.local_port)
+    await listener.aclose()
+    return port
+
+
+# -- who gets in: the host's request check ---------------------------------------------------
+
+
+@pytest.fixture
+def guarded(anyio_backend: str) -> Iterator[tuple[str, Any]]:
+    app = asgi_app(AskingAgent, authorize=bearer_token(TOKEN))
+    for url in _serve(anyio_backend, app):
+        yield url, app
+
+
+@pytest.mark.parametrize("token", [None, "wrong", TOKEN + "x"])
+async def test_a_wrong_or_missing_token_gets_nothing(
+    guarded: tuple[str, Any], token: str | None
+) -> None:
+    url, app = guarded
+    status = 401 if token is None else 403
+    for target in (url, url.replace("http://", "ws://")):
+        with pytest.raises(TransportError) as refused:
+            async with connect(target, token=token) as transport:
+                await transport.send(INIT)
+        assert refused.value.status == (status if target.startswith("http") else 403)
+    assert not app.hosted  # no connection was made
+    assert not app.server.connections
+
+
+async def test_a_stream_or_post_naming_another_connection_gets_nothing(
+    guarded: tuple[str, Any],
+) -> None:
+    url, app = guarded
+    async with connect(url, token=TOKEN) as transport:
+        client = Client(ClientLink(transport, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        theirs = transport.connection_id
+        assert theirs is not None
+        before = app.hosted[theirs].link.connection
+        made_up = "f" * 32
+        prompt = {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "session/prompt",
+            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "x"}]},
+        }
+        async with httpx.AsyncClient(timeout=WAIT) as intruder:
+            answers = []
+            for connection_id in (theirs, made_up):
+                for token in (None, "wrong"):
+                    headers = {"Acp-Connection-Id": connection_id, "Acp-Session-Id": session_id}
+                    if token is not None:
+                        headers["Authorization"] = f"Bearer {token}"
+                    got = await intruder.get(url, headers={**headers, "Accept": SSE_TYPE})
+                    posted = await intruder.post(
+                        url, json=prompt, headers={**headers, "Content-Type": "application/json"}
+                    )
+                    deleted = await intruder.delete(url, headers=headers)
+                    answers.append(
+                        [
+                            (r.status_code, r.content, sorted(r.headers.items()))
+                            for r in (got, posted, deleted)
+                        ]
+                    )
+        for answer in answers:
+            assert {status for status, _, _ in answer} <= {401, 403}
+            assert all(theirs.encode() not in body for _, body, _ in answer)
+        # The real connection's id and a made-up one are answered byte for byte alike.
+        assert _without_dates(answers[0]) == _without_dates(answers[2])
+        assert _without_dates(answers[1]) == _without_dates(answers[3])
+        # Nothing reached the connection: not the prompt, not the DELETE.
+        assert app.hosted[theirs].link.connection is before
+        assert theirs in app.server.connections
+        # ... and the rightful client goes on.
+        ended = await client.request(
+            c.SessionIntent(session_id, i.SendPrompt((v.TextContent("still here"),)))
+        )
+        assert isinstance(ended, c.PromptEnded)
+        assert _text(client.link.connection.view(session_id)) == "You said: still here"
+
+
+SSE_TYPE = "text/event-stream"
+
+
+def _without_dates(answer: list[Any]) -> list[Any]:
+    return [(s, b, [h for h in headers if h[0] != "date"]) for s, b, headers in answer]
