@@ -47,6 +47,7 @@ from wsproto.events import (
     Request,
     TextMessage,
 )
+from wsproto.utilities import LocalProtocolError as WsProtocolError
 
 from acp_core import connection_step
 from acp_core._errors import AcpError, ArgumentError
@@ -341,6 +342,8 @@ class _WsTransport:
                 raise TransportError("the socket is closed")
             try:
                 await self._write(TextMessage(encode_frame(message)))
+            except WsProtocolError:
+                raise TransportError("the server is closing the socket") from None
             except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as e:
                 raise TransportError(f"the socket broke: {e}") from None
 
