@@ -3,7 +3,7 @@
  * An agent on the official ACP TypeScript SDK (`experimental/v2`), for acp-core's interop tests.
  *
  *   node sdk_agent.mjs [--step-delay-ms 30] [--expect FILE] [--trace FILE] [--extra-updates JSON]
- *   node sdk_agent.mjs --listen HOST:PORT   # the same agent over Streamable HTTP (AcpServer)
+ *   node sdk_agent.mjs --listen HOST:PORT   # the same agent over Streamable HTTP and WebSocket
  *
  * Every prompt runs one scripted turn over most of the update surface both acp-core and the
  * SDK know (messages, thought, plan, a named tool call with a permission request, a terminal,
@@ -328,18 +328,29 @@ function options(argv) {
 // -- serving (last: the module's constants above are initialised by now) -----------------------
 
 if (args.listen !== undefined) {
-  // Streamable HTTP at http://HOST:PORT/acp: the SDK's AcpServer behind its node adapter.
+  // Streamable HTTP and WebSocket at http://HOST:PORT/acp: the SDK's AcpServer behind its
+  // node adapter, the upgrade on `ws` (the SDK's own choice for its tests).
   const { createServer } = await import("node:http");
+  const { WebSocketServer } = await import("ws");
   const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
-  const { createNodeHttpHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const node = await import("@agentclientprotocol/sdk/experimental/node");
   const server = new AcpServer({ agent: app });
-  const handle = createNodeHttpHandler(server);
+  const handle = node.createNodeHttpHandler(server);
+  const sockets = new WebSocketServer({ noServer: true });
+  const upgrade = node.createNodeWebSocketUpgradeHandler(server, sockets);
   const http = createServer((req, res) => {
     if (new URL(req.url ?? "/", "http://x").pathname !== "/acp") {
       res.writeHead(404).end();
       return;
     }
     handle(req, res);
+  });
+  http.on("upgrade", (req, socket, head) => {
+    if (new URL(req.url ?? "/", "http://x").pathname !== "/acp") {
+      socket.destroy();
+      return;
+    }
+    upgrade(req, socket, head);
   });
   const at = args.listen.lastIndexOf(":");
   const host = args.listen.slice(0, at);

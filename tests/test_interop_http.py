@@ -1,10 +1,11 @@
-"""Interop over Streamable HTTP: acp-core's client (`acp_core.aio.connect`, on httpx) against
-the official TypeScript SDK 2.4.0's server (`AcpServer` behind its node adapter,
-`createNodeHttpHandler`), hosting the SDK agent of `interop/sdk_agent.mjs --listen`, on
-127.0.0.1, no mocks; the client runs on asyncio and on trio.
+"""Interop over Streamable HTTP and WebSocket: acp-core's client (`acp_core.aio.connect`, on
+httpx and wsproto) against the official TypeScript SDK 2.4.0's server (`AcpServer` behind its
+node adapter, `createNodeHttpHandler` and `createNodeWebSocketUpgradeHandler` on `ws`),
+hosting the SDK agent of `interop/sdk_agent.mjs --listen`, on 127.0.0.1, no mocks; the client
+runs on asyncio and on trio.
 
 Scenarios (revision 2026-11, the SDK's): a streamed turn with a permission request answered
-by POST (the answer carrying the session's `Acp-Session-Id`, as the SDK requires), a turn
+by POST (the answer carrying the session's `Acp-Session-Id`, as the SDK requires) or frame, a turn
 cancelled while the permission request is open (the SDK withdraws it with `$/cancel_request`
 and ends the turn `cancelled`), and DELETE: once the client's block ends the SDK server no
 longer knows the connection. Each run's traffic as the client saw it checks clean for the
@@ -55,7 +56,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
+def http_url() -> Iterator[str]:
     """The SDK agent served by the SDK's AcpServer on a free port of 127.0.0.1."""
     command = ["node", "sdk_agent.mjs", "--listen", "127.0.0.1:0", "--step-delay-ms", "5"]
     process = subprocess.Popen(
@@ -75,6 +76,11 @@ def url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+
+@pytest.fixture(params=["http", "ws"])
+def url(request: pytest.FixtureRequest, http_url: str) -> str:
+    return http_url if request.param == "http" else http_url.replace("http://", "ws://")
 
 
 class Traced:
@@ -155,7 +161,8 @@ async def test_a_cancel_while_the_permission_request_is_open(url: str) -> None:
     _clean(traced.trace)
 
 
-async def test_delete_ends_the_connection_at_the_sdk_server(url: str) -> None:
+async def test_delete_ends_the_connection_at_the_sdk_server(http_url: str) -> None:
+    url = http_url
     async with connect(url) as transport:
         await _session(Traced(transport))
         connection_id = transport.connection_id
