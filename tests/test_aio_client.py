@@ -311,3 +311,130 @@ SSE_TYPE = "text/event-stream"
 
 def _without_dates(answer: list[Any]) -> list[Any]:
     return [(s, b, [h for h in headers if h[0] != "date"]) for s, b, headers in answer]
+
+
+# -- a stream that drops mid-turn resumes with Last-Event-ID ----------------------------------
+
+
+class DropOnce:
+    """ASGI middleware that loses one SSE chunk on the way: on the first session stream,
+    the first chunk after the one carrying the permission request is swallowed (the server
+    counts it as written), the response ends, and the app is told its client went away. Only
+    a reopen with `Last-Event-ID` gets that chunk's events back."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.swallowed: list[bytes] = []
+        self.gets: list[dict[str, str]] = []  # the headers of every session-stream GET
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", ())}
+        if scope["type"] != "http" or scope["method"] != "GET" or "acp-session-id" not in headers:
+            await self.app(scope, receive, send)
+            return
+        self.gets.append(headers)
+        if len(self.gets) > 1:
+            await self.app(scope, receive, send)
+            return
+        dropped = anyio.Event()
+        asked = False
+
+        async def lossy_send(message: Any) -> None:
+            nonlocal asked
+            if dropped.is_set():
+                return  # after the drop: written by the app, never seen by the client
+            if message["type"] == "http.response.body" and message.get("more_body"):
+                body = message.get("body", b"")
+                if asked and body:
+                    self.swallowed.append(body)
+                    dropped.set()
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    return
+                asked = asked or b"session/request_permission" in body
+            await send(message)
+
+        async def told_receive() -> Any:
+            got: Any = {"type": "http.disconnect"}
+            if dropped.is_set():
+                return got
+            async with anyio.create_task_group() as group:
+
+                async def real() -> None:
+                    nonlocal got
+                    got = await receive()
+                    group.cancel_scope.cancel()
+
+                async def drop() -> None:
+                    await dropped.wait()
+                    group.cancel_scope.cancel()
+
+                group.start_soon(real)
+                group.start_soon(drop)
+            return got
+
+        await self.app(scope, told_receive, lossy_send)
+
+
+@pytest.fixture
+def lossy(anyio_backend: str) -> Iterator[tuple[str, DropOnce, list[dict[str, Any]]]]:
+    sent: list[dict[str, Any]] = []  # the connection's traffic as the agent's link saw it
+
+    def make_agent(link: AgentLink) -> AskingAgent:
+        link.trace = sent
+        return AskingAgent(link)
+
+    middleware = DropOnce(asgi_app(make_agent))
+    for url in _serve(anyio_backend, middleware):
+        yield url, middleware, sent
+
+
+def _on_sessions(messages: list[Any]) -> list[Any]:
+    return [m for m in messages if "method" in m and "sessionId" in m.get("params", {})]
+
+
+async def test_a_dropped_session_stream_resumes_without_loss_or_doubles(
+    lossy: tuple[str, DropOnce, list[dict[str, Any]]],
+) -> None:
+    url, middleware, sent = lossy
+    async with connect(url) as transport:
+        received: list[dict[str, Any]] = []
+        recording = Recording(transport, received)
+        client = Client(ClientLink(recording, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        prompt = c.SessionIntent(session_id, i.SendPrompt((v.TextContent("ask first"),)))
+        (prompt_id,) = (await client.send(prompt)).ids[:1]
+        await client.wait(lambda: client.asked)
+        asked = client.asked.pop()
+        allow = i.AnswerPermission(asked.request_id, "allow")
+        await client.send(c.SessionIntent(session_id, allow))
+        await client.wait(lambda: prompt_id in client.settled)
+        assert isinstance(client.settled.pop(prompt_id), c.PromptEnded)
+    assert middleware.swallowed  # a chunk really was lost on the way ...
+    reopened = middleware.gets[1]
+    assert reopened["last-event-id"].isdigit()  # ... and the stream was reopened after it
+    # Every message the agent sent on the session's stream arrived once, in order.
+    from_agent = [e["message"] for e in sent if e["from"] == "agent"]
+    assert _on_sessions(received) == _on_sessions(from_agent)
+    assert len(_on_sessions(received)) > 8
+    view = client.link.connection.view(session_id)
+    assert view.tool_calls["t1"].status == "completed"
+    texts = [v.message_text(m) for m in view.messages.values() if m.role == "agent"]
+    assert sorted(texts) == [" (the tool ran)", "You said: ask first"]
+
+
+class Recording:
+    """A transport that keeps every message it received."""
+
+    def __init__(self, transport: Any, into: list[dict[str, Any]]) -> None:
+        self.transport = transport
+        self.into = into
+        self.connection_id: str | None = None
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.transport.send(message)
+
+    async def receive(self) -> Any:
+        event = await self.transport.receive()
+        if isinstance(event, c.Parsed):
+            self.into.append(event.value)
+        return event
