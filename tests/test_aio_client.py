@@ -438,3 +438,47 @@ class Recording:
         if isinstance(event, c.Parsed):
             self.into.append(event.value)
         return event
+
+
+# -- a host that reads nothing for a while holds a bounded queue ------------------------------
+
+FLOOD = 3000
+
+
+class FloodAgent(AskingAgent):
+    """Answers a prompt with FLOOD chunks, "0 " to "2999 ", then ends the turn."""
+
+    async def turn(self, session_id: str) -> None:
+        prompt = self.link.connection.engine(session_id).prompts[0]
+        self.do(session_id, i.AcceptPrompt(prompt.id))
+        for n in range(FLOOD):
+            self.do(session_id, i.SendAgentText(f"{n} "))
+            if n % 100 == 0:
+                await anyio.lowlevel.checkpoint()
+        self.do(session_id, i.EndTurn())
+
+
+@pytest.fixture
+def flood_url(anyio_backend: str) -> Iterator[str]:
+    yield from _serve(anyio_backend, asgi_app(FloodAgent))
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+async def test_a_host_that_reads_nothing_holds_a_bounded_queue(flood_url: str, scheme: str) -> None:
+    from acp_core.aio._client import MAX_QUEUED
+
+    url = flood_url.replace("http://", f"{scheme}://")
+    async with connect(url) as transport:
+        client = Client(ClientLink(transport, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        prompt = c.SessionIntent(session_id, i.SendPrompt((v.TextContent("flood"),)))
+        (prompt_id,) = (await client.send(prompt)).ids[:1]
+        queue: Any = transport.inbound  # type: ignore[attr-defined]
+        with anyio.fail_after(WAIT):  # until the reading waits for us (polled, not timed)
+            while not queue.statistics().tasks_waiting_send:
+                await anyio.sleep(0.01)
+        assert queue.statistics().current_buffer_used == MAX_QUEUED  # no more than that
+        await client.wait(lambda: prompt_id in client.settled)  # then every message comes
+        view = client.link.connection.view(session_id)
+    (text,) = [v.message_text(m) for m in view.messages.values() if m.role == "agent"]
+    assert text == "".join(f"{n} " for n in range(FLOOD))  # all of them, once, in order

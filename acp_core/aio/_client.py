@@ -20,13 +20,15 @@ with the `Last-Event-ID` its decoder last saw, so the server sends each event on
 answered 404 (the connection is gone) ends the transport, which `receive` then reports as
 `EOFError`, as end of input on stdio. Leaving the `connect` block sends DELETE.
 Over WebSocket, one text frame per message each way, on wsproto over an anyio TCP stream
-(TLS for `wss://`); the socket closing ends the transport.
+(TLS for `wss://`); the socket closing ends the transport. Either way at most `MAX_QUEUED`
+received messages wait for `receive`; past that the reading stops until the host takes one
+(the server's buffers and TCP hold the rest), and an SSE event or frame longer than
+`MAX_MESSAGE` is a `FramingError`, never a bigger buffer.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import ssl
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, Protocol
@@ -72,7 +74,10 @@ MAX_MESSAGE = 8 * 1024 * 1024
 _JSON = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 #: No read timeout on the streams (an idle agent sends nothing); a connect still times out.
 _STREAM_TIMEOUT = httpx.Timeout(10.0, read=None)
-_END = None  # put on the inbound queue once the transport ended
+#: Messages received and not yet taken by `receive`: past it, the transport stops reading
+#: (the server's own buffers, then TCP, hold the rest), so a host that reads nothing for a
+#: while holds at most this many.
+MAX_QUEUED = 1024
 #: Opens of a stream in a row that bring no event before the transport gives up on it.
 _MAX_REOPENS = 3
 #: A reopened stream the server still thinks is read (409) is asked for again, a little later.
@@ -109,23 +114,29 @@ class RemoteTransport(Protocol):
         """
 
 
-_Inbound = tuple[MemoryObjectSendStream["Parsed | FramingError | None"],
-                 MemoryObjectReceiveStream["Parsed | FramingError | None"]]  # fmt: skip
+_Inbound = tuple[MemoryObjectSendStream["Parsed | FramingError"],
+                 MemoryObjectReceiveStream["Parsed | FramingError"]]  # fmt: skip
 
 
 def _queue() -> _Inbound:
-    return anyio.create_memory_object_stream["Parsed | FramingError | None"](math.inf)
+    # Closed by the side that reads once the transport ended: `receive` takes what is
+    # queued, then raises EOFError.
+    return anyio.create_memory_object_stream["Parsed | FramingError"](MAX_QUEUED)
 
 
-async def _next(inbound: MemoryObjectReceiveStream[Parsed | FramingError | None]) -> Any:
+async def _next(inbound: MemoryObjectReceiveStream[Parsed | FramingError]) -> Any:
     try:
-        event = await inbound.receive()
+        return await inbound.receive()
     except (anyio.EndOfStream, anyio.ClosedResourceError):
         raise EOFError from None
-    if event is None:
-        inbound.close()
-        raise EOFError
-    return event
+
+
+async def _put(
+    inbound: MemoryObjectSendStream[Parsed | FramingError], event: Parsed | FramingError
+) -> None:
+    # Waits while MAX_QUEUED messages wait for the host (the reading stops meanwhile).
+    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+        await inbound.send(event)
 
 
 def _key(request_id: object) -> str | None:
@@ -237,14 +248,14 @@ class _HttpTransport:
                         for event in events:
                             failures = 0
                             last = event.id
-                            self._received(key, event.data)
+                            await self._received(key, event.data)
                 finally:
                     await response.aclose()
             except (httpx.HTTPError, AcpError):
                 continue  # dropped (or an event over the limit): open it again
         self._end()
 
-    def _received(self, key: str, data: str) -> None:
+    async def _received(self, key: str, data: str) -> None:
         event = decode_frame(data, max_size=MAX_MESSAGE)
         if isinstance(event, Parsed) and isinstance(event.value, dict):
             message = event.value
@@ -252,12 +263,11 @@ class _HttpTransport:
             if "method" in message and request_key is not None:
                 self.routes[request_key] = key
         if not self.ended:
-            self.inbound_in.send_nowait(event)
+            await _put(self.inbound_in, event)
 
     def _end(self) -> None:
-        if not self.ended:
-            self.ended = True
-            self.inbound_in.send_nowait(_END)
+        self.ended = True
+        self.inbound_in.close()
 
     async def receive(self) -> Parsed | FramingError:
         event: Parsed | FramingError = await _next(self.inbound)
@@ -319,7 +329,7 @@ class _WsTransport:
                         parts.append(event.data)
                         if event.message_finished:
                             text, parts = "".join(parts), []
-                            self.inbound_in.send_nowait(decode_frame(text, max_size=MAX_MESSAGE))
+                            await _put(self.inbound_in, decode_frame(text, max_size=MAX_MESSAGE))
                     elif isinstance(event, Ping):
                         async with self.lock:
                             await self._write(event.response())
@@ -334,7 +344,7 @@ class _WsTransport:
             return
         finally:
             self.ended = True
-            self.inbound_in.send_nowait(_END)
+            self.inbound_in.close()
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self.lock:
