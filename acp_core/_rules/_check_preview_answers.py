@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Final
 
 from acp_core._wire import _jsonrpc as j
 
+from ._draft import EMPTY
 from ._predicates import request_key, shown
 
 if TYPE_CHECKING:
-    from ._check_preview import PreviewRules
+    from ._check_preview import PreviewDraft
 
 __all__ = ["RESTRICTED", "agent_answer"]
 
@@ -34,7 +35,7 @@ RESTRICTED: Final = frozenset(
 
 
 def agent_answer(
-    r: PreviewRules,
+    r: PreviewDraft,
     i: int,
     method: str,
     sid: str | None,
@@ -63,7 +64,7 @@ def agent_answer(
     if method == j.Method.SESSION_PROMPT and isinstance(request, j.PromptRequest):
         mid = result.get("messageId") if isinstance(result, Mapping) else None
         if isinstance(mid, str):
-            r.inserted.setdefault(sid, set()).add(mid)
+            r.inserted[sid] = r.inserted.get(sid, EMPTY).set(mid, True)
         r.book.answer(r, i, sid, msg)  # keys, retries, held prompts (R59, R67, R68, R70)
     elif method in (j.Method.TOOL_CALL_CANCEL, j.Method.TERMINAL_CANCEL) and ok:
         known, cancellable, final = request if isinstance(request, tuple) else (False,) * 3
@@ -79,7 +80,7 @@ def agent_answer(
         r.closed[sid] = i
 
 
-def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
+def _resume(r: PreviewDraft, i: int, msg: j.Response | j.ErrorResponse) -> None:
     key = request_key(msg.id)
     resume = r.resumes.pop(key, None)
     if resume is None:
@@ -108,7 +109,7 @@ def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
                 f"child {shown(child)}, announced during the resume of line {resume.at}, "
                 "gets no replay_complete of its own before the response",
             )
-    lost = sorted(resume.expected - resume.users)
+    lost = sorted(m for m in resume.expected if m not in resume.users)
     if resume.cursor and not missing and lost and len(resume.users) >= len(resume.expected):
         r.report(
             "R64",

@@ -1,10 +1,10 @@
 """The Preview trace checks of what a `session/cancel` must leave in place or clean up.
 
-Owns: `Cancels` (one `check_trace` call's memory of pending `elicitation/create` requests and
-of each session's cancel window) and the two rules it decides: R72 (an elicitation tied to a
-tool call that the cancelled work finished is withdrawn with `$/cancel_request` by the time
-that work ends) and R73 (work the session's latest `background` list names is not stopped by
-the cancel).
+Owns: `Cancels` (a frozen value: the recording's pending `elicitation/create` requests and each
+session's cancel window so far), `CancelsDraft` (its in-call view, `_rules/_draft.py`) and the
+two rules it decides: R72 (an elicitation tied to a tool call that the cancelled work finished
+is withdrawn with `$/cancel_request` by the time that work ends) and R73 (work the session's
+latest `background` list names is not stopped by the cancel).
 Must not know: the turn lifecycle (`_rules/_conversation*.py`), the permission requests of R71
 (`_rules/_check_preview_updates.py`), how the items and lists are read (it is told).
 
@@ -30,33 +30,45 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import attrs
+
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 
+from ._draft import EMPTY_OMAP, OMap, OMapDraft, Transient
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["Cancels"]
+__all__ = ["Cancels", "CancelsDraft", "Elicitation"]
 
 Item = tuple[str, str]  # ("tool_call", id) | ("subagent", session id)
 
 
+@attrs.frozen(slots=True)
+class Elicitation:
+    """A pending `elicitation/create` tied to a tool call."""
+
+    session: str
+    at: int
+    tool: str
+    cancel_at: int | None = None  # line of the cancel it is pending at
+
+
+@attrs.frozen(slots=True)
 class Cancels:
-    """R72 and R73 for one recording (mutable, local to one `check_trace` call)."""
+    """R72's and R73's memory of a recording so far (a frozen value)."""
+
+    # elicitation key -> the request (pending, tied to a tool call)
+    elicitations: OMap[RequestKey, Elicitation] = EMPTY_OMAP
+    # session -> (line of its session/cancel, the listed items still unfinished then)
+    windows: OMap[str, tuple[int, frozenset[Item]]] = EMPTY_OMAP
+
+
+class CancelsDraft(Transient):
+    """`Cancels` being edited inside one call, with R72 and R73."""
 
     __slots__ = ("elicitations", "windows")
-
-    def __init__(self) -> None:
-        # elicitation key -> [session, line, tool call id, line of the cancel it is pending at]
-        self.elicitations: dict[RequestKey, list[object]] = {}
-        # session -> (line of its session/cancel, the listed items still unfinished then)
-        self.windows: dict[str, tuple[int, frozenset[Item]]] = {}
-
-    def copy(self) -> Cancels:
-        """An independent copy (for a checker that forks)."""
-        twin = Cancels()
-        twin.elicitations = {k: list(v) for k, v in self.elicitations.items()}
-        twin.windows = dict(self.windows)
-        return twin
+    elicitations: OMapDraft[RequestKey, Elicitation]
+    windows: OMapDraft[str, tuple[int, frozenset[Item]]]
 
     # -- what the agent asks and withdraws -------------------------------------------------
 
@@ -64,7 +76,7 @@ class Cancels:
         params = msg.params if isinstance(msg.params, Mapping) else {}
         sid, tool = params.get("sessionId"), params.get("toolCallId")
         if isinstance(sid, str) and isinstance(tool, str):
-            self.elicitations[request_key(msg.id)] = [sid, i, tool, None]
+            self.elicitations[request_key(msg.id)] = Elicitation(sid, i, tool)
 
     def settled(self, key: RequestKey) -> None:
         """The elicitation `key` is answered or withdrawn: nothing is owed for it."""
@@ -75,12 +87,12 @@ class Cancels:
     def cancel(self, i: int, sid: str, listed: frozenset[Item]) -> None:
         """The client's `session/cancel` of `sid`; `listed`: the unfinished items of its
         latest background list."""
-        for entry in self.elicitations.values():
-            if entry[0] == sid and entry[3] is None:
-                entry[3] = i
+        for key, entry in self.elicitations.items():
+            if entry.session == sid and entry.cancel_at is None:
+                self.elicitations[key] = attrs.evolve(entry, cancel_at=i)
         if listed:
             self.windows[sid] = (i, listed)
-        for parent, (at, items) in list(self.windows.items()):
+        for parent, (at, items) in self.windows.items():
             # A cancel of a listed child asks for that child's end (C35).
             if ("subagent", sid) in items:
                 self.windows[parent] = (at, items - {("subagent", sid)})
@@ -88,9 +100,9 @@ class Cancels:
     def item_cancel(self, i: int, sid: str, tool_call_id: str) -> None:
         """The client's `tool_call/cancel`: that tool call may end `cancelled` now (R73), and
         its elicitations are of cancelled work (R72)."""
-        for entry in self.elicitations.values():
-            if entry[0] == sid and entry[2] == tool_call_id and entry[3] is None:
-                entry[3] = i
+        for key, entry in self.elicitations.items():
+            if entry.session == sid and entry.tool == tool_call_id and entry.cancel_at is None:
+                self.elicitations[key] = attrs.evolve(entry, cancel_at=i)
         window = self.windows.get(sid)
         if window is not None:
             self.windows[sid] = (window[0], window[1] - {("tool_call", tool_call_id)})
@@ -119,7 +131,7 @@ class Cancels:
         it ends the judging of that child, and of `sid`'s own listed tool calls."""
         found = []
         cancelled = isinstance(upd, u.IdleStateUpdate) and upd.stop_reason == "cancelled"
-        for parent, (at, items) in list(self.windows.items()):
+        for parent, (at, items) in self.windows.items():
             if ("subagent", sid) not in items:
                 continue
             self._keep(parent, at, items - {("subagent", sid)})
@@ -146,10 +158,11 @@ class Cancels:
         pending that were tied to a tool call now `finished`. Elicitations of tool calls
         still running stay open, judged no more."""
         found = []
-        for key, (esid, at, tool, cancel_at) in list(self.elicitations.items()):
+        for key, entry in self.elicitations.items():
+            esid, at, tool, cancel_at = entry.session, entry.at, entry.tool, entry.cancel_at
             if esid != sid or cancel_at is None:
                 continue
-            if isinstance(tool, str) and finished(tool):
+            if finished(tool):
                 del self.elicitations[key]
                 found.append(
                     f"elicitation/create {shown(key[1])} (line {at}) for tool call "
@@ -158,5 +171,5 @@ class Cancels:
                     "$/cancel_request"
                 )
             else:
-                self.elicitations[key][3] = None
+                self.elicitations[key] = attrs.evolve(entry, cancel_at=None)
         return found
