@@ -32,7 +32,7 @@ transient idiom), and the call returns the draft frozen again; no draft outlives
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 import attrs
 
@@ -41,13 +41,13 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire._revision import Revision
 
 from ._check_preview_answers import RESTRICTED, agent_answer
-from ._check_preview_cancels import Cancels, CancelsDraft
+from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
 from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
-from ._check_preview_prompts import BookDraft, PromptBook
+from ._check_preview_prompts import BookDraft, PromptBook, freeze_book, thaw_book
 from ._check_preview_records import FINAL_TOOL, Resume, Terminal, Tool
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
-from ._draft import EMPTY, EMPTY_OMAP, MapDraft, OMap, OMapDraft, Transient
+from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._predicates import RequestKey, request_key, shown
 
 __all__ = [
@@ -115,9 +115,8 @@ class PreviewState:
     # they were first announced on such a session (R50 judges only their children).
     fresh: PMap[str, bool] = EMPTY
     child_work: PMap[str, int] = EMPTY  # fresh child -> first output, no own state yet
-    cancels: Cancels = attrs.field(
-        factory=Cancels
-    )  # pending elicitations and cancel windows (R72, R73)
+    # pending elicitations and cancel windows (R72, R73)
+    cancels: Cancels = attrs.field(factory=Cancels)
 
 
 def observe_connection(
@@ -136,63 +135,87 @@ def observe_connection(
     `judged_j3`: the checker reported J3 for this envelope (J3 wins over R47). `cancels`: for
     the client's `session/cancel`, the session machine's `Conversation.cancels` (which of the
     pending requests the cancel cancels; R71)."""
-    draft = PreviewDraft(state)
+    r = _thaw(state)
     if judged_j3 and session is not None:
-        draft.j3.add((at, session))
-    draft.message(at, sender, session, message)
+        r.j3 = r.j3.set((at, session), True)
+    r.message(at, sender, session, message)
     if cancels is not None and isinstance(message, j.CancelSessionNotification):
-        draft.not_cancelled(at, cancels)
-    return draft.frozen(), draft.found
+        r.not_cancelled(at, cancels)
+    return r.frozen(state), r.found
 
 
 def finish_connection(state: PreviewState) -> list[Finding]:
     """What the end of the recording shows: withdrawn requests never answered (C40)."""
-    draft = PreviewDraft(state)
-    draft.finish()
-    return draft.found
+    r = _thaw(state)
+    r.finish()
+    return r.found
 
 
-class PreviewDraft(Transient):
-    """`PreviewState` being edited inside one call (`_rules/_draft.Transient`), with the
-    rules that edit it; the other `_check_preview_*` modules take it as `r`."""
+class _Scratch:
+    # The draft's own slots besides the record's fields.
+    __slots__ = ("book_draft", "cancels_draft", "found")
+    found: list[Finding]
+    book_draft: BookDraft | None
+    cancels_draft: CancelsDraft | None
 
-    __slots__ = (*(a.name for a in attrs.fields(PreviewState)), "found")
-    _nested: ClassVar[dict[str, type[Transient]]] = {"book": BookDraft, "cancels": CancelsDraft}
+
+class PreviewDraft(_Scratch):
+    """`PreviewState` being edited inside one call (`_rules/_draft.twins`), with the rules
+    that edit it; the other `_check_preview_*` modules take it as `r`. A field is replaced,
+    never edited in place; `book` and `cancels` are edited through their own drafts
+    (`edit_book()`, `edit_cancels()`)."""
+
+    __slots__ = (
+        *("revision", "named", "parents", "can_cancel", "child_idle", "unclaimed", "tools"),
+        *("terminals", "background", "routes", "resumes", "replaying", "upserted", "book"),
+        *("resumed", "inserted", "permissions", "withdrawn", "cancelled", "closed"),
+        *("suggestions", "j3", "fresh", "child_work", "cancels"),
+    )
 
     revision: Revision
-    named: MapDraft[str, bool]
-    parents: MapDraft[str, str]
-    can_cancel: MapDraft[str, bool]
-    child_idle: MapDraft[str, bool]
-    unclaimed: MapDraft[str, tuple[int, str]]
-    tools: MapDraft[tuple[str, str], Tool]
-    terminals: MapDraft[tuple[str, str], Terminal]
-    background: MapDraft[str, tuple[tuple[str, str], ...] | None]
-    routes: MapDraft[tuple[str, RequestKey], tuple[str, str | None, object]]
-    resumes: OMapDraft[RequestKey, Resume]
-    replaying: MapDraft[str, RequestKey]
-    upserted: MapDraft[str, PMap[str, bool]]
-    book: BookDraft
-    resumed: MapDraft[str, int]
-    inserted: MapDraft[str, PMap[str, bool]]
-    permissions: OMapDraft[RequestKey, tuple[str, int, str | None]]
-    withdrawn: OMapDraft[RequestKey, int]
-    cancelled: OMapDraft[RequestKey, int]
-    closed: MapDraft[str, int]
+    named: PMap[str, bool]
+    parents: PMap[str, str]
+    can_cancel: PMap[str, bool]
+    child_idle: PMap[str, bool]
+    unclaimed: PMap[str, tuple[int, str]]
+    tools: PMap[tuple[str, str], Tool]
+    terminals: PMap[tuple[str, str], Terminal]
+    background: PMap[str, tuple[tuple[str, str], ...] | None]
+    routes: PMap[tuple[str, RequestKey], tuple[str, str | None, object]]
+    resumes: OMap[RequestKey, Resume]
+    replaying: PMap[str, RequestKey]
+    upserted: PMap[str, PMap[str, bool]]
+    book: PromptBook
+    resumed: PMap[str, int]
+    inserted: PMap[str, PMap[str, bool]]
+    permissions: OMap[RequestKey, tuple[str, int, str | None]]
+    withdrawn: OMap[RequestKey, int]
+    cancelled: OMap[RequestKey, int]
+    closed: PMap[str, int]
     suggestions: bool | None
-    j3: MapDraft[tuple[int, str], bool]
-    fresh: MapDraft[str, bool]
-    child_work: MapDraft[str, int]
-    cancels: CancelsDraft
-    found: list[Finding]
+    j3: PMap[tuple[int, str], bool]
+    fresh: PMap[str, bool]
+    child_work: PMap[str, int]
+    cancels: Cancels
 
-    def __init__(self, state: PreviewState) -> None:
-        super().__init__(state)
-        object.__setattr__(self, "found", [])
+    def edit_book(self) -> BookDraft:
+        """The prompt book's draft (made on first use in this call)."""
+        if self.book_draft is None:
+            self.book_draft = thaw_book(self.book)
+        return self.book_draft
 
-    def frozen(self) -> PreviewState:
-        state: PreviewState = super().frozen()
-        return state
+    def edit_cancels(self) -> CancelsDraft:
+        """The cancel windows' draft (made on first use in this call)."""
+        if self.cancels_draft is None:
+            self.cancels_draft = thaw_cancels(self.cancels)
+        return self.cancels_draft
+
+    def frozen(self, state: PreviewState) -> PreviewState:
+        if self.book_draft is not None:
+            self.book = freeze_book(self.book_draft, self.book)
+        if self.cancels_draft is not None:
+            self.cancels = freeze_cancels(self.cancels_draft, self.cancels)
+        return _freeze(self, state)
 
     def report(self, rule: str, at: int, message: str) -> None:
         if self.revision.applies(rule):
@@ -216,10 +239,16 @@ class PreviewDraft(Transient):
                 if isinstance(msg, j.PromptRequest)
                 else j.Method.REQUEST_PERMISSION
             )
-            self.routes[(side, request_key(msg.id))] = (method, sid, msg)
+            self.routes = self.routes.set((side, request_key(msg.id)), (method, sid, msg))
         elif isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest)):
             item = self.item(msg) or (False, False, False)
-            self.routes[(side, request_key(msg.id))] = (_METHOD[type(msg)], sid, item)
+            route = (_METHOD[type(msg)], sid, item)
+            self.routes = self.routes.set((side, request_key(msg.id)), route)
+
+    def settled(self, key: RequestKey) -> None:
+        """The request `key` is answered or withdrawn: no elicitation is owed for it."""
+        if key in self.cancels.elicitations:
+            self.edit_cancels().settled(key)
 
     def item(self, msg: object) -> tuple[bool, bool, bool] | None:
         """For an item cancel: (known, can cancel, final) of the item as it is now."""
@@ -233,8 +262,8 @@ class PreviewDraft(Transient):
 
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
-        if sid not in self.named and sid not in self.parents:
-            self.unclaimed.setdefault(sid, (at, "R47"))
+        if sid not in self.named and sid not in self.parents and sid not in self.unclaimed:
+            self.unclaimed = self.unclaimed.set(sid, (at, "R47"))
         if self.closed_parent(sid) is not None:
             self.report(
                 "R76",
@@ -265,16 +294,18 @@ class PreviewDraft(Transient):
                 if isinstance(subject, j.ToolCallPermissionSubject)
                 else None
             )
-            self.permissions[request_key(msg.id)] = (msg.session_id, i, tool)
+            self.permissions = oset(
+                self.permissions, request_key(msg.id), (msg.session_id, i, tool)
+            )
         elif isinstance(msg, j.CancelRequestNotification):
             key = request_key(msg.request_id)
-            self.cancels.settled(key)
+            self.settled(key)
             if key in self.permissions:
-                self.withdrawn[key] = i
+                self.withdrawn = oset(self.withdrawn, key, i)
         elif isinstance(msg, j.Request) and msg.method == "elicitation/create":
             if sid is not None:
                 self.use(sid, i)
-            self.cancels.elicitation(i, msg)
+            self.edit_cancels().elicitation(i, msg)
 
     def update(self, i: int, sid: str, upd: object) -> None:
         on_update(self, i, sid, upd)
@@ -286,7 +317,7 @@ class PreviewDraft(Transient):
             self.initialize(msg.params)
             return
         if isinstance(msg, j.CancelRequestNotification):
-            self.book.withdraw(request_key(msg.request_id))
+            self.edit_book().withdraw(request_key(msg.request_id))
         if sid is None:
             return
         method = (
@@ -311,8 +342,8 @@ class PreviewDraft(Transient):
                     f"the client cancels child session {shown(sid)}, whose capabilities do "
                     "not permit cancel",
                 )
-        else:
-            self.named.add(sid)
+        elif sid not in self.named:
+            self.named = self.named.set(sid, True)
         cancels = isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest))
         if cancels and not (self.item(msg) or (False, False))[1]:
             self.report(
@@ -322,30 +353,35 @@ class PreviewDraft(Transient):
                 "advertise capabilities.cancel",
             )
         if isinstance(msg, j.CancelToolCallRequest):
-            self.cancels.item_cancel(i, sid, msg.tool_call_id)
+            self.edit_cancels().item_cancel(i, sid, msg.tool_call_id)
         elif isinstance(msg, j.CancelSessionNotification):
-            self.cancels.cancel(i, sid, self.unfinished_listed(sid))
-        elif isinstance(msg, j.PromptRequest):
-            self.cancels.asked(sid)
+            self.edit_cancels().cancel(i, sid, self.unfinished_listed(sid))
+        elif isinstance(msg, j.PromptRequest) and sid in self.cancels.windows:
+            self.edit_cancels().asked(sid)
         if isinstance(msg, j.PromptRequest):
-            self.book.prompt(self, i, sid, msg)
+            self.edit_book().prompt(self, i, sid, msg)
         elif isinstance(msg, j.CancelSessionNotification):
-            self.book.cancel(i, sid)
-            for key, (psid, _at, _tool) in self.permissions.items():
-                if psid == sid:
-                    self.cancelled.setdefault(key, i)
+            self.edit_book().cancel(i, sid)
+            cancelled = self.cancelled
+            for key, (psid, _at, _tool) in oitems(self.permissions):
+                if psid == sid and key not in cancelled:
+                    cancelled = oset(cancelled, key, i)
+            self.cancelled = cancelled
         elif isinstance(msg, j.Request) and msg.method == "session/close":
-            self.book.close(sid)
+            self.edit_book().close(sid)
         elif isinstance(msg, j.Request) and msg.method == "session/resume":
-            self.resumed.setdefault(sid, i)
+            if sid not in self.resumed:
+                self.resumed = self.resumed.set(sid, i)
             params = msg.params if isinstance(msg.params, Mapping) else {}
             cursor = params.get("replayFrom") is not None
             expected = frozenset(self.inserted.get(sid, EMPTY))
-            self.resumes[request_key(msg.id)] = Resume(sid, i, cursor, expected=expected)
-            self.closed.pop(sid, None)
+            rkey = request_key(msg.id)
+            self.resumes = oset(self.resumes, rkey, Resume(sid, i, cursor, expected=expected))
+            if sid in self.closed:
+                self.closed = self.closed.delete(sid)
             if cursor:
-                self.replaying[sid] = request_key(msg.id)
-                self.upserted[sid] = EMPTY
+                self.replaying = self.replaying.set(sid, rkey)
+                self.upserted = self.upserted.set(sid, EMPTY)
 
     def unfinished_listed(self, sid: str) -> frozenset[tuple[str, str]]:
         """The tool calls and children `sid`'s latest background list names that have not
@@ -368,20 +404,22 @@ class PreviewDraft(Transient):
 
     def answer(self, i: int, side: str, msg: j.Response | j.ErrorResponse) -> None:
         key = request_key(msg.id)
-        asked = self.routes.pop(("client" if side == "agent" else "agent", key), None)
+        route = ("client" if side == "agent" else "agent", key)
+        asked = self.routes.get(route)
         if asked is None:
             return
+        self.routes = self.routes.delete(route)
         method, sid, request = asked
         if side == "client":
-            self.cancels.settled(key)
+            self.settled(key)
             self.permission_answer(i, key, msg)
             return
         agent_answer(self, i, method, sid, request, msg)
 
     def permission_answer(self, i: int, key: RequestKey, msg: object) -> None:
-        asked = self.permissions.pop(key, None)
-        withdrawn = self.withdrawn.pop(key, None)
-        cancel_at = self.cancelled.pop(key, None)
+        self.permissions, asked = opop(self.permissions, key)
+        self.withdrawn, withdrawn = opop(self.withdrawn, key)
+        self.cancelled, cancel_at = opop(self.cancelled, key)
         if asked is None or cancel_at is None or withdrawn is not None:
             return
         sid, at, tool = asked
@@ -403,19 +441,23 @@ class PreviewDraft(Transient):
         """The session/cancel of line `i` did not cancel the work of the requests for which
         `cancels` (the session machine's `Conversation.cancels`) says False: R71 does not
         ask to withdraw them. A listed tool call's request stays marked for C40."""
-        for key, at in list(self.cancelled.items()):
+        for key, at in oitems(self.cancelled):
             asked = self.permissions.get(key)
             if at != i or asked is None or cancels(key) is not False:
                 continue
             if ("tool_call", asked[2]) not in (self.background.get(asked[0]) or ()):
-                del self.cancelled[key]
+                self.cancelled = opop(self.cancelled, key)[0]
 
     def finish(self) -> None:
         """What the end of the recording shows: withdrawn requests never answered (C40)."""
-        for key, at in self.withdrawn.items():
+        for key, at in oitems(self.withdrawn):
             self.report(
                 "C40",
                 at,
                 f"the agent withdrew permission request {shown(key[1])} with $/cancel_request; "
                 "the client still answers it (cancelled outcome or -32800), and never does",
             )
+
+
+_SCRATCH: Final = (("found", "[]"), ("book_draft", "None"), ("cancels_draft", "None"))
+_thaw, _freeze = twins(PreviewState, PreviewDraft, _SCRATCH)

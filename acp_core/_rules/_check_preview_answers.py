@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from acp_core._wire import _jsonrpc as j
 
-from ._draft import EMPTY
+from ._draft import EMPTY, opop, padd, ppop
 from ._predicates import request_key, shown
 
 if TYPE_CHECKING:
@@ -50,8 +50,8 @@ def agent_answer(
     elif method == j.Method.SESSION_NEW and isinstance(result, Mapping):
         new = result.get("sessionId")  # (the request names no session: `sid` is None)
         if isinstance(new, str):
-            r.named.add(new)
-            r.fresh.add(new)  # its whole life is in the recording (R50)
+            r.named = padd(r.named, new)
+            r.fresh = padd(r.fresh, new)  # its whole life is in the recording (R50)
     if sid is None:
         return
     if ok and method in RESTRICTED and sid in r.parents:
@@ -64,8 +64,9 @@ def agent_answer(
     if method == j.Method.SESSION_PROMPT and isinstance(request, j.PromptRequest):
         mid = result.get("messageId") if isinstance(result, Mapping) else None
         if isinstance(mid, str):
-            r.inserted[sid] = r.inserted.get(sid, EMPTY).set(mid, True)
-        r.book.answer(r, i, sid, msg)  # keys, retries, held prompts (R59, R67, R68, R70)
+            r.inserted = r.inserted.set(sid, r.inserted.get(sid, EMPTY).set(mid, True))
+        if request_key(msg.id) in r.book.pending:
+            r.edit_book().answer(r, i, sid, msg)  # keys, retries, held prompts (R59, R67, R68, R70)
     elif method in (j.Method.TOOL_CALL_CANCEL, j.Method.TERMINAL_CANCEL) and ok:
         known, cancellable, final = request if isinstance(request, tuple) else (False,) * 3
         if not known or not cancellable or final:
@@ -77,19 +78,19 @@ def agent_answer(
                 "answered -32602",
             )
     elif method == "session/close" and ok:
-        r.closed[sid] = i
+        r.closed = r.closed.set(sid, i)
 
 
 def _resume(r: PreviewDraft, i: int, msg: j.Response | j.ErrorResponse) -> None:
     key = request_key(msg.id)
-    resume = r.resumes.pop(key, None)
+    r.resumes, resume = opop(r.resumes, key)
     if resume is None:
         return
     replayed = [resume.session, *resume.children]
     for s in replayed:
         if r.replaying.get(s) == key:
-            del r.replaying[s]
-            r.upserted.pop(s, None)
+            r.replaying = r.replaying.delete(s)
+            r.upserted = ppop(r.upserted, s)[0]
     if not isinstance(msg, j.Response):
         return  # failed or cancelled: the replay is truncated, no marker is owed (R58)
     # No marker is owed where the revision has none (2026-11): the history ends at the answer.

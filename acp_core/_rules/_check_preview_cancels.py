@@ -34,11 +34,12 @@ import attrs
 
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
+from acp_core._wire._fastnew import fast_evolve
 
-from ._draft import EMPTY_OMAP, OMap, OMapDraft, Transient
+from ._draft import EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["Cancels", "CancelsDraft", "Elicitation"]
+__all__ = ["Cancels", "CancelsDraft", "Elicitation", "freeze_cancels", "thaw_cancels"]
 
 Item = tuple[str, str]  # ("tool_call", id) | ("subagent", session id)
 
@@ -63,12 +64,12 @@ class Cancels:
     windows: OMap[str, tuple[int, frozenset[Item]]] = EMPTY_OMAP
 
 
-class CancelsDraft(Transient):
-    """`Cancels` being edited inside one call, with R72 and R73."""
+class CancelsDraft:
+    """`Cancels` being edited inside one call (`_rules/_draft.twins`), with R72 and R73."""
 
     __slots__ = ("elicitations", "windows")
-    elicitations: OMapDraft[RequestKey, Elicitation]
-    windows: OMapDraft[str, tuple[int, frozenset[Item]]]
+    elicitations: OMap[RequestKey, Elicitation]
+    windows: OMap[str, tuple[int, frozenset[Item]]]
 
     # -- what the agent asks and withdraws -------------------------------------------------
 
@@ -76,40 +77,44 @@ class CancelsDraft(Transient):
         params = msg.params if isinstance(msg.params, Mapping) else {}
         sid, tool = params.get("sessionId"), params.get("toolCallId")
         if isinstance(sid, str) and isinstance(tool, str):
-            self.elicitations[request_key(msg.id)] = Elicitation(sid, i, tool)
+            self.elicitations = oset(
+                self.elicitations, request_key(msg.id), Elicitation(sid, i, tool)
+            )
 
     def settled(self, key: RequestKey) -> None:
         """The elicitation `key` is answered or withdrawn: nothing is owed for it."""
-        self.elicitations.pop(key, None)
+        self.elicitations = opop(self.elicitations, key)[0]
 
     # -- what the client asks ----------------------------------------------------------------
 
     def cancel(self, i: int, sid: str, listed: frozenset[Item]) -> None:
         """The client's `session/cancel` of `sid`; `listed`: the unfinished items of its
         latest background list."""
-        for key, entry in self.elicitations.items():
+        for key, entry in oitems(self.elicitations):
             if entry.session == sid and entry.cancel_at is None:
-                self.elicitations[key] = attrs.evolve(entry, cancel_at=i)
+                self.elicitations = oset(self.elicitations, key, fast_evolve(entry, cancel_at=i))
         if listed:
-            self.windows[sid] = (i, listed)
-        for parent, (at, items) in self.windows.items():
+            self.windows = oset(self.windows, sid, (i, listed))
+        for parent, (at, items) in oitems(self.windows):
             # A cancel of a listed child asks for that child's end (C35).
             if ("subagent", sid) in items:
-                self.windows[parent] = (at, items - {("subagent", sid)})
+                self.windows = oset(self.windows, parent, (at, items - {("subagent", sid)}))
 
     def item_cancel(self, i: int, sid: str, tool_call_id: str) -> None:
         """The client's `tool_call/cancel`: that tool call may end `cancelled` now (R73), and
         its elicitations are of cancelled work (R72)."""
-        for key, entry in self.elicitations.items():
+        for key, entry in oitems(self.elicitations):
             if entry.session == sid and entry.tool == tool_call_id and entry.cancel_at is None:
-                self.elicitations[key] = attrs.evolve(entry, cancel_at=i)
+                self.elicitations = oset(self.elicitations, key, fast_evolve(entry, cancel_at=i))
         window = self.windows.get(sid)
         if window is not None:
-            self.windows[sid] = (window[0], window[1] - {("tool_call", tool_call_id)})
+            self.windows = oset(
+                self.windows, sid, (window[0], window[1] - {("tool_call", tool_call_id)})
+            )
 
     def asked(self, sid: str) -> None:
         """Any other client message for `sid` (a prompt, ...): its cancel window ends."""
-        self.windows.pop(sid, None)
+        self.windows = opop(self.windows, sid)[0]
 
     # -- what the agent reports --------------------------------------------------------------
 
@@ -119,7 +124,7 @@ class CancelsDraft(Transient):
         item = ("tool_call", upd.tool_call_id)
         if window is None or upd.status != u.ToolCallStatus.CANCELLED or item not in window[1]:
             return None
-        self.windows[sid] = (window[0], window[1] - {item})
+        self.windows = oset(self.windows, sid, (window[0], window[1] - {item}))
         return (
             f"tool call {shown(upd.tool_call_id)} is listed as background work, and ends "
             f"cancelled after the session/cancel of line {window[0]} though no tool_call/cancel "
@@ -131,7 +136,7 @@ class CancelsDraft(Transient):
         it ends the judging of that child, and of `sid`'s own listed tool calls."""
         found = []
         cancelled = isinstance(upd, u.IdleStateUpdate) and upd.stop_reason == "cancelled"
-        for parent, (at, items) in self.windows.items():
+        for parent, (at, items) in oitems(self.windows):
             if ("subagent", sid) not in items:
                 continue
             self._keep(parent, at, items - {("subagent", sid)})
@@ -149,21 +154,21 @@ class CancelsDraft(Transient):
 
     def _keep(self, sid: str, at: int, items: frozenset[Item]) -> None:
         if items:
-            self.windows[sid] = (at, items)
+            self.windows = oset(self.windows, sid, (at, items))
         else:
-            self.windows.pop(sid, None)
+            self.windows = opop(self.windows, sid)[0]
 
     def idle(self, sid: str, finished: Callable[[str], bool]) -> list[str]:
         """The idle that ends `sid`'s cancelled work: R72's findings for elicitations still
         pending that were tied to a tool call now `finished`. Elicitations of tool calls
         still running stay open, judged no more."""
         found = []
-        for key, entry in self.elicitations.items():
+        for key, entry in oitems(self.elicitations):
             esid, at, tool, cancel_at = entry.session, entry.at, entry.tool, entry.cancel_at
             if esid != sid or cancel_at is None:
                 continue
             if finished(tool):
-                del self.elicitations[key]
+                self.elicitations = opop(self.elicitations, key)[0]
                 found.append(
                     f"elicitation/create {shown(key[1])} (line {at}) for tool call "
                     f"{shown(tool)} is still pending when the work cancelled at line "
@@ -171,5 +176,8 @@ class CancelsDraft(Transient):
                     "$/cancel_request"
                 )
             else:
-                self.elicitations[key] = attrs.evolve(entry, cancel_at=None)
+                self.elicitations = oset(self.elicitations, key, fast_evolve(entry, cancel_at=None))
         return found
+
+
+thaw_cancels, freeze_cancels = twins(Cancels, CancelsDraft)

@@ -39,14 +39,15 @@ import attrs
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
+from acp_core._wire._fastnew import fast_evolve
 
-from ._draft import EMPTY, MapDraft, Transient
+from ._draft import EMPTY, ppop, twins
 from ._predicates import RequestKey, request_key, shown
 
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["CHECKED", "BookDraft", "PromptBook"]
+__all__ = ["CHECKED", "BookDraft", "PromptBook", "freeze_book", "thaw_book"]
 
 #: The rules these checks report (a part of `_check_preview.CHECKED`).
 CHECKED: Final = frozenset({"C43", "R59", "R67", "R68", "R70"})
@@ -96,20 +97,24 @@ class PromptBook:
     live: PMap[str, PMap[str, RequestKey]] = EMPTY  # live ids awaited in a window
 
 
-class BookDraft(Transient):
-    """`PromptBook` being edited inside one call, with the prompt rules."""
+class BookDraft:
+    """`PromptBook` being edited inside one call (`_rules/_draft.twins`), with the prompt
+    rules."""
 
-    __slots__ = tuple(a.name for a in attrs.fields(PromptBook))
-    pending: MapDraft[RequestKey, _Attempt]
-    open: MapDraft[tuple[str, str], int]
-    groups: MapDraft[int, _Group]
+    __slots__ = (
+        *("pending", "open", "groups", "next_group", "contents", "inserted", "cancels"),
+        *("users", "replayed", "live"),
+    )
+    pending: PMap[RequestKey, _Attempt]
+    open: PMap[tuple[str, str], int]
+    groups: PMap[int, _Group]
     next_group: int
-    contents: MapDraft[tuple[str, str], object]
-    inserted: MapDraft[tuple[str, str], str]
-    cancels: MapDraft[str, int]
-    users: MapDraft[str, PMap[str, int]]
-    replayed: MapDraft[str, tuple[RequestKey, PMap[str, int]]]
-    live: MapDraft[str, PMap[str, RequestKey]]
+    contents: PMap[tuple[str, str], object]
+    inserted: PMap[tuple[str, str], str]
+    cancels: PMap[str, int]
+    users: PMap[str, PMap[str, int]]
+    replayed: PMap[str, tuple[RequestKey, PMap[str, int]]]
+    live: PMap[str, PMap[str, RequestKey]]
 
     # -- the client's messages -----------------------------------------------------------
 
@@ -117,9 +122,13 @@ class BookDraft(Transient):
         key = msg.idempotency_key if isinstance(msg.idempotency_key, str) else None
         rkey = request_key(msg.id)
         if key is None:
-            self.pending[rkey] = _Attempt(sid, i, None, window=r.replaying.get(sid))
+            self.pending = self.pending.set(
+                rkey, _Attempt(sid, i, None, window=r.replaying.get(sid))
+            )
             return
-        first = self.contents.setdefault((sid, key), msg.prompt)
+        first = self.contents.get((sid, key), msg.prompt)
+        if (sid, key) not in self.contents:
+            self.contents = self.contents.set((sid, key), msg.prompt)
         if first != msg.prompt:
             r.report(
                 "C43",
@@ -131,23 +140,29 @@ class BookDraft(Transient):
         if number is None and (sid, key) not in self.inserted:
             number = self.next_group
             self.next_group = number + 1
-            self.open[(sid, key)] = number
-            self.groups[number] = _Group(rkey)
+            self.open = self.open.set((sid, key), number)
+            self.groups = self.groups.set(number, _Group(rkey))
         # group None: a retry of an inserted prompt (R67); joining a withdrawn original
         # makes the attempt withdrawn too
         withdrawn = number is not None and self.groups[number].withdrawn
-        self.pending[rkey] = _Attempt(sid, i, key, group=number, withdrawn=withdrawn)
+        self.pending = self.pending.set(
+            rkey, _Attempt(sid, i, key, group=number, withdrawn=withdrawn)
+        )
 
     def cancel(self, i: int, sid: str) -> None:
-        self.cancels[sid] = i
+        self.cancels = self.cancels.set(sid, i)
+        edit = self.pending.mutate()  # a transient: this loop's edits, frozen below
         for rkey, attempt in self.pending.items():
             if attempt.sid == sid:
-                self.pending[rkey] = attrs.evolve(attempt, cancel_at=i)
+                edit[rkey] = fast_evolve(attempt, cancel_at=i)
+        self.pending = edit.finish()
 
     def close(self, sid: str) -> None:
+        edit = self.pending.mutate()
         for rkey, attempt in self.pending.items():
             if attempt.sid == sid and not attempt.closed:
-                self.pending[rkey] = attrs.evolve(attempt, closed=True)
+                edit[rkey] = fast_evolve(attempt, closed=True)
+        self.pending = edit.finish()
 
     def withdraw(self, key: RequestKey) -> None:
         # The client's $/cancel_request for a prompt: it may end as -32800, and so may every
@@ -155,13 +170,15 @@ class BookDraft(Transient):
         attempt = self.pending.get(key)
         if attempt is None:
             return
-        self.pending[key] = attrs.evolve(attempt, withdrawn=True)
+        self.pending = self.pending.set(key, fast_evolve(attempt, withdrawn=True))
         if attempt.group is not None:
-            self.groups[attempt.group] = attrs.evolve(self.groups[attempt.group], withdrawn=True)
+            self.groups = self.groups.set(
+                attempt.group, fast_evolve(self.groups[attempt.group], withdrawn=True)
+            )
         for rkey, other in self.pending.items():
             same = other.sid == attempt.sid and other.key is not None and other.key == attempt.key
             if same and not other.withdrawn:
-                self.pending[rkey] = attrs.evolve(other, withdrawn=True)
+                self.pending = self.pending.set(rkey, fast_evolve(other, withdrawn=True))
 
     # -- the agent's messages ------------------------------------------------------------
 
@@ -169,7 +186,7 @@ class BookDraft(Transient):
         """The agent reported user message `mid` on `sid` (an upsert or a chunk)."""
         ids = self.users.get(sid, EMPTY)
         if mid not in ids:
-            self.users[sid] = ids.set(mid, i)
+            self.users = self.users.set(sid, ids.set(mid, i))
         window = r.replaying.get(sid)
         if window is None:
             return
@@ -178,15 +195,15 @@ class BookDraft(Transient):
             seen = (window, EMPTY)
         if mid not in seen[1]:
             seen = (window, seen[1].set(mid, i))
-        self.replayed[sid] = seen
+        self.replayed = self.replayed.set(sid, seen)
         live = self.live.get(sid, EMPTY)
         if live.get(mid) == window:
-            self.live[sid] = live.delete(mid)
+            self.live = self.live.set(sid, live.delete(mid))
             _r59(r, i, mid)
 
     def answer(self, r: PreviewDraft, i: int, sid: str, msg: j.Response | j.ErrorResponse) -> None:
         """The agent answered the prompt `msg.id` of session `sid`."""
-        attempt = self.pending.pop(request_key(msg.id), None)
+        self.pending, attempt = ppop(self.pending, request_key(msg.id))
         if attempt is None:
             return
         result = msg.result if isinstance(msg, j.Response) else None
@@ -209,7 +226,11 @@ class BookDraft(Transient):
     ) -> None:
         assert attempt.key is not None
         slot = (attempt.sid, attempt.key)
-        first = self.inserted.setdefault(slot, str(outcome[1])) if outcome[0] == "ok" else None
+        first = None
+        if outcome[0] == "ok":
+            first = self.inserted.get(slot, str(outcome[1]))
+            if slot not in self.inserted:
+                self.inserted = self.inserted.set(slot, first)
         if attempt.group is None:  # a retry sent after the key's insertion (R67)
             if first is not None and first != outcome[1]:
                 r.report(
@@ -223,10 +244,12 @@ class BookDraft(Transient):
         group = self.groups[number]
         answers = dict(group.answers)
         answers[rkey] = (i, outcome)
-        group = attrs.evolve(group, answers=tuple(answers.items()))
-        self.groups[number] = group
+        group = fast_evolve(group, answers=tuple(answers.items()))
+        self.groups = self.groups.set(number, group)
         if rkey == group.original and self.open.get(slot) == number:
-            del self.open[slot]  # an error frees the key (P15); a success inserted it
+            self.open = self.open.delete(
+                slot
+            )  # an error frees the key (P15); a success inserted it
         if group.withdrawn:
             return
         original = answers.get(group.original)
@@ -267,12 +290,14 @@ class BookDraft(Transient):
             return
         number = attempt.group
         original_key = None if number is None else self.groups[number].original
+        edit = self.pending.mutate()
         for key, other in self.pending.items():
             held = other.sid == attempt.sid and other.cancel_at == c  # (closed with `attempt`)
             # The original of this retry's key is R68's: its outcome is judged against this
             original = number is not None and other.group == number and key == original_key
             if held and other.swept is None and not original:
-                self.pending[key] = attrs.evolve(other, swept=(i, attempt.at))
+                edit[key] = fast_evolve(other, swept=(i, attempt.at))
+        self.pending = edit.finish()
 
     def inserted_now(self, r: PreviewDraft, i: int, attempt: _Attempt, mid: str) -> None:
         seen = self.users.get(attempt.sid, EMPTY).get(mid)
@@ -294,7 +319,9 @@ class BookDraft(Transient):
         if at is not None and at > attempt.at:
             _r59(r, at, mid)
         elif r.replaying.get(attempt.sid) == window:
-            self.live[attempt.sid] = self.live.get(attempt.sid, EMPTY).set(mid, window)
+            self.live = self.live.set(
+                attempt.sid, self.live.get(attempt.sid, EMPTY).set(mid, window)
+            )
 
 
 def _r59(r: PreviewDraft, at: int, mid: str) -> None:
@@ -309,3 +336,6 @@ def _r59(r: PreviewDraft, at: int, mid: str) -> None:
 def _shown(outcome: Outcome) -> str:
     kind, value = outcome
     return f"messageId {shown(value)}" if kind == "ok" else f"error {shown(value)}"
+
+
+thaw_book, freeze_book = twins(PromptBook, BookDraft)

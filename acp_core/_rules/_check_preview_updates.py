@@ -21,16 +21,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-import attrs
-
 from acp_core._wire import _content as c
 from acp_core._wire import _updates as u
 from acp_core._wire import _updates_2026_11 as u11
 from acp_core._wire import _updates_preview as up
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
 
 from ._check_preview_records import EXITED, FINAL_TOOL, NEW_TERMINAL, NEW_TOOL, Terminal, Tool
-from ._draft import EMPTY
+from ._draft import EMPTY, oitems, opop, oset, padd, ppop
 from ._predicates import shown
 
 if TYPE_CHECKING:
@@ -56,19 +55,19 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     if sid in r.replaying:
         _history(r, i, sid, upd)
     if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
-        r.book.user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
+        r.edit_book().user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
     rule = "R56" if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)) else "R47"
     for ref in session_refs(upd):
-        if ref not in r.named and ref not in r.parents:
-            r.unclaimed.setdefault(ref, (i, rule))
+        if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
+            r.unclaimed = r.unclaimed.set(ref, (i, rule))
     if isinstance(upd, _OUTPUT):
         unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)
-        if unreported and sid in r.fresh and sid in r.parents:
-            r.child_work.setdefault(sid, i)
+        if unreported and sid in r.fresh and sid in r.parents and sid not in r.child_work:
+            r.child_work = r.child_work.set(sid, i)
     elif isinstance(upd, up.SubagentUpdate):
         _announce(r, i, sid, upd)
     elif isinstance(upd, u.ToolCallUpdate):
-        why = r.cancels.tool(sid, upd)
+        why = r.edit_cancels().tool(sid, upd) if sid in r.cancels.windows else None
         if why is not None:
             r.report("R73", i, why)
         _tool(r, i, sid, upd)
@@ -76,8 +75,9 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         term = r.terminals.get((sid, upd.terminal_id), NEW_TERMINAL)
         cancel = has_cancel(upd.capabilities)
         exited = upd.exit_status is not UNSET and upd.exit_status is not None
-        r.terminals[(sid, upd.terminal_id)] = Terminal(
-            term.cancel if cancel is None else cancel, term.exited or exited
+        r.terminals = r.terminals.set(
+            (sid, upd.terminal_id),
+            Terminal(term.cancel if cancel is None else cancel, term.exited or exited),
         )
     elif isinstance(upd, _STATE_UPDATES):
         _state(r, i, sid, upd)
@@ -94,11 +94,12 @@ def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         rkey = r.replaying[sid]
         resume = r.resumes.get(rkey)
         if resume is not None and resume.session == sid and upd.message_id not in resume.users:
-            r.resumes[rkey] = attrs.evolve(resume, users=resume.users.set(upd.message_id, True))
+            users = resume.users.set(upd.message_id, True)
+            r.resumes = oset(r.resumes, rkey, fast_evolve(resume, users=users))
     if isinstance(upd, _UPSERTS):
-        r.upserted[sid] = seen.set(upd.message_id, True)
+        r.upserted = r.upserted.set(sid, seen.set(upd.message_id, True))
     elif isinstance(upd, _CHUNKS) and upd.message_id not in seen:
-        r.upserted[sid] = seen.set(upd.message_id, True)  # reported once per message
+        r.upserted = r.upserted.set(sid, seen.set(upd.message_id, True))  # reported once
         r.report(
             "R63",
             i,
@@ -137,7 +138,7 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
         if child == sid or _descends(r, sid, child):
             r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
             return
-        first = r.unclaimed.pop(child, None)
+        r.unclaimed, first = ppop(r.unclaimed, child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
         if first is not None and first[1] == "R47" and _resumed(r, sid, first[0]):
@@ -155,24 +156,25 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
                 f"{shown(child)} is used here, before the subagent_update that announces it "
                 f"(line {i})",
             )
-        r.parents[child] = sid
+        r.parents = r.parents.set(child, sid)
         if sid in r.fresh:
-            r.fresh.add(child)
+            r.fresh = padd(r.fresh, child)
     if r.parents.get(child) == sid:
         # A first announcement, or a re-announcement (R61) of a child the recording already
         # knew, while its parent's resume with a cursor is served: the child is replayed
         # within that resume (R60, P8) and gets its own marker.
-        for key, resume in r.resumes.items():
+        for key, resume in oitems(r.resumes):
             if child in resume.children or not resume.cursor:
                 continue
             if resume.session == sid or _descends(r, sid, resume.session):
-                r.resumes[key] = attrs.evolve(resume, children=(*resume.children, child))
-                r.replaying[child] = key
-                r.upserted[child] = EMPTY
+                children = (*resume.children, child)
+                r.resumes = oset(r.resumes, key, fast_evolve(resume, children=children))
+                r.replaying = r.replaying.set(child, key)
+                r.upserted = r.upserted.set(child, EMPTY)
                 break
     cancel = has_cancel(upd.capabilities)
     if cancel is not None:
-        r.can_cancel[child] = cancel
+        r.can_cancel = r.can_cancel.set(child, cancel)
 
 
 def _resumed(r: PreviewDraft, parent: str, at: int) -> bool:
@@ -214,29 +216,33 @@ def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
                 f"renamed {shown(upd.name)}",
             )
         name = upd.name
-    r.tools[(sid, upd.tool_call_id)] = Tool(
-        tool.cancel if cancel is None else cancel, tool.final or final, name
-    )
+    new = Tool(tool.cancel if cancel is None else cancel, tool.final or final, name)
+    if new != tool or (sid, upd.tool_call_id) not in r.tools:
+        r.tools = r.tools.set((sid, upd.tool_call_id), new)
 
 
 def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     idle = isinstance(upd, u.IdleStateUpdate)
     if sid in r.parents:
         _r50(r, i, sid, upd)
-        r.child_idle[sid] = idle
-    for why in r.cancels.state(sid, upd):
+        if r.child_idle.get(sid) is not idle:
+            r.child_idle = r.child_idle.set(sid, idle)
+    for why in r.edit_cancels().state(sid, upd) if r.cancels.windows else ():
         r.report("R73", i, why)
     # R62: the state after the history. Where the revision has no replay marker (2026-11),
     # the history ends where the agent chooses, so any state_update of the session counts.
     marker = r.revision.applies("R57")
-    for key, resume in r.resumes.items():
+    for key, resume in oitems(r.resumes) if r.resumes else ():
         if resume.session == sid:
             snapshot = resume.snapshot or not resume.cursor or not marker or sid in resume.marked
             if not resume.stated or snapshot != resume.snapshot:
-                r.resumes[key] = attrs.evolve(resume, stated=True, snapshot=snapshot)
+                served = fast_evolve(resume, stated=True, snapshot=snapshot)
+                r.resumes = oset(r.resumes, key, served)
     if idle:
         _r71(r, i, sid)
-        for why in r.cancels.idle(sid, lambda tool: r.tools.get((sid, tool), NEW_TOOL).final):
+        cancels = r.edit_cancels() if r.cancels.elicitations else None
+        finished = lambda tool: r.tools.get((sid, tool), NEW_TOOL).final  # noqa: E731
+        for why in cancels.idle(sid, finished) if cancels is not None else ():
             r.report("R72", i, why)
     background = getattr(upd, "background", UNSET)
     before = r.background.get(sid)
@@ -249,7 +255,7 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
                 "state_update carries it",
             )
         if before is not None or sid not in r.background:
-            r.background[sid] = None
+            r.background = r.background.set(sid, None)
         return
     now = background_items(background)
     for (kind, ident), item in now.items():
@@ -264,12 +270,14 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
             r.report(
                 "R74", i, f"background drops {kind} {shown(ident)} before reporting it finished"
             )
-    r.background[sid] = tuple(now)
+    listed = tuple(now)
+    if listed != before:
+        r.background = r.background.set(sid, listed)
 
 
 def _r50(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     # The child's own state_update (before `child_idle` records it).
-    first = r.child_work.pop(sid, None)
+    r.child_work, first = ppop(r.child_work, sid)
     stop = getattr(upd, "stop_reason", None)
     if first is None or not isinstance(stop, str):
         return
@@ -301,11 +309,11 @@ def _finished(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
 
 def _r71(r: PreviewDraft, i: int, sid: str) -> None:
     listed = r.background.get(sid) or ()
-    for key, cancel_at in r.cancelled.items():
+    for key, cancel_at in oitems(r.cancelled) if r.cancelled else ():
         asked = r.permissions.get(key)
         if asked is None or asked[0] != sid or ("tool_call", asked[2]) in listed:
             continue
-        del r.cancelled[key]
+        r.cancelled = opop(r.cancelled, key)[0]
         if key not in r.withdrawn:
             r.report(
                 "R71",
@@ -317,13 +325,14 @@ def _r71(r: PreviewDraft, i: int, sid: str) -> None:
 
 
 def _marker(r: PreviewDraft, i: int, sid: str) -> None:
-    key = r.replaying.pop(sid, None)
+    r.replaying, key = ppop(r.replaying, sid)
     if key is not None:
-        r.upserted.pop(sid, None)
-        resume = r.resumes[key]
-        r.resumes[key] = attrs.evolve(resume, marked=resume.marked | {sid})
+        r.upserted = ppop(r.upserted, sid)[0]
+        resume = r.resumes.get(key)
+        assert resume is not None  # a replay window is its resume's
+        r.resumes = oset(r.resumes, key, fast_evolve(resume, marked=resume.marked | {sid}))
         return
-    again = any(sid in res.marked for res in r.resumes.values())
+    again = any(sid in res.marked for _key, res in oitems(r.resumes))
     r.report(
         "R57" if again else "R58",
         i,
