@@ -71,7 +71,7 @@ def _fork_law(traces: list[list[Any]]) -> None:
             fork = base.extended(NOISE)  # the fork sees what the original never will
             fork.violations()
             if _state(base) is not state or base.violations() != before:
-                raise ForkLawBrokenError(f"the fork changed the original after {k} entries of {trace}")
+                raise ForkLawBrokenError(f"a fork changed the original after {k} of {trace}")
             if base.extended(trace[k:]).violations() != whole:
                 raise ForkLawBrokenError(f"the original, split at {k}, finds otherwise: {trace}")
 
