@@ -2,13 +2,14 @@
 
     PYTHONPATH=<checkout> python benchmarks/preview_check.py [--copies N] [--repeats R]
 
-The trace: every good and bad trace of the Preview rule table (tests/preview_traces.py), each
-copied N times with its session, request, tool call, terminal and message ids renamed per
-copy, one after another (a long connection with many sessions, children, resumes, keys and
-cancels). Prints one JSON object: entries, violations (a digest, so two checkouts can be
-compared), entries per CPU second of `check_trace` (best of R; CPU time, as the machine may be shared), and the cost of a fork
-(`TraceCheck.extended(())`) after a quarter, half and all of the trace (microseconds,
-best of R). Run it once per checkout in the same shell to compare two implementations.
+The trace: every good and bad trace of the Preview rule table (tests/preview_traces.py),
+each copied N times with its session, request, tool call, terminal and message ids renamed
+per copy, one after another (a long connection with many sessions, children, resumes, keys
+and cancels). Prints one JSON object: entries, violations (a digest, so two checkouts can be
+compared), entries per CPU second of `check_trace` (best of R; CPU time, as the machine may
+be shared), and the cost of a fork (`TraceCheck.extended(())`) after a quarter, half and all
+of the trace (microseconds, best of R). Run it once per checkout in the same shell to
+compare two implementations.
 """
 
 from __future__ import annotations
