@@ -34,6 +34,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message, decode_update
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
 from acp_core._wire._jsonrpc import (
@@ -61,6 +62,8 @@ from ._connection_client_state import (
     ClientSession,
     PendingRequest,
     host_intent,
+    permission_owner,
+    permissions_held,
     session_intent,
     step_session,
 )
@@ -92,7 +95,7 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
-from ._request_ids import REQUESTS, id_refusal, load_refusal
+from ._request_ids import MAX_PEER_REQUESTS, REQUESTS, id_refusal, load_refusal
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -114,7 +117,8 @@ def _config(result: JsonValue) -> tuple[SessionConfigOption, ...] | None:
 def _answered(b: Build, message: Response | ErrorResponse) -> None:
     pending = b.outgoing.get(message.id)
     if pending is None:
-        b.finding("C25", f"response {message.id!r} answers no request of ours")
+        # The agent answered nothing of ours: its fault, J1 (C25 is the client's twin).
+        b.finding("J1", f"response {message.id!r} answers no request of ours")
         return
     b.outgoing = b.outgoing.delete(message.id)
     ok = type(message) is Response
@@ -264,10 +268,10 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
 
 def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
     request_id = message.request_id
-    for session_id, session in b.sessions.items():
-        if request_id in session.engine.pending:
-            step_session(b, session_id, Received(message))
-            return
+    owner = permission_owner(b, request_id)
+    if owner is not None:
+        step_session(b, owner, Received(message))
+        return
     if request_id in b.incoming:
         b.incoming = b.incoming.delete(request_id)
         b.send(error_reply(request_id, -32800, "Request cancelled"))
@@ -276,14 +280,12 @@ def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
 
 def _pending(b: Build, request_id: int | str) -> bool:
     # Ids are unique per connection: an id pending in any session, or with the host, is taken.
-    if request_id in b.incoming:
-        return True
-    return any(request_id in session.engine.pending for session in b.sessions.values())
+    return request_id in b.incoming or permission_owner(b, request_id) is not None
 
 
 def _waiting(b: Build) -> int:
     # The agent's requests this client holds unanswered: with the host, and in every session.
-    return len(b.incoming) + sum(len(s.engine.pending) for s in b.sessions.values())
+    return len(b.incoming) + permissions_held(b, MAX_PEER_REQUESTS - len(b.incoming))
 
 
 def _receive(b: Build, message: Message) -> None:
@@ -293,6 +295,7 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, lambda rid: _pending(b, rid))
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
+            b.finding("J2", error.message)  # the checker's rule for the same request
             return
         error = load_refusal(_waiting(b))
         if error is not None:  # E6: never held
@@ -361,12 +364,17 @@ def _decoded_value(b: Build, value: object) -> None:
     try:
         decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
     except DecodeError as e:
+        # The checker's one home for which rule an undecodable message breaks (R4, R29,
+        # R26, R80 or D1): the host hears the same rule id `check` would report.
+        rule, why = explain_undecodable(value, b.conn.revision)
         if isinstance(value, dict) and "method" in value and "id" in value:
             b.send(error_reply(raw_request_id(value), e.code, str(e)))
+            if rule != "D1":  # answered, and the host still learns which rule it broke
+                b.finding(rule, f"undecodable request{why}: {e}")
         elif isinstance(value, dict) and (
             "method" in value or "result" in value or "error" in value
         ):
-            b.finding("D1", f"undecodable message: {e}")
+            b.finding(rule, f"undecodable message{why}: {e}")
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return

@@ -29,7 +29,12 @@ from acp_core._wire._json import (
     freeze_json,
     thaw_json,
 )
-from acp_core._wire._jsonrpc import Message, Request
+from acp_core._wire._jsonrpc import (
+    CancelRequestNotification,
+    Message,
+    Request,
+    RequestPermissionRequest,
+)
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
@@ -47,7 +52,7 @@ from ._connection_client_intents import (
     SetConfigOption,
 )
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
-from ._intents import SendPrompt
+from ._intents import AnswerPermission, Received, SendPrompt
 
 __all__ = [
     "CancelRequest",
@@ -124,6 +129,10 @@ class ClientConnection:
         incoming: agent requests handed to the host and not answered yet.
         orphans: updates for a session not known yet, held while a `session/new` is in
             flight (they may race its answer, Q12).
+        permission_owners: which session's engine holds each pending permission request of
+            the agent (an index `step_session` keeps, so finding one costs the same with one
+            session or 3,000; an entry a closed or replaced session left is checked and
+            dropped when read).
         next_request_id: the next id for a request we send (unique on the connection).
         decoder: the NDJSON framing state.
     """
@@ -138,6 +147,7 @@ class ClientConnection:
     outgoing: PMap[int | str | None, PendingRequest] = attrs.field(factory=PMap)
     incoming: PMap[int | str | None, str] = attrs.field(factory=PMap)
     orphans: PMap[str, tuple[Message, ...]] = attrs.field(factory=PMap)
+    permission_owners: PMap[int | str | None, str] = attrs.field(factory=PMap)
     next_request_id: int = 0
     decoder: NdjsonDecoder = _NO_BYTES
     protocols: tuple[int, ...] = (2,)
@@ -194,6 +204,7 @@ class Build:
         self.outgoing = conn.outgoing
         self.incoming = conn.incoming
         self.orphans = conn.orphans
+        self.permission_owners = conn.permission_owners
         self.next_request_id = conn.next_request_id
         self.v1 = conn.v1
         self.changes: dict[str, Any] = {}
@@ -244,6 +255,7 @@ class Build:
             outgoing=self.outgoing,
             incoming=self.incoming,
             orphans=self.orphans,
+            permission_owners=self.permission_owners,
             next_request_id=self.next_request_id,
             **self.changes,
         )
@@ -263,12 +275,69 @@ def step_session(
     if prompt is not UNSET:
         open_prompts = (*open_prompts, prompt)
     events, open_prompts = engine_events(session_id, session.engine, engine, intent, open_prompts)
+    if engine.pending is not session.engine.pending:
+        b.permission_owners = _index_permissions(
+            b.permission_owners, session_id, session.engine.pending, engine.pending, intent
+        )
     b.sessions = b.sessions.set(
         session_id, fast_evolve(session, engine=engine, open_prompts=open_prompts)
     )
     b.wire.extend(step.outbound)
     b.ids.extend(step.ids)
     b.events.extend(events)
+
+
+def _index_permissions(
+    owners: PMap[int | str | None, str],
+    session_id: str,
+    before: PMap[int | str | None, RequestPermissionRequest],
+    after: PMap[int | str | None, RequestPermissionRequest],
+    intent: object,
+) -> PMap[int | str | None, str]:
+    """`permission_owners` after one step of `session_id` changed its pending requests: one
+    request asked, answered or withdrawn is one index edit; anything else (a cancel that
+    answers all of them `cancelled`) is a walk over this session's own requests only."""
+    grew, shrank = len(after) == len(before) + 1, len(after) == len(before) - 1
+    message = intent.message if type(intent) is Received else None
+    if grew and type(message) is RequestPermissionRequest and message.id in after:
+        return owners.set(message.id, session_id)
+    gone: int | str | None | Unset = UNSET
+    if type(intent) is AnswerPermission:
+        gone = intent.request_id
+    elif type(message) is CancelRequestNotification:
+        gone = message.request_id
+    if shrank and not isinstance(gone, Unset) and gone in before and gone not in after:
+        return owners.delete(gone) if owners.get(gone) == session_id else owners
+    edit = owners.mutate()
+    for request_id in before:
+        if request_id not in after and edit.get(request_id) == session_id:
+            del edit[request_id]
+    for request_id in after:
+        if request_id not in before:
+            edit[request_id] = session_id
+    return edit.finish()
+
+
+def permission_owner(b: Build, request_id: int | str | None) -> str | None:
+    """The session whose engine holds the agent's pending permission request `request_id`
+    (None: none does); an index entry a closed or replaced session left is dropped."""
+    session_id: str | None = b.permission_owners.get(request_id)
+    if session_id is None:
+        return None
+    session = b.sessions.get(session_id)
+    if session is not None and request_id in session.engine.pending:
+        return session_id
+    b.permission_owners = b.permission_owners.delete(request_id)
+    return None
+
+
+def permissions_held(b: Build, limit: int) -> int:
+    """How many of the agent's permission requests the sessions hold (exact below `limit`:
+    at the limit, stale index entries are dropped before the count is trusted)."""
+    if len(b.permission_owners) >= limit:
+        for request_id in list(b.permission_owners.keys()):
+            permission_owner(b, request_id)
+    return len(b.permission_owners)
 
 
 def _prompt_id(b: Build, session_id: str, given: int | str | None) -> int | str | None:

@@ -162,12 +162,15 @@ class ExtensionNotification:
 @attrs.frozen
 class Finding:
     """Something received that the connection could not process and owed no reply to (a
-    notification, a stray response): recorded, never fatal.
+    notification, a stray response), or a request it answered with an error that broke a
+    named rule: recorded, never fatal.
 
     Attributes:
-        rule: the rule it breaks (`D1` undecodable, `E3` wrong session or direction, `J1`
-            a response to nothing, `X0` an unknown notification, `F1` a framing error, `E5`
-            traffic on a connection whose version was refused), or on an agent connection
+        rule: the rule it breaks (`D1` undecodable, or the rule `check` names for it: `R4`,
+            `R29`, `R26`, `R80`; `E3` wrong session or direction; a response to nothing:
+            `J1` from the agent, `C25` from the client; `X0` an unknown notification, `F1` a
+            framing error, `E5` traffic on a connection whose version was refused), or on an
+            agent connection
             serving v1, the `v1.*` id of a projection step that lost something (docs/v1.md,
             "Serving a v1 client").
         detail: a readable explanation.
