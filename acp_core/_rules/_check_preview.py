@@ -38,6 +38,7 @@ import attrs
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
 from acp_core._wire._revision import Revision
 
 from ._check_preview_answers import RESTRICTED, agent_answer
@@ -56,6 +57,8 @@ __all__ = [
     "PreviewState",
     "finish_connection",
     "observe_connection",
+    "observe_connection_fully",
+    "quiet",
 ]
 
 #: The rules these checks report (the `checked` column of docs/rules.md).
@@ -135,6 +138,25 @@ def observe_connection(
     `judged_j3`: the checker reported J3 for this envelope (J3 wins over R47). `cancels`: for
     the client's `session/cancel`, the session machine's `Conversation.cancels` (which of the
     pending requests the cancel cancels; R71)."""
+    if not judged_j3 and quiet(state, sender, message):
+        return state, []
+    return observe_connection_fully(
+        state, at, sender, message, session=session, judged_j3=judged_j3, cancels=cancels
+    )
+
+
+def observe_connection_fully(
+    state: PreviewState,
+    at: int,
+    sender: str,
+    message: object,
+    *,
+    session: str | None,
+    judged_j3: bool = False,
+    cancels: Callable[[RequestKey], bool | None] | None = None,
+) -> tuple[PreviewState, list[Finding]]:
+    """`observe_connection` without its quiet path (tests/test_check_preview_quiet.py holds
+    the two equal)."""
     r = _thaw(state)
     if judged_j3 and session is not None:
         r.j3 = r.j3.set((at, session), True)
@@ -142,6 +164,27 @@ def observe_connection(
     if cancels is not None and isinstance(message, j.CancelSessionNotification):
         r.not_cancelled(at, cancels)
     return r.frozen(state), r.found
+
+
+#: Updates that change nothing here on a top-level session outside a replay window: the
+#: agent's own text streams (the bulk of every connection's traffic).
+_QUIET_UPDATES: Final = (u.AgentMessageChunk, u.AgentThoughtChunk)
+
+
+def quiet(state: PreviewState, sender: str, message: object) -> bool:
+    """Whether `observe_connection` would leave `state` as it is and find nothing."""
+    # The quiet path: an agent chunk on a session the connection named, that is nobody's
+    # child and not replaying, reaches no rule of this module (no session refs, no book
+    # entry, no child output, no window), so the state stays as it is and nothing is found.
+    if sender != "agent" or type(message) is not j.UpdateSessionNotification:
+        return False
+    sid = message.session_id
+    return (
+        type(message.update) in _QUIET_UPDATES
+        and sid in state.named
+        and sid not in state.parents
+        and sid not in state.replaying
+    )
 
 
 def finish_connection(state: PreviewState) -> list[Finding]:
