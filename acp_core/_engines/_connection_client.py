@@ -222,7 +222,9 @@ def _resumed(
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
         if ok and session.replaying:
-            b.finding("R57", f"session/resume of {session_id!r} answered before replay_complete")
+            b.judged_finding(
+                "R57", f"session/resume of {session_id!r} answered before replay_complete"
+            )
         engine = resume_answered(session.engine, raw_id, ok=ok)
         session = attrs.evolve(session, engine=engine)
         b.sessions = b.sessions.set(session_id, session)
@@ -340,6 +342,7 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
             error_reply(None, item.code, f"Invalid Request: expected {item.expected} @ {item.path}")
         )
         return
+    b.received(item)  # type: ignore[arg-type]
     try:
         _receive(b, item)  # type: ignore[arg-type]
     except ProtocolError as e:
