@@ -43,6 +43,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
+from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message
 from acp_core._wire._content import (
     AudioContent,
@@ -251,6 +252,7 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
         detail = f"Invalid Request: expected {item.expected} @ {item.path}"
         b.send(error_reply(None, item.code, detail))
         return
+    b.received(item)  # type: ignore[arg-type]
     try:
         _receive(b, item)  # type: ignore[arg-type]
     except ProtocolError as e:
@@ -274,14 +276,17 @@ def _received_value(b: Build, value: object) -> None:
     try:
         decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
     except DecodeError as e:
+        # The checker's one home for which rule an undecodable message breaks (D1 unless
+        # one field explains it): the host hears the rule id `check` would report.
+        rule, why = explain_undecodable(value, b.conn.revision)
         if isinstance(value, dict) and "method" in value and "id" in value:
             rid = raw_request_id(value)
             # Never answer a pending request by mistake: a clashing id gets `id: null`.
             b.send(error_reply(None if rid in b.incoming else rid, e.code, str(e)))
         elif isinstance(value, dict) and "method" in value:
-            b.finding("D1", f"undecodable notification: {e}")
+            b.finding(rule, f"undecodable notification{why}: {e}")
         elif isinstance(value, dict) and ("result" in value or "error" in value):
-            b.finding("D1", f"undecodable response: {e}")
+            b.finding(rule, f"undecodable response{why}: {e}")
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return

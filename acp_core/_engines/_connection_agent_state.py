@@ -4,24 +4,32 @@ Owns: `AgentConnection`, `AgentSession`, `OpenSession`, `new_agent_connection`, 
 (one step's changes), with the moves every handler makes: stepping a session's engine
 (`step_session`: outbound on the wire only while attached, answered requests crossed off),
 connection-unique request ids (`fresh_id`), host intents (`session_intent`, `open_session`,
-`host_answer`) and the end of a deferred close (`finish_close`).
+`host_answer`) and the end of a deferred close (`finish_close`). From 2026-11 on, `Build.done`
+passes every message the step received and sent through the checker's cross-session rules
+(`AgentConnection.judge`, a frozen `_rules/_check_preview.PreviewState`): a host intent that
+would break a MUST there is refused, the client's faults are `Finding` events.
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
 `_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
+from acp_core._rules._catalogue import RULES
+from acp_core._rules._check_preview import PreviewState, observe_connection, quiet_wire
 from acp_core._rules._conversation import Conversation
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
+from acp_core._wire._codec import decode_message
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
+from acp_core._wire._jsonrpc import Message, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
@@ -130,6 +138,8 @@ class AgentConnection:
             asking for 1 is answered 1 and served v1, docs/v1.md "Serving a v1 client").
         v1: the v2 -> v1 projection's memory once the client was answered protocol 1 (None on
             v2): the connection speaks v1 on the wire (`_engines/_connection_agent_v1.py`).
+        judge: from 2026-11 on, the checker's rules across the sessions of the connection,
+            fed every message sent and received (None: 2026-08; not fed once serving v1).
         refused: the protocol version of an `initialize` this connection refused (None if
             none): until an `initialize` succeeds, every other request is refused too.
     """
@@ -151,6 +161,9 @@ class AgentConnection:
     protocols: tuple[int, ...] = (2,)
     v1: V1Serving | None = None
     refused: int | None = None
+    judge: PreviewState | None = None
+    # How many messages `judge` has seen: the line label of its findings (not state).
+    judged: int = attrs.field(default=0, eq=False)
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -217,6 +230,7 @@ def new_agent_connection(
         decoder=decoder,
         new_session_config=new_session_config,
         protocols=protocols,
+        judge=PreviewState(revision) if revision.includes("2026-11") else None,
     )
 
 
@@ -232,6 +246,7 @@ class Build:
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
+        self.inbound: list[Message] = []  # what arrived this step, for `judge` (in order)
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
@@ -248,7 +263,52 @@ class Build:
     def finding(self, rule: str, detail: str) -> None:
         self.events.append(Finding(rule, detail))
 
+    def received(self, message: Message) -> None:
+        """`message` arrived (decoded, one item of a batch): the judge sees it in `done`."""
+        if self.conn.judge is not None:
+            self.inbound.append(message)
+
+    def _judged(self) -> None:
+        # The rules across the sessions of the connection (`_rules/_check_preview.py`, the
+        # checker's one home for them) over what arrived, then what this step sends. The
+        # client's faults are findings. A MUST this agent would break by sending is refused
+        # when the host asked for it (nothing changed); sent in answer to the client (a
+        # replay, an answer), it is a finding: receiving never raises.
+        judge, at = self.conn.judge, self.conn.judged
+        assert judge is not None
+        revision = self.conn.revision
+        for message in self.inbound:
+            judge, at = self._observe(judge, at, "client", message)
+        for wire in self.wire:
+            if quiet_wire(judge, "agent", wire):  # the bulk of the traffic: text chunks
+                at += 1
+                continue
+            judge, at = self._observe(judge, at, "agent", decode_message(wire, revision=revision))
+        self.changes["judge"], self.changes["judged"] = judge, at
+
+    def _observe(
+        self, judge: PreviewState, at: int, sender: str, message: object
+    ) -> tuple[PreviewState, int]:
+        sid = getattr(message, "session_id", None)
+        if type(message) is Request and isinstance(message.params, Mapping):
+            sid = message.params.get("sessionId")
+        session = sid if isinstance(sid, str) else None
+        judge, findings = observe_connection(judge, at, sender, message, session=session)
+        for f in findings:
+            rule = RULES[f.rule]
+            own = sender == "agent" and rule.side == "agent"
+            if own and not self.inbound and rule.level in ("MUST", "MUST NOT"):
+                raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
+            self.finding(f.rule, f.message)
+        return judge, at + 1
+
     def done(self) -> ConnectionStep:
+        if (
+            self.conn.judge is not None
+            and self.changes.get("v1", self.conn.v1) is None
+            and (self.inbound or self.wire)
+        ):
+            self._judged()
         conn = attrs.evolve(
             self.conn,
             sessions=self.sessions,

@@ -59,6 +59,7 @@ __all__ = [
     "observe_connection",
     "observe_connection_fully",
     "quiet",
+    "quiet_wire",
 ]
 
 #: The rules these checks report (the `checked` column of docs/rules.md).
@@ -185,6 +186,28 @@ def quiet(state: PreviewState, sender: str, message: object) -> bool:
         and sid not in state.parents
         and sid not in state.replaying
     )
+
+
+def quiet_wire(state: PreviewState, sender: str, wire: Mapping[str, Any]) -> bool:
+    """`quiet` for a message still in its JSON form (an agent connection's outbound): true
+    only where decoding it and calling `quiet` would be."""
+    if sender != "agent" or wire.get("method") != j.Method.SESSION_UPDATE or "id" in wire:
+        return False
+    params = wire.get("params")
+    update = params.get("update") if isinstance(params, Mapping) else None
+    if not isinstance(update, Mapping):
+        return False
+    sid = params.get("sessionId")  # type: ignore[union-attr]
+    return (
+        update.get("sessionUpdate") in _QUIET_TAGS
+        and isinstance(sid, str)
+        and sid in state.named
+        and sid not in state.parents
+        and sid not in state.replaying
+    )
+
+
+_QUIET_TAGS: Final = ("agent_message_chunk", "agent_thought_chunk")
 
 
 def finish_connection(state: PreviewState) -> list[Finding]:
