@@ -159,6 +159,7 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "test_engine_obeys_checker.py::test_any_send_update_goes_out_must_clean_or_is_refused_with_the_checkers_rule",
     "test_cli_proxy.py::test_any_bytes_come_back_exactly_as_sent",
     "test_report_browser.py::test_twenty_thousand_lines_open_scroll_and_select",
+    "test_strategies_variants.py::test_every_variant_defined_at_a_revision_is_drawn_there",
 })  # fmt: skip
 
 

@@ -22,7 +22,7 @@ from acp_core import LocalProtocolError, check_trace, new_agent, step
 from acp_core import strategies as acps
 from acp_core._rules._catalogue import RULES
 from acp_core._wire._codec import encode_update
-from acp_core.intents import PatchTerminal, SendUpdate
+from acp_core.intents import PatchTerminal, RequestPermission, SendUpdate
 from acp_core.values import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -183,3 +183,62 @@ def test_any_send_update_goes_out_must_clean_or_is_refused_with_the_checkers_rul
     sent = check_trace(_trace(list(out)), revision=revision)
     assert not [v for v in sent if _is_must(v.rule) and RULES[v.rule].side != "client"], sent
     assert not must, judged  # sent as given: the checker had nothing MUST against it
+
+
+# -- permission requests: the other single message the checker judges on its own ----------
+
+_ALLOW = acp.values.PermissionOption("o1", "Allow", "allow_once")
+
+# (id, the bad request, the good one, the rule); both bad ones went out before the message
+# pass (the intent checked only an empty title and the option kinds).
+PERMISSION_CASES = [
+    ("R26-blank-title", RequestPermission("  ", (_ALLOW,)), RequestPermission("Run?", (_ALLOW,)),
+     "R26"),
+    ("R43-custom-key-on-an-option",
+     RequestPermission("Run?", (acp.values.PermissionOption("o1", "A", "allow_once",
+                                                            extra={"zz": 1}),)),
+     RequestPermission("Run?", (acp.values.PermissionOption("o1", "A", "allow_once",
+                                                            meta={"zz": 1}),)),
+     "R43"),
+    ("R18-option-kind", RequestPermission("Run?", (acp.values.PermissionOption("o1", "A", "yes"),)),
+     RequestPermission("Run?", (acp.values.PermissionOption("o1", "A", "_yes"),)), "R18"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    ("bad", "good", "rule"), [pytest.param(*c[1:], id=c[0]) for c in PERMISSION_CASES]
+)
+def test_a_permission_request_the_checker_rejects_is_refused_with_its_rule(
+    revision: acp.Revision, bad: RequestPermission, good: RequestPermission, rule: str
+) -> None:
+    engine = new_agent(SID, revision=revision)
+    # The checker rejects the bad request as the engine would have sent it (the good one
+    # with the bad title and options)...
+    _, out = step(engine, good)[:2]
+    request = dict(out[0])
+    params = {**request["params"], "title": bad.title}
+    params["options"] = [encode_message_option(o) for o in bad.options]
+    judged = check_trace(_trace([{**request, "params": params}]), revision=revision)
+    assert rule in {v.rule for v in judged}
+    # ...the engine refuses it with that rule and the rule's sentence...
+    with pytest.raises(LocalProtocolError) as info:
+        step(engine, bad)
+    assert info.value.rule == rule
+    assert RULES[rule].summary in str(info.value)
+    # ...and what the good request sends passes the checker.
+    assert check_trace(_trace(list(out)), revision=revision) == ()
+
+
+def test_a_childs_permission_request_is_judged_on_its_own_too() -> None:
+    engine, _ = _setup(acp.V2_PREVIEW, (ANNOUNCE,))
+    with pytest.raises(LocalProtocolError) as info:
+        step(engine, RequestPermission(" ", (_ALLOW,), session_id=CHILD))
+    assert info.value.rule == "R26"
+    _, out = step(engine, RequestPermission("Run?", (_ALLOW,), session_id=CHILD))[:2]
+    assert out[0]["params"]["sessionId"] == CHILD
+
+
+def encode_message_option(option: acp.values.PermissionOption) -> dict[str, Any]:
+    wire: dict[str, Any] = {"optionId": option.option_id, "name": option.name, "kind": option.kind}
+    return {**wire, **dict(option.extra)}

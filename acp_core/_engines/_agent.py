@@ -66,8 +66,6 @@ from acp_core._wire._updates_2026_11 import BackgroundWork
 
 from ._agent_build import (
     Build,
-    check_content_block,
-    check_value,
     new_message_id,
     refuse,
 )
@@ -248,8 +246,6 @@ def permission_decision(
 def _report_user_message(
     b: Build, content: tuple[ContentBlock, ...], message_id: str, *, chunked: bool
 ) -> None:
-    for block in content:
-        check_content_block(block)
     if chunked and content:
         for block in content:
             b.update(UserMessageChunk(message_id, block))
@@ -329,7 +325,6 @@ def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
         raise refuse("R2", "report the user message before ending the turn")
     if turn.cancel_requested:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
-    check_value(b.engine.revision, "stop reason", stop_reason)
     # The machine ends the work with this idle: requests it asked become background, so a
     # late answer does not hold up the next turn (`Conversation.blocks`).
     b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))

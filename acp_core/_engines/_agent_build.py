@@ -1,9 +1,11 @@
 """What one agent step builds, and the checks every agent intent shares.
 
 Owns: `Build` (one step's changes: the session folded so far, the wire dicts, the machine,
-the generated ids), `refuse`, and the value checks of intents (open-enum values through
-`_predicates`, message ids, known tool calls), and `Build.obey`: every outbound update
-through the checker's judgement of one update (`_rules/_check_message.update_findings`).
+the generated ids), `refuse`, the checks of intents no message carries alone (message ids,
+known tool calls), and the one judging home of every outbound
+message's own values: `Build.obey` (every update, through the checker's judgement of one
+update, `_rules/_check_message.update_findings`) and `Build.single` (every other message the
+checker judges on its own: permission requests, `MessageRules.permission`).
 Must not know: what any particular intent means (`_engines/_agent.py`, `_engines/_agent_output.py`).
 """
 
@@ -16,9 +18,8 @@ import attrs
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
-from acp_core._rules._check_message import update_findings
+from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
 from acp_core._rules._conversation import Conversation, Finding, Sender, observe
-from acp_core._rules._predicates import Family, open_enum_finding
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import named_sessions
@@ -26,15 +27,10 @@ from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import encode_message, encode_update
 from acp_core._wire._content import (
     ContentBlock,
-    OtherContent,
-    OtherToolCallContent,
     TextContent,
-    ToolCallContent,
-    ToolContent,
 )
 from acp_core._wire._json import UNSET
-from acp_core._wire._jsonrpc import Message, UpdateSessionNotification
-from acp_core._wire._revision import V2_2026_08, Revision
+from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSessionNotification
 from acp_core._wire._updates import (
     IdleStateUpdate,
     RequiresActionStateUpdate,
@@ -53,9 +49,6 @@ _LISTING: Final = (RunningStateUpdate, IdleStateUpdate, RequiresActionStateUpdat
 __all__ = [
     "Build",
     "as_block",
-    "check_content_block",
-    "check_tool_content",
-    "check_value",
     "known_tool_call",
     "new_message_id",
     "refuse",
@@ -76,8 +69,10 @@ class Build:
         self.at = engine.messages
 
     def own(self, message: Message) -> None:
-        # Every message we send passes the conversation machine first: a finding is a rule
-        # this engine would break, refused before anything is returned (the step is pure).
+        # Every message we send passes the single-message rules and the conversation machine
+        # first: a finding is a rule this engine would break, refused before anything is
+        # returned (the step is pure).
+        self.single(self.session, message)
         self.conversation, findings = observe(self.conversation, "agent", message, at=self.at)
         self.at += 1
         self._judge(findings)
@@ -138,13 +133,27 @@ class Build:
         checker's own judgement of one update (`update_findings`, the home of R5, R18, R19,
         R33, R34, R41, R43, R52, R78 ...) finds a MUST; every outbound update passes here
         (`update`, `update_child`), whichever intent built it. SHOULD findings go out."""
-        for rule, message in update_findings(self.engine.revision, before, update):
+        self._refuse_must(update_findings(self.engine.revision, before, update))
+
+    def _refuse_must(self, findings: list[tuple[str, str]]) -> None:
+        for rule, message in findings:
             level = RULES[rule].level
             if level in ("MUST", "MUST NOT") and RULES[rule].side != "client":
                 raise refuse(rule, f"{message} (the rule: {RULES[rule].summary})")
 
+    def single(self, before: SessionState, message: Message) -> None:
+        """Refuse `message`, about to be sent into the session `before` folds, when the
+        checker's single-message rules for it (`_rules/_check_message.MessageRules`) find a
+        MUST that binds the agent. Updates are judged by `obey` (on the update, with its fast
+        path); a permission request here (R26, R18/R19 option kinds, R43 ...). The checker
+        judges no other single message an agent engine can emit (batches are the caller's)."""
+        if type(message) is RequestPermissionRequest:
+            rules = MessageRules(self.engine.revision)
+            self._refuse_must(rules.permission(StateSeen(before), message))
+
     def send_child(self, session_id: str, message: Message) -> None:
         """Send a request or answer of the child `session_id` (its machine judges it)."""
+        self.single(self.get("children").sessions[session_id], message)
         self.child_machine(session_id, "agent", message)
         self.wire.append(encode_message(message, revision=self.engine.revision))
 
@@ -201,25 +210,6 @@ def _update_wire(session_id: str, update: SessionUpdate, revision: Revision) -> 
 
 def refuse(rule: str, detail: str) -> LocalProtocolError:
     return LocalProtocolError(rule, detail)
-
-
-def check_value(revision: Revision, family: Family, value: str) -> None:
-    # R18/R19: one predicate for engine, client engine and checker (same value, same rule).
-    finding = open_enum_finding(revision, family, value)
-    if finding is not None:
-        raise refuse(*finding)
-
-
-def check_content_block(block: ContentBlock) -> None:
-    if type(block) is OtherContent:
-        check_value(V2_2026_08, "content block type", block.type)  # no revision adds one
-
-
-def check_tool_content(item: ToolCallContent) -> None:
-    if type(item) is OtherToolCallContent:
-        check_value(V2_2026_08, "tool call content type", item.type)
-    elif type(item) is ToolContent:
-        check_content_block(item.content)
 
 
 def as_block(content: str | ContentBlock) -> ContentBlock:

@@ -37,9 +37,6 @@ from acp_core._wire._updates import (
 from ._agent_build import (
     Build,
     as_block,
-    check_content_block,
-    check_tool_content,
-    check_value,
     known_tool_call,
     new_message_id,
     refuse,
@@ -68,7 +65,6 @@ def _stream(
     b: Build, role: str, content: str | ContentBlock, given: str | None, new: bool, meta: Meta
 ) -> None:
     block = as_block(content)
-    check_content_block(block)
     open_message = b.engine.open_message
     if given is None and not new and open_message is not None and open_message[0] == role:
         message_id = open_message[1]
@@ -90,8 +86,6 @@ def _send_thought(b: Build, intent: SendThought) -> None:
 
 
 def _send_message(b: Build, intent: SendAgentMessage) -> None:
-    for block in intent.content:
-        check_content_block(block)
     message_id = new_message_id(b, intent.message_id, "agent")
     b.update(AgentMessage(message_id, intent.content, intent.meta))
     b.set(open_message=("agent", message_id))
@@ -109,12 +103,6 @@ def _update_plan(b: Build, intent: ReportPlan) -> None:
             raise refuse("R29", "every plan carries a non-empty planId")
     if not plan.plan_id:
         raise refuse("R29", "every plan carries a non-empty planId")
-    if isinstance(plan, PlanItems):
-        for entry in plan.entries:
-            check_value(b.engine.revision, "plan entry priority", entry.priority)
-            check_value(b.engine.revision, "plan entry status", entry.status)
-    else:
-        check_value(b.engine.revision, "plan type", plan.type)
     b.update(PlanUpdate(plan))
     b.set(open_message=None)
 
@@ -127,10 +115,6 @@ def _start_tool_call(b: Build, intent: StartToolCall) -> None:
         raise refuse("R13", f"tool call id {tool_call_id!r} is empty or already used")
     if not intent.title:
         raise refuse("R14", "give a tool call a title the first time it is reported")
-    check_value(b.engine.revision, "tool kind", intent.kind)
-    check_value(b.engine.revision, "tool call status", intent.status)
-    for item in intent.content:
-        check_tool_content(item)
     b.update(
         ToolCallUpdate(
             tool_call_id,
@@ -149,12 +133,6 @@ def _start_tool_call(b: Build, intent: StartToolCall) -> None:
 
 def _update_tool_call(b: Build, intent: PatchToolCall) -> None:
     known_tool_call(b, intent.tool_call_id)
-    if isinstance(intent.kind, str):
-        check_value(b.engine.revision, "tool kind", intent.kind)
-    if isinstance(intent.status, str):
-        check_value(b.engine.revision, "tool call status", intent.status)
-    for item in intent.content if isinstance(intent.content, tuple) else ():
-        check_tool_content(item)
     b.update(
         ToolCallUpdate(
             intent.tool_call_id,
@@ -173,16 +151,12 @@ def _update_tool_call(b: Build, intent: PatchToolCall) -> None:
 
 def _send_tool_content(b: Build, intent: SendToolContent) -> None:
     known_tool_call(b, intent.tool_call_id)
-    check_tool_content(intent.content)
     b.update(ToolCallContentChunk(intent.tool_call_id, intent.content, intent.meta))
     b.set(open_message=None)
 
 
 def _finish_tool_call(b: Build, intent: FinishToolCall) -> None:
     known_tool_call(b, intent.tool_call_id)
-    check_value(b.engine.revision, "tool call status", intent.status)
-    for item in intent.content if isinstance(intent.content, tuple) else ():
-        check_tool_content(item)
     b.update(
         ToolCallUpdate(
             intent.tool_call_id,

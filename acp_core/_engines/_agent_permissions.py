@@ -22,7 +22,7 @@ from acp_core._wire._jsonrpc import (
 )
 from acp_core._wire._updates import RequiresActionStateUpdate, ToolCallUpdate
 
-from ._agent_build import Build, check_value, known_tool_call, refuse
+from ._agent_build import Build, known_tool_call, refuse
 from ._agent_preview import send_update
 from ._intents import CancelPermission, RequestPermission
 
@@ -49,12 +49,9 @@ class PendingPermission:
 
 
 def _request_permission(b: Build, intent: RequestPermission) -> None:
-    if not intent.title:
-        raise refuse("R26", "a permission request carries a non-empty title")
+    # The title and the option kinds are judged on the request itself (`Build.own`).
     if not intent.options:
         raise refuse("R26", "a permission request offers at least one option")
-    for option in intent.options:
-        check_value(b.engine.revision, "permission option kind", option.kind)
     engine = b.engine
     request_id = intent.request_id
     if request_id is None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from acp_core._wire import _updates as u
 from acp_core._wire._codec import encode_update
-from acp_core._wire._fields import WIRE
+from acp_core._wire._fields import PREVIEW_NAME, WIRE
 from acp_core._wire._json import UNSET, Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
@@ -46,6 +46,7 @@ from ._strategies_content import (
     tool_call_contents,
     tool_call_locations,
 )
+from ._strategies_later import later_updates, markdown_plans, unknown_state_updates
 
 T = TypeVar("T")
 
@@ -138,14 +139,18 @@ def other_state_updates() -> st.SearchStrategy[u.OtherStateUpdate]:
     )
 
 
-def state_updates() -> st.SearchStrategy[u.StateUpdate]:
-    """Any `state_update`, unknown states included."""
-    return st.one_of(
+def state_updates(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[u.StateUpdate]:
+    """Any `state_update` of `revision`, unknown states included (`state: "unknown"` from
+    the Preview on, an unrecognized state otherwise)."""
+    states: list[st.SearchStrategy[Any]] = [
         running_state_updates(),
         idle_state_updates(),
         requires_action_state_updates(),
         other_state_updates(),
-    )
+    ]
+    if revision.includes(PREVIEW_NAME):
+        states.append(unknown_state_updates())
+    return st.one_of(states)
 
 
 def _on_wire(cls: type[Any], name: str, revision: Revision) -> bool:
@@ -237,8 +242,12 @@ def other_updates() -> st.SearchStrategy[u.OtherUpdate]:
 def session_updates(
     *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
 ) -> st.SearchStrategy[u.SessionUpdate]:
-    """Any `SessionUpdate` of `revision`, every variant and unknown ones (see `other_plans`
-    for `tolerated`); what `decode_update(..., revision=revision)` gives back unchanged."""
+    """Any `SessionUpdate` of `revision`, every variant it defines (those of 2026-11 and the
+    Preview only where the revision includes them) and unknown ones (see `other_plans` for
+    `tolerated`); what `decode_update(..., revision=revision)` gives back unchanged."""
+    plans: st.SearchStrategy[u.PlanUpdate] = plan_updates(tolerated=tolerated)
+    if revision.includes(PREVIEW_NAME):
+        plans = plans | st.builds(u.PlanUpdate, plan=markdown_plans(), meta=metas(), extra=extras())
     return st.one_of(
         user_message_chunks(),
         user_messages(),
@@ -246,17 +255,18 @@ def session_updates(
         agent_messages(),
         agent_thought_chunks(),
         agent_thoughts(),
-        state_updates(),
+        state_updates(revision=revision),
         tool_call_content_chunks(),
         tool_call_updates(revision=revision),
         terminal_updates(),
         terminal_output_chunks(),
-        plan_updates(tolerated=tolerated),
+        plans,
         available_commands_updates(),
         config_option_updates(),
         session_info_updates(),
         usage_updates(),
         other_updates(),
+        *later_updates(revision=revision),
     )
 
 
