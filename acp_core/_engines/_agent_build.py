@@ -41,6 +41,8 @@ from acp_core._wire._updates import (
 from ._intents import Step
 
 if TYPE_CHECKING:
+    from acp_core._wire._revision import Revision
+
     from ._agent import AgentEngine
 
 #: The state updates that carry the background list (R74).
