@@ -103,9 +103,13 @@ class Rule:
     def checked(self) -> bool:
         """Whether `check_trace` reports breaches of it: what the checker declares it
         decides (its guards and message checks), never kept by hand."""
-        if not _CHECKED:
-            raise AcpError("the checker has not declared what it decides (import acp_core._rules)")
-        return self.id in _CHECKED[0]
+        return self.id in _decided()
+
+    @property
+    def checked_by(self) -> tuple[str, ...]:
+        """The functions (`module:function`) that decide this rule in `check_trace`, as the
+        checker declares them (`_rules/_deciders.py`); empty for a rule it does not report."""
+        return _decided().get(self.id, ())
 
     @property
     def mandatory(self) -> bool:
@@ -244,22 +248,30 @@ RULES: Final[Mapping[str, Rule]] = MappingProxyType(
 declare_rule_scopes({r.id: RuleScope(r.since, r.until) for r in RULES.values()})
 
 # What the checker decides (`declare_checked`): empty until the checker is loaded, then one
-# frozenset. The one mutable cell of this module, set once when `_rules/_check.py` loads.
-_CHECKED: list[frozenset[str]] = []
+# read-only map. The one mutable cell of this module, set once when `_rules/_check.py` loads.
+_CHECKED: list[Mapping[str, tuple[str, ...]]] = []
 
 
-def declare_checked(rule_ids: frozenset[str]) -> None:
-    """Declare the rules `check_trace` decides (called once, by `_rules/_check.py`).
+def declare_checked(decided_by: Mapping[str, tuple[str, ...]]) -> None:
+    """Declare the rules `check_trace` decides, each with its deciding functions (called
+    once, by `_rules/_check.py`).
 
     Raises:
-        ArgumentError: an id is not a catalogue rule, or a different set was declared before.
+        ArgumentError: an id is not a catalogue rule, or a different map was declared before.
     """
-    unknown = sorted(rule_ids - RULES.keys())
+    unknown = sorted(decided_by.keys() - RULES.keys())
     if unknown:
         raise ArgumentError(f"the checker decides rules the catalogue lacks: {unknown}")
-    if _CHECKED and _CHECKED[0] != rule_ids:
+    frozen = MappingProxyType(dict(decided_by))
+    if _CHECKED and dict(_CHECKED[0]) != dict(frozen):
         raise ArgumentError("the checked rules were declared already, differently")
-    _CHECKED[:] = [frozenset(rule_ids)]
+    _CHECKED[:] = [frozen]
+
+
+def _decided() -> Mapping[str, tuple[str, ...]]:
+    if not _CHECKED:
+        raise AcpError("the checker has not declared what it decides (import acp_core._rules)")
+    return _CHECKED[0]
 
 
 #: The spec-source tags of the `section` column, kept with the rest of the tools' legend.
@@ -286,7 +298,8 @@ def _rows(rules: tuple[Rule, ...]) -> list[str]:
 
 def _checked(rule: Rule) -> str:
     if rule.checked:
-        return "yes"
+        where = "; ".join(f"`{name.removeprefix('acp_core.')}`" for name in rule.checked_by)
+        return f"yes: {where}"
     if rule.unchecked is None:
         return ""
     kind, why = rule.unchecked
@@ -328,8 +341,9 @@ def rules_markdown(revision: Revision | None = None) -> str:
         "- **Kit id**: the requirement of the official conformance kit (`acp-tck`,",
         "  `src/tck/v2/requirements.py`) that tests the same obligation. Where the kit differs:",
         "  its STATE-203 allows five stop reasons; 2026-11 and the Preview add `error` (R8).",
-        "- **Checked**: `check_trace` reports breaches of this rule; for a rule of the 2026-11",
-        "  draft or the Preview it does not, why a recording cannot show it:",
+        "- **Checked**: `check_trace` reports breaches of this rule, decided by the functions",
+        "  named (`module:function`; more than one is a rule with several judging homes); for",
+        "  a rule of the 2026-11 draft or the Preview it does not, why a recording cannot show it:",
         *(f"  - `{kind}`: {text}." for kind, text in UNCHECKED_KINDS.items()),
         "",
         *scope,

@@ -46,6 +46,7 @@ from ._check_sessions import OpenSessions
 from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
+from ._deciders import DECIDED_BY
 from ._predicates import RequestKey, request_key, shown
 from ._severity import Severity, severity_of
 
@@ -57,7 +58,8 @@ _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
 CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3"}
-declare_checked(CHECKED_RULES)  # `Rule.checked` reads it; the catalogue imports no checker
+# `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
+declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 
 
