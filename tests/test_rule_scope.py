@@ -8,7 +8,10 @@ What fails here, and why it matters:
   declared (asking raises instead of answering "applies everywhere", the old number-range
   pitfall of review-2026-12-t3 §3.A);
 - a rule of the Preview digest catalogued without `since` (the planted R99 below): every rule
-  whose `section` cites the Preview digest comes with a later revision, so it must say which.
+  whose `section` cites the Preview digest comes with a later revision, so it must say which;
+- a public way to a revision that does not bring the catalogue's scopes with it;
+- a checked rule without a deciding function, a `checked_by` name that does not resolve to a
+  function naming the rule, or a new rule decided in several functions (`SEVERAL_HOMES`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -199,3 +204,22 @@ def test_docs_name_the_deciding_functions() -> None:
     md = rules_markdown()
     row = next(line for line in md.splitlines() if line.startswith("| R35 |"))
     assert row.rstrip(" |").endswith("yes: `_rules._check_message:MessageRules.batch`"), row
+
+
+@pytest.mark.parametrize(
+    "reach",
+    [
+        "import acp_core; r = acp_core.V2_2026_08",
+        "from acp_core import V2_2026_08 as r",
+        "from acp_core.codec import V2_2026_08 as r",
+    ],
+)
+def test_every_public_way_to_a_revision_brings_the_rule_scopes(reach: str) -> None:
+    # In a fresh interpreter (nothing of the rule layer loaded yet): the public facade loads
+    # the catalogue with the revision, so `applies` answers instead of raising.
+    code = f"{reach}; print(r.applies('C15'), r.applies('C40'))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]
