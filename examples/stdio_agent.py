@@ -13,6 +13,12 @@ every session is kept in SQLite (`journal.py`: `acp_core.aio.SqliteStore`), so a
 agent serves `session/resume` with the whole history. A step whose records cannot be
 written is refused (not kept, nothing sent): a client request is answered with an error, a
 turn ends with `error`, and the session goes on once the store works again.
+
+`--listen HOST:PORT` serves the same agent remotely instead, at `http://HOST:PORT/acp`
+(Streamable HTTP and the WebSocket upgrade: `acp_core.aio.asgi_app` under uvicorn), one
+connection per client; the line `listening on URL` on stderr says where (port 0: any free
+one). `--token T` beside it makes every request show `Authorization: Bearer T` (401 without
+a token, 403 with another; `acp_core.aio.bearer_token`).
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ from ndjson import Channel, FramingError, TraceFile, stdio_channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
+from acp_core import aio, engines
 from acp_core import connection as c
-from acp_core import engines
 from acp_core import intents as i
 from acp_core import values as v
 from acp_core.aio import SessionDamaged, StoreError
@@ -220,9 +226,7 @@ class EchoAgent:
                 for sid, s in self.conn.sessions.items()
                 if event.cwd is None or s.cwd == event.cwd
             ]
-            await self.feed(
-                c.AnswerRequest(event.request_id, v.freeze_json({"sessions": listed}))
-            )
+            await self.feed(c.AnswerRequest(event.request_id, v.freeze_json({"sessions": listed})))
         elif isinstance(event, c.DeleteSession):
             try:
                 if self.journal is not None:
@@ -296,9 +300,7 @@ class EchoAgent:
         if self.cancelled(session_id):  # cancelled already: no point asking
             await self.wind_down(session_id, call)
             return
-        asked = await self.do(
-            session_id, i.RequestPermission("Run the echo tool?", OPTIONS, call)
-        )
+        asked = await self.do(session_id, i.RequestPermission("Run the echo tool?", OPTIONS, call))
         assert asked is not None
         request_id = asked.ids[0]  # the connection chose it (unique on the connection)
         # Wait for the answer (`PermissionAnswered`) or a cancel, whichever comes first. On
@@ -343,6 +345,92 @@ class EchoAgent:
         await self.do(session_id, i.EndTurn())
 
 
+class HostedEchoAgent(EchoAgent):
+    """The echo agent on one connection of `acp_core.aio.asgi_app`: the link steps the
+    connection and routes what it sends (SSE streams or the socket); the turns are the same."""
+
+    def __init__(self, link: aio.AgentLink, trace: TraceFile | None, **options: Any) -> None:
+        self.link = link
+        self.running: set[str] = set()
+        super().__init__(None, **options)  # type: ignore[arg-type]  # no channel: the link
+        link.trace = trace
+
+    @property
+    def conn(self) -> c.AgentConnection:
+        return self.link.connection
+
+    @conn.setter
+    def conn(self, value: c.AgentConnection) -> None:
+        self.connection = value  # the start, read once by asgi_app
+
+    async def feed(self, input: object) -> c.ConnectionStep:
+        async with self.writing:
+            step = self.link.full_step(input)
+        for event in step.events:
+            await self.on_event(event)
+        return step
+
+    async def on_event(self, event: object) -> None:
+        # Called by asgi_app for every event of a client message, and by `feed` above.
+        await super().on_event(event)
+        async with self.changed:
+            self.changed.notify_all()
+
+    def start_turns(self, session_id: str) -> None:
+        if session_id not in self.running:  # in the connection's tasks: cancelled with it
+            self.running.add(session_id)
+            self.link.start_soon(self.turns, session_id)
+
+    async def turns(self, session_id: str) -> None:
+        try:
+            await self.run_turns(session_id)
+        finally:
+            self.running.discard(session_id)
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """`HOST:PORT` (argparse type): the host and port to listen on."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
+    return host.strip("[]"), int(port)
+
+
+async def listen(
+    address: tuple[str, int],
+    *,
+    token: str | None,
+    trace: TraceFile | None,
+    delay: float,
+    revision: acp.Revision,
+    protocols: tuple[int, ...],
+) -> None:
+    """Serve the echo agent at http://HOST:PORT/acp until interrupted."""
+    import uvicorn
+
+    def make_agent(link: aio.AgentLink) -> HostedEchoAgent:
+        options = {"delay": delay, "revision": revision, "protocols": protocols}
+        return HostedEchoAgent(link, trace=trace, **options)
+
+    check = None if token is None else aio.bearer_token(token)
+    app = aio.asgi_app(make_agent, authorize=check)
+    host, port = address
+    config = uvicorn.Config(
+        app, host=host, port=port, lifespan="on", ws="wsproto", log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    served = asyncio.create_task(server.serve())
+    while not server.started and not served.done():
+        await asyncio.sleep(0.01)  # uvicorn has no start callback
+    if served.done():
+        await served  # it could not bind: its error
+        sys.exit(f"stdio agent: could not listen on {host}:{port}")
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"listening on http://{shown}:{bound}/acp", file=sys.stderr, flush=True)
+    await served
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--delay", type=float, default=0.2, help="seconds per tool step")
@@ -357,9 +445,36 @@ async def main() -> None:
         default="2",
         help="the protocol versions to serve: 2, 1, or auto (whichever the client asks for)",
     )
+    parser.add_argument(
+        "--listen",
+        type=listen_address,
+        metavar="HOST:PORT",
+        help="serve at http://HOST:PORT/acp (Streamable HTTP and WebSocket) instead of stdio",
+    )
+    parser.add_argument(
+        "--token", help="with --listen: require `Authorization: Bearer TOKEN` on every request"
+    )
     args = parser.parse_args()
     revision = chosen_revision(args, "stdio agent")
+    if args.token is not None and args.listen is None:
+        parser.error("--token needs --listen")
+    if args.listen is not None and args.journal is not None:
+        parser.error("--journal is for stdio (one client); --listen serves many")
     trace = None if args.trace is None else TraceFile(args.trace)
+    if args.listen is not None:
+        try:
+            await listen(
+                args.listen,
+                token=args.token,
+                trace=trace,
+                delay=args.delay,
+                revision=revision,
+                protocols=PROTOCOLS[args.protocol],
+            )
+        finally:
+            if trace is not None:
+                trace.close()
+        return
     try:
         journal = None if args.journal is None else Journal(args.journal)
     except StoreError as e:

@@ -6,6 +6,8 @@
     python examples/stdio_client.py -- my-agent --flag   # any ACP v2 agent on stdio
     python examples/stdio_client.py --revision 2026-11 -- my-agent   # an agent on the later draft
     python examples/stdio_client.py --revision preview   # both examples on the v2 Preview
+    python examples/stdio_client.py --connect http://127.0.0.1:8000/acp   # a remote agent
+    python examples/stdio_client.py --connect ws://127.0.0.1:8000/acp --token T
 
 Two prompts: the first is answered normally (the permission request is allowed); during the
 second the client cancels as soon as the tool shows output. The client then prints what a UI
@@ -16,6 +18,10 @@ keeps the state; this file starts the process, moves bytes, waits (with a timeou
 read), and decides what the "user" does. Whatever the agent does, the client ends with one
 line saying how, and an exit status: 0 clean, 1 checker violations, 2 bad arguments, 3 the
 agent failed.
+
+`--connect URL` talks to a remote agent instead of starting one: Streamable HTTP for an
+`http://` URL, WebSocket for `ws://` (`acp_core.aio.connect`), with the same conversation,
+trace, checker and exit statuses; `--token T` sends `Authorization: Bearer T`.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from ndjson import Channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
+from acp_core import aio
 from acp_core import connection as c
 from acp_core import intents as i
 from acp_core import values as v
@@ -187,9 +194,73 @@ class StdioClient:
         return ended.stop_reason
 
 
+class RemoteChannel:
+    """The client's channel over an `acp_core.aio` transport: messages, not bytes, each way;
+    recorded like `ndjson.Channel` does."""
+
+    def __init__(self, transport: aio.RemoteTransport, trace: list[Any] | None) -> None:
+        self.transport = transport
+        self.trace = trace
+
+    async def write(self, data: bytes, messages: tuple[dict[str, Any], ...] = ()) -> None:
+        for message in messages:
+            if self.trace is not None:
+                self.trace.append({"from": "client", "message": message})
+            await self.transport.send(message)
+
+    async def next_event(self) -> c.Parsed | acp.FramingError:
+        event = await self.transport.receive()
+        if self.trace is not None and isinstance(event, c.Parsed):
+            self.trace.append({"from": "agent", "message": event.value})
+        return event
+
+
 def tool_shows_output(view: acp.SessionState) -> bool:
     """True once a running tool call has shown some content."""
     return any(c.status == "in_progress" and len(c.content) for c in view.tool_calls.values())
+
+
+async def talk(client: StdioClient) -> acp.SessionState:
+    """The two-prompt conversation; the final view."""
+    await client.start(str(Path.cwd()))
+    await client.prompt("Hello, agent!")
+    # The echo tool takes one step per word: this one runs long enough to be cancelled.
+    await client.prompt(
+        "Count slowly to ten: one two three four five six seven eight nine ten",
+        cancel_when=tool_shows_output,
+    )
+    assert client.session_id is not None
+    return client.conn.view(client.session_id)
+
+
+async def converse_remote(
+    url: str,
+    *,
+    token: str | None = None,
+    timeout: float = 10.0,
+    revision: acp.Revision = acp.DEFAULT_REVISION,
+    trace: list[Any] | None = None,
+    protocols: tuple[int, ...] = (2,),
+) -> tuple[acp.SessionState, int | None]:
+    """The same conversation with the agent at `url` (http:// or ws://).
+
+    Raises:
+        AgentError: the agent could not be reached, refused us, or did something we cannot
+            go on from.
+    """
+    try:
+        async with aio.connect(url, token=token) as transport:
+            channel = RemoteChannel(transport, trace)
+            client = StdioClient(
+                channel,  # type: ignore[arg-type]  # the two methods StdioClient uses
+                timeout=timeout,
+                revision=revision,
+                protocols=protocols,
+            )
+            view = await talk(client)
+            return view, client.conn.protocol_version
+    except aio.TransportError as e:
+        raise AgentError(str(e)) from None
 
 
 async def converse(
@@ -217,15 +288,7 @@ async def converse(
     channel = Channel(process.stdout, process.stdin, me="client", peer="agent", trace=trace)
     client = StdioClient(channel, timeout=timeout, revision=revision, protocols=protocols)
     try:
-        await client.start(str(Path.cwd()))
-        await client.prompt("Hello, agent!")
-        # The echo tool takes one step per word: this one runs long enough to be cancelled.
-        await client.prompt(
-            "Count slowly to ten: one two three four five six seven eight nine ten",
-            cancel_when=tool_shows_output,
-        )
-        assert client.session_id is not None
-        return client.conn.view(client.session_id), client.conn.protocol_version
+        return await talk(client), client.conn.protocol_version
     except (ConnectionError, BrokenPipeError) as e:
         raise AgentError(f"the agent's pipe broke: {e}") from None
     finally:
@@ -249,21 +312,36 @@ def main() -> int:
         default="2",
         help="the ACP generation to speak: 2, 1, or auto (offer 2, speak 1 if the agent does)",
     )
+    parser.add_argument(
+        "--connect",
+        metavar="URL",
+        help="talk to the agent at URL (http:// Streamable HTTP, ws:// WebSocket), not stdio",
+    )
+    parser.add_argument("--token", help="with --connect: send `Authorization: Bearer TOKEN`")
     parser.add_argument("agent", nargs="*", help="agent command (default: the example agent)")
     args = parser.parse_args()
     revision = chosen_revision(args, "stdio client")
+    if args.connect is not None:
+        if args.agent:
+            parser.error("--connect talks to a running agent: no agent command")
+        if not args.connect.startswith(("http://", "https://", "ws://", "wss://")):
+            parser.error(f"--connect takes an http:// or ws:// URL, not {args.connect!r}")
+    elif args.token is not None:
+        parser.error("--token needs --connect")
     command = args.agent or [sys.executable, str(AGENT), "--revision", revision.name]
     trace: list[Any] = []
+    options: dict[str, Any] = {
+        "timeout": args.timeout,
+        "revision": revision,
+        "trace": trace,
+        "protocols": PROTOCOLS[args.protocol],
+    }
     try:
-        view, spoken = asyncio.run(
-            converse(
-                command,
-                timeout=args.timeout,
-                revision=revision,
-                trace=trace,
-                protocols=PROTOCOLS[args.protocol],
-            )
-        )
+        if args.connect is not None:
+            talking = converse_remote(args.connect, token=args.token, **options)
+        else:
+            talking = converse(command, **options)
+        view, spoken = asyncio.run(talking)
     except AgentError as e:
         print(f"stdio client: {e}", file=sys.stderr)
         return EXIT_AGENT_FAILED

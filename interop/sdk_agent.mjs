@@ -3,6 +3,7 @@
  * An agent on the official ACP TypeScript SDK (`experimental/v2`), for acp-core's interop tests.
  *
  *   node sdk_agent.mjs [--step-delay-ms 30] [--expect FILE] [--trace FILE] [--extra-updates JSON]
+ *   node sdk_agent.mjs --listen HOST:PORT   # the same agent over Streamable HTTP and WebSocket
  *
  * Every prompt runs one scripted turn over most of the update surface both acp-core and the
  * SDK know (messages, thought, plan, a named tool call with a permission request, a terminal,
@@ -326,16 +327,54 @@ function options(argv) {
 
 // -- serving (last: the module's constants above are initialised by now) -----------------------
 
-/** @type {import("./wire.mjs").Entry[]} */
-const trace = [];
-const connection = app.connect(
-  tap(
-    acp.ndJsonStream(
-      /** @type {WritableStream<Uint8Array>} */ (Writable.toWeb(process.stdout)),
-      /** @type {ReadableStream<Uint8Array>} */ (Readable.toWeb(process.stdin)),
+if (args.listen !== undefined) {
+  // Streamable HTTP and WebSocket at http://HOST:PORT/acp: the SDK's AcpServer behind its
+  // node adapter, the upgrade on `ws` (the SDK's own choice for its tests).
+  const { createServer } = await import("node:http");
+  const { WebSocketServer } = await import("ws");
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const node = await import("@agentclientprotocol/sdk/experimental/node");
+  const server = new AcpServer({ agent: app });
+  const handle = node.createNodeHttpHandler(server);
+  const sockets = new WebSocketServer({ noServer: true });
+  const upgrade = node.createNodeWebSocketUpgradeHandler(server, sockets);
+  const http = createServer((req, res) => {
+    if (new URL(req.url ?? "/", "http://x").pathname !== "/acp") {
+      res.writeHead(404).end();
+      return;
+    }
+    handle(req, res);
+  });
+  http.on("upgrade", (req, socket, head) => {
+    if (new URL(req.url ?? "/", "http://x").pathname !== "/acp") {
+      socket.destroy();
+      return;
+    }
+    upgrade(req, socket, head);
+  });
+  const at = args.listen.lastIndexOf(":");
+  const host = args.listen.slice(0, at);
+  http.listen(Number(args.listen.slice(at + 1)), host, () => {
+    const address = /** @type {import("node:net").AddressInfo} */ (http.address());
+    process.stderr.write(`listening on http://${host}:${address.port}/acp\n`);
+  });
+  process.stdin.resume();
+  process.stdin.on("end", () => {
+    void server.close().finally(() => http.close(() => process.exit(0)));
+    http.closeAllConnections();
+  }); // ended when our parent closes our input
+} else {
+  /** @type {import("./wire.mjs").Entry[]} */
+  const trace = [];
+  const connection = app.connect(
+    tap(
+      acp.ndJsonStream(
+        /** @type {WritableStream<Uint8Array>} */ (Writable.toWeb(process.stdout)),
+        /** @type {ReadableStream<Uint8Array>} */ (Readable.toWeb(process.stdin)),
+      ),
+      { me: "agent", peer: "client", trace },
     ),
-    { me: "agent", peer: "client", trace },
-  ),
-);
-await connection.closed; // the client ended our input
-if (args.trace) writeTrace(args.trace, trace);
+  );
+  await connection.closed; // the client ended our input
+  if (args.trace) writeTrace(args.trace, trace);
+}

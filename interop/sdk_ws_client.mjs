@@ -1,8 +1,10 @@
 // @ts-check
 /**
  * The official TypeScript SDK's WebSocket client (`experimental/ws-client`,
- * `createWebSocketStream`) driving an ACP agent served at a `ws://` URL: initialize, one
- * session, one prompt per `--prompt` (default one), each read until the idle that ends it.
+ * `createWebSocketStream`) driving an ACP agent served at a `ws://` URL, or its Streamable
+ * HTTP client (`experimental/http-client`, `createHttpStream`) for an `http://` URL:
+ * initialize, one session, one prompt per `--prompt` (default one), each read until the idle
+ * that ends it.
  *
  *   node [--experimental-websocket] sdk_ws_client.mjs URL --trace T.jsonl [--prompt TEXT]...
  *
@@ -14,6 +16,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { tap, writeTrace } from "./wire.mjs";
 
@@ -27,7 +30,7 @@ for (let i = 1; i < argv.length; i += 2) {
   else if (argv[i] === "--trace") tracePath = argv[i + 1];
   else url === undefined || usage();
 }
-if (url === undefined || !url.startsWith("ws") || tracePath === "") usage();
+if (url === undefined || !/^(ws|http)s?:/.test(url) || tracePath === "") usage();
 if (prompts.length === 0) prompts.push("hello over a socket");
 const timeoutMs = 20000;
 
@@ -35,7 +38,8 @@ const timeoutMs = 20000;
 const trace = [];
 /** @type {string[]} */
 const problems = [];
-const stream = tap(createWebSocketStream(url), { me: "client", peer: "agent", trace });
+const remote = url.startsWith("http") ? createHttpStream(url) : createWebSocketStream(url);
+const stream = tap(remote, { me: "client", peer: "agent", trace });
 /** @type {{updates: string[], text: string, receipt: string | null, stopReason: string | null}[]} */
 const turns = [];
 /** @type {unknown} */
@@ -86,6 +90,6 @@ function describe(error) {
 }
 
 function usage() {
-  process.stderr.write("usage: sdk_ws_client.mjs ws://HOST:PORT/acp --trace T [--prompt TEXT]...\n");
+  process.stderr.write("usage: sdk_ws_client.mjs ws://HOST:PORT/acp|http://HOST:PORT/acp --trace T [--prompt TEXT]...\n");
   process.exit(2);
 }

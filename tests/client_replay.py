@@ -123,14 +123,21 @@ class ClientReplay:
 
 
 def sessions_named(entries: list[Entry]) -> tuple[str, ...]:
-    """The top-level sessions a trace's client lines name (opened before it plays)."""
+    """The top-level sessions a trace names (opened before it plays): every `sessionId` of a
+    line's params but those the trace announces as children."""
     named: list[str] = []
+    children: set[str] = set()
     for entry in entries:
-        params = entry["message"].get("params")
-        sid = params.get("sessionId") if isinstance(params, dict) else None
-        if entry["from"] == "client" and isinstance(sid, str) and sid not in named:
+        params = entry["message"].get("params") if isinstance(entry["message"], dict) else None
+        if not isinstance(params, dict):
+            continue
+        update = params.get("update")
+        if isinstance(update, dict) and update.get("sessionUpdate") == "subagent_update":
+            children.add(update.get("sessionId"))
+        sid = params.get("sessionId")
+        if isinstance(sid, str) and sid not in named:
             named.append(sid)
-    return tuple(named)
+    return tuple(sid for sid in named if sid not in children)
 
 
 def play(entries: list[Entry], revision: Revision) -> ClientReplay:

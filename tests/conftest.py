@@ -124,6 +124,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 # and whole-revision properties); every module is still exercised by its other tests. CI runs
 # everything. tests/test_quick_selection.py checks each name still names a test.
 SLOW_TESTS: frozenset[str] = frozenset({
+    "test_check_preview_value.py::test_observing_on_a_fork_never_changes_the_original",
     "test_fold_batching.py::test_fold_equals_the_reduce_loop_on_any_generated_updates",
     "test_replay_gen.py::test_replay_rebuilds_the_state_in_a_fresh_view",
     "test_explore_workers.py::test_workers_in_this_process_give_the_one_process_result",

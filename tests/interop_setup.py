@@ -41,6 +41,20 @@ def installed_version() -> str | None:
     return version
 
 
+def _pins_installed() -> bool:
+    """Every package interop/package.json pins is in node_modules at its pinned version (a
+    lock file that gained one, `ws` for instance, is installed again)."""
+    manifest = json.loads((INTEROP / "package.json").read_text())
+    for name, version in manifest["dependencies"].items():
+        try:
+            found = json.loads((INTEROP / "node_modules" / name / "package.json").read_text())
+        except (OSError, ValueError):
+            return False
+        if found.get("version") != version:
+            return False
+    return True
+
+
 def _node_major(node: str) -> int | None:
     try:
         out = subprocess.run(
@@ -62,7 +76,7 @@ def sdk_unavailable() -> str | None:
     if major is None or major < 20:
         return f"the TypeScript SDK interop tests need Node >= 20 (found {major or 'unknown'})"
     wanted = pinned_version()
-    if installed_version() == wanted:
+    if installed_version() == wanted and _pins_installed():
         return None
     if os.environ.get("ACP_INTEROP_NPM") == "never":
         return (
@@ -80,6 +94,6 @@ def sdk_unavailable() -> str | None:
     if run.returncode != 0:
         lines = [line for line in run.stderr.splitlines() if "error" in line and "log" not in line]
         return f"`npm ci` in interop/ failed (no network or registry?): {(lines or ['?'])[0]}"
-    if installed_version() != wanted:
-        return f"`npm ci` in interop/ did not install @agentclientprotocol/sdk {wanted}"
+    if installed_version() != wanted or not _pins_installed():
+        return "`npm ci` in interop/ did not install the pins of interop/package.json"
     return None

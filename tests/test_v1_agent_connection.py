@@ -386,6 +386,20 @@ def test_an_unknown_v2_stop_reason_becomes_end_turn_with_a_finding() -> None:
     assert rules == {"v1.stop-reason"}
 
 
+def test_a_cancelled_tool_call_goes_to_a_v1_client_as_failed_with_a_finding() -> None:
+    # v1's ToolCallStatus is pending | in_progress | completed | failed (the Python SDK 0.12.1
+    # and the TypeScript SDK 2.4.0 both): a v2 `cancelled` would break a strict v1 client.
+    start = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "Run"}
+    cancelled = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "cancelled"}
+    wire, rules = _projected([_update(SID, start), _update(SID, cancelled)])
+    sent = [m["params"]["update"] for m in wire]
+    assert sent == [
+        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Run"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"},
+    ]
+    assert rules == {"v1.tool-status"}
+
+
 def test_a_v2_connection_is_not_projected() -> None:
     conn = c.new_agent_connection(INFO, protocols=(2, 1))
     conn = _step(

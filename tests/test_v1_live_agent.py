@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+import acp_core
+
 pytest.importorskip("acp", reason="no Python SDK (the `bench` extra; CI installs it)")
 
 import acp
@@ -29,6 +31,7 @@ from acp.schema import (
     AgentThoughtChunk,
     AllowedOutcome,
     ClientCapabilities,
+    DeniedOutcome,
     Implementation,
     RequestPermissionResponse,
     TextContentBlock,
@@ -151,3 +154,64 @@ def test_the_python_sdk_as_a_v1_client_of_the_example_agent(tmp_path: Path) -> N
     )
     prompt_results = [m["result"] for m in sent if "stopReason" in m.get("result", {})]
     assert prompt_results == [{"stopReason": "end_turn"}, {"stopReason": "end_turn"}]
+
+
+class CancellingRecorder(Recorder):
+    """Grants every permission except while `hold` is set: then it sends `session/cancel`
+    while the request is open and answers it `cancelled`, as v1 asks of a client."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conn: Any = None
+        self.hold = False
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        if not self.hold:
+            return await super().request_permission(session_id, tool_call, options, **kwargs)
+        self.permissions.append((session_id, tool_call, options))
+        await self.conn.cancel(session_id=session_id)
+        return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
+async def _cancelling(trace: Path) -> tuple[CancellingRecorder, list[Any]]:
+    recorder = CancellingRecorder()
+    args = (str(AGENT), "--protocol", "auto", "--delay", "0", "--trace", str(trace))
+    spawned = acp.spawn_agent_process(
+        recorder,
+        sys.executable,
+        *args,
+        env={"PYTHONPATH": str(ROOT)},
+        transport_kwargs={"stderr": None},
+    )
+    results: list[Any] = []
+    async with spawned as (conn, _process):
+        recorder.conn = conn
+        init = await asyncio.wait_for(
+            conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities()), LIMIT
+        )
+        results.append(init)
+        session = await asyncio.wait_for(conn.new_session(cwd="/tmp", mcp_servers=[]), LIMIT)
+        for hold, text in ((True, "cancel this one"), (False, "and go on")):
+            recorder.hold = hold
+            prompt = [TextContentBlock(type="text", text=text)]
+            before = len(recorder.updates)
+            answer = await asyncio.wait_for(conn.prompt(session.session_id, prompt), LIMIT)
+            results.append(([u for _, u in recorder.updates[before:]], answer))
+    return recorder, results
+
+
+def test_the_python_sdk_cancels_while_a_permission_request_is_open(tmp_path: Path) -> None:
+    trace = tmp_path / "agent.jsonl"
+    recorder, (init, (cancelled, answer), (_, after)) = asyncio.run(_cancelling(trace))
+    # acp-core's agent serves no session/load yet, and says so to a v1 client
+    assert init.agent_capabilities.load_session is False
+    assert answer.stop_reason == "cancelled"
+    assert len(recorder.permissions) == 2
+    progress = [u for u in cancelled if isinstance(u, ToolCallProgress)]
+    # v2's `cancelled` tool status has no v1 form: the SDK's models accept `failed` only
+    assert [p.status for p in progress if p.status is not None] == ["failed"]
+    assert after.stop_reason == "end_turn"
+    entries = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    assert acp_core.v1.check_v1_trace(entries, side="agent") == ()

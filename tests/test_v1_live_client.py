@@ -13,135 +13,21 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from v1_peer import V1Peer
 
 import acp_core as acp
 from acp_core import connection as c
+from acp_core import intents as i
 
 pytest.importorskip("acp", reason="no Python SDK (the `bench` extra; CI installs it)")
 
 AGENT = Path(__file__).resolve().parent / "v1_sdk_echo_agent.py"
-READ_LIMIT = 30.0  # seconds a single read may wait before the test fails (not a timing assert)
-
-
-class V1Peer:
-    """The SDK agent process and the client connection that talks to it."""
-
-    def __init__(
-        self, protocols: tuple[int, ...] = (2, 1), command: list[str] | None = None
-    ) -> None:
-        self.process = subprocess.Popen(
-            command or [sys.executable, str(AGENT)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.conn = c.new_client_connection(
-            c.Implementation("v1-live-test", "1"), protocols=protocols
-        )
-        self.events: list[object] = []
-        self.sent: list[dict[str, Any]] = []  # what went on the wire, in order
-        self.received: list[dict[str, Any]] = []
-        self.pending = b""  # a partial line read, for `received`
-        self.received_bytes = b""  # every byte the agent wrote, as read
-
-    def _write(self, step: c.ConnectionStep) -> None:
-        self.conn = step.connection
-        self.events.extend(step.events)
-        self.sent.extend(step.outbound)
-        assert self.process.stdin is not None
-        if step.outbound:
-            self.process.stdin.write(step.data)
-            self.process.stdin.flush()
-
-    def step(self, intent: object) -> None:
-        self._write(c.connection_step(self.conn, intent))
-
-    def read_one(self) -> None:
-        """Read what the agent wrote (any split: the framing keeps partial lines)."""
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], READ_LIMIT)
-        if not ready:
-            pytest.fail(f"the SDK agent sent nothing; stderr: {self._stderr()}")
-        data = os.read(fd, 65536)
-        if not data:
-            pytest.fail(f"the SDK agent closed its output; stderr: {self._stderr()}")
-        self.pending += data
-        self.received_bytes += data
-        *lines, self.pending = self.pending.split(b"\n")
-        self.received.extend(json.loads(line) for line in lines if line.strip())
-        self._write(c.receive_bytes(self.conn, data))
-
-    def until(self, done: Callable[[c.ClientConnection], bool]) -> None:
-        while not done(self.conn):
-            self.read_one()
-
-    def request(self, intent: object) -> c.RequestAnswered:
-        before = len(self.events)
-        self.step(intent)
-        request_id = self.sent[-1]["id"]
-
-        def answered(_: object) -> bool:
-            return any(
-                type(e) is c.RequestAnswered and e.request_id == request_id
-                for e in self.events[before:]
-            )
-
-        self.until(answered)
-        return next(
-            e
-            for e in self.events[before:]
-            if type(e) is c.RequestAnswered and e.request_id == request_id
-        )
-
-    def start(self) -> str:
-        self.request(c.Initialize())
-        assert self.conn.protocol_version == 1
-        self.request(c.NewSession(os.getcwd()))
-        opened = [e for e in self.events if type(e) is c.SessionOpened]
-        assert len(opened) == 1
-        return opened[0].session_id
-
-    def prompt(self, sid: str, text: str, *, choose: str | None = None) -> acp.SentPrompt:
-        self.step(c.SessionIntent(sid, acp.SendPrompt((acp.TextContent(text),))))
-        request_id = self.conn.engine(sid).prompts[-1].request_id
-
-        def ended(conn: c.ClientConnection) -> bool:
-            engine = conn.engine(sid)
-            if choose is not None:
-                for pending in list(engine.pending):
-                    self.step(c.SessionIntent(sid, acp.AnswerPermission(pending, choose)))
-                    engine = self.conn.engine(sid)
-            record = acp.sent_prompt(engine, request_id)
-            return record is not None and record.ended
-
-        self.until(ended)
-        record = acp.sent_prompt(self.conn.engine(sid), request_id)
-        assert record is not None
-        return record
-
-    def _stderr(self) -> str:
-        self.close()
-        assert self.process.stderr is not None
-        return self.process.stderr.read().decode(errors="replace")[-2000:]
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @pytest.fixture
@@ -246,6 +132,100 @@ def test_a_permission_request_is_answered_with_the_v2_intent(
     assert peer.conn.engine(sid).pending == type(peer.conn.engine(sid).pending)()
     assert peer.conn.engine(sid).violations == ()
     assert _findings(peer) == []
+
+
+def test_a_cancel_while_a_permission_request_is_open_ends_the_turn_cancelled(
+    peer: V1Peer,
+) -> None:
+    sid = peer.start()
+    peer.step(c.SessionIntent(sid, i.SendPrompt((acp.TextContent("tool please"),))))
+    held = peer.conn.engine(sid).prompts[-1].request_id
+    peer.until(lambda conn: len(conn.engine(sid).pending) > 0)
+    (asked,) = peer.conn.engine(sid).pending
+    peer.step(c.SessionIntent(sid, i.SendCancel()))
+
+    def ended(conn: c.ClientConnection) -> bool:
+        record = acp.sent_prompt(conn.engine(sid), held)
+        return record is not None and record.ended
+
+    peer.until(ended)  # the SDK agent waits for the `cancelled` answer v1 asks of us
+    record = acp.sent_prompt(peer.conn.engine(sid), held)
+    assert record is not None
+    assert record.stop_reason == "cancelled"
+    assert {"jsonrpc": "2.0", "id": asked, "result": {"outcome": {"outcome": "cancelled"}}} in (
+        peer.sent
+    )
+    assert c.RequestCancelled(asked) in peer.events
+    view = peer.conn.view(sid)
+    assert view.tool_calls["call-1"].status == "failed"
+    assert _messages(view)[-1] == ("agent", "echo: cancelled")
+    assert view.foreground.stop_reason == "cancelled"
+    # the connection goes on: a second prompt is an ordinary turn
+    assert peer.prompt(sid, "after the cancel").stop_reason == "end_turn"
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
+
+
+def test_a_session_load_replays_the_history_into_the_view(peer: V1Peer) -> None:
+    # acp-core has no v1 load intent yet: the host sends it as a plain request, and the
+    # normalizer reads the replayed history (a turn boundary, then new messages).
+    sid = peer.start()
+    assert peer.conn.agent_capabilities is not None
+    assert peer.conn.agent_capabilities["loadSession"] is True
+    peer.prompt(sid, "one")
+    peer.prompt(sid, "two")
+    load = {"sessionId": sid, "cwd": os.getcwd(), "mcpServers": []}
+    answer = peer.request(c.SendRequest("session/load", load))
+    assert answer.error is None
+    assert _messages(peer.conn.view(sid)) == [
+        ("user", "one"),
+        ("agent", "echo: one"),
+        ("user", "two"),
+        ("agent", "echo: two"),
+        ("user", "one"),
+        ("agent", "echo: one"),
+        ("user", "two"),
+        ("agent", "echo: two"),
+    ]
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
+
+
+def test_the_sdk_agent_s_fs_and_terminal_requests_reach_the_host(peer: V1Peer) -> None:
+    sid = peer.start()
+    answers = {
+        "fs/read_text_file": {"content": "file says hi"},
+        "terminal/create": {"terminalId": "term-1"},
+        "terminal/output": {"output": "listed\n", "truncated": False},
+        "terminal/release": {},
+    }
+    asked: list[c.ExtensionRequest] = []
+
+    def serve(conn: c.ClientConnection) -> bool:
+        for event in peer.events:
+            if type(event) is c.ExtensionRequest and event not in asked:
+                asked.append(event)
+                peer.step(c.AnswerRequest(event.request_id, answers[event.method]))
+        record = acp.sent_prompt(peer.conn.engine(sid), request_id)
+        return record is not None and record.ended
+
+    for text in ("read /tmp/notes.txt", "run ls"):
+        peer.step(c.SessionIntent(sid, i.SendPrompt((acp.TextContent(text),))))
+        request_id = peer.conn.engine(sid).prompts[-1].request_id
+        peer.until(serve)
+    assert [(e.method, acp.thaw_json(e.params)) for e in asked] == [
+        ("fs/read_text_file", {"sessionId": sid, "path": "/tmp/notes.txt"}),
+        ("terminal/create", {"sessionId": sid, "command": "ls"}),
+        ("terminal/output", {"sessionId": sid, "terminalId": "term-1"}),
+        ("terminal/release", {"sessionId": sid, "terminalId": "term-1"}),
+    ]
+    # the host's answers went back as given, and the SDK agent read them (its v1 models)
+    view = peer.conn.view(sid)
+    assert _messages(view)[1] == ("agent", "echo: file says hi")
+    assert _messages(view)[3] == ("agent", "echo: listed\n")
+    assert view.terminals["term-1"].command == "ls"
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
 
 
 def test_a_v2_only_host_refuses_the_v1_agent_cleanly() -> None:

@@ -187,7 +187,7 @@ def _arguments(cls: type[Any], data: st.DataObject, built: Built, depth: int) ->
 
 
 def _encoding(value: Any) -> Any:
-    parts = encoding_tables().parts
+    parts = encoding_tables(acp.DEFAULT_REVISION).parts
     try:
         if type(value).__name__ in parts:
             return parts[type(value).__name__].encode(value)

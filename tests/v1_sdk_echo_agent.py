@@ -5,7 +5,13 @@ against over real pipes.
 It echoes each prompt back as a streamed reply of two `agent_message_chunk`s (no message ids,
 as v1 agents send them) and ends the turn with `end_turn`. A prompt whose text starts with
 `tool` first asks for permission on a tool call and reports the outcome the client chose
-(`allowed` or `rejected`) as the reply.
+(`allowed` or `rejected`) as the reply; a `session/cancel` while that request is open (the
+client then answers it `cancelled`, as v1 asks) fails the tool call and ends the turn
+`cancelled`. A prompt `read PATH` asks the client
+for the file (`fs/read_text_file`) and echoes its content; a prompt `run COMMAND` runs it in
+a client terminal (`terminal/create`, `terminal/output`, `terminal/release`) and echoes the
+output. It advertises `loadSession`: `session/load` replays each earlier prompt and its
+reply as a `user_message_chunk` and an `agent_message_chunk`.
 
     python tests/v1_sdk_echo_agent.py
 """
@@ -21,6 +27,7 @@ from acp.schema import (
     AllowedOutcome,
     Implementation,
     InitializeResponse,
+    LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
@@ -34,6 +41,8 @@ class EchoAgent:
     def __init__(self) -> None:
         self.client: Any = None
         self.sessions = 0
+        self.history: dict[str, list[tuple[str, str]]] = {}  # (prompt, reply) per session
+        self.cancelled: set[str] = set()
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
@@ -41,21 +50,39 @@ class EchoAgent:
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(),
+            agent_capabilities=AgentCapabilities(load_session=True),
             agent_info=Implementation(name="v1-sdk-echo", version="0.1"),
         )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         self.sessions += 1
-        return NewSessionResponse(session_id=f"sdk-sess-{self.sessions}")
+        session_id = f"sdk-sess-{self.sessions}"
+        self.history[session_id] = []
+        return NewSessionResponse(session_id=session_id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        for said, reply in self.history.get(session_id, []):
+            await self.client.session_update(session_id, acp.update_user_message_text(said))
+            await self.client.session_update(session_id, acp.update_agent_message_text(reply))
+        return LoadSessionResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        text = "".join(getattr(block, "text", "") for block in prompt)
+        self.cancelled.discard(session_id)
+        said = "".join(getattr(block, "text", "") for block in prompt)
+        text = said
         if text.startswith("tool"):
             text = await self._permission(session_id)
+        elif text.startswith("read "):
+            text = (await self.client.read_text_file(session_id=session_id, path=text[5:])).content
+        elif text.startswith("run "):
+            text = await self._terminal(session_id, text[4:])
         for part in ("echo: ", text):
             await self.client.session_update(session_id, acp.update_agent_message_text(part))
-        return PromptResponse(stop_reason="end_turn")
+        self.history.setdefault(session_id, []).append((said, f"echo: {text}"))
+        stop = "cancelled" if session_id in self.cancelled else "end_turn"
+        return PromptResponse(stop_reason=stop)
 
     async def _permission(self, session_id: str) -> str:
         await self.client.session_update(
@@ -72,10 +99,20 @@ class EchoAgent:
         allowed = isinstance(answer.outcome, AllowedOutcome) and answer.outcome.option_id == "allow"
         status = "completed" if allowed else "failed"
         await self.client.session_update(session_id, acp.update_tool_call("call-1", status=status))
+        if session_id in self.cancelled:
+            return "cancelled"
         return "allowed" if allowed else "rejected"
 
+    async def _terminal(self, session_id: str, command: str) -> str:
+        made = await self.client.create_terminal(session_id=session_id, command=command)
+        output = await self.client.terminal_output(
+            session_id=session_id, terminal_id=made.terminal_id
+        )
+        await self.client.release_terminal(session_id=session_id, terminal_id=made.terminal_id)
+        return output.output
+
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        return None
+        self.cancelled.add(session_id)
 
 
 if __name__ == "__main__":

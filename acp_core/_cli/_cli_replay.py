@@ -27,6 +27,7 @@ from acp_core._rules._check import LiveCheck, Violation
 from acp_core._rules._severity import legend_line, summary_line
 from acp_core._state._snapshot import snapshot
 from acp_core._wire._codec import encode_update
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._cli_revision import add_revision_argument, chosen_revision
 from ._render import render_session
@@ -146,19 +147,19 @@ def _json(value: object) -> str:
         return "<not printable as JSON: an integer too long to print>"
 
 
-def _update_text(session_id: str, update: Any) -> str:
-    wire = encode_update(update)
+def _update_text(session_id: str, update: Any, revision: Revision) -> str:
+    wire = encode_update(update, revision=revision)
     kind = wire.pop("sessionUpdate", "?")
     return f"  {session_id}: {kind} {_json(wire)}\n"
 
 
-def _write_step_text(effect: LineEffect, out: TextIO) -> None:
+def _write_step_text(effect: LineEffect, out: TextIO, revision: Revision) -> None:
     line = effect.line
     out.write(f"--- line index {line.index} ({line.sender}): {_describe(line)}\n")
     if not (effect.updates or effect.asked or effect.answered):
         out.write("(no session state changed)\n")
     for session_id, update in effect.updates:
-        out.write(_update_text(session_id, update))
+        out.write(_update_text(session_id, update, revision))
     for w in effect.asked:
         out.write(f"  {w.session_id}: awaiting {w.kind}: {w}\n")
     for w in effect.answered:
@@ -234,12 +235,16 @@ def _note_json(d: Diagnostic) -> dict[str, Any]:
     return {"rule": d.rule, "path": d.path, "message": d.message}
 
 
-def step_json(effect: LineEffect) -> dict[str, Any]:
-    """One `--steps --json` line (docs/trace-format.md, "Replaying a trace")."""
+def step_json(effect: LineEffect, revision: Revision = DEFAULT_REVISION) -> dict[str, Any]:
+    """One `--steps --json` line (docs/trace-format.md, "Replaying a trace"); the updates
+    are written as `revision` (the one the reducers follow) keys them."""
     doc: dict[str, Any] = {
         "index": effect.line.index,
         "from": effect.line.sender,
-        "updates": [{"sessionId": sid, "update": encode_update(u)} for sid, u in effect.updates],
+        "updates": [
+            {"sessionId": sid, "update": encode_update(u, revision=revision)}
+            for sid, u in effect.updates
+        ],
     }
     if effect.asked:
         doc["asked"] = [_waiting_json(w) for w in effect.asked]
@@ -327,9 +332,9 @@ def run(
 
     def on_step(effect: LineEffect) -> None:
         if args.json:
-            out.write(json.dumps(step_json(effect), separators=(",", ":")) + "\n")
+            out.write(json.dumps(step_json(effect, revision), separators=(",", ":")) + "\n")
         else:
-            _write_step_text(effect, out)
+            _write_step_text(effect, out, revision)
 
     revision = chosen_revision(args)
     judged = _Judged(LiveCheck(revision))

@@ -283,7 +283,7 @@ def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
         raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
     message_id = new_message_id(b, intent.user_message_id, "user")
     result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
-    encoded = encode_result(result)
+    encoded = encode_result(result, revision=engine.revision)
     b.send(Response(prompt.id, encoded))  # type: ignore[arg-type]
     prompt_inserted(b, prompt, message_id, encoded)  # type: ignore[arg-type]  # R68
     _report_user_message(b, content, message_id, chunked=intent.chunked)

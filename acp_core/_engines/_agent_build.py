@@ -131,7 +131,7 @@ class Build:
         self.obey(self.session, update)
         self.own(UpdateSessionNotification(session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
-        self.wire.append(_update_wire(session_id, update))
+        self.wire.append(_update_wire(session_id, update, self.engine.revision))
 
     def obey(self, before: SessionState, update: SessionUpdate) -> None:
         """Refuse `update`, about to be sent into the session `before` folds, when the
@@ -146,18 +146,18 @@ class Build:
     def send_child(self, session_id: str, message: Message) -> None:
         """Send a request or answer of the child `session_id` (its machine judges it)."""
         self.child_machine(session_id, "agent", message)
-        self.wire.append(encode_message(message))
+        self.wire.append(encode_message(message, revision=self.engine.revision))
 
     def update_child(self, session_id: str, update: SessionUpdate, before: SessionState) -> None:
         """Report `update` on the announced child `session_id` (its tree entry is already
         reduced by the caller; `before` is the child's session as it was before)."""
         self.obey(before, update)
         self.child_machine(session_id, "agent", UpdateSessionNotification(session_id, update))
-        self.wire.append(_update_wire(session_id, update))
+        self.wire.append(_update_wire(session_id, update, self.engine.revision))
 
     def send(self, message: Message) -> None:
         self.own(message)
-        self.wire.append(encode_message(message))
+        self.wire.append(encode_message(message, revision=self.engine.revision))
 
     def set(self, **changes: Any) -> None:
         self.changes.update(changes)
@@ -188,11 +188,11 @@ class Build:
         return Step(engine, tuple(self.wire), tuple(self.ids))
 
 
-def _update_wire(session_id: str, update: SessionUpdate) -> dict[str, Any]:
+def _update_wire(session_id: str, update: SessionUpdate, revision: Revision) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "method": "session/update",
-        "params": {"sessionId": session_id, "update": encode_update(update)},
+        "params": {"sessionId": session_id, "update": encode_update(update, revision=revision)},
     }
 
 

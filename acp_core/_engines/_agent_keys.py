@@ -41,7 +41,7 @@ def keyed_prompt(b: Build, prompt: PromptRequest) -> bool:
     ledger, admission = admit(b.get("keys"), key, prompt.id)
     b.set(keys=ledger)
     if admission.kind == ANSWER:
-        result = encode_result(PromptResult(admission.message_id))  # type: ignore[arg-type]
+        result = encode_result(PromptResult(admission.message_id), revision=b.engine.revision)  # type: ignore[arg-type]
         b.send(Response(prompt.id, result))  # type: ignore[arg-type]
         return False
     return admission.kind != JOIN

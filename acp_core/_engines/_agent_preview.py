@@ -96,7 +96,8 @@ def on_wire(revision: Revision, update: SessionUpdate) -> bool:
     revision reads back is the same value (a later variant would read as unknown, a later
     field would land in `extra`)."""
     try:
-        back = decode_part("SessionUpdate", encode_part("SessionUpdate", update), revision=revision)
+        wire = encode_part("SessionUpdate", update, revision=revision)
+        back = decode_part("SessionUpdate", wire, revision=revision)
     except AcpError:
         return False
     return bool(back == update)

@@ -164,9 +164,11 @@ def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> Cli
 
 
 @functools.cache
-def _cancelled() -> JsonValue:
+def _cancelled(revision: Revision) -> JsonValue:
     # Built on first use, not at import: encoding derives the codec's tables (issue 15).
-    return freeze_json(encode_result(RequestPermissionResult(CancelledOutcome())))
+    return freeze_json(
+        encode_result(RequestPermissionResult(CancelledOutcome()), revision=revision)
+    )
 
 
 def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
@@ -206,7 +208,10 @@ def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
 def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
     pending: PMap[int | str | None, RequestPermissionRequest] = b.get("pending")
     asked = pending.get(request_id)
-    b.send(Response(request_id, _cancelled()), None if asked is None else asked.session_id)
+    b.send(
+        Response(request_id, _cancelled(b.engine.revision)),
+        None if asked is None else asked.session_id,
+    )
     b.set(pending=pending.delete(request_id))
 
 
@@ -261,7 +266,9 @@ def _answer_permission(b: _Build, intent: AnswerPermission) -> None:
         raise LocalProtocolError(
             "E4", f"option {intent.option_id!r} was not offered by request {intent.request_id!r}"
         )
-    result = encode_result(RequestPermissionResult(SelectedOutcome(intent.option_id)))
+    result = encode_result(
+        RequestPermissionResult(SelectedOutcome(intent.option_id)), revision=b.engine.revision
+    )
     b.send(Response(intent.request_id, freeze_json(result)), request.session_id)
     b.set(pending=b.engine.pending.delete(intent.request_id))
 

@@ -75,7 +75,7 @@ class Build:
                 self.record((f,))
             else:
                 raise LocalProtocolError(f.rule, _hinted(f))
-        self.wire.append(encode_message(message))
+        self.wire.append(encode_message(message, revision=self.engine.revision))
 
     def receive(self, message: Message, session: str | None = None) -> None:
         """Follow a message of the agent through the machine of its session; keep what it

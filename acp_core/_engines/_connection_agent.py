@@ -173,6 +173,7 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, b.incoming.__contains__)
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
+            b.finding("J2", error.message)  # the checker's rule for the same request
             return
         error = load_refusal(len(b.incoming))
         if error is not None:  # E6: never held
@@ -212,7 +213,8 @@ def _receive(b: Build, message: Message) -> None:
         assert isinstance(message, (Response, ErrorResponse))
         session_id = b.outgoing.get(message.id)
         if session_id is None:
-            b.finding("J1", f"response {message.id!r} answers no pending request")
+            # The client answered nothing of ours: its fault, C25 (J1 is the agent's twin).
+            b.finding("C25", f"response {message.id!r} answers no pending request")
             return
         b.outgoing = b.outgoing.delete(message.id)
         if session_id in b.sessions:

@@ -23,6 +23,7 @@ from acp_core._wire._jsonrpc import (
     CancelSessionNotification,
     Request,
 )
+from acp_core._wire._revision import Revision
 from acp_core._wire._updates import SessionConfigBoolean, SessionConfigOption, SessionConfigSelect
 
 from ._agent import new_agent
@@ -105,10 +106,10 @@ def _initialize(b: Build, request: Request) -> None:
     b.event(Initialized(max(usable), params_object(info), caps, request.id))
 
 
-def _config_wire(options: tuple[SessionConfigOption, ...]) -> list[Any]:
+def _config_wire(options: tuple[SessionConfigOption, ...], revision: Revision) -> list[Any]:
     from acp_core._wire._updates import ConfigOptionUpdate
 
-    wire: list[Any] = encode_update(ConfigOptionUpdate(options))["configOptions"]
+    wire: list[Any] = encode_update(ConfigOptionUpdate(options), revision=revision)["configOptions"]
     return wire
 
 
@@ -132,7 +133,7 @@ def _new_session(b: Build, request: Request) -> None:
     b.sessions = b.sessions.set(session_id, AgentSession(engine, cwd, config))
     result: dict[str, Any] = {"sessionId": session_id}
     if config:
-        result["configOptions"] = _config_wire(config)
+        result["configOptions"] = _config_wire(config, b.conn.revision)
     b.answer(request.id, result_reply(request.id, result))
     b.event(SessionOpened(session_id, request_id=request.id))
 
@@ -146,11 +147,11 @@ def _session_param(b: Build, request: Request) -> str | None:
     return session_id
 
 
-def _update_wire(session_id: str, update: Any) -> dict[str, Any]:
+def _update_wire(session_id: str, update: Any, revision: Revision) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "method": "session/update",
-        "params": {"sessionId": session_id, "update": encode_update(update)},
+        "params": {"sessionId": session_id, "update": encode_update(update, revision=revision)},
     }
 
 
@@ -180,11 +181,11 @@ def _resume(b: Build, request: Request) -> None:
     for target, update in resume_updates(
         engine.children, engine.session, engine.revision, history=history
     ):
-        b.send(_update_wire(target, update))
+        b.send(_update_wire(target, update, engine.revision))
     b.sessions = b.sessions.set(session_id, attrs.evolve(session, attached=True))
     result: dict[str, Any] = {}
     if session.config_options:
-        result["configOptions"] = _config_wire(session.config_options)
+        result["configOptions"] = _config_wire(session.config_options, engine.revision)
     b.answer(request.id, result_reply(request.id, result))
     b.event(SessionOpened(session_id, resumed=True, request_id=request.id))
 
@@ -269,7 +270,10 @@ def _set_config(b: Build, request: Request) -> None:
     b.sessions = b.sessions.set(session_id, session)
     b.answer(
         request.id,
-        result_reply(request.id, {"configOptions": _config_wire(session.config_options)}),
+        result_reply(
+            request.id,
+            {"configOptions": _config_wire(session.config_options, session.engine.revision)},
+        ),
     )
 
 

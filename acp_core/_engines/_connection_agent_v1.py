@@ -52,6 +52,9 @@ _UPSERTS: Final = {
 #: A v1 tool call's fields: its id, then the fields the v1 reader knows (`_v1/_v1_wire.py`).
 _TOOL_FIELDS: Final = ("toolCallId", *TOOL_FIELDS)
 _TOOL_CONTENT_TYPES: Final = frozenset(("content", "terminal"))
+#: v1's tool call statuses (schema 0.12.1; the TypeScript SDK 2.4.0's v1 `ToolCallStatus`):
+#: v2's `cancelled` has no v1 form and goes out as `failed`, with a finding.
+V1_TOOL_STATUSES: Final = frozenset(("pending", "in_progress", "completed", "failed"))
 _PLAN_ENTRY_FIELDS: Final = ("content", "priority", "status", "_meta")
 
 
@@ -182,6 +185,13 @@ def _tool_update(p: _Projection, sid: str, update: dict[str, Any]) -> None:
     call = _strip(p, sid, update, _TOOL_FIELDS)
     call_id = call.get("toolCallId")
     key = (sid, call_id)
+    status = call.get("status")
+    if status is not None and status not in V1_TOOL_STATUSES:
+        p.finding(
+            "v1.tool-status",
+            f"tool call {call_id!r} status {status!r} has no v1 form: sent as failed",
+        )
+        call["status"] = "failed"
     if "content" in call:
         call["content"] = _tool_content(p, sid, list(call["content"]))
         p.content = p.content.set(key, tuple(call["content"]))

@@ -62,12 +62,15 @@ from ._connection_client_state import (
     ClientSession,
     PendingRequest,
     host_intent,
+    permission_owner,
+    permissions_held,
     session_intent,
     step_session,
 )
 from ._connection_client_v1 import (
     negotiated,
     refuse_unnegotiated,
+    v1_cancel_pending,
     v1_intent,
     v1_outbound,
     v1_received,
@@ -93,7 +96,7 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
-from ._request_ids import REQUESTS, id_refusal, load_refusal
+from ._request_ids import MAX_PEER_REQUESTS, REQUESTS, id_refusal, load_refusal
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -115,7 +118,8 @@ def _config(result: JsonValue) -> tuple[SessionConfigOption, ...] | None:
 def _answered(b: Build, message: Response | ErrorResponse) -> None:
     pending = b.outgoing.get(message.id)
     if pending is None:
-        b.finding("C25", f"response {message.id!r} answers no request of ours")
+        # The agent answered nothing of ours: its fault, J1 (C25 is the client's twin).
+        b.finding("J1", f"response {message.id!r} answers no request of ours")
         return
     b.outgoing = b.outgoing.delete(message.id)
     ok = type(message) is Response
@@ -218,7 +222,9 @@ def _resumed(
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
         if ok and session.replaying:
-            b.finding("R57", f"session/resume of {session_id!r} answered before replay_complete")
+            b.judged_finding(
+                "R57", f"session/resume of {session_id!r} answered before replay_complete"
+            )
         engine = resume_answered(session.engine, raw_id, ok=ok)
         session = attrs.evolve(session, engine=engine)
         b.sessions = b.sessions.set(session_id, session)
@@ -265,10 +271,10 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
 
 def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
     request_id = message.request_id
-    for session_id, session in b.sessions.items():
-        if request_id in session.engine.pending:
-            step_session(b, session_id, Received(message))
-            return
+    owner = permission_owner(b, request_id)
+    if owner is not None:
+        step_session(b, owner, Received(message))
+        return
     if request_id in b.incoming:
         b.incoming = b.incoming.delete(request_id)
         b.send(error_reply(request_id, -32800, "Request cancelled"))
@@ -277,14 +283,12 @@ def _agent_cancels(b: Build, message: CancelRequestNotification) -> None:
 
 def _pending(b: Build, request_id: int | str) -> bool:
     # Ids are unique per connection: an id pending in any session, or with the host, is taken.
-    if request_id in b.incoming:
-        return True
-    return any(request_id in session.engine.pending for session in b.sessions.values())
+    return request_id in b.incoming or permission_owner(b, request_id) is not None
 
 
 def _waiting(b: Build) -> int:
     # The agent's requests this client holds unanswered: with the host, and in every session.
-    return len(b.incoming) + sum(len(s.engine.pending) for s in b.sessions.values())
+    return len(b.incoming) + permissions_held(b, MAX_PEER_REQUESTS - len(b.incoming))
 
 
 def _receive(b: Build, message: Message) -> None:
@@ -294,6 +298,7 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, lambda rid: _pending(b, rid))
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
+            b.finding("J2", error.message)  # the checker's rule for the same request
             return
         error = load_refusal(_waiting(b))
         if error is not None:  # E6: never held
@@ -337,6 +342,7 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
             error_reply(None, item.code, f"Invalid Request: expected {item.expected} @ {item.path}")
         )
         return
+    b.received(item)  # type: ignore[arg-type]
     try:
         _receive(b, item)  # type: ignore[arg-type]
     except ProtocolError as e:
@@ -380,6 +386,13 @@ def _decoded_value(b: Build, value: object) -> None:
 
 
 def _host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
+    start = len(b.wire)
+    _host_answer_v2(b, intent)
+    if b.v1 is not None:  # the answer to a v1 `fs/*` / `terminal/*` request: normalized
+        v1_outbound(b, start, _receive_one)
+
+
+def _host_answer_v2(b: Build, intent: AnswerRequest | FailRequest) -> None:
     if intent.request_id not in b.incoming:
         raise LocalProtocolError("E2", f"no request {intent.request_id!r} awaits the host's answer")
     b.incoming = b.incoming.delete(intent.request_id)
@@ -396,6 +409,7 @@ def _session_intent(b: Build, intent: SessionIntent) -> None:
         return
     start = len(b.wire)
     session_intent(b, intent)
+    v1_cancel_pending(b, intent)
     v1_outbound(b, start, _receive_one)
 
 

@@ -80,11 +80,11 @@ def refused_announcement(b: Build, owner: str, message: UpdateSessionNotificatio
     while (parent := tree.parents.get(line[-1])) is not None and parent not in line:
         line.append(parent)
     if child in line or child == owner:
-        b.finding("R48", f"{announcer!r} announced {child!r}, its own ancestor, as a child")
+        b.judged_finding("R48", f"{announcer!r} announced {child!r}, its own ancestor, as a child")
         return False  # the tree ignores it with its own diagnostic
     first = tree.parents.get(child)
     if first is not None and first != announcer:
-        b.finding("R48", f"{announcer!r} announced {child!r}, a child of {first!r}")
+        b.judged_finding("R48", f"{announcer!r} announced {child!r}, a child of {first!r}")
     return False
 
 

@@ -4,21 +4,28 @@ Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, `new_client_connect
 `Build` (one step's changes, the ids it generated) with `step_session` (a session's engine
 stepped, its outbound sent, the host events it implies from `_connection_client_events`);
 the host intents themselves are values of `_engines/_connection_client_intents.py`
-(re-exported here).
+(re-exported here). From 2026-11 on, `Build.done` passes every message the step received and
+sent through the checker's cross-session rules (`ClientConnection.judge`, a frozen
+`_rules/_check_preview.PreviewState`): the agent's faults become `Finding` events with the
+rule `check` reports, and a MUST this client would break is refused before anything changes.
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
+from acp_core._rules._catalogue import RULES
+from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
 from acp_core._v1._v1_state import V1State
+from acp_core._wire._codec import decode_message
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import (
@@ -29,9 +36,17 @@ from acp_core._wire._json import (
     freeze_json,
     thaw_json,
 )
-from acp_core._wire._jsonrpc import Message, Request
+from acp_core._wire._jsonrpc import (
+    CancelRequestNotification,
+    CancelSessionNotification,
+    Message,
+    Request,
+    RequestPermissionRequest,
+    UpdateSessionNotification,
+)
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
+from acp_core._wire._updates_preview import SubagentUpdate
 
 from ._client import ClientEngine, client_step, new_client
 from ._client_preview import carry_prompts, resume_exchanged, resume_sent, session_request_method
@@ -47,7 +62,7 @@ from ._connection_client_intents import (
     SetConfigOption,
 )
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
-from ._intents import SendPrompt
+from ._intents import AnswerPermission, Received, SendPrompt
 
 __all__ = [
     "CancelRequest",
@@ -119,11 +134,18 @@ class ClientConnection:
             version not in `protocols` is recorded too: then no session can be opened, E5).
         v1: the v1 normalizer's state once the agent answered protocol 1 (None on v2): the
             connection speaks v1 on the wire (`_engines/_connection_client_v1.py`).
+        judge: from 2026-11 on, the checker's rules across the sessions of the connection
+            (children, replay windows, keys, item cancels), fed every message sent and
+            received; what the agent breaks there is a `Finding` event (None: 2026-08).
         sessions: every session active on this connection, by id.
         outgoing: our requests not answered yet, by id.
         incoming: agent requests handed to the host and not answered yet.
         orphans: updates for a session not known yet, held while a `session/new` is in
             flight (they may race its answer, Q12).
+        permission_owners: which session's engine holds each pending permission request of
+            the agent (an index `step_session` keeps, so finding one costs the same with one
+            session or 3,000; an entry a closed or replaced session left is checked and
+            dropped when read).
         next_request_id: the next id for a request we send (unique on the connection).
         decoder: the NDJSON framing state.
     """
@@ -138,10 +160,15 @@ class ClientConnection:
     outgoing: PMap[int | str | None, PendingRequest] = attrs.field(factory=PMap)
     incoming: PMap[int | str | None, str] = attrs.field(factory=PMap)
     orphans: PMap[str, tuple[Message, ...]] = attrs.field(factory=PMap)
+    permission_owners: PMap[int | str | None, str] = attrs.field(factory=PMap)
     next_request_id: int = 0
     decoder: NdjsonDecoder = _NO_BYTES
     protocols: tuple[int, ...] = (2,)
     v1: V1State | None = None
+    judge: PreviewState | None = None
+    # How many messages `judge` has seen: the line label of its findings. A position, not
+    # state: left out of equality (like `ClientEngine.messages`).
+    judged: int = attrs.field(default=0, eq=False)
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -182,6 +209,7 @@ def new_client_connection(
         revision,
         decoder=decoder,
         protocols=protocols,
+        judge=PreviewState(revision) if revision.includes("2026-11") else None,
     )
 
 
@@ -194,12 +222,14 @@ class Build:
         self.outgoing = conn.outgoing
         self.incoming = conn.incoming
         self.orphans = conn.orphans
+        self.permission_owners = conn.permission_owners
         self.next_request_id = conn.next_request_id
         self.v1 = conn.v1
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
+        self.inbound: list[Message] = []  # what arrived this step, for `judge` (in order)
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
@@ -235,7 +265,69 @@ class Build:
         self.outgoing = self.outgoing.set(request_id, pending)
         return request_id
 
+    def judged_finding(self, rule: str, detail: str) -> None:
+        """A finding the connection would make on its own for a rule the judge decides: made
+        only when no judge runs (2026-08, v1), so one fault is one finding from one home."""
+        if self.conn.judge is None or self.v1 is not None:
+            self.finding(rule, detail)
+
+    def received(self, message: Message) -> None:
+        """`message` arrived (decoded, one item of a batch): the judge sees it in `done`."""
+        if self.conn.judge is not None and self.v1 is None:
+            self.inbound.append(message)
+
+    def _judged(self) -> None:
+        # The rules across the sessions of the connection (children, replay windows, keys,
+        # item cancels: `_rules/_check_preview.py`, the checker's one home for them) over
+        # what arrived, then what this step sends, in wire order. The agent's faults are
+        # findings; a MUST this client would break by sending is refused (nothing changed).
+        judge, at = self.conn.judge, self.conn.judged
+        assert judge is not None
+        for message in self.inbound:
+            if quiet(judge, "agent", message):  # the bulk of the traffic: text chunks
+                at += 1
+                continue
+            judge, at = self._observe(judge, at, "agent", message)
+        for wire in self.wire:
+            judge, at = self._observe(
+                judge, at, "client", decode_message(wire, revision=self.conn.revision)
+            )
+        self.changes["judge"], self.changes["judged"] = judge, at
+
+    def _observe(
+        self, judge: PreviewState, at: int, sender: str, message: object
+    ) -> tuple[PreviewState, int]:
+        session = _session_of(message)
+        cancels = None
+        if type(message) is CancelSessionNotification and session is not None:
+            before = self.conn.sessions.get(session)  # the machine before the cancel
+            cancels = None if before is None else before.engine.conversation.cancels
+        judge, findings = observe_connection(
+            judge, at, sender, message, session=session, cancels=cancels
+        )
+        for f in findings:
+            if f.rule == "R47" and self._held_before(message):
+                # Live, the connection has seen every announcement from the start, so it said
+                # R47 when the traffic arrived (`route_child`, held until announced); the
+                # judge, written for recordings that may start mid-session, says it at the
+                # announcement, about the same fault: one finding a fault.
+                continue
+            rule = RULES[f.rule]
+            if sender == "client" and rule.side == "client" and rule.level in _MUSTS:
+                raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
+            self.finding(f.rule, f.message)
+        return judge, at + 1
+
+    def _held_before(self, message: object) -> bool:
+        # `message` announces a child whose traffic this connection held (and reported).
+        if type(message) is not UpdateSessionNotification:
+            return False
+        update = message.update
+        return type(update) is SubagentUpdate and update.session_id in self.conn.orphans
+
     def done(self) -> ConnectionStep:
+        if self.conn.judge is not None and self.v1 is None and (self.inbound or self.wire):
+            self._judged()
         if self.v1 is not self.conn.v1:
             self.changes["v1"] = self.v1
         conn = fast_evolve(  # one generated rebuild per received message (no converters)
@@ -244,10 +336,25 @@ class Build:
             outgoing=self.outgoing,
             incoming=self.incoming,
             orphans=self.orphans,
+            permission_owners=self.permission_owners,
             next_request_id=self.next_request_id,
             **self.changes,
         )
         return ConnectionStep(conn, tuple(self.wire), tuple(self.events), tuple(self.ids))
+
+
+_MUSTS: Final = ("MUST", "MUST NOT")
+
+
+def _session_of(message: object) -> str | None:
+    # The session a message belongs to, as the checker routes it (an answer's session is
+    # the judge's own business: it pairs answers with requests itself).
+    if type(message) is Request:
+        params = message.params
+        sid = params.get("sessionId") if isinstance(params, Mapping) else None
+        return sid if isinstance(sid, str) else None
+    sid = getattr(message, "session_id", None)
+    return sid if isinstance(sid, str) else None
 
 
 def step_session(
@@ -263,12 +370,69 @@ def step_session(
     if prompt is not UNSET:
         open_prompts = (*open_prompts, prompt)
     events, open_prompts = engine_events(session_id, session.engine, engine, intent, open_prompts)
+    if engine.pending is not session.engine.pending:
+        b.permission_owners = _index_permissions(
+            b.permission_owners, session_id, session.engine.pending, engine.pending, intent
+        )
     b.sessions = b.sessions.set(
         session_id, fast_evolve(session, engine=engine, open_prompts=open_prompts)
     )
     b.wire.extend(step.outbound)
     b.ids.extend(step.ids)
     b.events.extend(events)
+
+
+def _index_permissions(
+    owners: PMap[int | str | None, str],
+    session_id: str,
+    before: PMap[int | str | None, RequestPermissionRequest],
+    after: PMap[int | str | None, RequestPermissionRequest],
+    intent: object,
+) -> PMap[int | str | None, str]:
+    """`permission_owners` after one step of `session_id` changed its pending requests: one
+    request asked, answered or withdrawn is one index edit; anything else (a cancel that
+    answers all of them `cancelled`) is a walk over this session's own requests only."""
+    grew, shrank = len(after) == len(before) + 1, len(after) == len(before) - 1
+    message = intent.message if type(intent) is Received else None
+    if grew and type(message) is RequestPermissionRequest and message.id in after:
+        return owners.set(message.id, session_id)
+    gone: int | str | None | Unset = UNSET
+    if type(intent) is AnswerPermission:
+        gone = intent.request_id
+    elif type(message) is CancelRequestNotification:
+        gone = message.request_id
+    if shrank and not isinstance(gone, Unset) and gone in before and gone not in after:
+        return owners.delete(gone) if owners.get(gone) == session_id else owners
+    edit = owners.mutate()
+    for request_id in before:
+        if request_id not in after and edit.get(request_id) == session_id:
+            del edit[request_id]
+    for request_id in after:
+        if request_id not in before:
+            edit[request_id] = session_id
+    return edit.finish()
+
+
+def permission_owner(b: Build, request_id: int | str | None) -> str | None:
+    """The session whose engine holds the agent's pending permission request `request_id`
+    (None: none does); an index entry a closed or replaced session left is dropped."""
+    session_id: str | None = b.permission_owners.get(request_id)
+    if session_id is None:
+        return None
+    session = b.sessions.get(session_id)
+    if session is not None and request_id in session.engine.pending:
+        return session_id
+    b.permission_owners = b.permission_owners.delete(request_id)
+    return None
+
+
+def permissions_held(b: Build, limit: int) -> int:
+    """How many of the agent's permission requests the sessions hold (exact below `limit`:
+    at the limit, stale index entries are dropped before the count is trusted)."""
+    if len(b.permission_owners) >= limit:
+        for request_id in list(b.permission_owners.keys()):
+            permission_owner(b, request_id)
+    return len(b.permission_owners)
 
 
 def _prompt_id(b: Build, session_id: str, given: int | str | None) -> int | str | None:

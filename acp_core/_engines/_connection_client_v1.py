@@ -18,8 +18,13 @@ Theory of operation.
 - A v1 permission request reaches the engine as the normalizer's v2 request; the host
   answers it with `AnswerPermission` as on v2, and the answer (the same shape in v1) is
   shown to the normalizer, which reports `running` again.
-- Responses other than the prompt's, agent requests other than `session/request_permission`
-  (`fs/*`, `terminal/*`: answered `-32601` for now) and anything unreadable take the v2 path.
+- The agent's `fs/*` and `terminal/*` requests reach the host as `ExtensionRequest`s (v2 has
+  no such methods; the host answers them with `AnswerRequest` / `FailRequest`, in v1 shape),
+  and the host's answers are shown to the normalizer (the terminals in the view).
+- v1 has no child sessions: an update for an unknown session is an `E3` finding, dropped; a
+  turn's update while no prompt of its session is open is a `v1.update-after-turn` finding.
+- Responses other than the prompt's, other agent requests and anything unreadable take the
+  v2 path.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import LocalProtocolError
+from acp_core._state._pcoll import in_order
 from acp_core._v1._normalize import normalize_v1_step
 from acp_core._v1._v1_state import new_v1_state
-from acp_core._wire._json import JsonObject, JsonValue, freeze_json
+from acp_core._wire._json import UNSET, JsonObject, JsonValue, freeze_json
 from acp_core._wire._jsonrpc import (
     Message,
     RequestPermissionRequest,
@@ -43,12 +49,15 @@ from acp_core._wire._updates import UserMessage
 
 from ._connection_client_intents import CloseSession, ResumeSession, SetConfigOption
 from ._connection_client_state import Build, PendingRequest
-from ._connection_values import params_object
+from ._connection_values import ExtensionRequest, RequestCancelled, SessionIntent, params_object
+from ._intents import SendCancel
 
 __all__ = [
+    "V1_CLIENT_METHODS",
     "V1_REFUSED",
     "negotiated",
     "refuse_unnegotiated",
+    "v1_cancel_pending",
     "v1_intent",
     "v1_outbound",
     "v1_received",
@@ -57,6 +66,23 @@ __all__ = [
 #: Host intents with no v1 form (v1 has `session/load`, not `session/resume`; no close, no
 #: config options): refused on a v1 connection, naming E5.
 V1_REFUSED: Final = (ResumeSession, CloseSession, SetConfigOption)
+#: The v1 agent's requests to its client's file system and terminals: handed to the host as
+#: `ExtensionRequest`s (v2 has no such methods), answered with `AnswerRequest` in v1 shape.
+V1_CLIENT_METHODS: Final = frozenset(
+    (
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "terminal/create",
+        "terminal/output",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release",
+    )
+)
+# Update kinds that belong to a turn: after the prompt's result, a v1 agent broke v1.
+_TURN_KINDS: Final = frozenset(
+    ("agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan")
+)
 # The v1 fields of a prompt request (v2-only fields are left out).
 _PROMPT_FIELDS: Final = ("sessionId", "prompt", "_meta")
 
@@ -103,6 +129,27 @@ def v1_intent(b: Build, intent: object) -> None:
         raise LocalProtocolError(
             "E5", f"{type(intent).__name__} has no form in protocol 1 (the agent speaks v1)"
         )
+
+
+def v1_cancel_pending(b: Build, intent: SessionIntent) -> None:
+    """After a `SendCancel` on a v1 connection: answer the session's pending permission
+    requests `cancelled`, as v1 asks of a client that cancels (the v1 agent waits for those
+    answers before it ends the turn; the later v2 drafts leave them to the agent's
+    `$/cancel_request`, which v1 lacks). Each is a `RequestCancelled` event to the host."""
+    if type(intent.intent) is not SendCancel:
+        return
+    session = b.sessions[intent.session_id]
+    engine = session.engine
+    asked = [rid for rid, r in in_order(engine.pending) if r.session_id == intent.session_id]
+    if not asked:
+        return
+    pending = engine.pending
+    for rid in asked:
+        b.send({"jsonrpc": "2.0", "id": rid, "result": {"outcome": {"outcome": "cancelled"}}})
+        b.event(RequestCancelled(rid))
+        pending = pending.delete(rid)
+    engine = attrs.evolve(engine, pending=pending)
+    b.sessions = b.sessions.set(intent.session_id, attrs.evolve(session, engine=engine))
 
 
 def _v1_shape(message: dict[str, Any]) -> dict[str, Any]:
@@ -180,9 +227,58 @@ def v1_received(
         for item in items:
             receive(b, item)
         return
+    if method == "session/update" and not _update_in_place(b, value):
+        return
     if method in ("session/update", "session/request_permission"):
         for item in _normalized(b, value, "agent"):
             receive(b, item)
         return
+    if method in V1_CLIENT_METHODS and _host_request(b, value):
+        return
     _normalized(b, value, "agent")  # its bookkeeping (session/new answers, terminals)
     v2_path(b, value)
+
+
+def _update_in_place(b: Build, value: dict[str, Any]) -> bool:
+    """False (with an `E3` finding) for an update of a session this client does not have:
+    v1 has no child sessions to hold it for. A turn's update (a chunk, a tool call, a plan)
+    while no prompt or load of its session is open is a `v1.update-after-turn` finding: v1
+    agents send a turn's updates before the prompt's result; it is still folded."""
+    params = value.get("params")
+    sid = params.get("sessionId") if type(params) is dict else None
+    if type(sid) is not str:
+        return True  # the v2 path reports what cannot be read
+    if sid not in b.sessions:
+        if any(p.method == "session/new" for p in b.outgoing.values()):
+            return True  # may be the session being opened: held as on v2
+        b.finding("E3", f"update for unknown session {sid!r} dropped (v1 has no child sessions)")
+        return False
+    update = params.get("update") if type(params) is dict else None
+    kind = update.get("sessionUpdate") if type(update) is dict else None
+    open_work = any(
+        p.method in ("session/prompt", "session/load") and p.session_id in (sid, None)
+        for p in b.outgoing.values()
+    )
+    if kind in _TURN_KINDS and not open_work:
+        b.finding(
+            "v1.update-after-turn",
+            f"{kind} for {sid!r} while no prompt of it is open (after its result?)",
+        )
+    return True
+
+
+def _host_request(b: Build, value: dict[str, Any]) -> bool:
+    """A v1 `fs/*` or `terminal/*` request, handed to the host; False when its id cannot be
+    held (the v2 path refuses it)."""
+    rid = value.get("id")
+    if type(rid) not in (int, str) or rid in b.incoming:
+        return False
+    if any(rid in s.engine.pending for s in b.sessions.values()):
+        return False
+    _normalized(b, value, "agent")  # its bookkeeping (terminals)
+    b.incoming = b.incoming.set(rid, value["method"])
+    params = value.get("params")
+    b.event(
+        ExtensionRequest(rid, value["method"], UNSET if params is None else freeze_json(params))
+    )
+    return True

@@ -141,7 +141,8 @@ class ForkSession:
 
 @attrs.frozen
 class ExtensionRequest:
-    """A request whose method starts with `_`: the host answers it (or fails it)."""
+    """A request whose method starts with `_` (or, from a v1 agent, one of v1's `fs/*` and
+    `terminal/*` methods): the host answers it (or fails it)."""
 
     request_id: int | str | None
     method: str
@@ -167,9 +168,10 @@ class Finding:
 
     Attributes:
         rule: the rule it breaks (`D1` undecodable, or the rule `check` names for it: `R4`,
-            `R29`, `R26`, `R80`; `E3` wrong session or direction, `J1`
-            a response to nothing, `X0` an unknown notification, `F1` a framing error, `E5`
-            traffic on a connection whose version was refused), or on an agent connection
+            `R29`, `R26`, `R80`; `E3` wrong session or direction; a response to nothing:
+            `J1` from the agent, `C25` from the client; `X0` an unknown notification, `F1` a
+            framing error, `E5` traffic on a connection whose version was refused), or on an
+            agent connection
             serving v1, the `v1.*` id of a projection step that lost something (docs/v1.md,
             "Serving a v1 client").
         detail: a readable explanation.

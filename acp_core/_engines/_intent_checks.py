@@ -199,7 +199,7 @@ def _wire_valid(part: str, check: Check, *, latest: bool = False) -> Check:
 
         try:
             revision = V2_PREVIEW if latest else V2_2026_08
-            return decode_part(part, encode_part(part, value), revision=revision)
+            return decode_part(part, encode_part(part, value, revision=revision), revision=revision)
         except DecodeError as e:
             problem = str(e)
         except Exception as e:  # a foreign object inside the value: its own methods raised

@@ -73,8 +73,11 @@ def run_features(run: PairRun) -> frozenset[str]:
     """Which of `FEATURES` `run` reached: from its actions, and for a permission answered
     `cancelled` (which the client's connection sends on its own), from the client's
     recording."""
-    found = {_BY_ACTION[name] for name in (label.split(" ")[0] for label in run.path)
-             if name in _BY_ACTION}
+    found = {
+        _BY_ACTION[name]
+        for name in (label.split(" ")[0] for label in run.path)
+        if name in _BY_ACTION
+    }
     if any(_answered_cancelled(entry) for entry in run.client_trace):
         found.add("cancelled")
     return frozenset(found)

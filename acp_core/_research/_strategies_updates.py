@@ -264,4 +264,5 @@ def wire_updates(
     *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Encoded updates: fresh wire dicts as an agent would send them in `update`."""
-    return session_updates(tolerated=tolerated, revision=revision).map(encode_update)
+    updates = session_updates(tolerated=tolerated, revision=revision)
+    return updates.map(lambda update: encode_update(update, revision=revision))

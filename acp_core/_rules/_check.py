@@ -14,7 +14,8 @@ one per recorded line (a batch is one line). `check_trace` is three steps:
    title or options), never an exception; at most `_MAX_DIAGNOSTICS` schema findings a line;
 2. the single-message checks of `_rules/_check_message.py` (open-enum values, paths, base64, batch
    contents, custom root keys) and, from 2026-11 on, the checks across the sessions of the
-   connection of `_rules/_check_preview.py` (children, replay windows, keys, item cancels);
+   connection of `_rules/_check_preview.py` (children, replay windows, keys, item cancels; a
+   frozen `PreviewState` the checker replaces per message, `observe_connection`);
 3. the conversation machine (`observe`), one per session, started with
    `Conversation.mid_session` (a trace may start mid-session, so nothing that happened
    before it is demanded); requests without a session go to one more machine. Answers are
@@ -41,7 +42,7 @@ from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen
 from ._check_preview import CHECKED as PREVIEW_CHECKED
-from ._check_preview import PreviewRules
+from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import OpenSessions
 from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
@@ -126,7 +127,8 @@ class _Checker:
         self.single = MessageRules(revision)
         # The rules across the sessions of a connection (children, replay, keys, items),
         # from the 2026-11 draft on.
-        self.preview = PreviewRules(revision) if revision.includes("2026-11") else None
+        # A frozen value, replaced per message: a fork shares it.
+        self.preview = PreviewState(revision) if revision.includes("2026-11") else None
         self.out: list[Violation] = []
         self.sessions: dict[str, Conversation] = {}
         self.seen: dict[str, Seen] = {}
@@ -229,8 +231,6 @@ class _Checker:
             sid = msg.session_id
         if unknown is not None:
             self.report("J3", i, unknown)
-            if self.preview is not None and sid is not None:
-                self.preview.j3.add((i, sid))  # one finding per fault: J3 wins over R47
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())
             if isinstance(msg, j.UpdateSessionNotification):
@@ -238,20 +238,27 @@ class _Checker:
             elif isinstance(msg, j.RequestPermissionRequest):
                 self.report_all(i, self.single.permission(seen, msg))
         if self.preview is not None:
-            for f in self.preview.message(i, side, sid, msg):
+            # R71 asks to withdraw the requests of the work a cancel cancels. Which work asked
+            # a request is the session machine's to say (`Conversation.cancels`): a cancel while
+            # idle cancels nothing (Q20) and a request asked before the work began is
+            # background (R40; R73: the agent MAY stop it).
+            conv = (
+                self.sessions.get(msg.session_id)
+                if side == CLIENT and isinstance(msg, j.CancelSessionNotification)
+                else None
+            )
+            self.preview, found = observe_connection(
+                self.preview,
+                i,
+                side,
+                msg,
+                session=sid,
+                judged_j3=unknown is not None,  # one finding per fault: J3 wins over R47
+                cancels=None if conv is None else conv.cancels,
+            )
+            for f in found:
                 self.report(f.rule, f.at, f.message)
-            if side == CLIENT and isinstance(msg, j.CancelSessionNotification):
-                self.background_requests(i, msg.session_id)
         self.observe(sid, i, side, msg)
-
-    def background_requests(self, i: int, sid: str) -> None:
-        # R71 asks to withdraw the requests of the work a cancel cancels. Which work asked a
-        # request is the session machine's to say (`Conversation.cancels`): a cancel while
-        # idle cancels nothing (Q20) and a request asked before the work began is background
-        # (R40; R73: the agent MAY stop it). Only those the machine cannot place stay marked.
-        conv = self.sessions.get(sid)
-        if conv is not None and self.preview is not None:
-            self.preview.not_cancelled(i, conv.cancels)
 
     def observe(self, sid: str | None, i: int, side: Sender, msg: object) -> None:
         conv = self.connection if sid is None else self.sessions.get(sid)
@@ -286,14 +293,14 @@ class _Checker:
         twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
         twin.route, twin.recent = dict(self.route), dict(self.recent)
         twin.open = self.open.copy()
-        twin.preview = None if self.preview is None else self.preview.copy()
+        # (`preview` is a frozen value: the twin shares it)
         return twin
 
     def finish(self) -> tuple[Violation, ...]:
         for conv in (*self.sessions.values(), self.connection):
             for f in finish(conv):
                 self.report(f.rule, f.at, f.message, warning=f.warning)
-        for f in self.preview.finish() if self.preview is not None else ():
+        for f in finish_connection(self.preview) if self.preview is not None else ():
             self.report(f.rule, f.at, f.message)
         return tuple(sorted(self.out, key=lambda v: v.index))
 

@@ -1,9 +1,12 @@
 """The trace checks of the 2026-11 draft and the Preview that span sessions of one connection.
 
-Owns: `PreviewRules` (one `check_trace` call's memory of the connection: announced children
-and their parents, item capabilities, background lists, replay windows of resume requests,
-withdrawn permission requests; its `book` of prompts is `_rules/_check_preview_prompts.py`'s)
-and `CHECKED` (the rule ids it reports).
+Owns: `PreviewState` (a frozen value: what the checker remembers of the connection so far:
+announced children and their parents, item capabilities, background lists, replay windows of
+resume requests, withdrawn permission requests; its `book` of prompts is
+`_rules/_check_preview_prompts.py`'s, its `cancels` `_rules/_check_preview_cancels.py`'s),
+its two functions `observe_connection(state, at, sender, message, ...) -> (state, findings)`
+and `finish_connection(state) -> findings`, `PreviewDraft` (the in-call view the rule modules
+edit) and `CHECKED` (the rule ids it reports).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
@@ -18,26 +21,45 @@ envelope is J3 at once (`_rules/_check_sessions.py`); J3 wins, so a later announ
 no R47 for that line: findings are never taken back as a recording grows (`TraceCheck`
 extends checks incrementally). Findings never depend on anything but the messages
 before them, and nothing here raises on any decoded message.
+
+Values and transients. `PreviewState` and everything in it is frozen (attrs records, tuples,
+frozensets, `immutables.Map`, `_rules/_draft.OMap`), so forking the checker is keeping the
+old value. Inside one `observe_connection` call the rules edit a `PreviewDraft`: each field
+is drafted the first time the call reads it (`immutables.Map.mutate()`, the Clojure/h2
+transient idiom), and the call returns the draft frozen again; no draft outlives the call.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+import attrs
+
+from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
+from acp_core._wire import _updates as u
 from acp_core._wire._revision import Revision
 
 from ._check_preview_answers import RESTRICTED, agent_answer
-from ._check_preview_cancels import Cancels
+from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
 from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
-from ._check_preview_prompts import PromptBook
+from ._check_preview_prompts import BookDraft, PromptBook, freeze_book, thaw_book
+from ._check_preview_records import FINAL_TOOL, Resume, Terminal, Tool
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
+from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["CHECKED", "PreviewRules"]
+__all__ = [
+    "CHECKED",
+    "PreviewDraft",
+    "PreviewState",
+    "finish_connection",
+    "observe_connection",
+    "observe_connection_fully",
+    "quiet",
+]
 
 #: The rules these checks report (the `checked` column of docs/rules.md).
 CHECKED: Final = frozenset(
@@ -59,109 +81,192 @@ _ITEM_ID: Final[Mapping[type, Any]] = {
     j.CancelToolCallRequest: lambda m: m.tool_call_id,
     j.CancelTerminalRequest: lambda m: m.terminal_id,
 }
-# The plain dicts of `PreviewRules` (values never mutated in place).
-_DICTS: Final = (
-    *("parents", "can_cancel", "child_idle", "unclaimed", "background", "routes"),
-    *("replaying", "permissions", "withdrawn", "cancelled", "closed", "child_work"),
-    "resumed",
-)
 
 
-class _Resume:
-    __slots__ = (
-        "at",
-        "children",
-        "cursor",
-        "expected",
-        "marked",
-        "session",
-        "snapshot",
-        "stated",
-        "users",
+@attrs.frozen(slots=True)
+class PreviewState:
+    """The cross-session memory of one connection at one revision (a frozen value)."""
+
+    revision: Revision
+    named: PMap[str, bool] = EMPTY  # ids the client or a session/new result named
+    parents: PMap[str, str] = EMPTY  # child -> parent (first announcement wins)
+    can_cancel: PMap[str, bool] = EMPTY  # child -> its capabilities permit cancel
+    child_idle: PMap[str, bool] = EMPTY  # child -> its own last state is idle
+    unclaimed: PMap[str, tuple[int, str]] = EMPTY  # unknown id -> (first use, rule)
+    tools: PMap[tuple[str, str], Tool] = EMPTY
+    terminals: PMap[tuple[str, str], Terminal] = EMPTY
+    # session -> its latest background list (the (kind, id) of each item, in order)
+    background: PMap[str, tuple[tuple[str, str], ...] | None] = EMPTY
+    routes: PMap[tuple[str, RequestKey], tuple[str, str | None, object]] = EMPTY
+    resumes: OMap[RequestKey, Resume] = EMPTY_OMAP
+    replaying: PMap[str, RequestKey] = EMPTY  # session -> the resume replaying it
+    upserted: PMap[str, PMap[str, bool]] = EMPTY  # replaying session -> reset message ids
+    book: PromptBook = attrs.field(
+        factory=PromptBook
+    )  # prompts, keys, held prompts (R59, R67, R68, R70, C43)
+    resumed: PMap[str, int] = EMPTY  # session -> its first session/resume request (R61)
+    inserted: PMap[str, PMap[str, bool]] = EMPTY  # session -> messageIds prompts got (R64)
+    permissions: OMap[RequestKey, tuple[str, int, str | None]] = EMPTY_OMAP
+    withdrawn: OMap[RequestKey, int] = EMPTY_OMAP  # agent's $/cancel_request, unanswered
+    cancelled: OMap[RequestKey, int] = EMPTY_OMAP  # pending at a session/cancel (R71, C40)
+    closed: PMap[str, int] = EMPTY  # session -> its close answer's line
+    suggestions: bool | None = None  # the client advertised prompt suggestions
+    # (line, session) of every envelope J3 judged: an id a recording from `initialize`
+    # never set up. A later announcement does not add R47 there (one finding a fault).
+    j3: PMap[tuple[int, str], bool] = EMPTY
+    # Sessions whose whole life the recording shows: a session/new answer gave them, or
+    # they were first announced on such a session (R50 judges only their children).
+    fresh: PMap[str, bool] = EMPTY
+    child_work: PMap[str, int] = EMPTY  # fresh child -> first output, no own state yet
+    # pending elicitations and cancel windows (R72, R73)
+    cancels: Cancels = attrs.field(factory=Cancels)
+
+
+def observe_connection(
+    state: PreviewState,
+    at: int,
+    sender: str,
+    message: object,
+    *,
+    session: str | None,
+    judged_j3: bool = False,
+    cancels: Callable[[RequestKey], bool | None] | None = None,
+) -> tuple[PreviewState, list[Finding]]:
+    """What `message` (line `at`, sent by `sender`, belonging to `session`) breaks across the
+    sessions of the connection, and the state after it.
+
+    `judged_j3`: the checker reported J3 for this envelope (J3 wins over R47). `cancels`: for
+    the client's `session/cancel`, the session machine's `Conversation.cancels` (which of the
+    pending requests the cancel cancels; R71)."""
+    if not judged_j3 and quiet(state, sender, message):
+        return state, []
+    return observe_connection_fully(
+        state, at, sender, message, session=session, judged_j3=judged_j3, cancels=cancels
     )
 
-    def __init__(self, session: str, at: int, cursor: bool) -> None:
-        self.session = session
-        self.at = at
-        self.cursor = cursor
-        self.children: list[str] = []  # announced while this resume was served (R60)
-        self.marked: set[str] = set()  # sessions whose replay_complete arrived (R57)
-        self.snapshot = False  # a state_update of the session after its history (R62)
-        self.stated = False  # any state_update of the session while the resume was served
-        self.expected: frozenset[str] = frozenset()  # user ids prompt answers returned (R64)
-        self.users: set[str] = set()  # user message ids the replay showed
 
-    def copy(self) -> _Resume:
-        twin = _Resume(self.session, self.at, self.cursor)
-        twin.children, twin.marked = list(self.children), set(self.marked)
-        twin.snapshot, twin.expected, twin.users = self.snapshot, self.expected, set(self.users)
-        twin.stated = self.stated
-        return twin
+def observe_connection_fully(
+    state: PreviewState,
+    at: int,
+    sender: str,
+    message: object,
+    *,
+    session: str | None,
+    judged_j3: bool = False,
+    cancels: Callable[[RequestKey], bool | None] | None = None,
+) -> tuple[PreviewState, list[Finding]]:
+    """`observe_connection` without its quiet path (tests/test_check_preview_quiet.py holds
+    the two equal)."""
+    r = _thaw(state)
+    if judged_j3 and session is not None:
+        r.j3 = r.j3.set((at, session), True)
+    r.message(at, sender, session, message)
+    if cancels is not None and isinstance(message, j.CancelSessionNotification):
+        r.not_cancelled(at, cancels)
+    return r.frozen(state), r.found
 
 
-class PreviewRules:
-    """The cross-session checks for one revision; one instance per `check_trace` call."""
+#: Updates that change nothing here on a top-level session outside a replay window: the
+#: agent's own text streams (the bulk of every connection's traffic).
+_QUIET_UPDATES: Final = (u.AgentMessageChunk, u.AgentThoughtChunk)
 
-    def __init__(self, revision: Revision) -> None:
-        self.revision = revision
-        self.found: list[Finding] = []
-        self.named: set[str] = set()  # ids the client or a session/new result named
-        self.parents: dict[str, str] = {}  # child -> parent (first announcement wins)
-        self.can_cancel: dict[str, bool] = {}  # child -> its capabilities permit cancel
-        self.child_idle: dict[str, bool] = {}  # child -> its own last state is idle
-        self.unclaimed: dict[str, tuple[int, str]] = {}  # unknown id -> (first use, rule)
-        self.tools: dict[tuple[str, str], list[Any]] = {}  # [can cancel, final, name]
-        self.terminals: dict[tuple[str, str], list[bool]] = {}  # [can cancel, exited]
-        self.background: dict[str, dict[tuple[str, str], object] | None] = {}
-        self.routes: dict[tuple[str, RequestKey], tuple[str, str | None, object]] = {}
-        self.resumes: dict[RequestKey, _Resume] = {}
-        self.replaying: dict[str, RequestKey] = {}  # session -> the resume replaying it
-        self.upserted: dict[str, set[str]] = {}  # replaying session -> reset message ids
-        self.book = PromptBook()  # prompts, keys, held prompts (R59, R67, R68, R70, C43)
-        self.resumed: dict[str, int] = {}  # session -> its first session/resume request (R61)
-        self.inserted: dict[str, set[str]] = {}  # session -> messageIds prompts got (R64)
-        self.permissions: dict[RequestKey, tuple[str, int, str | None]] = {}
-        self.withdrawn: dict[RequestKey, int] = {}  # agent's $/cancel_request, unanswered
-        self.cancelled: dict[RequestKey, int] = {}  # pending at a session/cancel (R71, C40)
-        self.closed: dict[str, int] = {}  # session -> its close answer's line
-        self.suggestions: bool | None = None  # the client advertised prompt suggestions
-        # (line, session) of every envelope J3 judged: an id a recording from `initialize`
-        # never set up. A later announcement does not add R47 there (one finding a fault).
-        self.j3: set[tuple[int, str]] = set()
-        # Sessions whose whole life the recording shows: a session/new answer gave them, or
-        # they were first announced on such a session (R50 judges only their children).
-        self.fresh: set[str] = set()
-        self.child_work: dict[str, int] = {}  # fresh child -> first output, no own state yet
-        self.cancels = Cancels()  # pending elicitations and cancel windows (R72, R73)
 
-    def copy(self) -> PreviewRules:
-        """An independent copy (for a checker that forks): containers are copied, the frozen
-        values in them shared."""
-        twin = copy.copy(self)
-        twin.found = list(self.found)
-        twin.named, twin.j3, twin.fresh = set(self.named), set(self.j3), set(self.fresh)
-        twin.cancels = self.cancels.copy()
-        for name in _DICTS:
-            setattr(twin, name, dict(getattr(self, name)))
-        twin.tools = {k: list(v) for k, v in self.tools.items()}
-        twin.terminals = {k: list(v) for k, v in self.terminals.items()}
-        twin.book = self.book.copy()
-        twin.inserted = {k: set(v) for k, v in self.inserted.items()}
-        twin.upserted = {k: set(v) for k, v in self.upserted.items()}
-        twin.resumes = {k: v.copy() for k, v in self.resumes.items()}
-        return twin
+def quiet(state: PreviewState, sender: str, message: object) -> bool:
+    """Whether `observe_connection` would leave `state` as it is and find nothing."""
+    # The quiet path: an agent chunk on a session the connection named, that is nobody's
+    # child and not replaying, reaches no rule of this module (no session refs, no book
+    # entry, no child output, no window), so the state stays as it is and nothing is found.
+    if sender != "agent" or type(message) is not j.UpdateSessionNotification:
+        return False
+    sid = message.session_id
+    return (
+        type(message.update) in _QUIET_UPDATES
+        and sid in state.named
+        and sid not in state.parents
+        and sid not in state.replaying
+    )
+
+
+def finish_connection(state: PreviewState) -> list[Finding]:
+    """What the end of the recording shows: withdrawn requests never answered (C40)."""
+    r = _thaw(state)
+    r.finish()
+    return r.found
+
+
+class _Scratch:
+    # The draft's own slots besides the record's fields.
+    __slots__ = ("book_draft", "cancels_draft", "found")
+    found: list[Finding]
+    book_draft: BookDraft | None
+    cancels_draft: CancelsDraft | None
+
+
+class PreviewDraft(_Scratch):
+    """`PreviewState` being edited inside one call (`_rules/_draft.twins`), with the rules
+    that edit it; the other `_check_preview_*` modules take it as `r`. A field is replaced,
+    never edited in place; `book` and `cancels` are edited through their own drafts
+    (`edit_book()`, `edit_cancels()`)."""
+
+    __slots__ = (
+        *("revision", "named", "parents", "can_cancel", "child_idle", "unclaimed", "tools"),
+        *("terminals", "background", "routes", "resumes", "replaying", "upserted", "book"),
+        *("resumed", "inserted", "permissions", "withdrawn", "cancelled", "closed"),
+        *("suggestions", "j3", "fresh", "child_work", "cancels"),
+    )
+
+    revision: Revision
+    named: PMap[str, bool]
+    parents: PMap[str, str]
+    can_cancel: PMap[str, bool]
+    child_idle: PMap[str, bool]
+    unclaimed: PMap[str, tuple[int, str]]
+    tools: PMap[tuple[str, str], Tool]
+    terminals: PMap[tuple[str, str], Terminal]
+    background: PMap[str, tuple[tuple[str, str], ...] | None]
+    routes: PMap[tuple[str, RequestKey], tuple[str, str | None, object]]
+    resumes: OMap[RequestKey, Resume]
+    replaying: PMap[str, RequestKey]
+    upserted: PMap[str, PMap[str, bool]]
+    book: PromptBook
+    resumed: PMap[str, int]
+    inserted: PMap[str, PMap[str, bool]]
+    permissions: OMap[RequestKey, tuple[str, int, str | None]]
+    withdrawn: OMap[RequestKey, int]
+    cancelled: OMap[RequestKey, int]
+    closed: PMap[str, int]
+    suggestions: bool | None
+    j3: PMap[tuple[int, str], bool]
+    fresh: PMap[str, bool]
+    child_work: PMap[str, int]
+    cancels: Cancels
+
+    def edit_book(self) -> BookDraft:
+        """The prompt book's draft (made on first use in this call)."""
+        if self.book_draft is None:
+            self.book_draft = thaw_book(self.book)
+        return self.book_draft
+
+    def edit_cancels(self) -> CancelsDraft:
+        """The cancel windows' draft (made on first use in this call)."""
+        if self.cancels_draft is None:
+            self.cancels_draft = thaw_cancels(self.cancels)
+        return self.cancels_draft
+
+    def frozen(self, state: PreviewState) -> PreviewState:
+        if self.book_draft is not None:
+            self.book = freeze_book(self.book_draft, self.book)
+        if self.cancels_draft is not None:
+            self.cancels = freeze_cancels(self.cancels_draft, self.cancels)
+        return _freeze(self, state)
 
     def report(self, rule: str, at: int, message: str) -> None:
         if self.revision.applies(rule):
             self.found.append(Finding(rule, message, at))
 
-    def take(self) -> list[Finding]:
-        out, self.found = self.found, []
-        return out
-
     # -- dispatch ------------------------------------------------------------------------
 
-    def message(self, i: int, side: str, sid: str | None, msg: object) -> list[Finding]:
+    def message(self, i: int, side: str, sid: str | None, msg: object) -> None:
         """What `msg` (sent by `side`, belonging to session `sid`) breaks across sessions."""
         if isinstance(msg, (j.Response, j.ErrorResponse)):
             self.answer(i, side, msg)
@@ -177,26 +282,31 @@ class PreviewRules:
                 if isinstance(msg, j.PromptRequest)
                 else j.Method.REQUEST_PERMISSION
             )
-            self.routes[(side, request_key(msg.id))] = (method, sid, msg)
+            self.routes = self.routes.set((side, request_key(msg.id)), (method, sid, msg))
         elif isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest)):
             item = self.item(msg) or (False, False, False)
-            self.routes[(side, request_key(msg.id))] = (_METHOD[type(msg)], sid, item)
-        return self.take()
+            route = (_METHOD[type(msg)], sid, item)
+            self.routes = self.routes.set((side, request_key(msg.id)), route)
+
+    def settled(self, key: RequestKey) -> None:
+        """The request `key` is answered or withdrawn: no elicitation is owed for it."""
+        if key in self.cancels.elicitations:
+            self.edit_cancels().settled(key)
 
     def item(self, msg: object) -> tuple[bool, bool, bool] | None:
         """For an item cancel: (known, can cancel, final) of the item as it is now."""
         if isinstance(msg, j.CancelToolCallRequest):
             tool = self.tools.get((msg.session_id, msg.tool_call_id))
-            return None if tool is None else (True, tool[0], tool[1])
+            return None if tool is None else (True, tool.cancel, tool.final)
         if isinstance(msg, j.CancelTerminalRequest):
             term = self.terminals.get((msg.session_id, msg.terminal_id))
-            return None if term is None else (True, term[0], term[1])
+            return None if term is None else (True, term.cancel, term.exited)
         return None
 
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
-        if sid not in self.named and sid not in self.parents:
-            self.unclaimed.setdefault(sid, (at, "R47"))
+        if sid not in self.named and sid not in self.parents and sid not in self.unclaimed:
+            self.unclaimed = self.unclaimed.set(sid, (at, "R47"))
         if self.closed_parent(sid) is not None:
             self.report(
                 "R76",
@@ -227,16 +337,18 @@ class PreviewRules:
                 if isinstance(subject, j.ToolCallPermissionSubject)
                 else None
             )
-            self.permissions[request_key(msg.id)] = (msg.session_id, i, tool)
+            self.permissions = oset(
+                self.permissions, request_key(msg.id), (msg.session_id, i, tool)
+            )
         elif isinstance(msg, j.CancelRequestNotification):
             key = request_key(msg.request_id)
-            self.cancels.settled(key)
+            self.settled(key)
             if key in self.permissions:
-                self.withdrawn[key] = i
+                self.withdrawn = oset(self.withdrawn, key, i)
         elif isinstance(msg, j.Request) and msg.method == "elicitation/create":
             if sid is not None:
                 self.use(sid, i)
-            self.cancels.elicitation(i, msg)
+            self.edit_cancels().elicitation(i, msg)
 
     def update(self, i: int, sid: str, upd: object) -> None:
         on_update(self, i, sid, upd)
@@ -248,7 +360,7 @@ class PreviewRules:
             self.initialize(msg.params)
             return
         if isinstance(msg, j.CancelRequestNotification):
-            self.book.withdraw(request_key(msg.request_id))
+            self.edit_book().withdraw(request_key(msg.request_id))
         if sid is None:
             return
         method = (
@@ -273,8 +385,8 @@ class PreviewRules:
                     f"the client cancels child session {shown(sid)}, whose capabilities do "
                     "not permit cancel",
                 )
-        else:
-            self.named.add(sid)
+        elif sid not in self.named:
+            self.named = self.named.set(sid, True)
         cancels = isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest))
         if cancels and not (self.item(msg) or (False, False))[1]:
             self.report(
@@ -284,39 +396,44 @@ class PreviewRules:
                 "advertise capabilities.cancel",
             )
         if isinstance(msg, j.CancelToolCallRequest):
-            self.cancels.item_cancel(i, sid, msg.tool_call_id)
+            self.edit_cancels().item_cancel(i, sid, msg.tool_call_id)
         elif isinstance(msg, j.CancelSessionNotification):
-            self.cancels.cancel(i, sid, self.unfinished_listed(sid))
-        elif isinstance(msg, j.PromptRequest):
-            self.cancels.asked(sid)
+            self.edit_cancels().cancel(i, sid, self.unfinished_listed(sid))
+        elif isinstance(msg, j.PromptRequest) and sid in self.cancels.windows:
+            self.edit_cancels().asked(sid)
         if isinstance(msg, j.PromptRequest):
-            self.book.prompt(self, i, sid, msg)
+            self.edit_book().prompt(self, i, sid, msg)
         elif isinstance(msg, j.CancelSessionNotification):
-            self.book.cancel(i, sid)
-            for key, (psid, _at, _tool) in self.permissions.items():
-                if psid == sid:
-                    self.cancelled.setdefault(key, i)
+            self.edit_book().cancel(i, sid)
+            cancelled = self.cancelled
+            for key, (psid, _at, _tool) in oitems(self.permissions):
+                if psid == sid and key not in cancelled:
+                    cancelled = oset(cancelled, key, i)
+            self.cancelled = cancelled
         elif isinstance(msg, j.Request) and msg.method == "session/close":
-            self.book.close(sid)
+            self.edit_book().close(sid)
         elif isinstance(msg, j.Request) and msg.method == "session/resume":
-            self.resumed.setdefault(sid, i)
+            if sid not in self.resumed:
+                self.resumed = self.resumed.set(sid, i)
             params = msg.params if isinstance(msg.params, Mapping) else {}
             cursor = params.get("replayFrom") is not None
-            resume = self.resumes[request_key(msg.id)] = _Resume(sid, i, cursor)
-            resume.expected = frozenset(self.inserted.get(sid, ()))
-            self.closed.pop(sid, None)
+            expected = frozenset(self.inserted.get(sid, EMPTY))
+            rkey = request_key(msg.id)
+            self.resumes = oset(self.resumes, rkey, Resume(sid, i, cursor, expected=expected))
+            if sid in self.closed:
+                self.closed = self.closed.delete(sid)
             if cursor:
-                self.replaying[sid] = request_key(msg.id)
-                self.upserted[sid] = set()
+                self.replaying = self.replaying.set(sid, rkey)
+                self.upserted = self.upserted.set(sid, EMPTY)
 
     def unfinished_listed(self, sid: str) -> frozenset[tuple[str, str]]:
         """The tool calls and children `sid`'s latest background list names that have not
         finished (R73: a session/cancel leaves them running)."""
-        listed = self.background.get(sid) or {}
+        listed = self.background.get(sid) or ()
         return frozenset(
             (kind, ident)
             for kind, ident in listed
-            if (kind == "tool_call" and not self.tools.get((sid, ident), [False, True])[1])
+            if (kind == "tool_call" and not self.tools.get((sid, ident), FINAL_TOOL).final)
             or (kind == "subagent" and not self.child_idle.get(ident, False))
         )
 
@@ -330,24 +447,26 @@ class PreviewRules:
 
     def answer(self, i: int, side: str, msg: j.Response | j.ErrorResponse) -> None:
         key = request_key(msg.id)
-        asked = self.routes.pop(("client" if side == "agent" else "agent", key), None)
+        route = ("client" if side == "agent" else "agent", key)
+        asked = self.routes.get(route)
         if asked is None:
             return
+        self.routes = self.routes.delete(route)
         method, sid, request = asked
         if side == "client":
-            self.cancels.settled(key)
+            self.settled(key)
             self.permission_answer(i, key, msg)
             return
         agent_answer(self, i, method, sid, request, msg)
 
     def permission_answer(self, i: int, key: RequestKey, msg: object) -> None:
-        asked = self.permissions.pop(key, None)
-        withdrawn = self.withdrawn.pop(key, None)
-        cancel_at = self.cancelled.pop(key, None)
+        self.permissions, asked = opop(self.permissions, key)
+        self.withdrawn, withdrawn = opop(self.withdrawn, key)
+        self.cancelled, cancel_at = opop(self.cancelled, key)
         if asked is None or cancel_at is None or withdrawn is not None:
             return
         sid, at, tool = asked
-        listed = self.background.get(sid) or {}
+        listed = self.background.get(sid) or ()
         result = msg.result if isinstance(msg, j.Response) else None
         outcome = result.get("outcome") if isinstance(result, Mapping) else None
         if ("tool_call", tool) in listed and (
@@ -365,20 +484,23 @@ class PreviewRules:
         """The session/cancel of line `i` did not cancel the work of the requests for which
         `cancels` (the session machine's `Conversation.cancels`) says False: R71 does not
         ask to withdraw them. A listed tool call's request stays marked for C40."""
-        for key, at in list(self.cancelled.items()):
+        for key, at in oitems(self.cancelled):
             asked = self.permissions.get(key)
             if at != i or asked is None or cancels(key) is not False:
                 continue
-            if ("tool_call", asked[2]) not in (self.background.get(asked[0]) or {}):
-                del self.cancelled[key]
+            if ("tool_call", asked[2]) not in (self.background.get(asked[0]) or ()):
+                self.cancelled = opop(self.cancelled, key)[0]
 
-    def finish(self) -> list[Finding]:
+    def finish(self) -> None:
         """What the end of the recording shows: withdrawn requests never answered (C40)."""
-        for key, at in self.withdrawn.items():
+        for key, at in oitems(self.withdrawn):
             self.report(
                 "C40",
                 at,
                 f"the agent withdrew permission request {shown(key[1])} with $/cancel_request; "
                 "the client still answers it (cancelled outcome or -32800), and never does",
             )
-        return self.take()
+
+
+_SCRATCH: Final = (("found", "[]"), ("book_draft", "None"), ("cancels_draft", "None"))
+_thaw, _freeze = twins(PreviewState, PreviewDraft, _SCRATCH)

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Final
 
 from acp_core._wire import _jsonrpc as j
 
+from ._draft import EMPTY, opop, padd, ppop
 from ._predicates import request_key, shown
 
 if TYPE_CHECKING:
-    from ._check_preview import PreviewRules
+    from ._check_preview import PreviewDraft
 
 __all__ = ["RESTRICTED", "agent_answer"]
 
@@ -34,7 +35,7 @@ RESTRICTED: Final = frozenset(
 
 
 def agent_answer(
-    r: PreviewRules,
+    r: PreviewDraft,
     i: int,
     method: str,
     sid: str | None,
@@ -49,8 +50,8 @@ def agent_answer(
     elif method == j.Method.SESSION_NEW and isinstance(result, Mapping):
         new = result.get("sessionId")  # (the request names no session: `sid` is None)
         if isinstance(new, str):
-            r.named.add(new)
-            r.fresh.add(new)  # its whole life is in the recording (R50)
+            r.named = padd(r.named, new)
+            r.fresh = padd(r.fresh, new)  # its whole life is in the recording (R50)
     if sid is None:
         return
     if ok and method in RESTRICTED and sid in r.parents:
@@ -63,8 +64,9 @@ def agent_answer(
     if method == j.Method.SESSION_PROMPT and isinstance(request, j.PromptRequest):
         mid = result.get("messageId") if isinstance(result, Mapping) else None
         if isinstance(mid, str):
-            r.inserted.setdefault(sid, set()).add(mid)
-        r.book.answer(r, i, sid, msg)  # keys, retries, held prompts (R59, R67, R68, R70)
+            r.inserted = r.inserted.set(sid, r.inserted.get(sid, EMPTY).set(mid, True))
+        if request_key(msg.id) in r.book.pending:
+            r.edit_book().answer(r, i, sid, msg)  # keys, retries, held prompts (R59, R67, R68, R70)
     elif method in (j.Method.TOOL_CALL_CANCEL, j.Method.TERMINAL_CANCEL) and ok:
         known, cancellable, final = request if isinstance(request, tuple) else (False,) * 3
         if not known or not cancellable or final:
@@ -76,19 +78,19 @@ def agent_answer(
                 "answered -32602",
             )
     elif method == "session/close" and ok:
-        r.closed[sid] = i
+        r.closed = r.closed.set(sid, i)
 
 
-def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
+def _resume(r: PreviewDraft, i: int, msg: j.Response | j.ErrorResponse) -> None:
     key = request_key(msg.id)
-    resume = r.resumes.pop(key, None)
+    r.resumes, resume = opop(r.resumes, key)
     if resume is None:
         return
     replayed = [resume.session, *resume.children]
     for s in replayed:
         if r.replaying.get(s) == key:
-            del r.replaying[s]
-            r.upserted.pop(s, None)
+            r.replaying = r.replaying.delete(s)
+            r.upserted = ppop(r.upserted, s)[0]
     if not isinstance(msg, j.Response):
         return  # failed or cancelled: the replay is truncated, no marker is owed (R58)
     # No marker is owed where the revision has none (2026-11): the history ends at the answer.
@@ -108,7 +110,7 @@ def _resume(r: PreviewRules, i: int, msg: j.Response | j.ErrorResponse) -> None:
                 f"child {shown(child)}, announced during the resume of line {resume.at}, "
                 "gets no replay_complete of its own before the response",
             )
-    lost = sorted(resume.expected - resume.users)
+    lost = sorted(m for m in resume.expected if m not in resume.users)
     if resume.cursor and not missing and lost and len(resume.users) >= len(resume.expected):
         r.report(
             "R64",

@@ -1,10 +1,10 @@
 """The Preview trace checks of what a `session/cancel` must leave in place or clean up.
 
-Owns: `Cancels` (one `check_trace` call's memory of pending `elicitation/create` requests and
-of each session's cancel window) and the two rules it decides: R72 (an elicitation tied to a
-tool call that the cancelled work finished is withdrawn with `$/cancel_request` by the time
-that work ends) and R73 (work the session's latest `background` list names is not stopped by
-the cancel).
+Owns: `Cancels` (a frozen value: the recording's pending `elicitation/create` requests and each
+session's cancel window so far), `CancelsDraft` (its in-call view, `_rules/_draft.py`) and the
+two rules it decides: R72 (an elicitation tied to a tool call that the cancelled work finished
+is withdrawn with `$/cancel_request` by the time that work ends) and R73 (work the session's
+latest `background` list names is not stopped by the cancel).
 Must not know: the turn lifecycle (`_rules/_conversation*.py`), the permission requests of R71
 (`_rules/_check_preview_updates.py`), how the items and lists are read (it is told).
 
@@ -30,33 +30,46 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import attrs
+
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
+from acp_core._wire._fastnew import fast_evolve
 
+from ._draft import EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["Cancels"]
+__all__ = ["Cancels", "CancelsDraft", "Elicitation", "freeze_cancels", "thaw_cancels"]
 
 Item = tuple[str, str]  # ("tool_call", id) | ("subagent", session id)
 
 
+@attrs.frozen(slots=True)
+class Elicitation:
+    """A pending `elicitation/create` tied to a tool call."""
+
+    session: str
+    at: int
+    tool: str
+    cancel_at: int | None = None  # line of the cancel it is pending at
+
+
+@attrs.frozen(slots=True)
 class Cancels:
-    """R72 and R73 for one recording (mutable, local to one `check_trace` call)."""
+    """R72's and R73's memory of a recording so far (a frozen value)."""
+
+    # elicitation key -> the request (pending, tied to a tool call)
+    elicitations: OMap[RequestKey, Elicitation] = EMPTY_OMAP
+    # session -> (line of its session/cancel, the listed items still unfinished then)
+    windows: OMap[str, tuple[int, frozenset[Item]]] = EMPTY_OMAP
+
+
+class CancelsDraft:
+    """`Cancels` being edited inside one call (`_rules/_draft.twins`), with R72 and R73."""
 
     __slots__ = ("elicitations", "windows")
-
-    def __init__(self) -> None:
-        # elicitation key -> [session, line, tool call id, line of the cancel it is pending at]
-        self.elicitations: dict[RequestKey, list[object]] = {}
-        # session -> (line of its session/cancel, the listed items still unfinished then)
-        self.windows: dict[str, tuple[int, frozenset[Item]]] = {}
-
-    def copy(self) -> Cancels:
-        """An independent copy (for a checker that forks)."""
-        twin = Cancels()
-        twin.elicitations = {k: list(v) for k, v in self.elicitations.items()}
-        twin.windows = dict(self.windows)
-        return twin
+    elicitations: OMap[RequestKey, Elicitation]
+    windows: OMap[str, tuple[int, frozenset[Item]]]
 
     # -- what the agent asks and withdraws -------------------------------------------------
 
@@ -64,40 +77,44 @@ class Cancels:
         params = msg.params if isinstance(msg.params, Mapping) else {}
         sid, tool = params.get("sessionId"), params.get("toolCallId")
         if isinstance(sid, str) and isinstance(tool, str):
-            self.elicitations[request_key(msg.id)] = [sid, i, tool, None]
+            self.elicitations = oset(
+                self.elicitations, request_key(msg.id), Elicitation(sid, i, tool)
+            )
 
     def settled(self, key: RequestKey) -> None:
         """The elicitation `key` is answered or withdrawn: nothing is owed for it."""
-        self.elicitations.pop(key, None)
+        self.elicitations = opop(self.elicitations, key)[0]
 
     # -- what the client asks ----------------------------------------------------------------
 
     def cancel(self, i: int, sid: str, listed: frozenset[Item]) -> None:
         """The client's `session/cancel` of `sid`; `listed`: the unfinished items of its
         latest background list."""
-        for entry in self.elicitations.values():
-            if entry[0] == sid and entry[3] is None:
-                entry[3] = i
+        for key, entry in oitems(self.elicitations):
+            if entry.session == sid and entry.cancel_at is None:
+                self.elicitations = oset(self.elicitations, key, fast_evolve(entry, cancel_at=i))
         if listed:
-            self.windows[sid] = (i, listed)
-        for parent, (at, items) in list(self.windows.items()):
+            self.windows = oset(self.windows, sid, (i, listed))
+        for parent, (at, items) in oitems(self.windows):
             # A cancel of a listed child asks for that child's end (C35).
             if ("subagent", sid) in items:
-                self.windows[parent] = (at, items - {("subagent", sid)})
+                self.windows = oset(self.windows, parent, (at, items - {("subagent", sid)}))
 
     def item_cancel(self, i: int, sid: str, tool_call_id: str) -> None:
         """The client's `tool_call/cancel`: that tool call may end `cancelled` now (R73), and
         its elicitations are of cancelled work (R72)."""
-        for entry in self.elicitations.values():
-            if entry[0] == sid and entry[2] == tool_call_id and entry[3] is None:
-                entry[3] = i
+        for key, entry in oitems(self.elicitations):
+            if entry.session == sid and entry.tool == tool_call_id and entry.cancel_at is None:
+                self.elicitations = oset(self.elicitations, key, fast_evolve(entry, cancel_at=i))
         window = self.windows.get(sid)
         if window is not None:
-            self.windows[sid] = (window[0], window[1] - {("tool_call", tool_call_id)})
+            self.windows = oset(
+                self.windows, sid, (window[0], window[1] - {("tool_call", tool_call_id)})
+            )
 
     def asked(self, sid: str) -> None:
         """Any other client message for `sid` (a prompt, ...): its cancel window ends."""
-        self.windows.pop(sid, None)
+        self.windows = opop(self.windows, sid)[0]
 
     # -- what the agent reports --------------------------------------------------------------
 
@@ -107,7 +124,7 @@ class Cancels:
         item = ("tool_call", upd.tool_call_id)
         if window is None or upd.status != u.ToolCallStatus.CANCELLED or item not in window[1]:
             return None
-        self.windows[sid] = (window[0], window[1] - {item})
+        self.windows = oset(self.windows, sid, (window[0], window[1] - {item}))
         return (
             f"tool call {shown(upd.tool_call_id)} is listed as background work, and ends "
             f"cancelled after the session/cancel of line {window[0]} though no tool_call/cancel "
@@ -119,7 +136,7 @@ class Cancels:
         it ends the judging of that child, and of `sid`'s own listed tool calls."""
         found = []
         cancelled = isinstance(upd, u.IdleStateUpdate) and upd.stop_reason == "cancelled"
-        for parent, (at, items) in list(self.windows.items()):
+        for parent, (at, items) in oitems(self.windows):
             if ("subagent", sid) not in items:
                 continue
             self._keep(parent, at, items - {("subagent", sid)})
@@ -137,20 +154,21 @@ class Cancels:
 
     def _keep(self, sid: str, at: int, items: frozenset[Item]) -> None:
         if items:
-            self.windows[sid] = (at, items)
+            self.windows = oset(self.windows, sid, (at, items))
         else:
-            self.windows.pop(sid, None)
+            self.windows = opop(self.windows, sid)[0]
 
     def idle(self, sid: str, finished: Callable[[str], bool]) -> list[str]:
         """The idle that ends `sid`'s cancelled work: R72's findings for elicitations still
         pending that were tied to a tool call now `finished`. Elicitations of tool calls
         still running stay open, judged no more."""
         found = []
-        for key, (esid, at, tool, cancel_at) in list(self.elicitations.items()):
+        for key, entry in oitems(self.elicitations):
+            esid, at, tool, cancel_at = entry.session, entry.at, entry.tool, entry.cancel_at
             if esid != sid or cancel_at is None:
                 continue
-            if isinstance(tool, str) and finished(tool):
-                del self.elicitations[key]
+            if finished(tool):
+                self.elicitations = opop(self.elicitations, key)[0]
                 found.append(
                     f"elicitation/create {shown(key[1])} (line {at}) for tool call "
                     f"{shown(tool)} is still pending when the work cancelled at line "
@@ -158,5 +176,8 @@ class Cancels:
                     "$/cancel_request"
                 )
             else:
-                self.elicitations[key][3] = None
+                self.elicitations = oset(self.elicitations, key, fast_evolve(entry, cancel_at=None))
         return found
+
+
+thaw_cancels, freeze_cancels = twins(Cancels, CancelsDraft)

@@ -1,13 +1,14 @@
 """The Preview trace checks of prompts: keys and retries, held prompts at a cancel, the replay
 window.
 
-Owns: `PromptBook` (one `check_trace` call's memory of every session's prompts: the attempts
-of each idempotency key, the prompts pending at a `session/cancel`, the user message ids the
-agent reported, the prompts sent inside a replay window) and the findings C43, R59, R67, R68
-and R70 (docs/semantics.md, "Prompts, retries and held prompts in a trace").
+Owns: `PromptBook` (a frozen value: the recording's memory of every session's prompts so far:
+the attempts of each idempotency key, the prompts pending at a `session/cancel`, the user
+message ids the agent reported, the prompts sent inside a replay window) and the findings C43,
+R59, R67, R68 and R70 (docs/semantics.md, "Prompts, retries and held prompts in a trace");
+`BookDraft`, its in-call view (`_rules/_draft.py`).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), children, items or
 background work (`_rules/_check_preview*.py`), files. It reads the replay windows
-`PreviewRules.replaying` keeps and reports through `PreviewRules.report` (the revision gate).
+`PreviewDraft.replaying` keeps and reports through `PreviewDraft.report` (the revision gate).
 
 What a trace can show (each finding needs ordering the recording cannot get wrong: what the
 client sent reaches the agent in the recorded order, and so does what the agent sent):
@@ -34,14 +35,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-from acp_core._wire import _jsonrpc as j
+import attrs
 
+from acp_core._state._pcoll import PMap
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire._fastnew import fast_evolve
+
+from ._draft import EMPTY, ppop, twins
 from ._predicates import RequestKey, request_key, shown
 
 if TYPE_CHECKING:
-    from ._check_preview import PreviewRules
+    from ._check_preview import PreviewDraft
 
-__all__ = ["CHECKED", "PromptBook"]
+__all__ = ["CHECKED", "BookDraft", "PromptBook", "freeze_book", "thaw_book"]
 
 #: The rules these checks report (a part of `_check_preview.CHECKED`).
 CHECKED: Final = frozenset({"C43", "R59", "R67", "R68", "R70"})
@@ -50,77 +56,79 @@ _CANCELLED: Final = j.ErrorCode.REQUEST_CANCELLED
 Outcome = tuple[str, object]  # ("ok", messageId) or ("error", code)
 
 
+@attrs.frozen(slots=True)
 class _Attempt:
     """One `session/prompt` request, from its sending to its answer."""
 
-    __slots__ = (
-        *("at", "cancel_at", "closed", "group", "key", "sid", "swept", "window", "withdrawn"),
-    )
-
-    def __init__(self, sid: str, at: int, key: str | None) -> None:
-        self.sid, self.at, self.key = sid, at, key
-        self.group: _Group | None = None  # the key's attempts while the original is pending
-        self.cancel_at: int | None = None  # the last session/cancel it was pending at
-        self.closed = False  # a session/close came while it was pending (R76's)
-        self.withdrawn = False  # a $/cancel_request named it or another attempt of its key
-        self.swept: tuple[int, int] | None = None  # (line, prompt line) of a sibling's -32800
-        self.window: RequestKey | None = None  # the replay window it was sent in (R59)
+    sid: str
+    at: int
+    key: str | None
+    group: int | None = None  # the key's attempts while the original is pending (`groups`)
+    cancel_at: int | None = None  # the last session/cancel it was pending at
+    closed: bool = False  # a session/close came while it was pending (R76's)
+    withdrawn: bool = False  # a $/cancel_request named it or another attempt of its key
+    swept: tuple[int, int] | None = None  # (line, prompt line) of a sibling's -32800
+    window: RequestKey | None = None  # the replay window it was sent in (R59)
 
 
+@attrs.frozen(slots=True)
 class _Group:
     """The attempts of one key sent while its original was unanswered (R68)."""
 
-    __slots__ = ("answers", "original", "withdrawn")
-
-    def __init__(self, original: RequestKey) -> None:
-        self.original = original
-        self.answers: dict[RequestKey, tuple[int, Outcome]] = {}
-        self.withdrawn = False  # a $/cancel_request named one of its attempts
+    original: RequestKey
+    # (attempt, (line, outcome)) in the order answered
+    answers: tuple[tuple[RequestKey, tuple[int, Outcome]], ...] = ()
+    withdrawn: bool = False  # a $/cancel_request named one of its attempts
 
 
+@attrs.frozen(slots=True)
 class PromptBook:
-    """The prompt memory of one `check_trace` call (mutable; `copy` for a fork)."""
+    """The prompt memory of a recording so far (a frozen value)."""
 
-    def __init__(self) -> None:
-        self.pending: dict[RequestKey, _Attempt] = {}
-        self.groups: dict[tuple[str, str], _Group] = {}  # open groups by (session, key)
-        self.contents: dict[tuple[str, str], object] = {}  # first prompt of a key (C43)
-        self.inserted: dict[tuple[str, str], str] = {}  # (session, key) -> first messageId
-        self.cancels: dict[str, int] = {}  # session -> its last session/cancel
-        self.users: dict[str, dict[str, int]] = {}  # session -> user message id -> first line
-        self.replayed: dict[str, tuple[RequestKey, dict[str, int]]] = {}  # window's user ids
-        self.live: dict[str, dict[str, RequestKey]] = {}  # live ids awaited in a window
+    pending: PMap[RequestKey, _Attempt] = EMPTY
+    open: PMap[tuple[str, str], int] = EMPTY  # (session, key) -> its open group
+    groups: PMap[int, _Group] = EMPTY  # every group an attempt may name, by number
+    next_group: int = 0
+    contents: PMap[tuple[str, str], object] = EMPTY  # first prompt of a key (C43)
+    inserted: PMap[tuple[str, str], str] = EMPTY  # (session, key) -> first messageId
+    cancels: PMap[str, int] = EMPTY  # session -> its last session/cancel
+    users: PMap[str, PMap[str, int]] = EMPTY  # session -> user message id -> first line
+    replayed: PMap[str, tuple[RequestKey, PMap[str, int]]] = EMPTY  # window's user ids
+    live: PMap[str, PMap[str, RequestKey]] = EMPTY  # live ids awaited in a window
 
-    def copy(self) -> PromptBook:
-        twin = PromptBook()
-        twin.pending = {k: _copied(a) for k, a in self.pending.items()}
-        groups: dict[int, _Group] = {}  # one twin per group, shared as the originals are
 
-        def twin_of(g: _Group) -> _Group:
-            if id(g) not in groups:
-                groups[id(g)] = _copied_group(g)
-            return groups[id(g)]
+class BookDraft:
+    """`PromptBook` being edited inside one call (`_rules/_draft.twins`), with the prompt
+    rules."""
 
-        for attempt in twin.pending.values():
-            if attempt.group is not None:
-                attempt.group = twin_of(attempt.group)
-        twin.groups = {k: twin_of(g) for k, g in self.groups.items()}
-        twin.contents, twin.inserted = dict(self.contents), dict(self.inserted)
-        twin.cancels = dict(self.cancels)
-        twin.users = {k: dict(v) for k, v in self.users.items()}
-        twin.replayed = {k: (w, dict(ids)) for k, (w, ids) in self.replayed.items()}
-        twin.live = {k: dict(v) for k, v in self.live.items()}
-        return twin
+    __slots__ = (
+        *("pending", "open", "groups", "next_group", "contents", "inserted", "cancels"),
+        *("users", "replayed", "live"),
+    )
+    pending: PMap[RequestKey, _Attempt]
+    open: PMap[tuple[str, str], int]
+    groups: PMap[int, _Group]
+    next_group: int
+    contents: PMap[tuple[str, str], object]
+    inserted: PMap[tuple[str, str], str]
+    cancels: PMap[str, int]
+    users: PMap[str, PMap[str, int]]
+    replayed: PMap[str, tuple[RequestKey, PMap[str, int]]]
+    live: PMap[str, PMap[str, RequestKey]]
 
     # -- the client's messages -----------------------------------------------------------
 
-    def prompt(self, r: PreviewRules, i: int, sid: str, msg: j.PromptRequest) -> None:
+    def prompt(self, r: PreviewDraft, i: int, sid: str, msg: j.PromptRequest) -> None:
         key = msg.idempotency_key if isinstance(msg.idempotency_key, str) else None
-        attempt = self.pending[request_key(msg.id)] = _Attempt(sid, i, key)
+        rkey = request_key(msg.id)
         if key is None:
-            attempt.window = r.replaying.get(sid)
+            self.pending = self.pending.set(
+                rkey, _Attempt(sid, i, None, window=r.replaying.get(sid))
+            )
             return
-        first = self.contents.setdefault((sid, key), msg.prompt)
+        first = self.contents.get((sid, key), msg.prompt)
+        if (sid, key) not in self.contents:
+            self.contents = self.contents.set((sid, key), msg.prompt)
         if first != msg.prompt:
             r.report(
                 "C43",
@@ -128,22 +136,33 @@ class PromptBook:
                 f"idempotencyKey {shown(key)} is reused for a different prompt in the same "
                 "session: one key names one submission",
             )
-        group = self.groups.get((sid, key))
-        if group is None and (sid, key) not in self.inserted:
-            group = self.groups[(sid, key)] = _Group(request_key(msg.id))
-        attempt.group = group  # None: a retry of an inserted prompt (R67)
-        attempt.withdrawn = group is not None and group.withdrawn  # joins a withdrawn original
+        number = self.open.get((sid, key))
+        if number is None and (sid, key) not in self.inserted:
+            number = self.next_group
+            self.next_group = number + 1
+            self.open = self.open.set((sid, key), number)
+            self.groups = self.groups.set(number, _Group(rkey))
+        # group None: a retry of an inserted prompt (R67); joining a withdrawn original
+        # makes the attempt withdrawn too
+        withdrawn = number is not None and self.groups[number].withdrawn
+        self.pending = self.pending.set(
+            rkey, _Attempt(sid, i, key, group=number, withdrawn=withdrawn)
+        )
 
     def cancel(self, i: int, sid: str) -> None:
-        self.cancels[sid] = i
-        for attempt in self.pending.values():
+        self.cancels = self.cancels.set(sid, i)
+        edit = self.pending.mutate()  # a transient: this loop's edits, frozen below
+        for rkey, attempt in self.pending.items():
             if attempt.sid == sid:
-                attempt.cancel_at = i
+                edit[rkey] = fast_evolve(attempt, cancel_at=i)
+        self.pending = edit.finish()
 
     def close(self, sid: str) -> None:
-        for attempt in self.pending.values():
-            if attempt.sid == sid:
-                attempt.closed = True
+        edit = self.pending.mutate()
+        for rkey, attempt in self.pending.items():
+            if attempt.sid == sid and not attempt.closed:
+                edit[rkey] = fast_evolve(attempt, closed=True)
+        self.pending = edit.finish()
 
     def withdraw(self, key: RequestKey) -> None:
         # The client's $/cancel_request for a prompt: it may end as -32800, and so may every
@@ -151,32 +170,40 @@ class PromptBook:
         attempt = self.pending.get(key)
         if attempt is None:
             return
-        attempt.withdrawn = True
+        self.pending = self.pending.set(key, fast_evolve(attempt, withdrawn=True))
         if attempt.group is not None:
-            attempt.group.withdrawn = True
-        for other in self.pending.values():
-            if other.sid == attempt.sid and other.key is not None and other.key == attempt.key:
-                other.withdrawn = True
+            self.groups = self.groups.set(
+                attempt.group, fast_evolve(self.groups[attempt.group], withdrawn=True)
+            )
+        for rkey, other in self.pending.items():
+            same = other.sid == attempt.sid and other.key is not None and other.key == attempt.key
+            if same and not other.withdrawn:
+                self.pending = self.pending.set(rkey, fast_evolve(other, withdrawn=True))
 
     # -- the agent's messages ------------------------------------------------------------
 
-    def user(self, r: PreviewRules, i: int, sid: str, mid: str) -> None:
+    def user(self, r: PreviewDraft, i: int, sid: str, mid: str) -> None:
         """The agent reported user message `mid` on `sid` (an upsert or a chunk)."""
-        self.users.setdefault(sid, {}).setdefault(mid, i)
+        ids = self.users.get(sid, EMPTY)
+        if mid not in ids:
+            self.users = self.users.set(sid, ids.set(mid, i))
         window = r.replaying.get(sid)
         if window is None:
             return
         seen = self.replayed.get(sid)
         if seen is None or seen[0] != window:
-            seen = self.replayed[sid] = (window, {})
-        seen[1].setdefault(mid, i)
-        if self.live.get(sid, {}).get(mid) == window:
-            del self.live[sid][mid]
+            seen = (window, EMPTY)
+        if mid not in seen[1]:
+            seen = (window, seen[1].set(mid, i))
+        self.replayed = self.replayed.set(sid, seen)
+        live = self.live.get(sid, EMPTY)
+        if live.get(mid) == window:
+            self.live = self.live.set(sid, live.delete(mid))
             _r59(r, i, mid)
 
-    def answer(self, r: PreviewRules, i: int, sid: str, msg: j.Response | j.ErrorResponse) -> None:
+    def answer(self, r: PreviewDraft, i: int, sid: str, msg: j.Response | j.ErrorResponse) -> None:
         """The agent answered the prompt `msg.id` of session `sid`."""
-        attempt = self.pending.pop(request_key(msg.id), None)
+        self.pending, attempt = ppop(self.pending, request_key(msg.id))
         if attempt is None:
             return
         result = msg.result if isinstance(msg, j.Response) else None
@@ -195,13 +222,16 @@ class PromptBook:
             self.inserted_now(r, i, attempt, str(outcome[1]))
 
     def keyed(
-        self, r: PreviewRules, i: int, rkey: RequestKey, attempt: _Attempt, outcome: Outcome
+        self, r: PreviewDraft, i: int, rkey: RequestKey, attempt: _Attempt, outcome: Outcome
     ) -> None:
         assert attempt.key is not None
         slot = (attempt.sid, attempt.key)
-        group = attempt.group
-        first = self.inserted.setdefault(slot, str(outcome[1])) if outcome[0] == "ok" else None
-        if group is None:  # a retry sent after the key's insertion (R67)
+        first = None
+        if outcome[0] == "ok":
+            first = self.inserted.get(slot, str(outcome[1]))
+            if slot not in self.inserted:
+                self.inserted = self.inserted.set(slot, first)
+        if attempt.group is None:  # a retry sent after the key's insertion (R67)
             if first is not None and first != outcome[1]:
                 r.report(
                     "R67",
@@ -210,16 +240,23 @@ class PromptBook:
                     f"messageId {shown(outcome[1])}; the original insertion was {shown(first)}",
                 )
             return
-        group.answers[rkey] = (i, outcome)
-        if rkey == group.original and self.groups.get(slot) is group:
-            del self.groups[slot]  # an error frees the key (P15); a success inserted it
+        number = attempt.group
+        group = self.groups[number]
+        answers = dict(group.answers)
+        answers[rkey] = (i, outcome)
+        group = fast_evolve(group, answers=tuple(answers.items()))
+        self.groups = self.groups.set(number, group)
+        if rkey == group.original and self.open.get(slot) == number:
+            self.open = self.open.delete(
+                slot
+            )  # an error frees the key (P15); a success inserted it
         if group.withdrawn:
             return
-        original = group.answers.get(group.original)
+        original = answers.get(group.original)
         if original is None:
             return  # judged when the original is answered
         if rkey == group.original:  # every retry answered so far was answered before it
-            judged = [a for k, (_at, a) in group.answers.items() if k != rkey]
+            judged = [a for k, (_at, a) in answers.items() if k != rkey]
         else:  # after an error of the original, the retry may have come after the key was freed
             judged = [outcome] if original[1][0] == "ok" else []
         for theirs in judged:
@@ -234,7 +271,7 @@ class PromptBook:
                 )
                 return
 
-    def cancelled(self, r: PreviewRules, i: int, attempt: _Attempt) -> None:
+    def cancelled(self, r: PreviewDraft, i: int, attempt: _Attempt) -> None:
         # -32800 for a prompt: a sweep of the held prompts at a cancel, or a fault (R70). After
         # a $/cancel_request or during a session/close (R76's sweep) it is neither.
         if attempt.closed or attempt.withdrawn:
@@ -251,16 +288,19 @@ class PromptBook:
                     "before it",
                 )
             return
+        number = attempt.group
+        original_key = None if number is None else self.groups[number].original
+        edit = self.pending.mutate()
         for key, other in self.pending.items():
             held = other.sid == attempt.sid and other.cancel_at == c  # (closed with `attempt`)
             # The original of this retry's key is R68's: its outcome is judged against this
-            group = attempt.group
-            original = group is not None and other.group is group and key == group.original
+            original = number is not None and other.group == number and key == original_key
             if held and other.swept is None and not original:
-                other.swept = (i, attempt.at)
+                edit[key] = fast_evolve(other, swept=(i, attempt.at))
+        self.pending = edit.finish()
 
-    def inserted_now(self, r: PreviewRules, i: int, attempt: _Attempt, mid: str) -> None:
-        seen = self.users.get(attempt.sid, {}).get(mid)
+    def inserted_now(self, r: PreviewDraft, i: int, attempt: _Attempt, mid: str) -> None:
+        seen = self.users.get(attempt.sid, EMPTY).get(mid)
         swept = attempt.swept
         if swept is not None and (seen is None or seen > swept[0]):
             r.report(
@@ -279,10 +319,12 @@ class PromptBook:
         if at is not None and at > attempt.at:
             _r59(r, at, mid)
         elif r.replaying.get(attempt.sid) == window:
-            self.live.setdefault(attempt.sid, {})[mid] = window
+            self.live = self.live.set(
+                attempt.sid, self.live.get(attempt.sid, EMPTY).set(mid, window)
+            )
 
 
-def _r59(r: PreviewRules, at: int, mid: str) -> None:
+def _r59(r: PreviewDraft, at: int, mid: str) -> None:
     r.report(
         "R59",
         at,
@@ -296,15 +338,4 @@ def _shown(outcome: Outcome) -> str:
     return f"messageId {shown(value)}" if kind == "ok" else f"error {shown(value)}"
 
 
-def _copied(a: _Attempt) -> _Attempt:
-    twin = _Attempt(a.sid, a.at, a.key)
-    twin.group, twin.cancel_at, twin.closed = a.group, a.cancel_at, a.closed
-    twin.withdrawn = a.withdrawn
-    twin.swept, twin.window = a.swept, a.window
-    return twin
-
-
-def _copied_group(g: _Group) -> _Group:
-    twin = _Group(g.original)
-    twin.answers, twin.withdrawn = dict(g.answers), g.withdrawn
-    return twin
+thaw_book, freeze_book = twins(PromptBook, BookDraft)

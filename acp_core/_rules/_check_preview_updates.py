@@ -25,12 +25,15 @@ from acp_core._wire import _content as c
 from acp_core._wire import _updates as u
 from acp_core._wire import _updates_2026_11 as u11
 from acp_core._wire import _updates_preview as up
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
 
+from ._check_preview_records import EXITED, FINAL_TOOL, NEW_TERMINAL, NEW_TOOL, Terminal, Tool
+from ._draft import EMPTY, oitems, opop, oset, padd, ppop
 from ._predicates import shown
 
 if TYPE_CHECKING:
-    from ._check_preview import PreviewRules
+    from ._check_preview import PreviewDraft
 
 __all__ = ["background_items", "has_cancel", "on_update", "session_refs"]
 
@@ -47,34 +50,35 @@ _CONFIG: Final = (u.ConfigOptionUpdate, u.AvailableCommandsUpdate)
 _OUTPUT: Final = (u.AgentMessageChunk, u.AgentMessage, u.AgentThoughtChunk, u.AgentThought)
 
 
-def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     """Check `upd`, sent by the agent on session `sid` at line `i`, and remember it."""
     if sid in r.replaying:
         _history(r, i, sid, upd)
     if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
-        r.book.user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
+        r.edit_book().user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
     rule = "R56" if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)) else "R47"
     for ref in session_refs(upd):
-        if ref not in r.named and ref not in r.parents:
-            r.unclaimed.setdefault(ref, (i, rule))
+        if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
+            r.unclaimed = r.unclaimed.set(ref, (i, rule))
     if isinstance(upd, _OUTPUT):
         unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)
-        if unreported and sid in r.fresh and sid in r.parents:
-            r.child_work.setdefault(sid, i)
+        if unreported and sid in r.fresh and sid in r.parents and sid not in r.child_work:
+            r.child_work = r.child_work.set(sid, i)
     elif isinstance(upd, up.SubagentUpdate):
         _announce(r, i, sid, upd)
     elif isinstance(upd, u.ToolCallUpdate):
-        why = r.cancels.tool(sid, upd)
+        why = r.edit_cancels().tool(sid, upd) if sid in r.cancels.windows else None
         if why is not None:
             r.report("R73", i, why)
         _tool(r, i, sid, upd)
     elif isinstance(upd, u.TerminalUpdate):
-        term = r.terminals.setdefault((sid, upd.terminal_id), [False, False])
+        term = r.terminals.get((sid, upd.terminal_id), NEW_TERMINAL)
         cancel = has_cancel(upd.capabilities)
-        if cancel is not None:
-            term[0] = cancel
-        if upd.exit_status is not UNSET and upd.exit_status is not None:
-            term[1] = True
+        exited = upd.exit_status is not UNSET and upd.exit_status is not None
+        r.terminals = r.terminals.set(
+            (sid, upd.terminal_id),
+            Terminal(term.cancel if cancel is None else cancel, term.exited or exited),
+        )
     elif isinstance(upd, _STATE_UPDATES):
         _state(r, i, sid, upd)
     elif isinstance(upd, up.ReplayComplete):
@@ -83,17 +87,19 @@ def on_update(r: PreviewRules, i: int, sid: str, upd: object) -> None:
         _suggestions(r, i, upd)
 
 
-def _history(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     # Updates inside a replay window (after a resume with a cursor, before the marker).
-    seen = r.upserted.setdefault(sid, set())
+    seen = r.upserted.get(sid, EMPTY)
     if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
-        resume = r.resumes.get(r.replaying[sid])
-        if resume is not None and resume.session == sid:
-            resume.users.add(upd.message_id)  # R64
+        rkey = r.replaying[sid]
+        resume = r.resumes.get(rkey)
+        if resume is not None and resume.session == sid and upd.message_id not in resume.users:
+            users = resume.users.set(upd.message_id, True)
+            r.resumes = oset(r.resumes, rkey, fast_evolve(resume, users=users))
     if isinstance(upd, _UPSERTS):
-        seen.add(upd.message_id)
+        r.upserted = r.upserted.set(sid, seen.set(upd.message_id, True))
     elif isinstance(upd, _CHUNKS) and upd.message_id not in seen:
-        seen.add(upd.message_id)  # reported once per message
+        r.upserted = r.upserted.set(sid, seen.set(upd.message_id, True))  # reported once
         r.report(
             "R63",
             i,
@@ -111,7 +117,7 @@ def _history(r: PreviewRules, i: int, sid: str, upd: object) -> None:
         )
 
 
-def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None:
+def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
     if parent is not None and parent != sid and _descends(r, parent, sid):
@@ -132,7 +138,7 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
         if child == sid or _descends(r, sid, child):
             r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
             return
-        first = r.unclaimed.pop(child, None)
+        r.unclaimed, first = ppop(r.unclaimed, child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
         if first is not None and first[1] == "R47" and _resumed(r, sid, first[0]):
@@ -150,27 +156,28 @@ def _announce(r: PreviewRules, i: int, sid: str, upd: up.SubagentUpdate) -> None
                 f"{shown(child)} is used here, before the subagent_update that announces it "
                 f"(line {i})",
             )
-        r.parents[child] = sid
+        r.parents = r.parents.set(child, sid)
         if sid in r.fresh:
-            r.fresh.add(child)
+            r.fresh = padd(r.fresh, child)
     if r.parents.get(child) == sid:
         # A first announcement, or a re-announcement (R61) of a child the recording already
         # knew, while its parent's resume with a cursor is served: the child is replayed
         # within that resume (R60, P8) and gets its own marker.
-        for key, resume in r.resumes.items():
+        for key, resume in oitems(r.resumes):
             if child in resume.children or not resume.cursor:
                 continue
             if resume.session == sid or _descends(r, sid, resume.session):
-                resume.children.append(child)
-                r.replaying[child] = key
-                r.upserted[child] = set()
+                children = (*resume.children, child)
+                r.resumes = oset(r.resumes, key, fast_evolve(resume, children=children))
+                r.replaying = r.replaying.set(child, key)
+                r.upserted = r.upserted.set(child, EMPTY)
                 break
     cancel = has_cancel(upd.capabilities)
     if cancel is not None:
-        r.can_cancel[child] = cancel
+        r.can_cancel = r.can_cancel.set(child, cancel)
 
 
-def _resumed(r: PreviewRules, parent: str, at: int) -> bool:
+def _resumed(r: PreviewDraft, parent: str, at: int) -> bool:
     # R61 rather than R47: a session/resume of `parent` or one of its ancestors came before
     # the child's first use, so the child may be one of a previous connection.
     seen, sid = 0, parent
@@ -184,7 +191,7 @@ def _resumed(r: PreviewRules, parent: str, at: int) -> bool:
     return False
 
 
-def _descends(r: PreviewRules, sid: str, ancestor: str) -> bool:
+def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
     parent = r.parents.get(sid)
     seen = 0
     while parent is not None and seen <= len(r.parents):
@@ -195,42 +202,47 @@ def _descends(r: PreviewRules, sid: str, ancestor: str) -> bool:
     return False
 
 
-def _tool(r: PreviewRules, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
-    tool = r.tools.setdefault((sid, upd.tool_call_id), [False, False, None])
+def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
+    tool = r.tools.get((sid, upd.tool_call_id), NEW_TOOL)
     cancel = has_cancel(upd.capabilities)
-    if cancel is not None:
-        tool[0] = cancel
-    if isinstance(upd.status, str) and upd.status in u.ToolCallStatus.TERMINAL:
-        tool[1] = True
+    final = isinstance(upd.status, str) and upd.status in u.ToolCallStatus.TERMINAL
+    name = tool.name
     if isinstance(upd.name, str):
-        if tool[2] is not None and tool[2] != upd.name:
+        if name is not None and name != upd.name:
             r.report(
                 "R81",
                 i,
-                f"tool call {shown(upd.tool_call_id)} was named {shown(tool[2])} and is "
+                f"tool call {shown(upd.tool_call_id)} was named {shown(name)} and is "
                 f"renamed {shown(upd.name)}",
             )
-        tool[2] = upd.name
+        name = upd.name
+    new = Tool(tool.cancel if cancel is None else cancel, tool.final or final, name)
+    if new != tool or (sid, upd.tool_call_id) not in r.tools:
+        r.tools = r.tools.set((sid, upd.tool_call_id), new)
 
 
-def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     idle = isinstance(upd, u.IdleStateUpdate)
     if sid in r.parents:
         _r50(r, i, sid, upd)
-        r.child_idle[sid] = idle
-    for why in r.cancels.state(sid, upd):
+        if r.child_idle.get(sid) is not idle:
+            r.child_idle = r.child_idle.set(sid, idle)
+    for why in r.edit_cancels().state(sid, upd) if r.cancels.windows else ():
         r.report("R73", i, why)
     # R62: the state after the history. Where the revision has no replay marker (2026-11),
     # the history ends where the agent chooses, so any state_update of the session counts.
     marker = r.revision.applies("R57")
-    for resume in r.resumes.values():
+    for key, resume in oitems(r.resumes) if r.resumes else ():
         if resume.session == sid:
-            resume.stated = True
-            if not resume.cursor or not marker or sid in resume.marked:
-                resume.snapshot = True
+            snapshot = resume.snapshot or not resume.cursor or not marker or sid in resume.marked
+            if not resume.stated or snapshot != resume.snapshot:
+                served = fast_evolve(resume, stated=True, snapshot=snapshot)
+                r.resumes = oset(r.resumes, key, served)
     if idle:
         _r71(r, i, sid)
-        for why in r.cancels.idle(sid, lambda tool: r.tools.get((sid, tool), [0, False])[1]):
+        cancels = r.edit_cancels() if r.cancels.elicitations else None
+        finished = lambda tool: r.tools.get((sid, tool), NEW_TOOL).final  # noqa: E731
+        for why in cancels.idle(sid, finished) if cancels is not None else ():
             r.report("R72", i, why)
     background = getattr(upd, "background", UNSET)
     before = r.background.get(sid)
@@ -242,7 +254,8 @@ def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
                 "state_update without the background list; once an agent reports it, every "
                 "state_update carries it",
             )
-        r.background[sid] = None
+        if before is not None or sid not in r.background:
+            r.background = r.background.set(sid, None)
         return
     now = background_items(background)
     for (kind, ident), item in now.items():
@@ -257,12 +270,14 @@ def _state(r: PreviewRules, i: int, sid: str, upd: object) -> None:
             r.report(
                 "R74", i, f"background drops {kind} {shown(ident)} before reporting it finished"
             )
-    r.background[sid] = now
+    listed = tuple(now)
+    if listed != before:
+        r.background = r.background.set(sid, listed)
 
 
-def _r50(r: PreviewRules, i: int, sid: str, upd: object) -> None:
+def _r50(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     # The child's own state_update (before `child_idle` records it).
-    first = r.child_work.pop(sid, None)
+    r.child_work, first = ppop(r.child_work, sid)
     stop = getattr(upd, "stop_reason", None)
     if first is None or not isinstance(stop, str):
         return
@@ -276,7 +291,7 @@ def _r50(r: PreviewRules, i: int, sid: str, upd: object) -> None:
         )
 
 
-def _known(r: PreviewRules, sid: str, kind: str, ident: str) -> bool:
+def _known(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
     if kind == "tool_call":
         return (sid, ident) in r.tools
     if kind == "terminal":
@@ -284,21 +299,21 @@ def _known(r: PreviewRules, sid: str, kind: str, ident: str) -> bool:
     return ident in r.parents
 
 
-def _finished(r: PreviewRules, sid: str, kind: str, ident: str) -> bool:
+def _finished(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
     if kind == "tool_call":
-        return bool(r.tools.get((sid, ident), [False, True])[1])
+        return r.tools.get((sid, ident), FINAL_TOOL).final
     if kind == "terminal":
-        return r.terminals.get((sid, ident), [False, True])[1]
+        return r.terminals.get((sid, ident), EXITED).exited
     return kind == "other" or r.child_idle.get(ident, False)
 
 
-def _r71(r: PreviewRules, i: int, sid: str) -> None:
-    listed = r.background.get(sid) or {}
-    for key, cancel_at in list(r.cancelled.items()):
+def _r71(r: PreviewDraft, i: int, sid: str) -> None:
+    listed = r.background.get(sid) or ()
+    for key, cancel_at in oitems(r.cancelled) if r.cancelled else ():
         asked = r.permissions.get(key)
         if asked is None or asked[0] != sid or ("tool_call", asked[2]) in listed:
             continue
-        del r.cancelled[key]
+        r.cancelled = opop(r.cancelled, key)[0]
         if key not in r.withdrawn:
             r.report(
                 "R71",
@@ -309,13 +324,15 @@ def _r71(r: PreviewRules, i: int, sid: str) -> None:
             )
 
 
-def _marker(r: PreviewRules, i: int, sid: str) -> None:
-    key = r.replaying.pop(sid, None)
+def _marker(r: PreviewDraft, i: int, sid: str) -> None:
+    r.replaying, key = ppop(r.replaying, sid)
     if key is not None:
-        r.upserted.pop(sid, None)
-        r.resumes[key].marked.add(sid)
+        r.upserted = ppop(r.upserted, sid)[0]
+        resume = r.resumes.get(key)
+        assert resume is not None  # a replay window is its resume's
+        r.resumes = oset(r.resumes, key, fast_evolve(resume, marked=resume.marked | {sid}))
         return
-    again = any(sid in res.marked for res in r.resumes.values())
+    again = any(sid in res.marked for _key, res in oitems(r.resumes))
     r.report(
         "R57" if again else "R58",
         i,
@@ -325,7 +342,7 @@ def _marker(r: PreviewRules, i: int, sid: str) -> None:
     )
 
 
-def _suggestions(r: PreviewRules, i: int, upd: up.PromptSuggestionsUpdate) -> None:
+def _suggestions(r: PreviewDraft, i: int, upd: up.PromptSuggestionsUpdate) -> None:
     if r.suggestions is False:
         r.report("R79", i, "prompt_suggestions_update to a client that did not advertise them")
     for s in upd.suggestions:

@@ -3,7 +3,13 @@
 Owns: the snapshot format of docs/snapshot.md (`snapshot`, `restore`).
 Must not know: how updates change state (reducers), engines.
 
-`restore(snapshot(s)) == s` for every state. Optional fields that are cleared or were never set
+`restore(snapshot(s)) == s` for every state. The document's own keys (`toolCalls`,
+`rawInput`, `chunkMeta`, ...) are this format's, pinned by docs/snapshot.md whatever the
+revision; the schema parts inside it (content blocks, plans, config options, ...) are wire
+values, written as the revision the document records (`revision`) has them and read back at
+that revision, so a revision that renames a part's field (`wire(key_since=...)`) needs no
+new snapshot version. A document without `revision` has 2026-08 parts, and the Preview's
+under the 2026-11 / Preview keys, on both sides. Optional fields that are cleared or were never set
 are omitted. Beyond the issue's format the document carries `version`, `chunkMeta` (chunk-scoped
 `_meta` by block index), terminal `outputMeta`, `planMeta`, usage `_meta`, the raw object of an
 unknown foreground state, and `diagnostics`, so that nothing of the state is lost.
@@ -77,20 +83,24 @@ def snapshot(
     if not isinstance(state, SessionState):  # typed callers never get here; others may
         msg = f"snapshot takes a SessionState, not {type(state).__name__}"  # type: ignore[unreachable]
         raise ArgumentError(msg)
+    base = V2_2026_08 if revision is None else revision  # what `_revision` reads them at
+    later = V2_PREVIEW if revision is None else revision
     fg = state.foreground
     foreground: dict[str, Any] = {"state": fg.state}
     _put(foreground, "stopReason", fg.stop_reason)
     _put(foreground, "_meta", fg.meta)
     _put(foreground, "raw", fg.raw)
     if fg.background is not None:
-        foreground["background"] = [encode_part("BackgroundWork", b) for b in fg.background]
+        foreground["background"] = [
+            encode_part("BackgroundWork", b, revision=later) for b in fg.background
+        ]
     _put(foreground, "lastKnown", fg.last_known)
-    put_part(foreground, "error", "RpcError", fg.error)
+    put_part(foreground, "error", "RpcError", fg.error, later)
     messages: dict[str, Any] = {}
     for message_id, m in in_order(state.messages):
         doc: dict[str, Any] = {
             "role": m.role,
-            "content": [encode_part("ContentBlock", b) for b in m.content],
+            "content": [encode_part("ContentBlock", b, revision=base) for b in m.content],
         }
         _put(doc, "_meta", m.meta)
         if m.chunk_meta:
@@ -104,14 +114,14 @@ def snapshot(
         _put(doc, "name", t.name)
         doc["kind"] = t.kind
         doc["status"] = t.status
-        doc["content"] = [encode_part("ToolCallContent", x) for x in t.content]
-        doc["locations"] = [encode_part("ToolCallLocation", x) for x in t.locations]
+        doc["content"] = [encode_part("ToolCallContent", x, revision=base) for x in t.content]
+        doc["locations"] = [encode_part("ToolCallLocation", x, revision=base) for x in t.locations]
         _put(doc, "rawInput", t.raw_input)
         _put(doc, "rawOutput", t.raw_output)
         _put(doc, "_meta", t.meta)
         if t.chunk_meta:
             doc["chunkMeta"] = _chunk_meta(t.chunk_meta)
-        put_part(doc, "capabilities", "ToolCallCapabilities", t.capabilities)
+        put_part(doc, "capabilities", "ToolCallCapabilities", t.capabilities, later)
         tool_calls[tool_call_id] = doc
     terminals: dict[str, Any] = {}
     for terminal_id, x in in_order(state.terminals):
@@ -121,10 +131,10 @@ def snapshot(
         doc["output"] = base64.b64encode(terminal_bytes(x)).decode("ascii")
         _put(doc, "outputMeta", x.snapshot_meta)
         if x.exit_status is not None:
-            doc["exitStatus"] = encode_part("TerminalExitStatus", x.exit_status)
+            doc["exitStatus"] = encode_part("TerminalExitStatus", x.exit_status, revision=base)
         _put(doc, "_meta", x.meta)
-        put_part(doc, "size", "TerminalSize", x.size)
-        put_part(doc, "capabilities", "TerminalCapabilities", x.capabilities)
+        put_part(doc, "size", "TerminalSize", x.size, later)
+        put_part(doc, "capabilities", "TerminalCapabilities", x.capabilities, later)
         terminals[terminal_id] = doc
     out: dict[str, Any] = {
         "version": SNAPSHOT_VERSION,
@@ -135,17 +145,21 @@ def snapshot(
         "messages": messages,
         "toolCalls": tool_calls,
         "terminals": terminals,
-        "plans": {plan_id: encode_part("PlanUpdateContent", p.plan) for plan_id, p in plans},
+        "plans": {
+            plan_id: encode_part("PlanUpdateContent", p.plan, revision=base) for plan_id, p in plans
+        },
     }
     plan_meta = {plan_id: thaw_json(p.meta) for plan_id, p in plans if p.meta is not None}
     if plan_meta:
         out["planMeta"] = plan_meta
     if state.available_commands is not None:
         out["availableCommands"] = [
-            encode_part("AvailableCommand", c) for c in state.available_commands
+            encode_part("AvailableCommand", c, revision=base) for c in state.available_commands
         ]
     if state.config_options is not None:
-        out["configOptions"] = [encode_part("SessionConfigOption", c) for c in state.config_options]
+        out["configOptions"] = [
+            encode_part("SessionConfigOption", c, revision=base) for c in state.config_options
+        ]
     info: dict[str, Any] = {}
     _put(info, "title", state.info.title)
     _put(info, "updatedAt", state.info.updated_at)
@@ -154,7 +168,7 @@ def snapshot(
     if state.usage is not None:
         usage: dict[str, Any] = {"used": state.usage.used, "size": state.usage.size}
         if state.usage.cost is not None:
-            usage["cost"] = encode_part("Cost", state.usage.cost)
+            usage["cost"] = encode_part("Cost", state.usage.cost, revision=base)
         _put(usage, "_meta", state.usage.meta)
         out["usage"] = usage
     if state.unknown:
@@ -163,7 +177,7 @@ def snapshot(
         out["diagnostics"] = [
             {"rule": d.rule, "path": d.path, "message": d.message} for d in state.diagnostics
         ]
-    extras = snapshot_extras(state.aux.extras)
+    extras = snapshot_extras(state.aux.extras, later)
     if extras is not None:
         out["extras"] = extras
     put_prompt_keys(out, prompt_keys)

@@ -79,14 +79,14 @@ def put_json(out: dict[str, Any], key: str, value: object) -> None:
         out[key] = thaw_json(value)  # type: ignore[arg-type]
 
 
-def put_part(out: dict[str, Any], key: str, part: str, value: object) -> None:
-    """`out[key]` = `value` encoded as the schema part `part`, unless it is None."""
+def put_part(out: dict[str, Any], key: str, part: str, value: object, revision: Revision) -> None:
+    """`out[key]` = `value` encoded as the schema part `part` at `revision`, unless None."""
     if value is not None:
-        out[key] = encode_part(part, value)
+        out[key] = encode_part(part, value, revision=revision)
 
 
-def _blocks(content: PVec[Any]) -> list[Any]:
-    return [encode_part("ContentBlock", b) for b in content]
+def _blocks(content: PVec[Any], revision: Revision) -> list[Any]:
+    return [encode_part("ContentBlock", b, revision=revision) for b in content]
 
 
 def _chunk_meta(out: dict[str, Any], meta: PMap[int, JsonObject]) -> None:
@@ -94,30 +94,33 @@ def _chunk_meta(out: dict[str, Any], meta: PMap[int, JsonObject]) -> None:
         out["chunkMeta"] = {str(i): thaw_json(m) for i, m in sorted(meta.items())}
 
 
-def snapshot_extras(extras: SessionExtras) -> dict[str, Any] | None:
-    """The `extras` object of a snapshot, None when there is nothing to write."""
+def snapshot_extras(extras: SessionExtras, revision: Revision) -> dict[str, Any] | None:
+    """The `extras` object of a snapshot, None when there is nothing to write; its parts as
+    `revision` has them (what `restore_extras` reads them at)."""
     if extras == NO_EXTRAS:
         return None
     out: dict[str, Any] = {}
     if extras.compactions:
         compactions = {}
         for cid, c in in_order(extras.compactions):
-            doc: dict[str, Any] = {"status": c.status, "summary": _blocks(c.summary)}
+            doc: dict[str, Any] = {"status": c.status, "summary": _blocks(c.summary, revision)}
             put_json(doc, "error", c.error)
             put_json(doc, "_meta", c.meta)
             _chunk_meta(doc, c.chunk_meta)
             compactions[cid] = doc
         out["compactions"] = compactions
     if extras.notices:
-        out["notices"] = [encode_part("SessionUpdate", n) for n in extras.notices]
+        out["notices"] = [
+            encode_part("SessionUpdate", n, revision=revision) for n in extras.notices
+        ]
     if extras.prompt_suggestions:
         out["promptSuggestions"] = [
-            encode_part("PromptSuggestion", s) for s in extras.prompt_suggestions
+            encode_part("PromptSuggestion", s, revision=revision) for s in extras.prompt_suggestions
         ]
     if extras.session_messages:
         messages = {}
         for mid, m in in_order(extras.session_messages):
-            doc = {"content": _blocks(m.content)}
+            doc = {"content": _blocks(m.content, revision)}
             put_json(doc, "senderSessionId", m.sender_session_id)
             put_json(doc, "recipientSessionId", m.recipient_session_id)
             put_json(doc, "senderMessageId", m.sender_message_id)
@@ -136,8 +139,10 @@ def snapshot_extras(extras: SessionExtras) -> dict[str, Any] | None:
             doc = {}
             put_json(doc, "title", link.title)
             put_json(doc, "description", link.description)
-            put_part(doc, "capabilities", "SubagentSessionCapabilities", link.capabilities)
-            put_part(doc, "mirroredState", "SessionUpdate", link.mirrored_state)
+            put_part(
+                doc, "capabilities", "SubagentSessionCapabilities", link.capabilities, revision
+            )
+            put_part(doc, "mirroredState", "SessionUpdate", link.mirrored_state, revision)
             put_json(doc, "cwd", link.cwd)
             if link.additional_directories is not None:
                 doc["additionalDirectories"] = list(link.additional_directories)

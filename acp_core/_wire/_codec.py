@@ -5,9 +5,13 @@ results, schema parts for snapshots) and the JSON-RPC envelope.
 Must not know: what updates mean (reducers), which side we are (engines), the shape of any
 value (derived from its class: `_wire/_codec_tables.py`, `_wire/_codec_derive.py`).
 
-Every decode function takes `revision=` (default `DEFAULT_REVISION`): a field or variant that
-a later revision adds is an unknown key or tag under an earlier one (kept in `extra` or as an
-`Other*` value). Encoding writes whatever a value holds, whatever revision decoded it.
+Every decode and encode function takes `revision=` (default `DEFAULT_REVISION`): a field or
+variant that a later revision adds is an unknown key or tag under an earlier one (kept in
+`extra` or as an `Other*` value). Encoding writes whatever a value holds, whatever revision
+decoded it, under the keys of the revision it is given: a field that revision renames is
+written under its new key, and a field it removes is refused (`ArgumentError`) unless unset
+(`wire(key_since=...)`, `_wire/_fields.py`). So `encode_*(decode_*(d, revision=r),
+revision=r) == d` at every revision, a renaming one included.
 """
 
 from __future__ import annotations
@@ -180,9 +184,17 @@ def decode_update(
     return value
 
 
-def encode_update(update: u.SessionUpdate) -> dict[str, Any]:
-    """Encode an update to its wire dict (a fresh dict; lossless for decoded values)."""
-    out: dict[str, Any] = encoding_tables().session_update.encode(update)  # type: ignore[assignment]
+def encode_update(
+    update: u.SessionUpdate, *, revision: Revision = DEFAULT_REVISION
+) -> dict[str, Any]:
+    """Encode an update to its wire dict as `revision` keys it (a fresh dict; lossless for
+    values decoded at the same revision).
+
+    Raises:
+        ArgumentError: not an update, or it holds a field `revision` removed.
+    """
+    union = encoding_tables(revision).session_update
+    out: dict[str, Any] = union.encode(update)  # type: ignore[assignment]
     return out
 
 
@@ -261,14 +273,20 @@ def decode_message(
     return _decode_message(obj, shared_ctx(strict), tables(revision))
 
 
-def encode_message(message: j.Message | j.Batch) -> Any:
-    """Encode a message to its wire dict (a batch to a list)."""
+def encode_message(message: j.Message | j.Batch, *, revision: Revision = DEFAULT_REVISION) -> Any:
+    """Encode a message to its wire dict (a batch to a list), as `revision` keys it.
+
+    Raises:
+        ArgumentError: not a message, or it holds a field `revision` removed.
+    """
     if type(message) is j.Batch:
         return [
-            thaw_json(item.raw) if type(item) is j.InvalidEntry else encode_message(item)  # type: ignore[arg-type]
+            thaw_json(item.raw)
+            if type(item) is j.InvalidEntry
+            else encode_message(item, revision=revision)  # type: ignore[arg-type]
             for item in message.items
         ]
-    t = encoding_tables()
+    t = encoding_tables(revision)
     out: dict[str, Any] = {"jsonrpc": "2.0"}
     typed = t.by_class.get(type(message))
     if typed is not None:
@@ -325,9 +343,15 @@ def decode_permission_result(
     return value
 
 
-def encode_result(result: j.PromptResult | j.RequestPermissionResult) -> dict[str, Any]:
-    """Encode a typed result to the `result` member of a response."""
-    record = encoding_tables().results.get(type(result))
+def encode_result(
+    result: j.PromptResult | j.RequestPermissionResult, *, revision: Revision = DEFAULT_REVISION
+) -> dict[str, Any]:
+    """Encode a typed result to the `result` member of a response, as `revision` keys it.
+
+    Raises:
+        ArgumentError: not a typed result, or it holds a field `revision` removed.
+    """
+    record = encoding_tables(revision).results.get(type(result))
     if record is None:
         msg = f"cannot encode {type(result).__name__} as a result"
         raise ArgumentError(msg)
@@ -351,6 +375,10 @@ def decode_part(
     return tables(revision).parts[name].decode(_plain(obj), path, STRICT)
 
 
-def encode_part(name: str, value: Any) -> Any:
-    """Encode one schema part to JSON."""
-    return encoding_tables().parts[name].encode(value)
+def encode_part(name: str, value: Any, *, revision: Revision = DEFAULT_REVISION) -> Any:
+    """Encode one schema part to JSON, as `revision` keys it (see `decode_part`).
+
+    Raises:
+        ArgumentError: the value does not fit the part, or holds a field `revision` removed.
+    """
+    return encoding_tables(revision).parts[name].encode(value)

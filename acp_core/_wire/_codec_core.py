@@ -101,6 +101,7 @@ class Field(NamedTuple):
     lenient: bool
     on_error: object  # what a tolerated malformed value becomes
     on_wire: bool  # False: not in this revision's wire; the key stays in `extra`
+    removed: bool = False  # a later revision removed it (`key_since`): encoding refuses it
 
 
 _LABELS = itertools.count()
@@ -134,6 +135,9 @@ class Record(Codec):
             (f.key, f.codec, f.codec is STR, f.required, f.nullable, f.lenient, f.on_error)
             for f in fields
         )
+        # What encoding writes, as plain tuples; a removed field is never written.
+        self.writes = tuple((f.attr, f.key, f.codec) for f in fields if not f.removed)
+        self.removed = tuple(f.attr for f in fields if f.removed)
         if cls is not None:
             self.make = fast_constructor(cls)
         self.build = self._compile()
@@ -211,17 +215,25 @@ class Record(Codec):
     def encode_into(self, value: Any, out: dict[str, object]) -> dict[str, object]:
         for k, tag in self.tags:
             out[k] = tag
-        for f in self.fields:
-            x = getattr(value, f.attr)
+        for attr, key, codec in self.writes:
+            x = getattr(value, attr)
             if x is UNSET:
                 continue
-            out[f.key] = None if x is None else f.codec.encode(x)
+            out[key] = None if x is None else codec.encode(x)
+        if self.removed:
+            self._refuse_removed(value)
         extra: JsonObject = value.extra
         if extra:
             for k, x in sorted(extra.items()):  # a map's order is per process (thaw_json)
                 if k not in out:
                     out[k] = thaw_json(x)
         return out
+
+    def _refuse_removed(self, value: Any) -> None:
+        for attr in self.removed:
+            if getattr(value, attr) is not UNSET:
+                msg = f"{self.name}.{attr} is not on this revision's wire (a revision removed it)"
+                raise ArgumentError(msg)
 
     def encode(self, value: Any) -> object:
         return self.encode_into(value, {})

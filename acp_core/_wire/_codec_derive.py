@@ -8,7 +8,10 @@ Owns: the derivation rules, applied to an attrs class field by field:
   `wire(codec=<width>)`), frozen JSON, tuples (lists), attrs classes (records) and unions of
   classes (tagged unions built from the members' `__wire_tag__`, with the tag-less `Other*`
   member as the fallback);
-- a field or class with a `since` that is not in the revision's lineage is not on the wire.
+- a field or class with a `since` that is not in the revision's lineage is not on the wire;
+- a field's key is the latest `wire(key_since=...)` pair of the key lineage (a rename), and a
+  pair with key None takes the field off that revision's wire (a removal). The key lineage is
+  the revision's own: decoding and encoding a revision read the same keys.
 Also owns the two hooks for shapes those rules cannot express: `custom` codecs by member set
 (untagged unions, a tag that is a field) and display `names` of unions.
 Must not know: which classes exist, JSON-RPC methods, the public decode API (`_wire/_codec.py`).
@@ -114,8 +117,10 @@ class Deriver:
         namespace: Mapping[str, object],
         custom: Mapping[Members, Callable[[Deriver], Codec]],
         names: Mapping[Members, str],
+        keys: tuple[str, ...] | None = None,
     ) -> None:
         self.lineage = lineage
+        self.keys = lineage if keys is None else keys
         self.namespace = namespace
         self.custom = custom
         self.names = names
@@ -151,6 +156,11 @@ class Deriver:
             types_ = tuple(m for m in members if m not in (_NONE, Unset))
             required = a.default is attrs.NOTHING
             key = wf.key or ("_meta" if a.name == "meta" else _camel(a.name))
+            removed = False
+            for revision, later in wf.key_since:  # the latest key this lineage has
+                if revision in self.keys:
+                    removed = later is None
+                    key = key if later is None else later
             out.append(
                 Field(
                     a.name,
@@ -160,7 +170,8 @@ class Deriver:
                     _NONE in members or _JsonValue in types_,
                     (not required) if wf.lenient is None else wf.lenient,
                     UNSET if wf.on_error is None else wf.on_error,
-                    self.on_wire(wf.since),
+                    self.on_wire(wf.since) and not removed,
+                    removed,
                 )
             )
         return tuple(out)

@@ -6,7 +6,10 @@ message is), and `tables(revision)`, which derives and caches every spec of one 
 Must not know: the public decode API (`_wire/_codec.py`).
 
 Tables are built lazily, once per revision lineage, so importing acp_core compiles no
-decoder; the first decode of a revision pays for its tables (a few milliseconds).
+decoder; the first decode of a revision pays for its tables (a few milliseconds). A revision
+has two: `tables(revision)` decodes (its own fields and variants), `encoding_tables(revision)`
+encodes (every known revision's fields and variants, so a value is written as it holds them,
+under that revision's keys: a field a revision renames or removes is written its way).
 """
 
 from __future__ import annotations
@@ -190,7 +193,7 @@ def _typed(d: Deriver, cls: type[Any], method: str) -> Typed:
 class Tables:
     """Every spec of one revision (what `decode_*` and `encode_*` walk)."""
 
-    def __init__(self, lineage: tuple[str, ...]) -> None:
+    def __init__(self, lineage: tuple[str, ...], keys: tuple[str, ...] | None = None) -> None:
         custom: dict[Members, Callable[[Deriver], Codec]] = {
             members_of(c.TextResourceContents | c.BlobResourceContents): _ResourceContents,
             frozenset(
@@ -204,7 +207,7 @@ class Tables:
                 d.tagged_union(typing.get_args(u.SessionUpdate), "SessionUpdate")
             ),
         }
-        d = Deriver(lineage, _NAMESPACE, custom, _NAMES)
+        d = Deriver(lineage, _NAMESPACE, custom, _NAMES, keys)
         self.update: UpdateCodec = d.of_type(u.SessionUpdate, "SessionUpdate")  # type: ignore[assignment]
         self.session_update: Union = self.update.union
         self.prompt_result = d.record(j.PromptResult)
@@ -280,11 +283,24 @@ def tables(revision: Revision) -> Tables:
     return cached
 
 
-def encoding_tables() -> Tables:
-    """Tables that know every revision's fields and variants: encoding writes what a value
-    holds, whatever revision it was decoded under."""
-    every = tuple(dict.fromkeys(name for r in REVISIONS.values() for name in r.lineage))
-    found = _CACHE.get(every)
-    if found is None:
-        found = _CACHE[every] = Tables(every)
-    return found
+# The same for the encoders: (every known revision's names, then the revision's own) and the
+# revision's lineage for the keys; and the revision asked last.
+_ENCODING: dict[tuple[str, ...], Tables] = {}
+_last_encoding: list[Any] = [None, None]
+
+
+def encoding_tables(revision: Revision) -> Tables:
+    """The encoder of `revision`: tables that know every revision's fields and variants
+    (encoding writes what a value holds, whatever revision it was decoded under) and pick
+    each field's key as `revision` has it (`wire(key_since=...)`)."""
+    last = _last_encoding
+    if revision is last[0]:
+        found: Tables = last[1]
+        return found
+    cached = _ENCODING.get(revision.lineage)
+    if cached is None:
+        names = (*(n for r in REVISIONS.values() for n in r.lineage), *revision.lineage)
+        every = tuple(dict.fromkeys(names))
+        cached = _ENCODING[revision.lineage] = Tables(every, revision.lineage)
+    last[0], last[1] = revision, cached
+    return cached

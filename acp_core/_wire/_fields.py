@@ -11,9 +11,10 @@ The codec derives everything else from the attrs class itself (see `_wire/_codec
   one is not;
 - the value codec follows the annotation (`str`, `bool`, `float`, tuples, classes, unions).
 So a field needs `wire(...)` only when it departs from these rules: a renamed key, a leniency
-annotation the rule gets wrong, an integer width, a list that must not drop bad items, or a
-field that exists only from a later revision on (`since`). A class that a later revision
-adds says so with `__wire_since__ = "<revision name>"`.
+annotation the rule gets wrong, an integer width, a list that must not drop bad items, a
+field that exists only from a later revision on (`since`), or a field that a later revision
+renames or removes (`key_since`). A class that a later revision adds says so with
+`__wire_since__ = "<revision name>"`.
 """
 
 from __future__ import annotations
@@ -55,6 +56,10 @@ class WireField:
         length: a string's `(minLength, maxLength)`.
         codec_since: later integer widths, as `(revision, width)` pairs: from that revision
             on the field uses that width (e.g. `exitCode` is uint32, then int64 in 2026-11).
+        key_since: later keys, as `(revision, key)` pairs: from that revision on the field
+            is read and written under `key` (a rename); a key of None removes the field from
+            that revision on (its old key is then an unknown key, kept in `extra`). The
+            decoder and the encoder of a revision both pick the latest pair of its lineage.
     """
 
     key: str | None = None
@@ -66,6 +71,7 @@ class WireField:
     since: str | None = None
     codec_since: tuple[tuple[str, str], ...] = ()
     length: tuple[int, int] | None = None
+    key_since: tuple[tuple[str, str | None], ...] = ()
 
 
 def wire(
@@ -79,6 +85,7 @@ def wire(
     since: str | None = None,
     codec_since: tuple[tuple[str, str], ...] = (),
     length: tuple[int, int] | None = None,
+    key_since: tuple[tuple[str, str | None], ...] = (),
 ) -> dict[str, WireField]:
     """Attrs metadata for a field that departs from the derived wire shape."""
     for width in (codec, *(w for _, w in codec_since)):
@@ -87,7 +94,16 @@ def wire(
             raise ValueError(msg)
     return {
         WIRE: WireField(
-            key, codec, lenient, on_error, skip_invalid, min_items, since, codec_since, length
+            key,
+            codec,
+            lenient,
+            on_error,
+            skip_invalid,
+            min_items,
+            since,
+            codec_since,
+            length,
+            key_since,
         )
     }
 

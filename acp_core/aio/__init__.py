@@ -3,8 +3,11 @@
 Owns: hosting acp-core connections over real transports and keeping their sessions: the
 Streamable HTTP profile's server as an ASGI 3 application (`asgi_app`, which also takes the
 WebSocket upgrade on the same path: one message per text frame), with `Agent` (what a host
-writes per connection) and `AgentLink` (how that agent steps its connection); the
-session store (`SessionStore`, its SQLite default `SqliteStore`, and `StoreError`s).
+writes per connection), `AgentLink` (how that agent steps its connection) and the host's
+request check (`Authorize`, `bearer_token`); the client side of both profiles (`connect`,
+on httpx and wsproto, giving a `RemoteTransport`; `ClientLink` steps a client connection
+over it; `TransportError`); the session store (`SessionStore`, its SQLite default
+`SqliteStore`, and `StoreError`s).
 Must not know: the protocol's rules (the agent connection judges them) or the profile's
 routing (the pure core's `http_receive`/`http_send` decide it); this package only moves
 bytes, draws connection ids and keeps tasks. Nothing outside `acp_core.aio` imports it
@@ -13,7 +16,8 @@ bytes, draws connection ids and keeps tasks. Nothing outside `acp_core.aio` impo
 
 from __future__ import annotations
 
-from ._asgi import Agent, AgentLink, asgi_app
+from ._asgi import Agent, AgentLink, Authorize, asgi_app, bearer_token
+from ._client import ClientLink, RemoteTransport, TransportError, connect
 from ._store import (
     SessionDamaged,
     SessionStore,
@@ -26,11 +30,17 @@ from ._store import (
 __all__ = [
     "Agent",
     "AgentLink",
+    "Authorize",
+    "ClientLink",
+    "RemoteTransport",
     "SessionDamaged",
     "SessionStore",
     "SqliteStore",
     "StoreError",
     "StoreLocked",
     "StoreVersionError",
+    "TransportError",
     "asgi_app",
+    "bearer_token",
+    "connect",
 ]

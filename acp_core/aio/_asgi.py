@@ -1,6 +1,7 @@
 """The Streamable HTTP profile's server, and its WebSocket upgrade, as an ASGI 3 application.
 
-Owns: `asgi_app`, `Agent`, `AgentLink`: the bytes of each HTTP request in, the pure core's
+Owns: `asgi_app`, `Agent`, `AgentLink`, the host's request check (`Authorize`,
+`bearer_token`): the bytes of each HTTP request in, the pure core's
 answers out; one agent connection per `Acp-Connection-Id` (drawn here with `secrets`), the
 open SSE responses of each connection's streams, and the tasks each connection runs; on the
 same path, an ASGI "websocket" scope is one agent connection for the life of the socket, one
@@ -48,6 +49,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from acp_core import connection_step
 from acp_core.connection import (
     AgentConnection,
+    ConnectionStep,
     FramingError,
     HttpRequest,
     HttpResponse,
@@ -62,7 +64,7 @@ from acp_core.connection import (
     new_http_server,
 )
 
-__all__ = ["Agent", "AgentLink", "asgi_app"]
+__all__ = ["Agent", "AgentLink", "Authorize", "asgi_app", "bearer_token"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -84,6 +86,26 @@ CLOSE_TOO_BIG = 1009
 CLOSE_INTERNAL_ERROR = 1011
 
 
+#: A host's check of one request's headers (names lower-cased), run before anything else of
+#: the request is read: None lets it in, else the status it is refused with (401 or 403).
+Authorize = Callable[[tuple[tuple[str, str], ...]], "int | None"]
+
+
+def bearer_token(token: str) -> Authorize:
+    """The check that lets in a request with `Authorization: Bearer <token>`: no token (or
+    another scheme) is refused 401, another token 403 (compared in constant time)."""
+    wanted = token.encode()
+
+    def check(headers: tuple[tuple[str, str], ...]) -> int | None:
+        given = next((v for k, v in headers if k == "authorization"), None)
+        scheme, _, value = (given or "").partition(" ")
+        if given is None or scheme.lower() != "bearer":
+            return 401
+        return None if secrets.compare_digest(value.strip().encode(), wanted) else 403
+
+    return check
+
+
 class Agent(Protocol):
     """What `make_agent` returns for one connection.
 
@@ -98,6 +120,10 @@ class Agent(Protocol):
         """One event of a step that received a client message, in order, one at a time."""
 
 
+class _Trace(Protocol):
+    def append(self, entry: dict[str, Any], /) -> None: ...
+
+
 class AgentLink:
     """One hosted connection, as its agent sees it: the current connection value, steps,
     waits and background tasks (a turn runs as one: `start_soon`)."""
@@ -110,6 +136,10 @@ class AgentLink:
         self._group: TaskGroup | None = None
         #: What ended the connection when its agent raised (else None).
         self.error: Exception | None = None
+        #: Set by the agent to record the connection's traffic: `trace.append(entry)` gets
+        #: `{"from": "client" | "agent", "message": ...}` per message, in the order the
+        #: connection took them (docs/trace-format.md).
+        self.trace: _Trace | None = None
 
     @property
     def connection(self) -> AgentConnection:
@@ -120,6 +150,11 @@ class AgentLink:
     def step(self, input: object) -> tuple[object, ...]:
         """Step the connection with `input` (an intent, a `SessionIntent`, ...), route what
         it sends to its SSE streams (or its WebSocket), and return the step's events."""
+        return self._app.step(self, input).events
+
+    def full_step(self, input: object) -> ConnectionStep:
+        """As `step`, returning the whole `ConnectionStep` (its `ids`: the request id the
+        connection chose for a `RequestPermission`, ...)."""
         return self._app.step(self, input)
 
     async def wait_until(self, ready: Callable[[AgentConnection], T | None]) -> T:
@@ -168,15 +203,20 @@ def asgi_app(
     path: str = "/acp",
     server: HttpServer | None = None,
     max_frame: int = MAX_FRAME,
+    authorize: Authorize | None = None,
 ) -> App:
     """An ASGI 3 application serving the Streamable HTTP profile and WebSocket at `path`.
 
     `make_agent(link)` is called once per `initialize` POST (a new connection) and once per
     WebSocket upgrade, and returns the agent for it; `server` sets the HTTP limits
     (`new_http_server(HttpLimits(...))`); a WebSocket text frame longer than `max_frame`
-    characters closes its socket with 1009 (Message Too Big).
+    characters closes its socket with 1009 (Message Too Big). `authorize(headers)` (for
+    instance `bearer_token(T)`) sees every request's headers before its body or any frame
+    is read: a refused request is answered with the status it returns (a refused WebSocket
+    upgrade: 403) and touches no connection.
     """
-    return _App(make_agent, path, new_http_server() if server is None else server, max_frame)
+    served = new_http_server() if server is None else server
+    return _App(make_agent, path, served, max_frame, authorize)
 
 
 class _App:
@@ -186,8 +226,10 @@ class _App:
         path: str,
         server: HttpServer,
         max_frame: int = MAX_FRAME,
+        authorize: Authorize | None = None,
     ) -> None:
         self.make_agent = make_agent
+        self.authorize = authorize
         self.path = path
         self.server = server
         self.max_frame = max_frame
@@ -221,6 +263,10 @@ class _App:
         if scope["path"] != self.path:
             await _respond(send, _text(404, "Not Found"))
             return
+        refused = self._refused(scope)
+        if refused is not None:
+            await _respond(send, refused)
+            return
         if self.group is None:
             await _respond(send, _text(500, "asgi_app needs the ASGI lifespan protocol"))
             return
@@ -243,7 +289,7 @@ class _App:
             return
         if got.inbound is not None and connection_id in self.hosted:
             hosted = self.hosted[connection_id]
-            events = self.step(hosted.link, Parsed(got.inbound))
+            events = self.step(hosted.link, Parsed(got.inbound)).events
             if events:
                 hosted.events_in.send_nowait(events)
         if got.response is not None:
@@ -256,7 +302,7 @@ class _App:
         self.hosted[connection_id] = hosted
         await self.group.start(self._run, hosted)
         if not hosted.closed:
-            events = self.step(link, Parsed(message))
+            events = self.step(link, Parsed(message)).events
             if events:
                 hosted.events_in.send_nowait(events)
             await hosted.initialized.wait()
@@ -317,6 +363,24 @@ class _App:
                 del hosted.streams[key]
                 self.server = http_stream_closed(self.server, connection_id, key)
 
+    def _refused(self, scope: Scope) -> HttpResponse | None:
+        # The host's check, on the headers alone: the answer says nothing of any connection.
+        if self.authorize is None:
+            return None
+        headers = tuple(
+            (k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]
+        )
+        status = self.authorize(headers)
+        if status is None:
+            return None
+        if status == 401:
+            return HttpResponse(
+                401,
+                (("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")),
+                b"Unauthorized",
+            )
+        return _text(status, "Forbidden")
+
     # -- WebSocket -----------------------------------------------------------------------------
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -324,6 +388,9 @@ class _App:
             return
         if scope["path"] != self.path:
             await send({"type": "websocket.close", "code": 1008})  # the server answers 403
+            return
+        if self._refused(scope) is not None:
+            await send({"type": "websocket.close", "code": CLOSE_POLICY})  # answered 403
             return
         connection_id = secrets.token_hex(16)
         link = AgentLink(self, connection_id)
@@ -374,7 +441,7 @@ class _App:
                 hosted.close_code = CLOSE_TOO_BIG
                 self._close(hosted.link.connection_id)
                 continue
-            events = self.step(hosted.link, event)
+            events = self.step(hosted.link, event).events
             if events and not hosted.closed:
                 hosted.events_in.send_nowait(events)
 
@@ -400,11 +467,17 @@ class _App:
 
     # -- steps ---------------------------------------------------------------------------------
 
-    def step(self, link: AgentLink, input: object) -> tuple[object, ...]:
+    def step(self, link: AgentLink, input: object) -> ConnectionStep:
         hosted = self.hosted.get(link.connection_id)
         if hosted is None or hosted.closed:
-            return ()
-        link._connection, outbound, events = connection_step(link.connection, input)
+            return ConnectionStep(link._connection, (), ())
+        stepped = connection_step(link.connection, input)
+        link._connection, outbound, _ = stepped
+        if link.trace is not None:
+            if isinstance(input, Parsed):
+                link.trace.append({"from": "client", "message": input.value})
+            for message in outbound:
+                link.trace.append({"from": "agent", "message": message})
         if hosted.socket is not None:  # a WebSocket: every message is one frame, in order
             for message in outbound:
                 text = encode_frame(message)
@@ -419,14 +492,14 @@ class _App:
                 if hosted.abort is not None:
                     hosted.abort.cancel()
             link._notify()
-            return events
+            return stepped
         for message in outbound:
             self.server, sent = http_send(self.server, link.connection_id, message)
             self._deliver(hosted, sent)
             if self.hosted.get(link.connection_id) is not hosted:  # closed meanwhile
                 break
         link._notify()
-        return events
+        return stepped
 
     def _deliver(self, hosted: _Hosted, sent: HttpSent) -> None:
         if sent.closed:

@@ -1,0 +1,60 @@
+"""The frozen records of the Preview trace checks: what a recording said of one tool call, one
+terminal, one resume being served.
+
+Owns: `Tool`, `Terminal`, `Resume` (frozen attrs records; `_rules/_check_preview.py`'s
+`PreviewState` holds them in persistent maps) and the defaults the rules read for an item
+the recording never showed.
+Must not know: any rule (the `_check_preview*` modules judge).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from acp_core._state._pcoll import PMap
+
+from ._draft import EMPTY
+
+__all__ = ["EXITED", "FINAL_TOOL", "NEW_TERMINAL", "NEW_TOOL", "Resume", "Terminal", "Tool"]
+
+_NO: Final[frozenset[str]] = frozenset()
+
+
+@attrs.frozen(slots=True)
+class Resume:
+    """A `session/resume` request being served (until its answer)."""
+
+    session: str
+    at: int
+    cursor: bool
+    children: tuple[str, ...] = ()  # announced while this resume was served (R60)
+    marked: frozenset[str] = _NO  # sessions whose replay_complete arrived (R57)
+    snapshot: bool = False  # a state_update of the session after its history (R62)
+    stated: bool = False  # any state_update of the session while the resume was served
+    expected: frozenset[str] = _NO  # user ids prompt answers returned (R64)
+    users: PMap[str, bool] = EMPTY  # user message ids the replay showed
+
+
+@attrs.frozen(slots=True)
+class Tool:
+    """What the recording said of one tool call."""
+
+    cancel: bool = False  # its capabilities permit cancel
+    final: bool = False  # it reached a terminal status
+    name: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Terminal:
+    """What the recording said of one terminal."""
+
+    cancel: bool = False
+    exited: bool = False
+
+
+NEW_TOOL: Final = Tool()  # a tool call seen for the first time
+FINAL_TOOL: Final = Tool(final=True)  # an unknown tool call counts as finished
+NEW_TERMINAL: Final = Terminal()
+EXITED: Final = Terminal(exited=True)  # an unknown terminal counts as exited

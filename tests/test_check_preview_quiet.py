@@ -1,0 +1,75 @@
+"""The quiet path of the cross-session rules (`observe_connection` returning the state as it
+was for an agent's text chunk on a plain top-level session) is only a shortcut: over every
+trace of the Preview table, good and bad, both paths give the same state and the same
+findings at every message. A planted quiet path that also skips a child's chunks must fail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from preview_traces import CASES
+
+import acp_core as acp
+from acp_core._rules import _check_preview as cp
+from acp_core.codec import decode_message
+
+TRACES = [t for _rule, good, bad, _i in CASES for t in (good, bad)]
+# The chunks of a session that is named, then announced as someone's child.
+_P, _K = "sess_parent", "sess_child_1"
+
+
+def _wire(entry: dict[str, Any]) -> dict[str, Any]:
+    return entry["message"]
+
+
+def _both(trace: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    quick = full = cp.PreviewState(acp.V2_PREVIEW)
+    out = []
+    for at, entry in enumerate(trace):
+        try:
+            message = decode_message(_wire(entry), revision=acp.V2_PREVIEW)
+        except acp.DecodeError:
+            continue
+        if isinstance(message, list) or type(message).__name__ == "Batch":
+            continue
+        sid = getattr(message, "session_id", None)
+        sender = entry["from"]
+        quick, found_quick = cp.observe_connection(quick, at, sender, message, session=sid)
+        full, found_full = cp.observe_connection_fully(full, at, sender, message, session=sid)
+        out.append(((quick, found_quick), (full, found_full)))
+    return out
+
+
+@pytest.mark.parametrize("trace", TRACES)
+def test_the_quiet_path_changes_nothing_the_full_path_would(trace: list[dict[str, Any]]) -> None:
+    for quick, full in _both(trace):
+        assert quick == full
+
+
+def test_the_table_reaches_the_quiet_path() -> None:
+    # Not vacuous: some messages of the table do take the shortcut.
+    taken = 0
+    for trace in TRACES:
+        state = cp.PreviewState(acp.V2_PREVIEW)
+        for at, entry in enumerate(trace):
+            try:
+                message = decode_message(_wire(entry), revision=acp.V2_PREVIEW)
+            except acp.DecodeError:
+                continue
+            taken += cp.quiet(state, entry["from"], message)
+            sid = getattr(message, "session_id", None)
+            state, _ = cp.observe_connection(state, at, entry["from"], message, session=sid)
+    assert taken > 0
+
+
+def test_a_quiet_path_that_skipped_a_childs_chunks_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def too_quiet(state: Any, sender: str, message: Any) -> bool:
+        update = getattr(message, "update", None)
+        return sender == "agent" and type(update).__name__ == "AgentMessageChunk"
+
+    monkeypatch.setattr(cp, "quiet", too_quiet)
+    differs = any(quick != full for trace in TRACES for quick, full in _both(trace))
+    assert differs

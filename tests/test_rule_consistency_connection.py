@@ -1,0 +1,181 @@
+"""One fact, one rule id, at the connection: every bad trace of the checker's corpus, played
+into a real client connection (tests/client_replay.py), makes the connection name the rule the
+checker names for the same traffic, at 2026-08 and at the Preview.
+
+Where they still differ the reason is pinned in `DIVERGES` with what each side says; a fix
+that makes them agree fails `test_what_still_diverges_still_does` until its row goes, so the
+list only shrinks. The engine-level twin of this table is tests/test_rule_consistency.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from client_replay import Refused, play
+from preview_traces import CASES as PREVIEW_CASES
+from test_check import load
+
+import acp_core as acp
+from acp_core.codec import Revision
+
+TRACES: Final = Path(__file__).resolve().parent / "traces"
+REVISIONS: Final = {"2026-08": acp.V2_2026_08, "preview": acp.V2_PREVIEW}
+
+# Why the connection does not (yet) name the checker's rule. Keys: (revision, case id).
+_CLOSE = "the connection never feeds session/close or its answer to the session's machine"
+_CONFIG = "session/set_config_option answers are not judged by the connection"
+_RESUME = "session/resume answers are not judged against the replay they owe"
+_E2 = "the client connection refuses the client's own fault as E2, the checker says C25"
+_PREVIEW = "a Preview value rule the client engine does not run on this update"
+_KEYED = "the client connection refuses to send the reused key (C43) the trace needs"
+_GENERIC = "SendRequest sends a known notification method as a request unrefused (J2)"
+DIVERGES: Final[dict[tuple[str, str], str]] = {
+    **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
+    ("2026-08", "bad_C15_7_selected_after_cancel"): _E2,
+    ("2026-08", "bad_C25_5_client_answers_a_notification"): _E2,
+    ("preview", "bad_C25_5_client_answers_a_notification"): _E2,
+    **{
+        (rev, f"bad_R24_{n}"): _CLOSE
+        for rev in REVISIONS
+        for n in (
+            "2_update_after_the_session_was_closed",
+            "5_close_during_work_ends_with_end_turn",
+            "6_close_answered_while_the_cancelled_work_runs",
+            "7_close_answered_with_a_non_empty_result",
+        )
+    },
+    **{(rev, "bad_R41_1_set_config_option_answer_without_options"): _CONFIG for rev in REVISIONS},
+    ("2026-08", "bad_R38_7_resume_from_start_answered_without_replay"): _RESUME,
+    ("preview", "bad_R38_7_resume_from_start_answered_without_replay"): _RESUME,
+}
+
+
+# Faults a client connection cannot be made to play, so there is nothing to compare.
+NOT_PLAYABLE: Final = {
+    # It answers every pending permission request `cancelled` itself on a cancel.
+    "bad_C15_6_permission_never_answered_after_cancel",
+    # The replay opens every session the trace names, so none is left unset.
+    "bad_J3_12_update_for_a_session_never_set_up",
+}
+
+
+def _corpus() -> list[Any]:
+    cases = []
+    for name, revision in REVISIONS.items():
+        for path in sorted(TRACES.glob("bad_*.jsonl")):
+            entries = load(path)
+            rule = path.stem.split("_")[1]
+            if path.stem in NOT_PLAYABLE or not _replayable(entries):
+                continue
+            if revision.applies(rule) and _judged(entries, rule, revision):
+                cases.append(pytest.param(name, path.stem, rule, entries, id=f"{name}-{path.stem}"))
+    for n, (rule, _good, bad, _index) in enumerate(PREVIEW_CASES):
+        case = f"preview_{rule}_{n}"
+        cases.append(pytest.param("preview", case, rule, bad, id=f"preview-{case}"))
+    return cases
+
+
+def _replayable(entries: list[Any]) -> bool:
+    # A client sends one message a line (batches are the framing's, tests/test_engine_batch.py),
+    # and only what it can say: a prompt has an id, sessions are named.
+    for entry in entries:
+        message = entry["message"]
+        if not isinstance(message, dict) or entry["from"] not in ("client", "agent"):
+            return False
+        if message.get("method") == "session/prompt" and "id" not in message:
+            return False
+    return True
+
+
+def _judged(entries: list[Any], rule: str, revision: Revision) -> bool:
+    # The rule the file is named for, as the checker reports it on the trace as recorded.
+    return rule in {v.rule for v in acp.check_trace(entries, revision=revision) if not v.warning}
+
+
+def _verdicts(entries: list[Any], revision: Revision) -> tuple[list[str], list[str]]:
+    """(what the connection named, what the checker names on the traffic it exchanged)."""
+    try:
+        replay = play(entries, revision)
+    except Refused as refused:
+        return [f"refused {refused.rule}"], []
+    checked = acp.check_trace(replay.trace, revision=revision)
+    return replay.rules(), [v.rule for v in checked if not v.warning]
+
+
+CORPUS: Final = _corpus()
+
+
+def _agrees(rule: str, said: list[str], checked: list[str]) -> bool:
+    return f"refused {rule}" in said or (rule in said and rule in checked)
+
+
+def _diverges(revision: str, case: str) -> str | None:
+    if (revision, case) in DIVERGES:
+        return DIVERGES[(revision, case)]
+    if revision == "preview" and case.startswith("preview_"):
+        return _PREVIEW_DIVERGES.get(case)
+    return None
+
+
+@pytest.mark.parametrize(("revision", "case", "rule", "entries"), CORPUS)
+def test_the_client_connection_names_the_checkers_rule(
+    revision: str, case: str, rule: str, entries: list[Any]
+) -> None:
+    said, checked = _verdicts(entries, REVISIONS[revision])
+    if _diverges(revision, case) is None:
+        assert _agrees(rule, said, checked), (said, checked)
+
+
+@pytest.mark.parametrize(("revision", "case", "rule", "entries"), CORPUS)
+def test_what_still_diverges_still_does(
+    revision: str, case: str, rule: str, entries: list[Any]
+) -> None:
+    # A pinned divergence that was fixed must leave the list: the list only shrinks.
+    if _diverges(revision, case) is not None:
+        said, checked = _verdicts(entries, REVISIONS[revision])
+        assert not _agrees(rule, said, checked), f"{case} agrees now: drop its DIVERGES row"
+
+
+def test_the_table_is_large_and_spans_the_revisions() -> None:
+    agreeing = [
+        (p.values[0], p.values[2])
+        for p in CORPUS
+        if _diverges(str(p.values[0]), str(p.values[1])) is None
+    ]
+    assert len(agreeing) >= 30
+    assert {rev for rev, _ in agreeing} == set(REVISIONS)
+    # The cross-session rules of 2026-11 and the Preview among them, live on the connection.
+    later = {"R47", "R48", "R49", "R57", "R58", "R61", "R62", "R63", "R71", "R73", "R76"}
+    assert later | {"R52", "R78", "R33", "C34", "C41"} <= {rule for _, rule in agreeing}
+
+
+def test_a_planted_swap_of_the_response_rules_is_caught() -> None:
+    # The connections once named the receiver's rule for a stray response (C25 where the
+    # agent answered twice): the table's J1 row must see such a swap.
+    entries = load(TRACES / "bad_J1_2_agent_answers_prompt_twice.jsonl")
+    said, checked = _verdicts(entries, acp.V2_2026_08)
+    assert _agrees("J1", said, checked)
+    assert not _agrees("J1", [r.replace("J1", "C25") for r in said], checked)
+
+
+#: The Preview table's rows (tests/preview_traces.py, by rule and position) where the
+#: connection and the checker still differ. On 2026-12-03 the client connection judged 7 of
+#: the 68 rows; since it feeds every message through the checker's cross-session rules
+#: (`ClientConnection.judge`) it judges 48, and these 20 are left.
+_KEYED_ROWS: Final = "R67_16 R68_53 R68_54 R68_55 R68_56 R68_57 R68_58 R70_61 R70_62 R70_67"
+_CHILD_ROWS: Final = "R53_6 C29_28 C29_29 C34_30"
+_C41_ROWS: Final = "R75_22"
+_UNPLAYED_ROWS: Final = "C40_32 R72_40 R72_41 R72_42"
+_UNJUDGED_ROWS: Final = "R54_39"
+_CHILD = "the trace's client line names a child session, which a SessionIntent cannot (E3)"
+_C41 = "the trace needs a client fault (C41) the connection refuses to send"
+_UNPLAYED = "the connection answers for itself, so the recorded traffic no longer shows it"
+_PREVIEW_DIVERGES: Final = {
+    **{f"preview_{row}": _KEYED for row in _KEYED_ROWS.split()},
+    **{f"preview_{row}": _CHILD for row in _CHILD_ROWS.split()},
+    **{f"preview_{row}": _C41 for row in _C41_ROWS.split()},
+    **{f"preview_{row}": _UNPLAYED for row in _UNPLAYED_ROWS.split()},
+    **{f"preview_{row}": _PREVIEW for row in _UNJUDGED_ROWS.split()},
+}

@@ -1,0 +1,191 @@
+"""acp-core's `ClientConnection` over a hand-driven v1 agent: v1 bytes in, v1 bytes out.
+
+What the live tests (tests/test_v1_live_client.py, tests/test_interop_sdk_v1.py) cannot make
+a well-behaved SDK agent do: intents with no v1 form, a peer that breaks v1. Each input is a
+line of v1 JSON-RPC fed to `receive_bytes`; nothing here needs a process.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import acp_core as acp
+from acp_core import connection as c
+from acp_core import intents as i
+from acp_core import values as v
+
+SID = "sess-v1"
+
+
+def _feed(conn: c.ClientConnection, message: dict[str, Any] | bytes) -> c.ConnectionStep:
+    data = message if isinstance(message, bytes) else json.dumps(message).encode()
+    return c.receive_bytes(conn, data + b"\n")
+
+
+def _opened() -> c.ClientConnection:
+    """A connection that negotiated protocol 1 and opened session `SID`."""
+    conn = c.new_client_connection(c.Implementation("hand", "1"), protocols=(2, 1))
+    step = c.connection_step(conn, c.Initialize())
+    init = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
+    conn = _feed(step.connection, {"jsonrpc": "2.0", "id": step.outbound[0]["id"], "result": init})
+    conn = conn.connection
+    assert conn.protocol_version == 1
+    step = c.connection_step(conn, c.NewSession("/tmp"))
+    answer = {"jsonrpc": "2.0", "id": step.outbound[0]["id"], "result": {"sessionId": SID}}
+    return _feed(step.connection, answer).connection
+
+
+def _prompted(conn: c.ClientConnection, text: str = "hi") -> tuple[c.ClientConnection, Any]:
+    step = c.connection_step(conn, c.SessionIntent(SID, i.SendPrompt((v.TextContent(text),))))
+    return step.connection, step.outbound[0]["id"]
+
+
+def _permission(rid: int) -> dict[str, Any]:
+    params = {
+        "sessionId": SID,
+        "toolCall": {"toolCallId": "t1", "title": "Run", "status": "pending"},
+        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+    }
+    return {"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": params}
+
+
+def test_a_cancel_answers_the_open_permission_requests_cancelled_as_v1_asks() -> None:
+    # v1: "the client MUST respond to all pending session/request_permission requests with
+    # the cancelled outcome" after session/cancel; the agent waits for that before it ends.
+    conn, _ = _prompted(_opened())
+    step = _feed(conn, _permission(70))
+    assert any(type(e) is c.PermissionRequested for e in step.events)
+    step = c.connection_step(step.connection, c.SessionIntent(SID, i.SendCancel()))
+    assert list(step.outbound) == [
+        {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SID}},
+        {"jsonrpc": "2.0", "id": 70, "result": {"outcome": {"outcome": "cancelled"}}},
+    ]
+    assert c.RequestCancelled(70) in step.events
+    assert dict(step.connection.engine(SID).pending) == {}
+    # answered once: a second cancel sends only the notification
+    again = c.connection_step(step.connection, c.SessionIntent(SID, i.SendCancel()))
+    assert [m.get("method") for m in again.outbound] == ["session/cancel"]
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [c.CloseSession(SID), c.ResumeSession(SID, "/tmp"), c.SetConfigOption(SID, "mode", "fast")],
+    ids=["close", "resume", "config-option"],
+)
+def test_v2_only_intents_are_refused_on_a_v1_connection_naming_why(intent: object) -> None:
+    conn = _opened()
+    with pytest.raises(acp.LocalProtocolError) as raised:
+        c.connection_step(conn, intent)
+    assert raised.value.rule == "E5"
+    assert "protocol 1" in str(raised.value)
+
+
+# -- the agent's fs/* and terminal/* requests ---------------------------------------------------
+
+
+def test_fs_and_terminal_requests_reach_the_host_and_its_answers_go_back_in_v1_shape() -> None:
+    conn, _ = _prompted(_opened())
+    read = {"sessionId": SID, "path": "/tmp/notes.txt"}
+    step = _feed(conn, {"jsonrpc": "2.0", "id": 80, "method": "fs/read_text_file", "params": read})
+    assert step.outbound == ()
+    assert c.ExtensionRequest(80, "fs/read_text_file", acp.freeze_json(read)) in step.events
+    step = c.connection_step(step.connection, c.AnswerRequest(80, {"content": "notes"}))
+    assert list(step.outbound) == [{"jsonrpc": "2.0", "id": 80, "result": {"content": "notes"}}]
+
+    create = {"sessionId": SID, "command": "ls", "args": ["-l"], "cwd": "/tmp"}
+    step = _feed(
+        step.connection,
+        {"jsonrpc": "2.0", "id": 81, "method": "terminal/create", "params": create},
+    )
+    assert c.ExtensionRequest(81, "terminal/create", acp.freeze_json(create)) in step.events
+    step = c.connection_step(step.connection, c.AnswerRequest(81, {"terminalId": "term-1"}))
+    assert list(step.outbound) == [{"jsonrpc": "2.0", "id": 81, "result": {"terminalId": "term-1"}}]
+    # the host's answer is the terminal's record (docs/v1.md): it shows in the view
+    terminal = step.connection.view(SID).terminals["term-1"]
+    assert terminal.command == "ls -l"
+    failed = {"sessionId": SID, "path": "/etc/shadow", "content": "x"}
+    step = _feed(
+        step.connection,
+        {"jsonrpc": "2.0", "id": 82, "method": "fs/write_text_file", "params": failed},
+    )
+    step = c.connection_step(step.connection, c.FailRequest(82, -32000, "not allowed"))
+    (reply,) = step.outbound
+    assert reply["id"] == 82
+    assert reply["error"]["code"] == -32000
+
+
+# -- a v1 agent that breaks v1: a finding or an error, and the connection goes on -------------
+
+
+def _goes_on(conn: c.ClientConnection) -> None:
+    conn, rid = _prompted(conn, "still there?")
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "yes"}}
+    step = _feed(
+        conn,
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": SID, "update": chunk},
+        },
+    )
+    step = _feed(
+        step.connection, {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}}
+    )
+    assert any(type(e) is c.PromptEnded and e.request_id == rid for e in step.events)
+    view = step.connection.view(SID)
+    assert acp.message_text(view.messages[view.timeline[-1].id]) == "yes"
+
+
+def _findings(step: c.ConnectionStep) -> list[str]:
+    return [e.rule for e in step.events if type(e) is c.Finding]
+
+
+def test_an_update_after_the_prompt_result_is_a_finding_and_still_shown() -> None:
+    conn, rid = _prompted(_opened())
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+    late = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}}
+    update = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": SID, "update": late},
+    }
+    step = _feed(step.connection, update)
+    assert _findings(step) == ["v1.update-after-turn"]
+    assert step.outbound == ()
+    # updates outside a turn that v1 allows (commands) are no finding
+    commands = {"sessionUpdate": "available_commands_update", "availableCommands": []}
+    quiet = _feed(step.connection, {**update, "params": {"sessionId": SID, "update": commands}})
+    assert _findings(quiet) == []
+    _goes_on(quiet.connection)
+
+
+def test_an_update_for_an_unknown_session_is_an_e3_finding_and_dropped() -> None:
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "nobody", "update": chunk},
+    }
+    step = _feed(_opened(), message)
+    assert _findings(step) == ["E3"]
+    assert step.outbound == ()
+    assert "nobody" not in step.connection.sessions
+    _goes_on(step.connection)
+
+
+def test_an_unparseable_line_is_a_finding_and_the_connection_goes_on() -> None:
+    step = _feed(_opened(), b"{not json")
+    assert _findings(step) == ["F1"]
+    (reply,) = step.outbound
+    assert reply["error"]["code"] == -32700
+    _goes_on(step.connection)
+
+
+def test_an_unknown_request_is_answered_method_not_found() -> None:
+    step = _feed(_opened(), {"jsonrpc": "2.0", "id": 90, "method": "session/bogus", "params": {}})
+    (reply,) = step.outbound
+    assert (reply["id"], reply["error"]["code"]) == (90, -32601)
+    _goes_on(step.connection)
