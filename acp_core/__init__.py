@@ -300,6 +300,9 @@ if TYPE_CHECKING:  # what type checkers see: every public name, through its subm
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name stays an error there
     _COMMON = frozenset(__all__)
+    # The revisions' home: `Revision.applies` reads the rule scopes the catalogue declares
+    # (`_wire/_revision.py`), so handing out a revision loads the rule layer with it.
+    _REVISION_HOME = "acp_core._wire._revision"
 
     def _warn_moved(name: str) -> None:
         import warnings
@@ -318,6 +321,8 @@ if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name stays an 
         if module is not None:
             # `__import__` with a fromlist gives the leaf module (importlib is off limits here).
             value = getattr(__import__(module, fromlist=("__name__",)), name)
+            if module == _REVISION_HOME:  # a revision answers `applies` from the catalogue
+                __import__("acp_core._rules")
             if name not in _COMMON:  # a 0.1 alias: it works, and says where the name lives
                 _warn_moved(name)
         elif name in _SUBMODULES:

@@ -5,6 +5,8 @@ A public submodule of acp-core (docs/api.md lists each name in its home)."""
 
 from __future__ import annotations
 
+# The revisions answer `Revision.applies` from the rule scopes the catalogue declares.
+import acp_core._rules  # noqa: F401
 from acp_core._wire._codec import (
     Decoded,
     decode_message,

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from preview_traces import CASES, P, announce, chunk
 
 import acp_core as acp
-from acp_core._wire._revision import LATER_RULES
+
+# The rules a later revision brings (each says so with `Rule.since`).
+LATER_RULES = frozenset(i for i, r in acp.RULES.items() if r.since is not None)
 
 
 def judged(entries: list[Any], rule: str, revision: acp.Revision = acp.V2_PREVIEW) -> list[Any]:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import attrs
 import pytest
 
 import acp_core as acp
@@ -184,11 +183,13 @@ def test_rules_with_a_revision_prints_only_the_rules_that_apply_there(
 def test_a_rule_a_later_revision_adds_applies_only_from_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The registry's `rules_added` scope a rule to the revisions built on the one adding it.
+    # A rule's `since` scopes it to the revisions built on the one it names.
     from acp_core._wire import _revision
 
-    later = attrs.evolve(acp.V2_PREVIEW, name="2099-01", rules_added=frozenset({"R1"}))
-    monkeypatch.setattr(_revision, "LATER_RULES", frozenset({"R1"}))
+    later = _revision._later(acp.V2_PREVIEW, "2099-01", "test")
+    scopes = _revision._declared_scopes()
+    moved = {**scopes, "R1": _revision.RuleScope(since="2099-01")}
+    monkeypatch.setattr(_revision, "_SCOPES", [moved])
     assert later.applies("R1")
     assert not acp.V2_PREVIEW.applies("R1")
     assert not acp.V2_2026_08.applies("R1")

@@ -1,11 +1,16 @@
 """The rule catalogue: every obligation of ACP v2 that acp-core enforces, reports or documents.
 
-Owns: `Rule`, `RULES` (id -> Rule) and `rules_markdown()`, the text of `docs/rules.md`.
+Owns: `Rule`, `RULES` (id -> Rule) and `rules_markdown()`, the text of `docs/rules.md`; each
+rule's revision scope (`Rule.since`, `Rule.until`), declared to the revisions at import
+(`_wire._revision.declare_rule_scopes`: `Revision.applies` answers from it, `_wire` cannot
+import this module); and the registry the checker declares what it decides into
+(`declare_checked`).
 Must not know: how a rule is checked (`_rules/_check.py`) or enforced (the engines); wire values.
 
-Which rules `check_trace` reports (`Rule.checked`, the `checked` column) is read from the
-checker's guards (`_conversation_guards.GUARDS`) and message checks
-(`_check_message.CHECKED`), so it cannot drift from what is tested.
+Which rules `check_trace` reports (`Rule.checked`, the `checked` column) is what the checker
+declares (`_check.py` collects its guards' and message checks' rule ids and calls
+`declare_checked` when it is loaded; `_rules/__init__.py` loads it with the first rule-layer
+module), so it cannot drift from what is tested and this module imports no checker.
 
 Theory of operation. The agent engine raises `LocalProtocolError(rule_id)` when an intent
 would break a rule, the trace checker reports `Violation(rule_id, ...)` when a recorded
@@ -34,7 +39,9 @@ from typing import Final, Literal
 
 import attrs
 
-from acp_core._wire._revision import Revision
+from acp_core._errors import AcpError, ArgumentError
+from acp_core._wire._fields import BASE_REVISION
+from acp_core._wire._revision import Revision, RuleScope, declare_rule_scopes
 
 from ._catalogue_preview import KIT_IDS, PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
 from ._severity import CLASSES, SPEC_TAGS
@@ -48,6 +55,7 @@ __all__ = [
     "Rule",
     "Side",
     "UncheckedKind",
+    "declare_checked",
     "rules_markdown",
 ]
 
@@ -75,6 +83,9 @@ class Rule:
         unchecked: for a rule `check_trace` does not report, why a recording cannot show
             it: `(kind, reason)`, the kind one of `UNCHECKED_KINDS` (Preview rules carry
             one each). None: no reason given.
+        since: the revision the rule comes with (`Revision.applies` is true in it and every
+            revision built on it), or None: it applies from the base revision on.
+        until: the last revision the rule applies to, or None: every later one too.
     """
 
     id: str
@@ -85,15 +96,20 @@ class Rule:
     kit_id: str | None = None
     note: str = ""
     unchecked: tuple[UncheckedKind, str] | None = None
+    since: str | None = None
+    until: str | None = None
 
     @property
     def checked(self) -> bool:
-        """Whether `check_trace` reports breaches of it: read from the checker's own
-        guards and message checks, never kept by hand."""
-        # Imported here: the checker imports this catalogue for levels.
-        from ._check import CHECKED_RULES
+        """Whether `check_trace` reports breaches of it: what the checker declares it
+        decides (its guards and message checks), never kept by hand."""
+        return self.id in _decided()
 
-        return self.id in CHECKED_RULES
+    @property
+    def checked_by(self) -> tuple[str, ...]:
+        """The functions (`module:function`) that decide this rule in `check_trace`, as the
+        checker declares them (`_rules/_deciders.py`); empty for a rule it does not report."""
+        return _decided().get(self.id, ())
 
     @property
     def mandatory(self) -> bool:
@@ -171,7 +187,7 @@ _CLIENT: Final[tuple[Rule, ...]] = (
     Rule("C12", "MUST", "client", "Handle diffs whose `patch` is missing or `null`; drive file lists from `changes`.", "TC"),  # noqa: E501
     Rule("C13", "MUST", "client", "Replace a plan's contents completely on each `plan_update` for its `planId`.", "AP"),  # noqa: E501
     Rule("C14", "SHOULD", "client", "On sending `session/cancel`, immediately show the unfinished tool calls of the current work as `cancelled`.", "PL Cancellation"),  # noqa: E501
-    Rule("C15", "MUST", "client", "When cancelling, answer every pending `session/request_permission` with the `cancelled` outcome.", "PL, TC"),  # noqa: E501
+    Rule("C15", "MUST", "client", "When cancelling, answer every pending `session/request_permission` with the `cancelled` outcome.", "PL, TC", until=BASE_REVISION, note="Applies in 2026-08 only: C40 replaces it from 2026-11 on (Preview digest 4.3)."),  # noqa: E501
     Rule("C16", "SHOULD", "client", "Keep accepting tool-call and other updates after sending `session/cancel`; wait for idle + `cancelled` as confirmation.", "PL, MG client checklist #13"),  # noqa: E501
     Rule("C17", "SHOULD", "client", "Keep accepting background updates while idle.", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
     Rule("C18", "SHOULD", "client", "Preserve unknown enum values, unknown variants and `_meta` when storing, replaying or proxying; fall back to generic UI.", "EX, MG client checklist #14"),  # noqa: E501
@@ -218,8 +234,9 @@ _PREVIEW: Final = tuple(
         KIT_IDS.get(i),
         note=note,
         unchecked=UNCHECKED.get(i),
+        since=since,
     )
-    for i, level, side, summary, section, note in PREVIEW_ROWS
+    for i, since, level, side, summary, section, note in PREVIEW_ROWS
 )
 
 #: Every rule by id, in catalogue order (R, C, the Preview's, the checker's own, the
@@ -227,6 +244,35 @@ _PREVIEW: Final = tuple(
 RULES: Final[Mapping[str, Rule]] = MappingProxyType(
     {r.id: r for r in (*_AGENT, *_CLIENT, *_PREVIEW, *_CHECKER, *_ENGINE)}
 )
+
+declare_rule_scopes({r.id: RuleScope(r.since, r.until) for r in RULES.values()})
+
+# What the checker decides (`declare_checked`): empty until the checker is loaded, then one
+# read-only map. The one mutable cell of this module, set once when `_rules/_check.py` loads.
+_CHECKED: list[Mapping[str, tuple[str, ...]]] = []
+
+
+def declare_checked(decided_by: Mapping[str, tuple[str, ...]]) -> None:
+    """Declare the rules `check_trace` decides, each with its deciding functions (called
+    once, by `_rules/_check.py`).
+
+    Raises:
+        ArgumentError: an id is not a catalogue rule, or a different map was declared before.
+    """
+    unknown = sorted(decided_by.keys() - RULES.keys())
+    if unknown:
+        raise ArgumentError(f"the checker decides rules the catalogue lacks: {unknown}")
+    frozen = MappingProxyType(dict(decided_by))
+    if _CHECKED and dict(_CHECKED[0]) != dict(frozen):
+        raise ArgumentError("the checked rules were declared already, differently")
+    _CHECKED[:] = [frozen]
+
+
+def _decided() -> Mapping[str, tuple[str, ...]]:
+    if not _CHECKED:
+        raise AcpError("the checker has not declared what it decides (import acp_core._rules)")
+    return _CHECKED[0]
+
 
 #: The spec-source tags of the `section` column, kept with the rest of the tools' legend.
 _SOURCES: Final = tuple(SPEC_TAGS.items())
@@ -252,7 +298,8 @@ def _rows(rules: tuple[Rule, ...]) -> list[str]:
 
 def _checked(rule: Rule) -> str:
     if rule.checked:
-        return "yes"
+        where = "; ".join(f"`{name.removeprefix('acp_core.')}`" for name in rule.checked_by)
+        return f"yes: {where}"
     if rule.unchecked is None:
         return ""
     kind, why = rule.unchecked
@@ -294,8 +341,9 @@ def rules_markdown(revision: Revision | None = None) -> str:
         "- **Kit id**: the requirement of the official conformance kit (`acp-tck`,",
         "  `src/tck/v2/requirements.py`) that tests the same obligation. Where the kit differs:",
         "  its STATE-203 allows five stop reasons; 2026-11 and the Preview add `error` (R8).",
-        "- **Checked**: `check_trace` reports breaches of this rule; for a rule of the 2026-11",
-        "  draft or the Preview it does not, why a recording cannot show it:",
+        "- **Checked**: `check_trace` reports breaches of this rule, decided by the functions",
+        "  named (`module:function`; more than one is a rule with several judging homes); for",
+        "  a rule of the 2026-11 draft or the Preview it does not, why a recording cannot show it:",
         *(f"  - `{kind}`: {text}." for kind, text in UNCHECKED_KINDS.items()),
         "",
         *scope,
@@ -310,8 +358,9 @@ def rules_markdown(revision: Revision | None = None) -> str:
         "## Rules of the 2026-11 draft and the Preview",
         "",
         "Numbered as in section 4 of the Preview digest (`acp-v2-preview-digest.md`). They",
-        "apply from the revision that brings them (`Revision.rules_added`); C15 applies only",
-        "in 2026-08 (C40 replaces it from 2026-11 on).",
+        "apply from the revision that brings them (`Rule.since`, asked with",
+        "`Revision.applies`); C15 applies only in 2026-08 (`Rule.until`; C40 replaces it",
+        "from 2026-11 on).",
         "",
         *_table(_PREVIEW),
         "",

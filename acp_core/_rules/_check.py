@@ -1,6 +1,7 @@
 """The trace checker: which protocol rules a recorded ACP conversation breaks, and where.
 
-Owns: `Violation`, `check_trace` and `CHECKED_RULES`, and the routing of a recording's
+Owns: `Violation`, `check_trace` and `CHECKED_RULES` (declared to the catalogue at import:
+`Rule.checked` reads it), and the routing of a recording's
 messages to one conversation machine per session.
 Must not know: files, JSON text or exit codes (`__main__.py`), what any lifecycle rule says
 (`_rules/_conversation.py`), what a single message breaks on its own (`_rules/_check_message.py`).
@@ -37,7 +38,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
-from ._catalogue import RULES, Level, Side
+from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen
 from ._check_preview import CHECKED as PREVIEW_CHECKED
@@ -46,6 +47,7 @@ from ._check_sessions import OpenSessions
 from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
+from ._deciders import DECIDED_BY
 from ._predicates import RequestKey, request_key, shown
 from ._severity import Severity, severity_of
 
@@ -57,6 +59,8 @@ _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
 CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3"}
+# `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
+declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 
 

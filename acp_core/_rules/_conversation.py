@@ -33,11 +33,10 @@ Theory of operation.
 Adding rules (the 2026-11 and Preview rules, for instance): write a check function
 `(conversation, event) -> str | None` in `_rules/_conversation_guards.py` (or a new module whose
 tuple of guards is concatenated to `GUARDS`) and list it as `Guard("R47", (Kind.X, ...),
-check)`. Which revisions a rule applies in is data of the registry: a guard runs when
-`revision.applies(rule)` (a revision drops rules with `rules_dropped`; a rule that exists
-only from some revision on is simply absent from the earlier ones' scope by listing it in
-their `rules_dropped`, or by `Guard(..., applies=lambda r: r.includes("2026-11"))`, which
-reads the `Revision` value, never compares names). A new event kind is a new `Kind` member
+check)`. Which revisions a rule applies in is said by the rule: a guard runs when
+`revision.applies(rule)`, true from the rule's `Rule.since` on and up to its `Rule.until`
+(`_rules/_catalogue.py`), or narrower by `Guard(..., applies=lambda r: r.includes("2026-11"))`,
+which reads the `Revision` value, never compares names. A new event kind is a new `Kind` member
 plus a line in `classify` (`_rules/_conversation_events.py`); new bookkeeping is a field with a
 default and a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the
 `checked` column of docs/rules.md, so a new guard shows up there by itself.

@@ -2,10 +2,21 @@
 
 Owns: `Revision`, the known drafts and `REVISIONS` (by name). Every revision fact lives here:
 which revisions a draft builds on (its lineage), the update kinds it knows (cumulative), the
-known values of its open enums, the `session/prompt` receipt shape, how `_meta` patches apply,
-and which catalogue rules it adds or drops. Decoding, reducers, engines, the checker and the
-CLI all take a `Revision` (default `DEFAULT_REVISION`), so a later draft is a parameter.
-Must not know: how any of these facts is used.
+known values of its open enums, the `session/prompt` receipt shape and how `_meta` patches
+apply. Decoding, reducers, engines, the checker and the CLI all take a `Revision` (default
+`DEFAULT_REVISION`), so a later draft is a parameter.
+Must not know: how any of these facts is used; what any catalogue rule says.
+
+Which catalogue rules apply in a revision is not a revision fact: each `Rule` says it
+(`Rule.since`, the revision it comes with; `Rule.until`, the last one it applies to). The seam:
+`_wire` may not import `_rules`, so the catalogue declares every rule's scope here when it is
+loaded (`declare_rule_scopes`, called by `_rules/_catalogue.py`) and `Revision.applies` answers
+from that declaration (dependency inversion: the revision asks a registry the catalogue fills;
+no import runs upward, no cycle). Every way to reach a revision loads the catalogue with it:
+`acp_core/_rules/__init__.py` imports it (any rule-layer caller), the root's lazy `__getattr__`
+and the public `codec` submodule do too. A revision asked before any catalogue declared its
+scopes (only reachable through a private import of this module) raises instead of guessing,
+and so does a rule id the catalogue does not know: a forgotten scope cannot pass silently.
 
 Which update kinds a revision decodes is not restated: a variant class belongs to the revision
 named by its `__wire_since__` (default: the base revision) and every revision whose lineage
@@ -15,11 +26,14 @@ includes it (see `_wire/_fields.py`).
 from __future__ import annotations
 
 import typing
+import warnings
 from collections.abc import Mapping
 from typing import Any, Final, SupportsIndex
 
 import attrs
 import immutables
+
+from acp_core._errors import AcpError, ArgumentError
 
 from ._fields import BASE_REVISION, PREVIEW_NAME, since_of
 from ._freezing import freezing_fields
@@ -28,7 +42,6 @@ from ._updates import SessionUpdate, StopReason, ToolCallStatus
 __all__ = [
     "DEFAULT_REVISION",
     "KNOWN_UPDATE_TAGS",
-    "LATER_RULES",
     "PREVIEW",
     "REVISIONS",
     "REVISION_ALIASES",
@@ -37,6 +50,8 @@ __all__ = [
     "V2_2026_11",
     "V2_PREVIEW",
     "Revision",
+    "RuleScope",
+    "declare_rule_scopes",
     "decoded_update_tags",
     "revision_named",
 ]
@@ -69,8 +84,10 @@ class Revision:
             tags acp-core does not decode into a class yet (`decoded_update_kinds`).
         usage_meta_patches: `usage_update._meta` is a metadata patch (Preview) instead of
             being replaced with each report.
-        rules_added, rules_dropped: catalogue rule ids that apply only from this revision
-            on, or no longer apply in it (relative to the base revision's catalogue).
+
+    Which catalogue rules apply here is said by each rule (`Rule.since`, `Rule.until`) and
+    asked with `applies`. `rules_added` and `rules_dropped` (deprecated, derived from those)
+    remain for one release as read-only properties.
     """
 
     name: str
@@ -81,8 +98,6 @@ class Revision:
     tool_statuses: frozenset[str]
     lineage: tuple[str, ...] = attrs.field()
     update_kinds: frozenset[str] = attrs.field()
-    rules_added: frozenset[str] = frozenset()
-    rules_dropped: frozenset[str] = frozenset()
     usage_meta_patches: bool = False
 
     @lineage.default
@@ -122,27 +137,102 @@ class Revision:
     def applies(self, rule_id: str) -> bool:
         """Whether a catalogue rule applies in this revision (the machine asks this).
 
-        It does unless this revision drops it, or a later revision brings it (`LATER_RULES`)
-        and this one's `rules_added` does not include it."""
-        if rule_id in self.rules_dropped:
+        It does when this revision includes the one the rule comes with (`Rule.since`; none:
+        from the base revision on) and is included in the last one it applies to
+        (`Rule.until`; none: every later revision too).
+
+        Raises:
+            ArgumentError: `rule_id` is not a catalogue rule.
+        """
+        scope = _declared_scopes().get(rule_id)
+        if scope is None:
+            msg = f"{rule_id!r} is not a catalogue rule (acp_core.RULES)"
+            raise ArgumentError(msg)
+        return scope.covers(self)
+
+    @property
+    def rules_added(self) -> frozenset[str]:
+        """Deprecated: the rules that apply here and not in the base revision. Each rule
+        says its scope now (`Rule.since`; ask `Revision.applies`)."""
+        _warn_scope("rules_added", "Rule.since")
+        return frozenset(i for i in _declared_scopes() if _added(self, i))
+
+    @property
+    def rules_dropped(self) -> frozenset[str]:
+        """Deprecated: the base revision's rules that no longer apply here. Each rule says
+        its scope now (`Rule.until`; ask `Revision.applies`)."""
+        _warn_scope("rules_dropped", "Rule.until")
+        return frozenset(i for i in _declared_scopes() if _added(_base(), i, self))
+
+
+@attrs.frozen
+class RuleScope:
+    """The revisions one catalogue rule applies in, as its `Rule` declares them.
+
+    Attributes:
+        since: the revision the rule comes with (it applies in every revision that includes
+            it), or None: from the base revision on.
+        until: the last revision it applies to (it applies there and in the revisions that
+            one builds on), or None: in every later revision too.
+    """
+
+    since: str | None = None
+    until: str | None = None
+
+    def covers(self, revision: Revision) -> bool:
+        """The rule applies in `revision`."""
+        if self.since is not None and not revision.includes(self.since):
             return False
-        return rule_id in self.rules_added or rule_id not in LATER_RULES
+        return self.until is None or REVISIONS[self.until].includes(revision.name)
 
 
-def _ids(prefix: str, numbers: range) -> frozenset[str]:
-    return frozenset(f"{prefix}{n}" for n in numbers)
+# The catalogue's declaration (`declare_rule_scopes`): empty until a catalogue is loaded, then
+# one immutable map. The one mutable cell of this module, set once at the catalogue's import.
+_SCOPES: list[Mapping[str, RuleScope]] = []
 
 
-# The rules of the Preview digest's section 4 (R47-R81, C27-C56) that the 2026-11 draft
-# already states (its sources are the 2026-11 docs and SDK 2.4.0: background work, item
-# cancels, the resume state snapshot, the tool-call name, C40 for C15); the rest come with
-# the Preview.
-_RULES_2026_11: Final = frozenset(
-    {"R62", "R73", "R74", "R75", "R76", "R81", "C40", "C41", "C49", "C50", "C56"}
-)
-#: Every catalogue rule that applies only from a later revision on (`Revision.applies`).
-LATER_RULES: Final = _ids("R", range(47, 82)) | _ids("C", range(27, 57))
-_RULES_PREVIEW: Final = LATER_RULES - _RULES_2026_11
+def declare_rule_scopes(scopes: Mapping[str, RuleScope]) -> None:
+    """Declare every catalogue rule's scope (called once, by `_rules/_catalogue.py`).
+
+    Raises:
+        ArgumentError: a scope names a revision `REVISIONS` does not hold, or a different
+            declaration was made before.
+    """
+    for rule_id, scope in scopes.items():
+        for name in (scope.since, scope.until):
+            if name is not None and name not in REVISIONS:
+                known = ", ".join(REVISIONS)
+                msg = f"rule {rule_id} names an unknown revision {name!r}; known: {known}"
+                raise ArgumentError(msg)
+    frozen: Mapping[str, RuleScope] = immutables.Map(scopes)
+    if _SCOPES and _SCOPES[0] != frozen:
+        raise ArgumentError("the rule scopes were declared already, differently")
+    _SCOPES[:] = [frozen]
+
+
+def _declared_scopes() -> Mapping[str, RuleScope]:
+    if not _SCOPES:
+        msg = "no rule catalogue has declared its scopes yet (import acp_core._rules first)"
+        raise AcpError(msg)
+    return _SCOPES[0]
+
+
+def _base() -> Revision:
+    return REVISIONS[BASE_REVISION]
+
+
+def _added(revision: Revision, rule_id: str, base: Revision | None = None) -> bool:
+    """`rule_id` applies in `revision` and not in `base` (default: the base revision)."""
+    return revision.applies(rule_id) and not (base or _base()).applies(rule_id)
+
+
+def _warn_scope(name: str, home: str) -> None:
+    warnings.warn(
+        f"Revision.{name} is deprecated: each rule says its scope ({home}); ask "
+        "Revision.applies(rule_id)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def _later(
@@ -166,8 +256,6 @@ def _later(
         "tool_statuses": base.tool_statuses | new_tool_statuses,
         "lineage": lineage,
         "update_kinds": base.update_kinds | decoded_update_tags(lineage) | new_update_kinds,
-        "rules_added": base.rules_added,
-        "rules_dropped": base.rules_dropped,
         "usage_meta_patches": base.usage_meta_patches,
     }
     fields.update(changes)
@@ -190,8 +278,6 @@ V2_2026_11: Final = _later(
     meta_patch_merges=True,
     new_stop_reasons=frozenset({StopReason.ERROR}),
     new_tool_statuses=frozenset({ToolCallStatus.PAUSED}),
-    rules_dropped=frozenset({"C15"}),  # replaced by C40 (Preview digest 4.3)
-    rules_added=_RULES_2026_11,
 )
 
 #: The v2 Preview of 2026-11-20 (schema crate 1.20.0, about JSON schema 2.0.0-alpha.17; no
@@ -204,7 +290,6 @@ V2_PREVIEW: Final = _later(
     PREVIEW_NAME,
     "1.20.0 (schema crate; reconstructed)",
     usage_meta_patches=True,
-    rules_added=_RULES_2026_11 | _RULES_PREVIEW,
 )
 
 #: The v2 Preview under its alias (`PREVIEW.name` is its dated name, `2026-11-20`).

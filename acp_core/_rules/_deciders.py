@@ -1,0 +1,144 @@
+"""Which function decides each rule `check_trace` reports: the `checked_by` of docs/rules.md.
+
+Owns: `DECIDED_BY` (rule id -> the `module:function` names where its finding is decided).
+Must not know: what any rule says, how a finding is worded.
+
+A guard's rule is decided by its guard's function, read from `GUARDS` (never restated). Every
+other judging site (message checks, the machine's effects and events, the cross-session
+checks of `_check_preview*.py`, the checker's own routing) is listed below, by name, next to
+the checker's sets of checked ids (`_check.py` declares both to the catalogue, which imports
+no checker). tests/test_rule_scope.py resolves every name to a function whose source names
+the rule, so a rename or a moved check fails there, not silently in the docs. A rule with
+more than one deciding function is a rule with more than one judging home (issue 21 item 5);
+the test pins which rules still have several, so a new split cannot appear unseen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ._conversation_guards import GUARDS
+
+__all__ = ["DECIDED_BY"]
+
+_SITES: Final[Mapping[str, tuple[str, ...]]] = {
+    "C15": (
+        "acp_core._rules._conversation:finish",
+        "acp_core._rules._conversation_effects:_c15_answer",
+        "acp_core._rules._conversation_effects:_on_cancel",
+    ),
+    "C25": ("acp_core._rules._conversation_events:_answer",),
+    "C29": ("acp_core._rules._check_preview:PreviewDraft.client",),
+    "C34": ("acp_core._rules._check_preview:PreviewDraft.client",),
+    "C40": (
+        "acp_core._rules._check_preview:PreviewDraft.finish",
+        "acp_core._rules._check_preview:PreviewDraft.permission_answer",
+    ),
+    "C41": ("acp_core._rules._check_preview:PreviewDraft.client",),
+    "C43": ("acp_core._rules._check_preview_prompts:BookDraft.prompt",),
+    "D1": (
+        "acp_core._rules._check:_Checker.entry",
+        "acp_core._rules._check_undecodable:_explain",
+        "acp_core._rules._check_undecodable:explain_undecodable",
+    ),
+    "J1": ("acp_core._rules._conversation_events:_answer",),
+    "J2": (
+        "acp_core._rules._check:_Checker.observe",
+        "acp_core._rules._conversation_events:_direction",
+        "acp_core._rules._conversation_events:_generic_request",
+        "acp_core._rules._conversation_events:_request",
+        "acp_core._rules._conversation_events:classify",
+    ),
+    "J3": ("acp_core._rules._check:_Checker.message",),
+    "R4": ("acp_core._rules._check_undecodable:_explain",),
+    "R5": ("acp_core._rules._check_message:MessageRules.message_id",),
+    "R7": ("acp_core._rules._conversation:finish",),
+    "R11": ("acp_core._rules._conversation_effects:_on_permission_answer",),
+    "R14": (
+        "acp_core._rules._check_message:MessageRules._update",
+        "acp_core._rules._check_message:MessageRules.tool_call",
+    ),
+    "R18": ("acp_core._rules._predicates:open_enum_rule",),
+    "R19": (
+        "acp_core._rules._check_preview_updates:_state",
+        "acp_core._rules._predicates:open_enum_rule",
+    ),
+    "R26": (
+        "acp_core._rules._check_message:MessageRules.permission",
+        "acp_core._rules._check_undecodable:_explain",
+    ),
+    "R29": ("acp_core._rules._check_undecodable:_explain",),
+    "R33": ("acp_core._rules._check_message:terminal_cwd_finding",),
+    "R34": ("acp_core._rules._check_message:MessageRules._update",),
+    "R35": ("acp_core._rules._check_message:MessageRules.batch",),
+    "R41": ("acp_core._rules._check_message:MessageRules.select_value",),
+    "R43": ("acp_core._rules._check_message:MessageRules._r43",),
+    "R44": ("acp_core._rules._check_message:MessageRules.batch",),
+    "R47": (
+        "acp_core._rules._check_preview:PreviewDraft.use",
+        "acp_core._rules._check_preview_updates:_announce",
+        "acp_core._rules._check_preview_updates:on_update",
+    ),
+    "R48": ("acp_core._rules._check_preview_updates:_announce",),
+    "R49": ("acp_core._rules._check_preview_updates:_announce",),
+    "R50": ("acp_core._rules._check_preview_updates:_r50",),
+    "R52": (
+        "acp_core._rules._check_message:MessageRules._update",
+        "acp_core._rules._check_message:child_directory_findings",
+    ),
+    "R53": ("acp_core._rules._check_preview_answers:agent_answer",),
+    "R54": ("acp_core._rules._check_message:MessageRules.root_keys",),
+    "R56": ("acp_core._rules._check_preview_updates:on_update",),
+    "R57": (
+        "acp_core._rules._check_preview_answers:_resume",
+        "acp_core._rules._check_preview_updates:_marker",
+        "acp_core._rules._check_preview_updates:_state",
+    ),
+    "R58": ("acp_core._rules._check_preview_updates:_marker",),
+    "R59": ("acp_core._rules._check_preview_prompts:_r59",),
+    "R60": ("acp_core._rules._check_preview_answers:_resume",),
+    "R61": ("acp_core._rules._check_preview_updates:_announce",),
+    "R62": ("acp_core._rules._check_preview_answers:_resume",),
+    "R63": ("acp_core._rules._check_preview_updates:_history",),
+    "R64": ("acp_core._rules._check_preview_answers:_resume",),
+    "R65": ("acp_core._rules._check_preview_updates:_history",),
+    "R66": ("acp_core._rules._check_preview_updates:_history",),
+    "R67": ("acp_core._rules._check_preview_prompts:BookDraft.keyed",),
+    "R68": ("acp_core._rules._check_preview_prompts:BookDraft.keyed",),
+    "R70": (
+        "acp_core._rules._check_preview_prompts:BookDraft.cancelled",
+        "acp_core._rules._check_preview_prompts:BookDraft.inserted_now",
+    ),
+    "R71": ("acp_core._rules._check_preview_updates:_r71",),
+    "R72": ("acp_core._rules._check_preview_updates:_state",),
+    "R73": (
+        "acp_core._rules._check_preview_updates:_state",
+        "acp_core._rules._check_preview_updates:on_update",
+    ),
+    "R74": ("acp_core._rules._check_preview_updates:_state",),
+    "R75": ("acp_core._rules._check_preview_answers:agent_answer",),
+    "R76": ("acp_core._rules._check_preview:PreviewDraft.use",),
+    "R78": (
+        "acp_core._rules._check_message:MessageRules.plan",
+        "acp_core._rules._check_message:plan_path_finding",
+    ),
+    "R79": ("acp_core._rules._check_preview_updates:_suggestions",),
+    "R80": ("acp_core._rules._check_undecodable:_explain",),
+    "R81": ("acp_core._rules._check_preview_updates:_tool",),
+}
+
+
+def _collected() -> Mapping[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {r: list(names) for r, names in _SITES.items()}
+    for guard in GUARDS:
+        name = f"{guard.check.__module__}:{guard.check.__qualname__}"
+        names = found.setdefault(guard.rule, [])
+        if name not in names:
+            names.append(name)
+    return MappingProxyType({r: tuple(sorted(n)) for r, n in found.items()})
+
+
+#: Every rule `check_trace` reports -> the functions that decide it, sorted.
+DECIDED_BY: Final = _collected()
