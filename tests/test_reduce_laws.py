@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core import strategies as acps
+from acp_core import values
 from acp_core._state._pcoll import PVec
 from acp_core._wire._json import Unset
 
@@ -253,6 +254,10 @@ _APPENDING = (
     acp.AgentThoughtChunk,
     acp.ToolCallContentChunk,
     acp.OtherUpdate,
+    # Later revisions: a notice is one more event each time it arrives; the chunks append.
+    values.Notice,
+    values.SessionMessageChunk,
+    values.CompactionSummaryChunk,
 )
 
 
