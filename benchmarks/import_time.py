@@ -15,7 +15,7 @@ CASES = (
     ("bare interpreter", "pass"),
     ("import acp_core", "import acp_core"),
     ("import acp_core; use the codec", "import acp_core; acp_core.decode_message"),
-    ("import acp_core; use step", "import acp_core; acp_core.step; acp_core.EndTurn"),
+    ("import acp_core; use step", "import acp_core; acp_core.step; acp_core.intents.EndTurn"),
 )
 
 
