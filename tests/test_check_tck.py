@@ -15,7 +15,16 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._rules._tck import KIT_TIERS, KIT_TRIGGERS, exercised, tck_report, verdict
+from acp_core._rules._tck import (
+    KIT_PENDING,
+    KIT_TIERS,
+    KIT_TRIGGERS,
+    KIT_UNTRACEABLE,
+    exercised,
+    kit_markdown,
+    tck_report,
+    verdict,
+)
 
 TRACES = Path(__file__).resolve().parent / "traces"
 EXAMPLE = Path(acp.__file__).resolve().parent / "data" / "example-trace.jsonl"
@@ -206,3 +215,72 @@ def test_json_and_format_tck_together_are_bad_input(capsys: pytest.CaptureFixtur
     code, out, err = run(capsys, "--json", "--format", "tck", str(EXAMPLE))
     assert (code, out) == (2, "")
     assert "--format tck" in err
+
+
+# The ids of the kit's v2 registry (agentclientprotocol/acp-tck, src/tck/v2/requirements.py at
+# commit 1314e09), pinned here so a change to `KIT_TIERS` cannot drop one unnoticed.
+REGISTRY_1314E09 = frozenset(
+    f"ACP-{n}"
+    for n in str.split(
+        "INIT-001 INIT-201 INIT-003 INIT-202 INIT-203 INIT-204 SCHEMA-001 SESSION-001 "
+        "SESSION-002 PROMPT-205 PROMPT-201 PROMPT-203 STATE-201 STATE-202 STATE-203 "
+        "PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 PROMPT-003 PERM-201 CLIENTCAP-201 "
+        "CLIENTCAP-202 INFO-CONCURRENT-201 INFO-UNKNOWNSESSION-001 CANCEL-201 CANCEL-202 "
+        "CANCEL-203 CANCEL-204 CANCEL-205 CANCEL-206 CANCEL-207 CANCEL-208 INFO-CANCEL-201 "
+        "INFO-CANCEL-202 TRANSPORT-201 TRANSPORT-002 TRANSPORT-203 JSONRPC-001 JSONRPC-002 "
+        "JSONRPC-003 JSONRPC-004 JSONRPC-005 BATCH-201 BATCH-202 BATCH-203 BATCH-204 BATCH-205 "
+        "BATCH-206 BATCH-207 BATCH-208 INFO-BATCH-201 INFO-BATCH-202 SESSION-203 RESUME-201 "
+        "RESUME-202 RESUME-203 RESUME-204 RESUME-205 LIST-201 LIST-202 LIST-203 LIST-204 "
+        "CLOSE-201 CLOSE-202 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 ADDDIRS-202 MCP-201 "
+        "MCP-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 CONFIG-206 AUTH-201 AUTH-202 "
+        "AUTH-203 AUTH-204 AUTH-205 AUTH-206 AUTH-207 PATCH-201 PATCH-203 PATCH-204 PATCH-205 "
+        "PATCH-206 PATCH-207 PATCH-208 PATCH-209 ENUM-201 ENUM-202 ENUM-203 EXT-001 META-001 "
+        "META-201 EXT-201 EXT-202 EXT-203 ERROR-001 SHUTDOWN-001 SCHEMA-002 STDERR-001 "
+        "INFO-PARSE-001 INFO-INVALIDREQ-001"
+    )
+)
+
+
+def test_every_registry_id_is_mapped_untraceable_or_pending_exactly_once() -> None:
+    assert len(REGISTRY_1314E09) == 106
+    assert set(KIT_TIERS) == REGISTRY_1314E09
+    mapped = {r.kit_id for r in acp.RULES.values() if r.kit_id}
+    untraceable, pending = set(KIT_UNTRACEABLE), set(KIT_PENDING)
+    assert len(pending) == len(KIT_PENDING)
+    assert not mapped & untraceable
+    assert not mapped & pending
+    assert not untraceable & pending
+    assert mapped | untraceable | pending == REGISTRY_1314E09
+    assert all(why for why in KIT_UNTRACEABLE.values())
+
+
+def test_the_report_lists_untraceable_and_pending_ids_apart() -> None:
+    rep = report("good_prompt_turn.jsonl")
+    judged = {r["id"] for r in rep["requirements"]} | {u["id"] for u in rep["unjudged"]}
+    untraceable = {u["id"]: u for u in rep["untraceable"]}
+    assert set(untraceable) == set(KIT_UNTRACEABLE)
+    assert {p["id"] for p in rep["pending"]} == set(KIT_PENDING)
+    assert not judged & (set(untraceable) | set(KIT_PENDING))
+    shutdown = untraceable["ACP-SHUTDOWN-001"]
+    assert shutdown["tier"] == "ADVISORY"
+    assert shutdown["reason"]
+
+
+def test_close_202_is_r76_and_shares_its_evidence_with_cancel_208() -> None:
+    assert acp.RULES["R76"].kit_id == "ACP-CLOSE-202"
+    assert acp.RULES["R24"].kit_id == "ACP-CANCEL-208"
+    assert KIT_TRIGGERS["ACP-CLOSE-202"] == KIT_TRIGGERS["ACP-CANCEL-208"]
+
+
+def test_docs_kit_coverage_md_is_the_generated_table(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "kit-coverage.md").read_text("utf-8")
+    assert text == kit_markdown(), (
+        "regenerate: python -m acp_core rules --kit > docs/kit-coverage.md"
+    )
+    assert main(["rules", "--kit"]) == 0
+    assert capsys.readouterr().out == text
+    rows = [line for line in text.splitlines() if line.startswith("| ACP-")]
+    assert len(rows) == len(REGISTRY_1314E09)
+    pending = [r for r in rows if "| pending |" in r]
+    assert len(pending) == len(KIT_PENDING)
+    assert all(r.split(" | ")[4].strip(" |") for r in rows if "| not from a trace |" in r)
