@@ -54,6 +54,7 @@ CASES = [
     ("ACP-RESUME-202", "good_resume_with_replay.jsonl", "passed", None),
     ("ACP-CANCEL-208", "good_close_session.jsonl", "passed", None),
     ("ACP-CONFIG-206", "good_config_options.jsonl", "passed", None),
+    ("ACP-SESSION-002", "good_two_new_sessions.jsonl", "passed", [2, 4]),
     # one that breaks it: failed, at the line its rule names
     ("ACP-STATE-203", "bad_R8_5_idle_without_stop_reason.jsonl", "failed", [5]),
     ("ACP-CANCEL-201", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
@@ -63,12 +64,14 @@ CASES = [
     ("ACP-PATCH-201", "bad_R4_4_chunk_without_message_id.jsonl", "failed", [4]),
     ("ACP-PROMPT-201", "bad_R1_1_v1_prompt_result.jsonl", "failed", [1]),
     ("ACP-JSONRPC-003", "bad_J1_2_agent_answers_prompt_twice.jsonl", "failed", [2]),
+    ("ACP-SESSION-002", "bad_J4_5_second_session_new_answers_the_first_id.jsonl", "failed", [5]),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-PERM-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-CANCEL-208", "good_cancel_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-203", "good_permission_turn.jsonl", "not-observed", []),
+    ("ACP-SESSION-002", "good_prompt_turn.jsonl", "not-observed", []),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
 ]

@@ -56,7 +56,7 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3"}
+CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3", "J4"}
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 
 
@@ -226,7 +226,7 @@ class _Checker:
         elif not isinstance(msg, (j.Notification, j.CancelRequestNotification)):
             sid = msg.session_id
         if unknown is not None:
-            self.report("J3", i, unknown)
+            self.report(unknown[0], i, unknown[1])
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())
             if isinstance(msg, j.UpdateSessionNotification):
@@ -249,7 +249,8 @@ class _Checker:
                 side,
                 msg,
                 session=sid,
-                judged_j3=unknown is not None,  # one finding per fault: J3 wins over R47
+                # one finding per fault: J3 wins over R47
+                judged_j3=unknown is not None and unknown[0] == "J3",
                 cancels=None if conv is None else conv.cancels,
             )
             for f in found:
