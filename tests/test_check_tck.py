@@ -45,6 +45,16 @@ def requirement(rep: dict[str, Any], kit_id: str) -> dict[str, Any]:
     return cast("dict[str, Any]", entry)
 
 
+# The kit ids the answer to `initialize` shows (J5-J10).
+_INIT = (
+    "ACP-INIT-203",
+    "ACP-INIT-204",
+    "ACP-AUTH-201",
+    "ACP-AUTH-202",
+    "ACP-AUTH-206",
+    "ACP-AUTH-207",
+)
+
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
     # a trace that exercises the requirement and keeps it
@@ -55,6 +65,7 @@ CASES = [
     ("ACP-CANCEL-208", "good_close_session.jsonl", "passed", None),
     ("ACP-CONFIG-206", "good_config_options.jsonl", "passed", None),
     ("ACP-SESSION-002", "good_two_new_sessions.jsonl", "passed", [2, 4]),
+    *((kit, "good_initialize_with_auth_methods.jsonl", "passed", [0]) for kit in _INIT),
     # one that breaks it: failed, at the line its rule names
     ("ACP-STATE-203", "bad_R8_5_idle_without_stop_reason.jsonl", "failed", [5]),
     ("ACP-CANCEL-201", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
@@ -65,6 +76,12 @@ CASES = [
     ("ACP-PROMPT-201", "bad_R1_1_v1_prompt_result.jsonl", "failed", [1]),
     ("ACP-JSONRPC-003", "bad_J1_2_agent_answers_prompt_twice.jsonl", "failed", [2]),
     ("ACP-SESSION-002", "bad_J4_5_second_session_new_answers_the_first_id.jsonl", "failed", [5]),
+    ("ACP-INIT-203", "bad_J5_1_initialize_answer_without_info.jsonl", "failed", [1]),
+    ("ACP-INIT-204", "bad_J6_1_initialize_answer_with_a_boolean_capability.jsonl", "failed", [1]),
+    ("ACP-AUTH-201", "bad_J7_1_two_auth_methods_share_a_method_id.jsonl", "failed", [1]),
+    ("ACP-AUTH-202", "bad_J8_1_terminal_auth_without_the_client_capability.jsonl", "failed", [1]),
+    ("ACP-AUTH-207", "bad_J9_1_terminal_auth_sets_a_variable_twice.jsonl", "failed", [1]),
+    ("ACP-AUTH-206", "bad_J10_1_auth_method_of_an_undefined_type.jsonl", "failed", [1]),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
@@ -72,6 +89,7 @@ CASES = [
     ("ACP-CANCEL-208", "good_cancel_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-203", "good_permission_turn.jsonl", "not-observed", []),
     ("ACP-SESSION-002", "good_prompt_turn.jsonl", "not-observed", []),
+    *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _INIT),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
 ]
@@ -171,11 +189,13 @@ def test_the_packaged_example_is_a_conformant_agent_run() -> None:
 
 
 def test_a_mandatory_requirement_never_exercised_blocks_the_verdict() -> None:
-    # No client notification in the recording: JSONRPC-003 (MANDATORY) is not observed.
+    # No client notification in the recording: JSONRPC-003 (MANDATORY) is not observed; nor
+    # is an `initialize`, so neither are the MANDATORY ids its answer shows (J5-J10).
     rep = report("good_prompt_turn.jsonl")
     assert requirement(rep, "ACP-JSONRPC-003")["status"] == "not-observed"
     assert rep["verdict"]["conformant"] is False
-    assert rep["verdict"]["failing"] == ["ACP-JSONRPC-003"]
+    unseen = sorted(k for k in _INIT if KIT_TIERS[k] == "MANDATORY")
+    assert rep["verdict"]["failing"] == [*unseen, "ACP-JSONRPC-003"]
 
 
 # -- the command line ------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import Finding, MessageRules, Seen
+from ._check_message import Finding, MessageRules, Seen, initialize_findings
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import OpenSessions
@@ -134,6 +134,8 @@ class _Checker:
         self.route: dict[tuple[str, RequestKey], str | None] = {}
         self.recent: dict[tuple[str, RequestKey], str | None] = {}
         self.open = OpenSessions()  # the sessions the agent may name (J3)
+        # The client's pending `initialize` (request key, params): its answer is J5-J10's.
+        self.initialize: tuple[RequestKey, object] | None = None
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
@@ -227,6 +229,16 @@ class _Checker:
             sid = msg.session_id
         if unknown is not None:
             self.report(unknown[0], i, unknown[1])
+        if side == CLIENT and isinstance(msg, j.Request) and msg.method == "initialize":
+            self.initialize = (request_key(msg.id), msg.params)
+        elif (
+            side == AGENT
+            and isinstance(msg, j.Response)
+            and self.initialize is not None
+            and request_key(msg.id) == self.initialize[0]
+        ):
+            self.report_all(i, initialize_findings(self.initialize[1], msg.result))
+            self.initialize = None
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())
             if isinstance(msg, j.UpdateSessionNotification):

@@ -71,6 +71,10 @@ def _tiers(m: str, c: str, a: str, i: str) -> Mapping[str, Tier]:
     return MappingProxyType(out)
 
 
+def _ids(numbers: str) -> tuple[str, ...]:
+    return tuple(f"ACP-{n}" for n in numbers.split())
+
+
 #: The tier of every requirement id of the kit's v2 registry (106 ids, its commit 1314e09).
 KIT_TIERS: Final[Mapping[str, Tier]] = _tiers(
     m="INIT-001 INIT-201 INIT-003 INIT-202 INIT-203 INIT-204 SCHEMA-001 TRANSPORT-201 "
@@ -140,11 +144,10 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-BATCH-208": ("batch",),
     "ACP-JSONRPC-003": ("client:notification",),
     "ACP-SESSION-002": ("client:session/new", "client:session/fork"),
+    **dict.fromkeys(
+        _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
+    ),
 }
-
-
-def _ids(numbers: str) -> tuple[str, ...]:
-    return tuple(f"ACP-{n}" for n in numbers.split())
 
 
 _FROM_RECORD = "INFORMATIONAL in the kit: it records the behaviour and never judges it"
@@ -176,14 +179,13 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "INIT-001 INIT-201 INIT-202 INIT-203 INIT-204 SCHEMA-001 JSONRPC-001 JSONRPC-002 "
-    "JSONRPC-004 BATCH-201 BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-201 AUTH-202 "
-    "AUTH-203 AUTH-204 AUTH-205 AUTH-206 AUTH-207 EXT-001 EXT-201 EXT-202 SESSION-001 "
-    "SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 PROMPT-003 "
-    "CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 LIST-201 "
-    "LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 ADDDIRS-202 "
-    "CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 META-201 "
-    "ERROR-001"
+    "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
+    "BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-203 AUTH-204 AUTH-205 EXT-001 EXT-201 "
+    "EXT-202 SESSION-001 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
+    "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
+    "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
+    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
+    "META-201 ERROR-001"
 )
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
