@@ -82,6 +82,8 @@ CASES = [
     ("ACP-AUTH-202", "bad_J8_1_terminal_auth_without_the_client_capability.jsonl", "failed", [1]),
     ("ACP-AUTH-207", "bad_J9_1_terminal_auth_sets_a_variable_twice.jsonl", "failed", [1]),
     ("ACP-AUTH-206", "bad_J10_1_auth_method_of_an_undefined_type.jsonl", "failed", [1]),
+    ("ACP-ERROR-001", "bad_J11_1_error_message_on_two_lines.jsonl", "failed", [1]),
+    ("ACP-ERROR-001", "good_prompt_refused_with_an_error.jsonl", "passed", [1]),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),

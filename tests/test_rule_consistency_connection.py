@@ -42,6 +42,7 @@ _J5_J10 = (
     "8_1_terminal_auth_without_the_client_capability",
     "9_1_terminal_auth_sets_a_variable_twice",
     "10_1_auth_method_of_an_undefined_type",
+    "11_1_error_message_on_two_lines",
 )
 DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},

@@ -197,6 +197,7 @@ _CHECKER: Final[tuple[Rule, ...]] = (
     Rule("J8", "MUST NOT", "agent", "Advertise a `terminal` auth method unless the client's `initialize` enabled `capabilities.auth.terminal`.", "SCH AuthMethodTerminal", "ACP-AUTH-202"),  # noqa: E501
     Rule("J9", "MUST", "agent", "Describe a `terminal` auth method's launch well: `args` an array of strings, `env` an array of `{name, value}` strings with unique names.", "SCH AuthMethodTerminal, EnvVariable", "ACP-AUTH-207"),  # noqa: E501
     Rule("J10", "MUST", "agent", "Give an auth method a `type` the schema defines (`agent`, `terminal`) or a custom `_` value.", "EX, SCH AuthMethod", "ACP-AUTH-206"),  # noqa: E501
+    Rule("J11", "SHOULD", "agent", "Word an error answer's `message` as one non-empty line.", "OV, SCH Error", "ACP-ERROR-001", note="The kit also asks `data` to be well-formed JSON; a decoded message always is."),  # noqa: E501
     Rule("S1", "SHOULD NOT", "agent", "Go from `idle` straight to `requires_action`: foreground work should start with `running`.", "§5.2", note="The mirror does not describe this transition; reducers accept it, the checker flags it as unusual."),  # noqa: E501
     Rule("S2", "SHOULD NOT", "agent", "Repeat `idle` with a `stopReason` while already idle: it reads as a second completion.", "§5.2, Q21", note="Reducers treat repeats as idempotent (digest Q21); the checker flags them as unusual."),  # noqa: E501
 )

@@ -39,7 +39,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import Finding, MessageRules, Seen, initialize_findings
+from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import OpenSessions
@@ -229,6 +229,10 @@ class _Checker:
             sid = msg.session_id
         if unknown is not None:
             self.report(unknown[0], i, unknown[1])
+        if side == AGENT and isinstance(msg, j.ErrorResponse):
+            bad_error = error_finding(msg.error)
+            if bad_error is not None:
+                self.report(bad_error[0], i, bad_error[1])
         if side == CLIENT and isinstance(msg, j.Request) and msg.method == "initialize":
             self.initialize = (request_key(msg.id), msg.params)
         elif (

@@ -1,7 +1,7 @@
 """Rules one message breaks on its own: values, paths, encodings, shapes.
 
 Owns: the checks of a single decoded update, permission request, batch or `initialize`
-answer (its `info`, capabilities and auth methods: J5-J10; open-enum values
+answer (its `info`, capabilities and auth methods: J5-J10) or error answer (J11; open-enum values
 against a revision, absolute paths (R26, R33, and the Preview's R52, R78), base64,
 first-sight titles, message id roles, batch contents); the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
@@ -47,6 +47,7 @@ __all__ = [
     "Seen",
     "StateSeen",
     "child_directory_findings",
+    "error_finding",
     "initialize_findings",
     "plan_path_finding",
     "terminal_cwd_finding",
@@ -58,7 +59,7 @@ CHECKED: Final = frozenset(
     {
         *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
-        *("J5", "J6", "J7", "J8", "J9", "J10"),
+        *("J5", "J6", "J7", "J8", "J9", "J10", "J11"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -194,6 +195,14 @@ def _terminal_findings(method: Mapping[str, Any], where: str) -> Iterator[Findin
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
         yield "J9", f"{where} names environment variable {shown(doubled[0])} twice"
+
+
+def error_finding(error: j.RpcError) -> Finding | None:
+    """J11: an error's `message` is a non-empty single line."""
+    text = error.message
+    if text.strip() and "\n" not in text and "\r" not in text:
+        return None
+    return "J11", f"error {error.code} has message {shown(text)}: expected one non-empty line"
 
 
 def initialize_findings(params: object, result: object) -> list[Finding]:

@@ -108,9 +108,10 @@ _MESSAGES: Final = tuple(
 )
 
 # Triggers: `client:<method>` / `agent:<method>` (a request or notification that side sent),
-# `update:<sessionUpdate>`, `state:<state>` (a state_update), `resume:replay` / `resume:live`
-# (a session/resume with or without a `replayFrom` cursor), `client:notification`, `batch`,
-# `agent` / `client` (any message of that side). Any one of them exercises the requirement;
+# `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
+# answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
+# cursor), `client:notification`, `batch`, `agent` / `client` (any message of that side).
+# Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
 _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
@@ -144,6 +145,7 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-BATCH-208": ("batch",),
     "ACP-JSONRPC-003": ("client:notification",),
     "ACP-SESSION-002": ("client:session/new", "client:session/fork"),
+    "ACP-ERROR-001": ("agent:error",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -185,7 +187,7 @@ KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
     "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
-    "META-201 ERROR-001"
+    "META-201 "
 )
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
@@ -228,6 +230,8 @@ class Exercised:
         if not isinstance(message, Mapping):
             return
         self._add(side, index)
+        if "error" in message and "method" not in message:
+            self._add(f"{side}:error", index)
         method = message.get("method")
         if not isinstance(method, str):
             return
