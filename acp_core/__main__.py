@@ -36,7 +36,7 @@ from ._errors import AcpError
 from ._rules._catalogue import rules_markdown
 from ._rules._check import check_trace
 from ._rules._severity import legend_line, summary_line
-from ._rules._tck import Exercised, tck_report
+from ._rules._tck import Exercised, kit_markdown, tck_report
 from ._v1._normalize import looks_like_v1
 from ._v1._v1_check import check_v1_trace
 from ._wire._revision import Revision
@@ -357,9 +357,17 @@ def _run_explore(args: argparse.Namespace) -> int:
 
 def _configure_rules(p: argparse.ArgumentParser) -> None:
     add_revision_argument(p, "whose rules to print", default=None)
+    p.add_argument(
+        "--kit",
+        action="store_true",
+        help="print the conformance kit coverage table (docs/kit-coverage.md) instead",
+    )
 
 
 def _run_rules(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    if getattr(args, "kit", False):
+        (out or sys.stdout).write(kit_markdown())
+        return EXIT_OK
     given = getattr(args, "revision", None) is not None
     (out or sys.stdout).write(rules_markdown(chosen_revision(args) if given else None))
     return EXIT_OK

@@ -15,7 +15,16 @@ import pytest
 
 import acp_core as acp
 from acp_core.__main__ import main
-from acp_core._rules._tck import KIT_TIERS, KIT_TRIGGERS, exercised, tck_report, verdict
+from acp_core._rules._tck import (
+    KIT_PENDING,
+    KIT_TIERS,
+    KIT_TRIGGERS,
+    KIT_UNTRACEABLE,
+    exercised,
+    kit_markdown,
+    tck_report,
+    verdict,
+)
 
 TRACES = Path(__file__).resolve().parent / "traces"
 EXAMPLE = Path(acp.__file__).resolve().parent / "data" / "example-trace.jsonl"
@@ -36,6 +45,16 @@ def requirement(rep: dict[str, Any], kit_id: str) -> dict[str, Any]:
     return cast("dict[str, Any]", entry)
 
 
+# The kit ids the answer to `initialize` shows (J5-J10).
+_INIT = (
+    "ACP-INIT-203",
+    "ACP-INIT-204",
+    "ACP-AUTH-201",
+    "ACP-AUTH-202",
+    "ACP-AUTH-206",
+    "ACP-AUTH-207",
+)
+
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
     # a trace that exercises the requirement and keeps it
@@ -45,6 +64,8 @@ CASES = [
     ("ACP-RESUME-202", "good_resume_with_replay.jsonl", "passed", None),
     ("ACP-CANCEL-208", "good_close_session.jsonl", "passed", None),
     ("ACP-CONFIG-206", "good_config_options.jsonl", "passed", None),
+    ("ACP-SESSION-002", "good_two_new_sessions.jsonl", "passed", [2, 4]),
+    *((kit, "good_initialize_with_auth_methods.jsonl", "passed", [0]) for kit in _INIT),
     # one that breaks it: failed, at the line its rule names
     ("ACP-STATE-203", "bad_R8_5_idle_without_stop_reason.jsonl", "failed", [5]),
     ("ACP-CANCEL-201", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
@@ -54,12 +75,23 @@ CASES = [
     ("ACP-PATCH-201", "bad_R4_4_chunk_without_message_id.jsonl", "failed", [4]),
     ("ACP-PROMPT-201", "bad_R1_1_v1_prompt_result.jsonl", "failed", [1]),
     ("ACP-JSONRPC-003", "bad_J1_2_agent_answers_prompt_twice.jsonl", "failed", [2]),
+    ("ACP-SESSION-002", "bad_J4_5_second_session_new_answers_the_first_id.jsonl", "failed", [5]),
+    ("ACP-INIT-203", "bad_J5_1_initialize_answer_without_info.jsonl", "failed", [1]),
+    ("ACP-INIT-204", "bad_J6_1_initialize_answer_with_a_boolean_capability.jsonl", "failed", [1]),
+    ("ACP-AUTH-201", "bad_J7_1_two_auth_methods_share_a_method_id.jsonl", "failed", [1]),
+    ("ACP-AUTH-202", "bad_J8_1_terminal_auth_without_the_client_capability.jsonl", "failed", [1]),
+    ("ACP-AUTH-207", "bad_J9_1_terminal_auth_sets_a_variable_twice.jsonl", "failed", [1]),
+    ("ACP-AUTH-206", "bad_J10_1_auth_method_of_an_undefined_type.jsonl", "failed", [1]),
+    ("ACP-ERROR-001", "bad_J11_1_error_message_on_two_lines.jsonl", "failed", [1]),
+    ("ACP-ERROR-001", "good_prompt_refused_with_an_error.jsonl", "passed", [1]),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-PERM-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-CANCEL-208", "good_cancel_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-203", "good_permission_turn.jsonl", "not-observed", []),
+    ("ACP-SESSION-002", "good_prompt_turn.jsonl", "not-observed", []),
+    *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _INIT),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
 ]
@@ -159,11 +191,13 @@ def test_the_packaged_example_is_a_conformant_agent_run() -> None:
 
 
 def test_a_mandatory_requirement_never_exercised_blocks_the_verdict() -> None:
-    # No client notification in the recording: JSONRPC-003 (MANDATORY) is not observed.
+    # No client notification in the recording: JSONRPC-003 (MANDATORY) is not observed; nor
+    # is an `initialize`, so neither are the MANDATORY ids its answer shows (J5-J10).
     rep = report("good_prompt_turn.jsonl")
     assert requirement(rep, "ACP-JSONRPC-003")["status"] == "not-observed"
     assert rep["verdict"]["conformant"] is False
-    assert rep["verdict"]["failing"] == ["ACP-JSONRPC-003"]
+    unseen = sorted(k for k in _INIT if KIT_TIERS[k] == "MANDATORY")
+    assert rep["verdict"]["failing"] == [*unseen, "ACP-JSONRPC-003"]
 
 
 # -- the command line ------------------------------------------------------------------------
@@ -206,3 +240,72 @@ def test_json_and_format_tck_together_are_bad_input(capsys: pytest.CaptureFixtur
     code, out, err = run(capsys, "--json", "--format", "tck", str(EXAMPLE))
     assert (code, out) == (2, "")
     assert "--format tck" in err
+
+
+# The ids of the kit's v2 registry (agentclientprotocol/acp-tck, src/tck/v2/requirements.py at
+# commit 1314e09), pinned here so a change to `KIT_TIERS` cannot drop one unnoticed.
+REGISTRY_1314E09 = frozenset(
+    f"ACP-{n}"
+    for n in str.split(
+        "INIT-001 INIT-201 INIT-003 INIT-202 INIT-203 INIT-204 SCHEMA-001 SESSION-001 "
+        "SESSION-002 PROMPT-205 PROMPT-201 PROMPT-203 STATE-201 STATE-202 STATE-203 "
+        "PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 PROMPT-003 PERM-201 CLIENTCAP-201 "
+        "CLIENTCAP-202 INFO-CONCURRENT-201 INFO-UNKNOWNSESSION-001 CANCEL-201 CANCEL-202 "
+        "CANCEL-203 CANCEL-204 CANCEL-205 CANCEL-206 CANCEL-207 CANCEL-208 INFO-CANCEL-201 "
+        "INFO-CANCEL-202 TRANSPORT-201 TRANSPORT-002 TRANSPORT-203 JSONRPC-001 JSONRPC-002 "
+        "JSONRPC-003 JSONRPC-004 JSONRPC-005 BATCH-201 BATCH-202 BATCH-203 BATCH-204 BATCH-205 "
+        "BATCH-206 BATCH-207 BATCH-208 INFO-BATCH-201 INFO-BATCH-202 SESSION-203 RESUME-201 "
+        "RESUME-202 RESUME-203 RESUME-204 RESUME-205 LIST-201 LIST-202 LIST-203 LIST-204 "
+        "CLOSE-201 CLOSE-202 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 ADDDIRS-202 MCP-201 "
+        "MCP-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 CONFIG-206 AUTH-201 AUTH-202 "
+        "AUTH-203 AUTH-204 AUTH-205 AUTH-206 AUTH-207 PATCH-201 PATCH-203 PATCH-204 PATCH-205 "
+        "PATCH-206 PATCH-207 PATCH-208 PATCH-209 ENUM-201 ENUM-202 ENUM-203 EXT-001 META-001 "
+        "META-201 EXT-201 EXT-202 EXT-203 ERROR-001 SHUTDOWN-001 SCHEMA-002 STDERR-001 "
+        "INFO-PARSE-001 INFO-INVALIDREQ-001"
+    )
+)
+
+
+def test_every_registry_id_is_mapped_untraceable_or_pending_exactly_once() -> None:
+    assert len(REGISTRY_1314E09) == 106
+    assert set(KIT_TIERS) == REGISTRY_1314E09
+    mapped = {r.kit_id for r in acp.RULES.values() if r.kit_id}
+    untraceable, pending = set(KIT_UNTRACEABLE), set(KIT_PENDING)
+    assert len(pending) == len(KIT_PENDING)
+    assert not mapped & untraceable
+    assert not mapped & pending
+    assert not untraceable & pending
+    assert mapped | untraceable | pending == REGISTRY_1314E09
+    assert all(why for why in KIT_UNTRACEABLE.values())
+
+
+def test_the_report_lists_untraceable_and_pending_ids_apart() -> None:
+    rep = report("good_prompt_turn.jsonl")
+    judged = {r["id"] for r in rep["requirements"]} | {u["id"] for u in rep["unjudged"]}
+    untraceable = {u["id"]: u for u in rep["untraceable"]}
+    assert set(untraceable) == set(KIT_UNTRACEABLE)
+    assert {p["id"] for p in rep["pending"]} == set(KIT_PENDING)
+    assert not judged & (set(untraceable) | set(KIT_PENDING))
+    shutdown = untraceable["ACP-SHUTDOWN-001"]
+    assert shutdown["tier"] == "ADVISORY"
+    assert shutdown["reason"]
+
+
+def test_close_202_is_r76_and_shares_its_evidence_with_cancel_208() -> None:
+    assert acp.RULES["R76"].kit_id == "ACP-CLOSE-202"
+    assert acp.RULES["R24"].kit_id == "ACP-CANCEL-208"
+    assert KIT_TRIGGERS["ACP-CLOSE-202"] == KIT_TRIGGERS["ACP-CANCEL-208"]
+
+
+def test_docs_kit_coverage_md_is_the_generated_table(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "kit-coverage.md").read_text("utf-8")
+    assert text == kit_markdown(), (
+        "regenerate: python -m acp_core rules --kit > docs/kit-coverage.md"
+    )
+    assert main(["rules", "--kit"]) == 0
+    assert capsys.readouterr().out == text
+    rows = [line for line in text.splitlines() if line.startswith("| ACP-")]
+    assert len(rows) == len(REGISTRY_1314E09)
+    pending = [r for r in rows if "| pending |" in r]
+    assert len(pending) == len(KIT_PENDING)
+    assert all(r.split(" | ")[4].strip(" |") for r in rows if "| not from a trace |" in r)

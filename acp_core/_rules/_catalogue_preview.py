@@ -123,7 +123,7 @@ UNCHECKED_KINDS: Final[Mapping[UncheckedKind, str]] = MappingProxyType(
 #: The official kit's requirement (acp-tck) for the Preview rules whose section cites one: the
 #: kit column of these rows, kept by id as `UNCHECKED` is (the rows have no such column).
 KIT_IDS: Final[Mapping[str, str]] = MappingProxyType(
-    {"R63": "ACP-RESUME-205", "R64": "ACP-RESUME-204"}
+    {"R63": "ACP-RESUME-205", "R64": "ACP-RESUME-204", "R76": "ACP-CLOSE-202"}
 )
 
 # fmt: off

@@ -40,7 +40,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import Finding, MessageRules, Seen
+from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import OpenSessions
@@ -58,7 +58,7 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3"}
+CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3", "J4"}
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
 declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
@@ -138,6 +138,8 @@ class _Checker:
         self.route: dict[tuple[str, RequestKey], str | None] = {}
         self.recent: dict[tuple[str, RequestKey], str | None] = {}
         self.open = OpenSessions()  # the sessions the agent may name (J3)
+        # The client's pending `initialize` (request key, params): its answer is J5-J10's.
+        self.initialize: tuple[RequestKey, object] | None = None
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
@@ -230,7 +232,21 @@ class _Checker:
         elif not isinstance(msg, (j.Notification, j.CancelRequestNotification)):
             sid = msg.session_id
         if unknown is not None:
-            self.report("J3", i, unknown)
+            self.report(unknown[0], i, unknown[1])
+        if side == AGENT and isinstance(msg, j.ErrorResponse):
+            bad_error = error_finding(msg.error)
+            if bad_error is not None:
+                self.report(bad_error[0], i, bad_error[1])
+        if side == CLIENT and isinstance(msg, j.Request) and msg.method == "initialize":
+            self.initialize = (request_key(msg.id), msg.params)
+        elif (
+            side == AGENT
+            and isinstance(msg, j.Response)
+            and self.initialize is not None
+            and request_key(msg.id) == self.initialize[0]
+        ):
+            self.report_all(i, initialize_findings(self.initialize[1], msg.result))
+            self.initialize = None
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())
             if isinstance(msg, j.UpdateSessionNotification):
@@ -253,7 +269,8 @@ class _Checker:
                 side,
                 msg,
                 session=sid,
-                judged_j3=unknown is not None,  # one finding per fault: J3 wins over R47
+                # one finding per fault: J3 wins over R47
+                judged_j3=unknown is not None and unknown[0] == "J3",
                 cancels=None if conv is None else conv.cancels,
             )
             for f in found:

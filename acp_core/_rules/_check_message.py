@@ -1,6 +1,7 @@
 """Rules one message breaks on its own: values, paths, encodings, shapes.
 
-Owns: the checks of a single decoded update, permission request or batch (open-enum values
+Owns: the checks of a single decoded update, permission request, batch or `initialize`
+answer (its `info`, capabilities and auth methods: J5-J10) or error answer (J11; open-enum values
 against a revision, absolute paths (R26, R33, and the Preview's R52, R78), base64,
 first-sight titles, message id roles, batch contents); the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
@@ -46,6 +47,8 @@ __all__ = [
     "Seen",
     "StateSeen",
     "child_directory_findings",
+    "error_finding",
+    "initialize_findings",
     "plan_path_finding",
     "terminal_cwd_finding",
     "update_findings",
@@ -56,6 +59,7 @@ CHECKED: Final = frozenset(
     {
         *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
+        *("J5", "J6", "J7", "J8", "J9", "J10", "J11"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -158,6 +162,109 @@ _CHUNK_ROLE: Final[Mapping[type, str]] = {
     u.AgentMessageChunk: "agent",
     u.AgentThoughtChunk: "thought",
 }
+
+
+def _booleans(value: object, path: str) -> Iterator[str]:
+    """The paths of the booleans in a capabilities tree (`_meta` subtrees are free-form)."""
+    if isinstance(value, bool):
+        yield path
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if key != "_meta":
+                yield from _booleans(item, f"{path}.{key}")
+
+
+def _terminal_findings(method: Mapping[str, Any], where: str) -> Iterator[Finding]:
+    args, env = method.get("args"), method.get("env")
+    # (decoded JSON holds arrays as tuples; a hand-made value may hold lists)
+    strings = isinstance(args, (list, tuple)) and all(isinstance(a, str) for a in args)
+    if args is not None and not strings:
+        yield "J9", f"{where} has args {shown(args)}, not an array of strings"
+    if env is None:
+        return
+    ok = isinstance(env, (list, tuple)) and all(
+        isinstance(e, Mapping)
+        and isinstance(e.get("name"), str)
+        and isinstance(e.get("value"), str)
+        for e in env
+    )
+    if not ok:
+        yield "J9", f"{where} has env {shown(env)}, not an array of {{name, value}} strings"
+        return
+    names = [e["name"] for e in env]
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    if doubled:
+        yield "J9", f"{where} names environment variable {shown(doubled[0])} twice"
+
+
+def error_finding(error: j.RpcError) -> Finding | None:
+    """J11: an error's `message` is a non-empty single line."""
+    text = error.message
+    if text.strip() and "\n" not in text and "\r" not in text:
+        return None
+    return "J11", f"error {error.code} has message {shown(text)}: expected one non-empty line"
+
+
+def initialize_findings(params: object, result: object) -> list[Finding]:
+    """What the agent's answer `result` to the client's `initialize` (with `params`) breaks:
+    `info` (J5), boolean capabilities (J6), auth method ids (J7), terminal auth without the
+    client's capability (J8) and its launch description (J9), auth method types (J10)."""
+    if not isinstance(result, Mapping):
+        return []
+    out: list[Finding] = []
+    info = result.get("info")
+    name = info.get("name") if isinstance(info, Mapping) else None
+    version = info.get("version") if isinstance(info, Mapping) else None
+    if not (isinstance(name, str) and name and isinstance(version, str) and version):
+        out.append(
+            (
+                "J5",
+                f"the initialize answer's info is {shown(info)}: expected an object "
+                "with a non-empty name and version",
+            )
+        )
+    caps = result.get("capabilities")
+    if caps is not None and not isinstance(caps, Mapping):
+        out.append(("J6", f"the initialize answer's capabilities are {shown(caps)}, not an object"))
+    out.extend(
+        ("J6", f"capability {path} is a boolean; v2 capabilities are objects (or absent)")
+        for path in list(_booleans(caps, "capabilities"))[:1]
+    )
+    methods = result.get("authMethods")
+    if not isinstance(methods, (list, tuple)):
+        return out
+    client_caps = params.get("capabilities") if isinstance(params, Mapping) else None
+    auth = client_caps.get("auth") if isinstance(client_caps, Mapping) else None
+    terminal_ok = isinstance(auth, Mapping) and isinstance(auth.get("terminal"), Mapping)
+    ids: set[object] = set()
+    for n, method in enumerate(methods):
+        if not isinstance(method, Mapping):
+            continue
+        where = f"authMethods[{n}]"
+        mid = method.get("methodId")
+        if isinstance(mid, str) and mid in ids:
+            out.append(("J7", f"{where} repeats methodId {shown(mid)}"))
+        ids.add(mid)
+        kind = method.get("type")
+        if isinstance(kind, str) and kind not in ("agent", "terminal") and not kind.startswith("_"):
+            out.append(
+                (
+                    "J10",
+                    f"{where} has type {shown(kind)}: neither agent, terminal nor a "
+                    "custom `_` value",
+                )
+            )
+        if kind == "terminal":
+            if not terminal_ok:
+                out.append(
+                    (
+                        "J8",
+                        f"{where} is a terminal auth method, but the client's initialize "
+                        "did not advertise capabilities.auth.terminal",
+                    )
+                )
+            out.extend(_terminal_findings(method, where))
+    return out
 
 
 def update_findings(revision: Revision, state: SessionState, upd: u.SessionUpdate) -> list[Finding]:

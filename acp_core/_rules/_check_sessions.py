@@ -1,9 +1,10 @@
-"""Which session ids the agent may name: the sessions that exist on the connection (J3).
+"""Which session ids the agent may name: the sessions that exist on the connection (J3, J4).
 
 Owns: `OpenSessions`, the checker's record of the sessions a recording set up (a
 `session/new` or `session/fork` answer's `sessionId`, a `session/resume` request's, and at
-the Preview every child a `subagent_update` announced), and the J3 finding for an agent
-message that names any other session.
+the Preview every child a `subagent_update` announced), the J3 finding for an agent
+message that names any other session, and the J4 finding for a creating answer that gives
+an id one of them already has.
 Must not know: the lifecycle of a session once it exists (`_rules/_conversation.py`: after
 `session/close` it is R24's), decoding, files.
 
@@ -47,9 +48,9 @@ class OpenSessions:
         twin.known, twin.creating = set(self.known), set(self.creating)
         return twin
 
-    def follow(self, side: str, msg: object) -> str | None:
-        """Note what `msg` sets up; the J3 finding's message when the agent names a session
-        that does not exist, else None."""
+    def follow(self, side: str, msg: object) -> tuple[str, str] | None:
+        """Note what `msg` sets up; the finding `(rule, message)` when the agent names a
+        session that does not exist (J3) or creates one under an id in use (J4), else None."""
         if not self.started:
             self.started = True
             self.judged = (
@@ -61,9 +62,9 @@ class OpenSessions:
             self._client(msg)
             return None
         if isinstance(msg, (j.Response, j.ErrorResponse)):
-            self._answer(msg)
-            return None
-        return self._agent(msg)
+            return self._answer(msg)
+        unknown = self._agent(msg)
+        return None if unknown is None else ("J3", unknown)
 
     def _client(self, msg: object) -> None:
         if isinstance(msg, j.Request):
@@ -74,15 +75,23 @@ class OpenSessions:
             if msg.method in _RESUMING and isinstance(sid, str):
                 self.known.add(sid)
 
-    def _answer(self, msg: j.Response | j.ErrorResponse) -> None:
+    def _answer(self, msg: j.Response | j.ErrorResponse) -> tuple[str, str] | None:
         key = request_key(msg.id)
         if key not in self.creating:
-            return
+            return None
         self.creating.discard(key)
         result = msg.result if isinstance(msg, j.Response) else None
         sid = result.get("sessionId") if isinstance(result, Mapping) else None
-        if isinstance(sid, str):
-            self.known.add(sid)
+        if not isinstance(sid, str):
+            return None
+        if sid in self.known:
+            return (
+                "J4",
+                f"the agent answers a session-creating request with session {shown(sid)}, "
+                "an id a session of this connection already has",
+            )
+        self.known.add(sid)
+        return None
 
     def _agent(self, msg: object) -> str | None:
         sid = getattr(msg, "session_id", None)

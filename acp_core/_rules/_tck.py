@@ -1,7 +1,8 @@
 """The trace checker's findings as the official conformance kit reports them (`check --format tck`).
 
 Owns: `KIT_TIERS` (the kit's tier of each of its v2 requirement ids), `KIT_TRIGGERS` (what a
-recording must hold for a requirement to count as exercised), `Exercised` (that bookkeeping
+recording must hold for a requirement to count as exercised), `KIT_UNTRACEABLE` and
+`KIT_PENDING` (the ids no rule maps, and why), `Exercised` (that bookkeeping
 over a trace) and `tck_report`, the JSON report.
 Must not know: files, exit codes or printing (`__main__.py`); what any rule says or how it is
 checked (the catalogue and `_check.py`); the kit's requirement texts (only its ids and tiers).
@@ -20,10 +21,13 @@ A requirement's status in a recording is:
   not-observed too, unless another line failed the requirement. A kit id without an entry in
   `KIT_TRIGGERS` counts as exercised by any message of the side its rules bind.
 Kit ids whose rules `check_trace` does not report are listed apart (`unjudged`): a recording
-cannot show them either way, so they neither pass nor fail. The verdict is the kit's: a run
-is conformant iff no MANDATORY requirement failed or went unobserved and no CAPABILITY one
-failed; ADVISORY and INFORMATIONAL ones never change it. A recording is never blocked by
-authentication or by a version mismatch the way a live run is, so those two flags are false.
+cannot show them either way, so they neither pass nor fail. Every other registry id is in
+`KIT_UNTRACEABLE` (a recording cannot show it, with the reason) or `KIT_PENDING` (it could,
+no rule checks it yet); the report lists both apart (`untraceable`, `pending`). The
+verdict is the kit's: a run is conformant iff no MANDATORY requirement failed or went
+unobserved and no CAPABILITY one failed; ADVISORY and INFORMATIONAL ones never change it. A
+recording is never blocked by authentication or by a version mismatch the way a live run is,
+so those two flags are false.
 """
 
 from __future__ import annotations
@@ -36,12 +40,15 @@ from ._catalogue import RULES, Rule, Side
 from ._check import Violation
 
 __all__ = [
+    "KIT_PENDING",
     "KIT_TIERS",
     "KIT_TRIGGERS",
+    "KIT_UNTRACEABLE",
     "STATUSES",
     "TIERS",
     "Exercised",
     "exercised",
+    "kit_markdown",
     "tck_report",
     "verdict",
 ]
@@ -62,6 +69,10 @@ def _tiers(m: str, c: str, a: str, i: str) -> Mapping[str, Tier]:
     for tier, ids in zip(TIERS, (m, c, a, i), strict=True):
         out.update({f"ACP-{n}": tier for n in ids.split()})
     return MappingProxyType(out)
+
+
+def _ids(numbers: str) -> tuple[str, ...]:
+    return tuple(f"ACP-{n}" for n in numbers.split())
 
 
 #: The tier of every requirement id of the kit's v2 registry (106 ids, its commit 1314e09).
@@ -97,9 +108,10 @@ _MESSAGES: Final = tuple(
 )
 
 # Triggers: `client:<method>` / `agent:<method>` (a request or notification that side sent),
-# `update:<sessionUpdate>`, `state:<state>` (a state_update), `resume:replay` / `resume:live`
-# (a session/resume with or without a `replayFrom` cursor), `client:notification`, `batch`,
-# `agent` / `client` (any message of that side). Any one of them exercises the requirement;
+# `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
+# answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
+# cursor), `client:notification`, `batch`, `agent` / `client` (any message of that side).
+# Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
 _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
@@ -119,6 +131,7 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-CANCEL-202": ("client:session/cancel",),
     "ACP-CANCEL-203": ("client:session/cancel",),
     "ACP-CANCEL-208": ("client:session/close",),
+    "ACP-CLOSE-202": ("client:session/close",),
     "ACP-PERM-201": ("agent:session/request_permission",),
     "ACP-PATCH-205": ("update:plan_update",),
     "ACP-PATCH-206": ("update:terminal_update",),
@@ -131,7 +144,52 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-SCHEMA-002": ("agent",),
     "ACP-BATCH-208": ("batch",),
     "ACP-JSONRPC-003": ("client:notification",),
+    "ACP-SESSION-002": ("client:session/new", "client:session/fork"),
+    "ACP-ERROR-001": ("agent:error",),
+    **dict.fromkeys(
+        _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
+    ),
 }
+
+
+_FROM_RECORD = "INFORMATIONAL in the kit: it records the behaviour and never judges it"
+#: The kit ids no catalogue rule maps because a recording cannot show them, id -> why.
+#: (`tests/test_check_tck.py` keeps every registry id in exactly one of: a rule's `kit_id`,
+#: this table, `KIT_PENDING`.)
+KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ACP-INIT-003": "compares an unsupported-version handshake with a reference handshake "
+        "of the same agent; a recording is one connection with one `initialize`",
+        "ACP-TRANSPORT-002": "about the bytes on stdout; a recording holds decoded JSON entries",
+        "ACP-TRANSPORT-203": "about line framing; a recording holds one parsed message per entry",
+        "ACP-JSONRPC-005": "a liveness property: a recording that ends after the bad request "
+        "cannot tell a dead connection from a quiet one",
+        "ACP-LIST-202": "needs a `cwd` no session uses, which only the harness knows",
+        "ACP-SHUTDOWN-001": "about the process exiting once stdin closes; no message shows it",
+        "ACP-STDERR-001": "stderr is not part of a recording (and the kit only records it)",
+        **dict.fromkeys(
+            _ids(
+                "INFO-CONCURRENT-201 INFO-UNKNOWNSESSION-001 INFO-CANCEL-201 INFO-CANCEL-202 "
+                "BATCH-206 BATCH-207 INFO-BATCH-201 INFO-BATCH-202 MCP-201 MCP-202 EXT-203 "
+                "INFO-PARSE-001 INFO-INVALIDREQ-001"
+            ),
+            _FROM_RECORD,
+        ),
+    }
+)
+#: The kit ids a recording could show that no catalogue rule checks yet (issue 25 item 1):
+#: listed apart in the report as `pending`, never silently dropped. Some are partly judged
+#: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
+KIT_PENDING: Final[tuple[str, ...]] = _ids(
+    "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
+    "BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-203 AUTH-204 AUTH-205 EXT-001 EXT-201 "
+    "EXT-202 SESSION-001 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
+    "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
+    "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
+    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
+    "META-201 "
+)
+
 #: What exercises each kit requirement the catalogue maps (see the module's header).
 KIT_TRIGGERS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_TRIGGERS)
 
@@ -172,6 +230,8 @@ class Exercised:
         if not isinstance(message, Mapping):
             return
         self._add(side, index)
+        if "error" in message and "method" not in message:
+            self._add(f"{side}:error", index)
         method = message.get("method")
         if not isinstance(method, str):
             return
@@ -243,8 +303,11 @@ def tck_report(
 
     Returns:
         `{"format", "protocol_version", "schema_revision", "side", "requirements",
-        "unjudged", "verdict"}`; each requirement `{"id", "tier", "status", "rules",
-        "lines", "findings"}`, in the kit's tier order then by id.
+        "unjudged", "untraceable", "pending", "verdict"}`; each requirement `{"id", "tier",
+        "status", "rules", "lines", "findings"}`, in the kit's tier order then by id;
+        `untraceable` has `{"id", "tier", "reason"}` per kit id a recording cannot show,
+        `pending` `{"id", "tier"}` per one it could that no rule checks yet (neither changes
+        the verdict).
     """
 
     def line(index: int) -> int:
@@ -294,6 +357,14 @@ def tck_report(
     order: dict[str, int] = {t: n for n, t in enumerate(TIERS)}
     requirements.sort(key=lambda r: (order[str(r["tier"])], str(r["id"])))
     unjudged.sort(key=lambda r: (order[str(r["tier"])], str(r["id"])))
+    untraceable = [
+        {"id": k, "tier": KIT_TIERS[k], "reason": why}
+        for k, why in KIT_UNTRACEABLE.items()
+        if k not in by_kit
+    ]
+    pending = [{"id": k, "tier": KIT_TIERS[k]} for k in KIT_PENDING if k not in by_kit]
+    for apart in (untraceable, pending):
+        apart.sort(key=lambda r: (order[str(r["tier"])], str(r["id"])))
     return {
         "format": "tck",
         "protocol_version": 2,
@@ -301,6 +372,8 @@ def tck_report(
         "side": side or "both",
         "requirements": requirements,
         "unjudged": unjudged,
+        "untraceable": untraceable,
+        "pending": pending,
         "verdict": verdict(requirements),
     }
 
@@ -324,3 +397,55 @@ def verdict(requirements: Iterable[Mapping[str, object]]) -> dict[str, object]:
         "tier_counts": counts,
         "failing": blocking,
     }
+
+
+def kit_markdown() -> str:
+    """The kit coverage table (`python -m acp_core rules --kit`, the text of
+    `docs/kit-coverage.md`): every registry id, its tier, the rules that answer it and
+    whether `check_trace` judges it, or why a recording cannot show it."""
+    by_kit: dict[str, list[Rule]] = {}
+    for rule in RULES.values():
+        if rule.kit_id:
+            by_kit.setdefault(rule.kit_id, []).append(rule)
+    order: dict[str, int] = {t: n for n, t in enumerate(TIERS)}
+    rows: list[str] = []
+    counts = dict.fromkeys(("checked", "not from a trace", "pending"), 0)
+    for kit_id in sorted(KIT_TIERS, key=lambda k: (order[KIT_TIERS[k]], k)):
+        rules = by_kit.get(kit_id, [])
+        if any(r.checked for r in rules):
+            kind, why = "checked", ""
+        elif rules:
+            reasons = [f"{r.id}: {r.unchecked[1]}" for r in rules if r.unchecked]
+            kind, why = "not from a trace", "; ".join(reasons) or "its rules are documented only"
+        elif kit_id in KIT_UNTRACEABLE:
+            kind, why = "not from a trace", KIT_UNTRACEABLE[kit_id]
+        else:
+            kind, why = "pending", "a recording could show it; no rule checks it yet"
+        counts[kind] += 1
+        names = ", ".join(r.id for r in rules)
+        rows.append(f"| {kit_id} | {KIT_TIERS[kit_id]} | {names} | {kind} | {why} |")
+    traceable = counts["checked"] + counts["pending"]
+    return "\n".join(
+        [
+            "# Conformance kit coverage",
+            "",
+            "<!-- Generated from acp_core/_rules/_tck.py and the catalogue by",
+            "     `python -m acp_core rules --kit > docs/kit-coverage.md`;",
+            "     do not edit by hand (tests/test_check_tck.py keeps the two in sync). -->",
+            "",
+            "Every requirement id of the official conformance kit's v2 registry (acp-tck,",
+            "`src/tck/v2/requirements.py` at commit 1314e09), the catalogue rules that answer",
+            "it (`Rule.kit_id`), and whether `check_trace` (and `check --format tck`) judges it.",
+            "",
+            f"- {len(KIT_TIERS)} ids; {counts['not from a trace']} a recording cannot show;",
+            f"  of the {traceable} it can, {counts['checked']} checked and"
+            f" {counts['pending']} pending.",
+            "- STATE-203: the kit allows five stop reasons; acp-core judges the value by the",
+            "  revision given, so under 2026-11 and the Preview `error` passes too (R8's note).",
+            "",
+            "| Kit id | Tier | Rules | Checked | Why not |",
+            "| --- | --- | --- | --- | --- |",
+            *rows,
+            "",
+        ]
+    )
