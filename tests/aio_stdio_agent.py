@@ -4,6 +4,8 @@
 
 `refuse-new`: the link's `keep` refuses every step that opens a session (as a store that
 cannot write would), so `session/new` is answered -32603 and no session opens.
+`crash`: the agent's `on_event` raises on the first prompt; serve_stdio raises it, and this
+exits with status 4.
 At the end of input it prints the number of sessions its connection holds on stderr.
 """
 
@@ -27,14 +29,25 @@ def refuse_new(step: c.ConnectionStep) -> None:
         raise StoreError("the store is full")
 
 
+class CrashingAgent(AskingAgent):
+    async def on_event(self, event: object) -> None:
+        if isinstance(event, c.PromptReceived):
+            raise RuntimeError("boom")
+        await super().on_event(event)
+
+
 def make_agent(link: AgentLink) -> AskingAgent:
     if "refuse-new" in sys.argv[2:]:
         link.keep = refuse_new
-    return AskingAgent(link)
+    return CrashingAgent(link) if "crash" in sys.argv[2:] else AskingAgent(link)
 
 
 async def main() -> None:
-    conn = await serve_stdio(make_agent)
+    try:
+        conn = await serve_stdio(make_agent)
+    except RuntimeError as e:
+        print(f"agent failed: {e}", file=sys.stderr)
+        sys.exit(4)
     print(f"sessions: {len(conn.sessions)}", file=sys.stderr)
 
 

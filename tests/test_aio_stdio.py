@@ -3,8 +3,8 @@ process (tests/aio_stdio_agent.py, the asking agent of test_aio_client.py), driv
 `ClientLink` over `spawn_stdio`, on asyncio and on trio, no mocks.
 
 Scenarios: a streamed turn, a permission request answered, a cancel, a line that is not
-JSON, a step the agent's `keep` refuses, the end of input ending the agent, a command that
-cannot start. `fail_after` only keeps a broken agent from hanging the run.
+JSON, a step the agent's `keep` refuses, an agent that raises, the end of input ending the
+agent, a command that cannot start. `fail_after` only keeps a broken agent from hanging the run.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ def _text(view: acp.SessionState) -> str:
 
 def _prompt(session_id: str, text: str) -> c.SessionIntent:
     return c.SessionIntent(session_id, i.SendPrompt((v.TextContent(text),)))
+
+
+async def _drain(transport: Any) -> None:
+    while True:  # whatever the agent wrote, then the end (EOFError)
+        await transport.receive()
 
 
 async def test_a_streamed_turn_and_the_end_of_input(anyio_backend: str) -> None:
@@ -119,6 +124,17 @@ async def test_a_step_the_agent_refuses_to_keep_is_answered_and_not_kept(
         assert again.error is not None
         assert again.error["code"] == -32603
         assert not client.link.connection.sessions
+
+
+async def test_an_agent_that_raises_ends_the_serving_with_its_error(anyio_backend: str) -> None:
+    async with spawn_stdio(_command(anyio_backend, "crash")) as transport:
+        client = Client(ClientLink(transport, acp.new_client_connection(CLIENT)))
+        session_id = await client.start()
+        await client.send(_prompt(session_id, "hi"))
+        with anyio.fail_after(WAIT), pytest.raises(EOFError):
+            await _drain(transport)
+        process: Any = transport.process  # type: ignore[attr-defined]
+        assert await process.wait() == 4  # serve_stdio raised the agent's RuntimeError
 
 
 async def test_an_agent_that_exits_is_the_end_of_input(anyio_backend: str) -> None:

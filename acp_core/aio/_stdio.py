@@ -13,9 +13,9 @@ the agent's own `AgentLink.step`) is judged, kept and queued in one go, in the c
 order, and no lock is needed. A writer task drains the queue, joining whatever is waiting into
 one write. The events of inbound steps go, in order, to one serial task that awaits
 `Agent.on_event`; the agent's own tasks (`AgentLink.start_soon`) run beside it and are
-cancelled when the input ends. Reading this process's own stdin and writing its stdout go
-through a worker thread (a pipe or a terminal, on asyncio and trio alike); a child's pipes
-are anyio's own streams.
+cancelled when the input ends. This process's own stdin is read by a daemon thread and its
+stdout written in a worker thread (a pipe or a terminal, on asyncio and trio alike); a
+child's pipes are anyio's own streams.
 """
 
 from __future__ import annotations
@@ -25,13 +25,17 @@ import math
 import os
 import subprocess
 import sys
+import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, BinaryIO, Protocol
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.abc import Process
+from anyio.lowlevel import EventLoopToken
 
 from acp_core import connection_step
 from acp_core._errors import AcpError
@@ -73,20 +77,35 @@ class ByteWriter(Protocol):
 
 
 class _ThreadReader:
-    # A blocking file descriptor read in a worker thread (`os.read` returns what is there and
-    # holds no lock of the file object's, so a read abandoned when the serving ends cannot
-    # stop the interpreter from exiting).
+    # A daemon thread reads the file descriptor (`os.read` returns what is there) and hands
+    # each piece to the event loop through a small bounded queue (it waits while the queue is
+    # full). A daemon thread, not a worker of the loop's: a read still blocked when the
+    # serving ends must not keep the process from exiting (asyncio joins its workers).
     def __init__(self, file: BinaryIO) -> None:
         self.fd = file.fileno()
+        self.pieces_in, self.pieces = anyio.create_memory_object_stream[bytes](16)
+        self.started = False
+
+    def _pump(self, token: EventLoopToken) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, READ_SIZE)
+            except OSError:
+                data = b""
+            try:
+                if not data:
+                    anyio.from_thread.run_sync(self.pieces_in.close, token=token)
+                    return
+                anyio.from_thread.run(self.pieces_in.send, data, token=token)
+            except Exception:  # the loop is gone, or nothing reads any more
+                return
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
-        read = os.read
-        data: bytes = await anyio.to_thread.run_sync(
-            read, self.fd, max_bytes, abandon_on_cancel=True
-        )
-        if not data:
-            raise anyio.EndOfStream
-        return data
+        if not self.started:
+            self.started = True
+            token = anyio.lowlevel.current_token()
+            threading.Thread(target=self._pump, args=(token,), daemon=True).start()
+        return await self.pieces.receive()  # anyio.EndOfStream at the end
 
 
 class _ThreadWriter:
