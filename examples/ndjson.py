@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections import deque
 from typing import Any
 
@@ -118,18 +117,6 @@ class Channel:
         if isinstance(event, acp.FramingError):
             raise FramingError(event)
         return event.value
-
-
-async def stdio_channel(*, me: str, peer: str, trace: TraceFile | None = None) -> Channel:
-    """A channel over this process's stdin and stdout (for an agent started by a client)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, sys.stdout
-    )
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    return Channel(reader, writer, me=me, peer=peer, trace=trace)
 
 
 def parse_error() -> dict[str, Any]:

@@ -6,8 +6,9 @@ prompt, starts a fake "echo tool", asks permission to run it, then (if allowed) 
 echo one word of the prompt per step, a little apart, until it is done or the client cancels.
 
 The split: the connection (`acp_core.connection_step`) decides every protocol message, set-up
-and errors included; this file reads bytes, feeds them in, writes the bytes that come out,
-waits, and runs the echo turns. `--protocol 1|auto` serves v1 clients too (the official
+and errors included; `acp_core.aio.serve_stdio` reads the bytes, feeds them in and writes
+the bytes that come out (as `asgi_app` does over HTTP); this file waits and runs the echo
+turns. `--protocol 1|auto` serves v1 clients too (the official
 Python SDK 0.12.1, Zed): the same turns, projected to v1 on the wire. With `--journal FILE`
 every session is kept in SQLite (`journal.py`: `acp_core.aio.SqliteStore`), so a restarted
 agent serves `session/resume` with the whole history. A step whose records cannot be
@@ -29,7 +30,7 @@ import sys
 from typing import Any
 
 from journal import Journal, SqliteStore
-from ndjson import Channel, FramingError, TraceFile, stdio_channel
+from ndjson import Channel, FramingError, TraceFile
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
@@ -346,32 +347,53 @@ class EchoAgent:
 
 
 class HostedEchoAgent(EchoAgent):
-    """The echo agent on one connection of `acp_core.aio.asgi_app`: the link steps the
-    connection and routes what it sends (SSE streams or the socket); the turns are the same."""
+    """The echo agent on one connection hosted by `acp_core.aio` (`serve_stdio`, or one of
+    `asgi_app`'s): the link steps the connection and writes what it sends (stdout, the SSE
+    streams or the socket); the turns are the same. With a journal, every step is recorded
+    before it counts (`link.keep`): a step the journal cannot write is refused."""
 
-    def __init__(self, link: aio.AgentLink, trace: TraceFile | None, **options: Any) -> None:
+    def __init__(
+        self,
+        link: aio.AgentLink,
+        trace: TraceFile | None,
+        *,
+        journal: SqliteStore | None = None,
+        **options: Any,
+    ) -> None:
         self.link = link
         self.running: set[str] = set()
-        super().__init__(None, **options)  # type: ignore[arg-type]  # no channel: the link
+        self.live = False  # the link holds the connection once the host took `connection`
+        super().__init__(None, journal=journal, **options)  # type: ignore[arg-type]  # the link
         link.trace = trace
+        if journal is not None:
+            link.keep = self.keep
 
     @property
     def conn(self) -> c.AgentConnection:
-        return self.link.connection
+        return self.link.connection if self.live else self.connection
 
     @conn.setter
     def conn(self, value: c.AgentConnection) -> None:
-        self.connection = value  # the start, read once by asgi_app
+        self.connection = value  # the start (restored from the journal), read once by the host
+
+    def keep(self, step: c.ConnectionStep) -> None:
+        try:
+            self.record(step.connection, step.outbound, step.events)
+        except StoreError as e:
+            print(f"echo agent: refused, the journal failed: {e}", file=sys.stderr)
+            raise
 
     async def feed(self, input: object) -> c.ConnectionStep:
+        self.live = True
         async with self.writing:
-            step = self.link.full_step(input)
+            step = self.link.full_step(input)  # may raise StoreError: nothing kept
         for event in step.events:
             await self.on_event(event)
         return step
 
     async def on_event(self, event: object) -> None:
-        # Called by asgi_app for every event of a client message, and by `feed` above.
+        # Called by the host for every event of a client message, and by `feed` above.
+        self.live = True
         await super().on_event(event)
         async with self.changed:
             self.changed.notify_all()
@@ -409,8 +431,9 @@ async def listen(
     import uvicorn
 
     def make_agent(link: aio.AgentLink) -> HostedEchoAgent:
-        options = {"delay": delay, "revision": revision, "protocols": protocols}
-        return HostedEchoAgent(link, trace=trace, **options)
+        return HostedEchoAgent(
+            link, trace=trace, delay=delay, revision=revision, protocols=protocols
+        )
 
     check = None if token is None else aio.bearer_token(token)
     app = aio.asgi_app(make_agent, authorize=check)
@@ -479,27 +502,26 @@ async def main() -> None:
         journal = None if args.journal is None else Journal(args.journal)
     except StoreError as e:
         sys.exit(f"stdio agent: cannot use the journal {args.journal}: {e}")
-    channel = await stdio_channel(me="agent", peer="client", trace=trace)
-    try:
-        agent = EchoAgent(
-            channel,
+
+    def make_agent(link: aio.AgentLink) -> HostedEchoAgent:
+        return HostedEchoAgent(
+            link,
+            trace=trace,
+            journal=journal,
             delay=args.delay,
             revision=revision,
-            journal=journal,
             protocols=PROTOCOLS[args.protocol],
         )
+
+    try:
+        await aio.serve_stdio(make_agent)  # until the client closes stdin
     except StoreError as e:  # the journal's list of sessions cannot be read at all
         sys.exit(f"stdio agent: cannot restore from the journal {args.journal}: {e}")
-    try:
-        await agent.serve()
     finally:
-        for worker in agent.workers.values():
-            worker.cancel()
         if trace is not None:
             trace.close()
         if journal is not None:
             journal.close()
-
 
 if __name__ == "__main__":
     asyncio.run(main())

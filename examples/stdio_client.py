@@ -14,10 +14,10 @@ second the client cancels as soon as the tool shows output. The client then prin
 would show (`client.view`, rendered) and the trace checker's verdict on the recorded traffic.
 
 The split: the connection (`acp_core.connection_step`) decides every protocol message and
-keeps the state; this file starts the process, moves bytes, waits (with a timeout on every
-read), and decides what the "user" does. Whatever the agent does, the client ends with one
-line saying how, and an exit status: 0 clean, 1 checker violations, 2 bad arguments, 3 the
-agent failed.
+keeps the state; `acp_core.aio.spawn_stdio` starts the agent and moves the bytes (as
+`acp_core.aio.connect` does for a URL); this file waits (with a timeout on every read) and
+decides what the "user" does. Whatever the agent does, the client ends with one line saying
+how, and an exit status: 0 clean, 1 checker violations, 2 bad arguments, 3 the agent failed.
 
 `--connect URL` talks to a remote agent instead of starting one: Streamable HTTP for an
 `http://` URL, WebSocket for `ws://` (`acp_core.aio.connect`), with the same conversation,
@@ -34,7 +34,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ndjson import Channel
 from revision_flag import add_revision_flag, chosen_revision
 
 import acp_core as acp
@@ -77,7 +76,7 @@ class StdioClient:
 
     def __init__(
         self,
-        channel: Channel,
+        channel: RemoteChannel,
         *,
         timeout: float = 10.0,
         revision: acp.Revision = acp.DEFAULT_REVISION,
@@ -195,8 +194,9 @@ class StdioClient:
 
 
 class RemoteChannel:
-    """The client's channel over an `acp_core.aio` transport: messages, not bytes, each way;
-    recorded like `ndjson.Channel` does."""
+    """The client's channel over an `acp_core.aio` transport (`spawn_stdio` for an agent it
+    starts, `connect` for a URL): messages, not bytes, each way; recorded as the trace format
+    says (docs/trace-format.md)."""
 
     def __init__(self, transport: aio.RemoteTransport, trace: list[Any] | None) -> None:
         self.transport = transport
@@ -250,9 +250,8 @@ async def converse_remote(
     """
     try:
         async with aio.connect(url, token=token) as transport:
-            channel = RemoteChannel(transport, trace)
             client = StdioClient(
-                channel,  # type: ignore[arg-type]  # the two methods StdioClient uses
+                RemoteChannel(transport, trace),
                 timeout=timeout,
                 revision=revision,
                 protocols=protocols,
@@ -278,27 +277,16 @@ async def converse(
         AgentError: the agent could not be started or did something we cannot go on from.
     """
     try:
-        process = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-        )
-    except OSError as e:
-        raise AgentError(f"could not start the agent: {e}") from None
-    assert process.stdin is not None
-    assert process.stdout is not None
-    channel = Channel(process.stdout, process.stdin, me="client", peer="agent", trace=trace)
-    client = StdioClient(channel, timeout=timeout, revision=revision, protocols=protocols)
-    try:
-        return await talk(client), client.conn.protocol_version
-    except (ConnectionError, BrokenPipeError) as e:
-        raise AgentError(f"the agent's pipe broke: {e}") from None
-    finally:
-        process.stdin.close()  # end of input: the agent exits
-        try:
-            await asyncio.wait_for(process.wait(), timeout)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-
+        async with aio.spawn_stdio(command, grace=timeout) as transport:
+            client = StdioClient(
+                RemoteChannel(transport, trace),
+                timeout=timeout,
+                revision=revision,
+                protocols=protocols,
+            )
+            return await talk(client), client.conn.protocol_version
+    except aio.TransportError as e:  # it would not start, or its pipe broke
+        raise AgentError(str(e)) from None
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -206,3 +206,17 @@ def test_the_split_phase_feeds_one_line_a_byte_at_a_time() -> None:
     assert len(pieces) == 1025
     assert set(map(len, pieces)) == {1}
     assert split_phase.feed_pieces(pieces) == (acp_core.Parsed("x" * 1022),)
+
+
+def test_the_remote_benchmark_streams_every_update_on_every_transport() -> None:
+    import anyio
+
+    from benchmarks import remote
+
+    lines: list[str] = []
+    # measure() asserts each turn's view holds every update, in order, on every transport
+    rates = anyio.run(remote.measure, 30, 1, lines.append)
+    assert set(rates) == {"stdio", "http", "ws"}
+    assert all(len(r) == 1 and r[0] > 0 for r in rates.values())
+    assert len(lines) == 1
+    assert lines[0].startswith("round 1/1: stdio ")

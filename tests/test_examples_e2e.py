@@ -8,6 +8,7 @@ the checker. Every wait has a timeout and every child is killed in a `finally`.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import subprocess
 import sys
@@ -139,7 +140,7 @@ def examples(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 
 
 async def _cancel_while_asked(examples: ModuleType, agent_trace: Path) -> dict[str, Any]:
-    ndjson = sys.modules["ndjson"]
+    ndjson = importlib.import_module("ndjson")  # examples/ is on the path (the fixture)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         str(AGENT),

@@ -124,11 +124,16 @@ class _Trace(Protocol):
     def append(self, entry: dict[str, Any], /) -> None: ...
 
 
+class _Host(Protocol):
+    # What steps a link's connection and moves what it sends: `asgi_app`, `serve_stdio`.
+    def step(self, link: AgentLink, input: object) -> ConnectionStep: ...
+
+
 class AgentLink:
     """One hosted connection, as its agent sees it: the current connection value, steps,
     waits and background tasks (a turn runs as one: `start_soon`)."""
 
-    def __init__(self, app: _App, connection_id: str) -> None:
+    def __init__(self, app: _Host, connection_id: str) -> None:
         self._app = app
         self.connection_id = connection_id
         self._connection: AgentConnection | None = None
@@ -140,6 +145,11 @@ class AgentLink:
         #: `{"from": "client" | "agent", "message": ...}` per message, in the order the
         #: connection took them (docs/trace-format.md).
         self.trace: _Trace | None = None
+        #: Set by the agent to keep each step durably before it counts (`serve_stdio` only):
+        #: `keep(step)` is called before the step is kept or sent; raising an `AcpError`
+        #: refuses it (the connection stays as it was, nothing is sent, the caller of `step`
+        #: gets the error, and a client request it refused is answered `-32603`).
+        self.keep: Callable[[ConnectionStep], None] | None = None
 
     @property
     def connection(self) -> AgentConnection:
