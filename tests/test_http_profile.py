@@ -142,11 +142,17 @@ def test_each_message_goes_on_its_stream() -> None:
              "params": {"sessionId": "s1", "options": []}}  # fmt: skip
     server, sent = http_send(server, "c1", asked)
     assert sent.stream == "s1"
-    # The client's answer must name the session its request came on.
+    # The client's answer may not name another session than the one its request came on;
+    # naming none is taken (the request id names it; the Python SDK 0.12.1 names none).
     answer = {"jsonrpc": "2.0", "id": 9, "result": {"outcome": {"outcome": "cancelled"}}}
-    _, wrong = http_receive(server, post(answer, conn()))
+    _, wrong = http_receive(server, post(answer, conn(), sess("s2")))
     assert wrong.response is not None
     assert wrong.response.status == 400
+    assert wrong.response.body == b"Mismatched Acp-Session-Id"
+    _, bare = http_receive(server, post(answer, conn()))
+    assert bare.response is not None
+    assert bare.response.status == 202
+    assert bare.inbound == answer
     server, right = http_receive(server, post(answer, conn(), sess("s1")))
     assert right.response is not None
     assert right.response.status == 202

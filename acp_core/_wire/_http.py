@@ -212,7 +212,7 @@ class HttpConnection:
         streams: by key (`CONNECTION_STREAM` or a session id).
         request_routes: the stream the answer to each client request goes on, by request key.
         response_routes: the session each agent request was sent for, so the client's answer
-            (a POST) must carry that `Acp-Session-Id`, by request key.
+            (a POST) must not carry another `Acp-Session-Id`, by request key.
         buffered: SSE bytes waiting over all streams.
         buffering: session streams holding events with no reader (kept as a count, so a
             message costs the same however many sessions the connection has).
@@ -394,11 +394,11 @@ def _post(
     key = _request_key(message.get("id"))
     if "method" not in message:  # the client's answer to an agent request
         route = None if key is None else connection.response_routes.get(key)
-        if route is not None and route != CONNECTION_STREAM:
-            if not header_session:
-                return server, _refuse(400, "Missing Acp-Session-Id", connection_id)
-            if header_session != route:
-                return server, _refuse(400, "Mismatched Acp-Session-Id", connection_id)
+        # The request id already names the session: an answer without `Acp-Session-Id` is
+        # taken (the Python SDK 0.12.1's client never sends it on a response), one naming
+        # another session is not.
+        if route is not None and header_session and header_session != route:
+            return server, _refuse(400, "Mismatched Acp-Session-Id", connection_id)
         if route is not None and key is not None:
             connection = evolve_frozen(
                 connection, response_routes=connection.response_routes.delete(key)
