@@ -40,7 +40,7 @@ import contextlib
 import math
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
-from typing import Any, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -63,6 +63,7 @@ from acp_core.connection import (
     http_stream_closed,
     new_http_server,
 )
+from acp_core.errors import ArgumentError
 
 __all__ = ["Agent", "AgentLink", "Authorize", "asgi_app", "bearer_token"]
 
@@ -214,6 +215,7 @@ def asgi_app(
     server: HttpServer | None = None,
     max_frame: int = MAX_FRAME,
     authorize: Authorize | None = None,
+    cors_origins: tuple[str, ...] = (),
 ) -> App:
     """An ASGI 3 application serving the Streamable HTTP profile and WebSocket at `path`.
 
@@ -224,9 +226,19 @@ def asgi_app(
     instance `bearer_token(T)`) sees every request's headers before its body or any frame
     is read: a refused request is answered with the status it returns (a refused WebSocket
     upgrade: 403) and touches no connection.
+
+    CORS is off: a browser page of another origin gets no `Access-Control-*` header, so it
+    cannot read an answer. `cors_origins` names the origins (`"https://app.example"`, exact
+    matches) whose pages may: their requests' answers and streams carry
+    `Access-Control-Allow-Origin` and expose the `Acp-*` headers, and their preflight
+    (`OPTIONS` with `Origin`) is answered 204 before `authorize` runs (a browser sends no
+    credentials on a preflight); every other request of theirs still passes `authorize`.
     """
     served = new_http_server() if server is None else server
-    return _App(make_agent, path, served, max_frame, authorize)
+    if type(cors_origins) is not tuple or not all(type(o) is str for o in cors_origins):
+        msg = f"cors_origins must be a tuple of origin strings, not {cors_origins!r}"
+        raise ArgumentError(msg)
+    return _App(make_agent, path, served, max_frame, authorize, frozenset(cors_origins))
 
 
 class _App:
@@ -237,8 +249,10 @@ class _App:
         server: HttpServer,
         max_frame: int = MAX_FRAME,
         authorize: Authorize | None = None,
+        cors_origins: frozenset[str] = frozenset(),
     ) -> None:
         self.make_agent = make_agent
+        self.cors_origins = cors_origins
         self.authorize = authorize
         self.path = path
         self.server = server
@@ -273,6 +287,12 @@ class _App:
         if scope["path"] != self.path:
             await _respond(send, _text(404, "Not Found"))
             return
+        origin = _origin(scope)
+        if origin is not None and origin in self.cors_origins:
+            send = _with_cors(send, origin)
+            if scope["method"] == "OPTIONS":
+                await _respond(send, _PREFLIGHT)
+                return
         refused = self._refused(scope)
         if refused is not None:
             await _respond(send, refused)
@@ -552,6 +572,45 @@ class _App:
 
 def _text(status: int, message: str) -> HttpResponse:
     return HttpResponse(status, (("Content-Type", "text/plain"),), message.encode())
+
+
+#: What a browser page of an allowed origin may send and read (`asgi_app(cors_origins=...)`).
+_CORS_EXPOSED: Final = b"acp-connection-id, acp-session-id"
+_PREFLIGHT: Final = HttpResponse(
+    204,
+    (
+        ("Access-Control-Allow-Methods", "GET, POST, DELETE"),
+        (
+            "Access-Control-Allow-Headers",
+            "authorization, content-type, accept, acp-connection-id, acp-session-id, last-event-id",
+        ),
+        ("Access-Control-Max-Age", "600"),
+    ),
+    b"",
+)
+
+
+def _origin(scope: Scope) -> str | None:
+    for key, value in scope["headers"]:
+        if key.lower() == b"origin":
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _with_cors(send: Send, origin: str) -> Send:
+    # Every answer to an allowed origin, streams included, says so (and that it varies by it).
+    extra = [
+        (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-expose-headers", _CORS_EXPOSED),
+        (b"vary", b"origin"),
+    ]
+
+    async def cors_send(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return cors_send
 
 
 def _headers(headers: tuple[tuple[str, str], ...]) -> list[tuple[bytes, bytes]]:
