@@ -160,6 +160,8 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "test_cli_proxy.py::test_any_bytes_come_back_exactly_as_sent",
     "test_report_browser.py::test_twenty_thousand_lines_open_scroll_and_select",
     "test_strategies_variants.py::test_every_variant_defined_at_a_revision_is_drawn_there",
+    # 3.5 s: a TypeScript SDK agent process, two connections, three `check` runs.
+    "test_interop_sdk_v1.py::test_a_new_connection_loads_the_sdk_v1_agent_s_session_with_its_history",
 })  # fmt: skip
 
 

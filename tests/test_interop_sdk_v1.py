@@ -206,6 +206,46 @@ def test_the_example_client_speaks_v1_to_the_sdk_v1_agent(tmp_path: Path) -> Non
     assert _v1_violations(_read(trace), tmp_path, side="client") == []
 
 
+def test_a_new_connection_loads_the_sdk_v1_agent_s_session_with_its_history(
+    tmp_path: Path,
+) -> None:
+    # ResumeSession(replay=True) is v1 session/load (the agent advertises loadSession): a
+    # client restarted on the same agent process gets the session's history in a fresh view
+    agent_trace = tmp_path / "agent.jsonl"
+    peer = V1Peer(command=["node", str(TS_AGENT), "--trace", str(agent_trace)])
+    try:
+        sid = peer.start()
+        assert peer.prompt(sid, PROMPTS[0], choose="allow").stop_reason == "end_turn"
+        assert peer.prompt(sid, PROMPTS[2], choose="allow").stop_reason == "end_turn"
+        live = _said(peer.conn.view(sid))
+        first = peer.trace
+        peer.reconnect()
+        peer.request(c.Initialize())
+        answer = peer.request(c.ResumeSession(sid, os.getcwd(), replay=True))
+        assert answer.error is None
+        assert peer.sent[-1]["method"] == "session/load"
+        loaded = peer.conn.view(sid)
+        after = peer.prompt(sid, PROMPTS[1], choose="allow")
+    finally:
+        peer.close()
+    assert peer.process.returncode == 0
+    assert c.SessionOpened(sid, resumed=True, request_id=answer.request_id) in peer.events
+    assert [e for e in peer.events if type(e) is c.Finding] == []
+    # the agent replays each turn as its prompt and whole reply (no tool calls: its history
+    # keeps none), so the loaded view says what the live one did, turn by turn
+    assert [(t["prompt"], t["reply"]) for t in _said(loaded)] == [
+        (t["prompt"], t["reply"]) for t in live
+    ]
+    assert all(t["toolCalls"] == {} for t in _said(loaded))
+    assert after.stop_reason == "end_turn"
+    assert _said(peer.conn.view(sid))[-1]["prompt"] == PROMPTS[1]
+    # each connection's recording checks clean at protocol 1, and so does the agent's
+    assert _v1_violations(first, tmp_path, side="client") == []
+    assert _v1_violations(peer.trace, tmp_path, side="client") == []
+    assert _v1_violations(_read(agent_trace), tmp_path, side="agent") == []
+    assert _folded(peer.trace)[sid] == acp.snapshot(peer.conn.view(sid))
+
+
 # -- the SDK's v1 client drives acp-core's example agent ---------------------------------------
 
 
