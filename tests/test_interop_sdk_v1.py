@@ -6,8 +6,8 @@ Three runs, every program a separate process talking newline-delimited JSON-RPC 
   permission is granted, a cancel while the next permission request is open, a second
   prompt; and `examples/stdio_client.py --protocol auto` drives the same agent;
 - `interop/sdk_v1_client.mjs` (the SDK's v1 `client()`) drives `examples/stdio_agent.py
-  --protocol auto` through the same three turns (acp-core's agent does not serve
-  `session/load`, and says so at `initialize`, so no load is tried);
+  --protocol auto` through the same three turns, then a `session/load` (acp-core's agent
+  serves it from its engines' history and advertises `loadSession`);
 - the SDK client drives the SDK agent, with a `session/load` (the agent advertises it): the
   recording of two SDK peers must read clean and fold through acp-core's v1 normalizer.
 
@@ -280,8 +280,28 @@ def test_the_sdk_v1_client_runs_every_turn_without_a_problem(ts_client: dict[str
     assert summary["protocolVersion"] == 1
     assert summary["agentInfo"]["name"] == "acp-core-echo-agent"
     assert summary["agentExit"] == {"code": 0, "signal": None}
-    # acp-core's agent does not serve session/load yet, and says so: the client tries none
-    assert summary["load"] == {"advertised": False, "answered": None}
+    # acp-core's agent serves session/load from its engines' history, and says so: the
+    # client loads the session after its turns
+    assert summary["load"] == {"advertised": True, "answered": True}
+
+
+def test_the_sdk_v1_client_s_session_load_replays_each_turn_in_v1_shapes(
+    ts_client: dict[str, Any],
+) -> None:
+    summary = ts_client["summary"]
+    replayed: list[list[str]] = []  # each turn's replay, from its user chunk on
+    for item in summary["loadReplay"]:
+        if item.startswith("user_message_chunk:"):
+            replayed.append([])
+        replayed[-1].append(item)
+    assert len(replayed) == len(summary["turns"])
+    for turn, items in zip(summary["turns"], replayed, strict=True):
+        assert items[0] == f"user_message_chunk:{turn['prompt']}"
+        reply = [i.partition(":")[2] for i in items if i.startswith("agent_message_chunk:")]
+        assert "".join(reply) == turn["reply"]
+        # each tool call once, as a v1 `tool_call` in its final state (no updates after it)
+        assert items.count("tool_call:") == len(turn["toolCalls"]) == 1
+        assert not any(i.startswith("tool_call_update") for i in items)
 
 
 def test_each_turn_the_sdk_v1_client_ran_ends_as_scripted(ts_client: dict[str, Any]) -> None:
@@ -316,7 +336,13 @@ def test_both_recordings_with_the_sdk_v1_client_check_clean_and_agree(
         {"prompt": t["prompt"], "reply": t["reply"], "toolCalls": t["toolCalls"]}
         for t in ts_client["summary"]["turns"]
     ]
-    assert said == reported
+    # the live turns, then the session/load's history of them, read as new messages (a
+    # recording has no view to rebuild): the same prompts and replies; its tool calls are
+    # the live ones again (same ids), so the timeline shows them at their first turn
+    assert said[: len(reported)] == reported
+    assert [(t["prompt"], t["reply"]) for t in said[len(reported) :]] == [
+        (t["prompt"], t["reply"]) for t in reported
+    ]
 
 
 # -- the two SDK programs together, with a session/load ----------------------------------------

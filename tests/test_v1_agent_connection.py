@@ -74,7 +74,7 @@ def test_a_v1_initialize_is_answered_1_in_the_v1_shape() -> None:
         "id": 0,
         "result": {
             "protocolVersion": 1,
-            "agentCapabilities": {"loadSession": False},
+            "agentCapabilities": {"loadSession": True},
             "authMethods": [],
             "agentInfo": {"name": "v1-agent-test", "version": "1"},
         },
@@ -94,7 +94,7 @@ def test_prompt_capabilities_are_advertised_under_their_v1_names() -> None:
     step = _step(conn, _req(0, "initialize", {"protocolVersion": 1}))
     result = step.outbound[0]["result"]
     assert result["agentCapabilities"] == {
-        "loadSession": False,
+        "loadSession": True,
         "promptCapabilities": {"image": True, "audio": False, "embeddedContext": False},
     }
     assert _rules(step) == {"v1.dropped-capability"}  # `fancy` has no v1 form
@@ -421,3 +421,85 @@ def test_a_v2_initialize_after_v1_switches_the_connection_back_to_v2() -> None:
     assert step.outbound[0]["result"]["protocolVersion"] == 2
     assert step.connection.protocol_version == 2
     assert step.connection.v1 is None
+
+
+# -- session/load: the v2 resume machinery, replayed in v1 shapes ------------------------------
+
+
+def _a_turn() -> c.AgentConnection:
+    """`_in_prompt`, then a reply, a finished tool call and a closing reply, ended."""
+    conn = _in_prompt()
+    for intent in (
+        acp.SendAgentText("Let me look."),
+        acp.StartToolCall("Read", "t1", kind="read"),
+        acp.FinishToolCall("t1"),
+        acp.SendAgentText("Done."),
+        acp.EndTurn(),
+    ):
+        conn = _do(conn, intent).connection
+    return conn
+
+
+def _load(conn: c.AgentConnection, rid: int = 9) -> c.ConnectionStep:
+    return _step(conn, _req(rid, "session/load", {"sessionId": SID, "cwd": "/t", "mcpServers": []}))
+
+
+def test_session_load_replays_the_history_in_v1_shapes_then_answers() -> None:
+    step = _load(_a_turn())
+    *history, answer = step.outbound
+    assert answer == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    updates = [m["params"]["update"] for m in history]
+    assert all(m["params"]["sessionId"] == SID for m in history)
+    assert [u["sessionUpdate"] for u in updates] == [
+        "user_message_chunk",
+        "agent_message_chunk",
+        "tool_call",  # created again: a v1 client that loads rebuilds its view
+        "agent_message_chunk",
+    ]  # no end marker (the answer is the end) and no state snapshot: neither has a v1 form
+    assert updates[0]["content"] == {"type": "text", "text": "hello v1"}
+    assert updates[2]["status"] == "completed"
+    assert c.SessionOpened(SID, resumed=True, request_id=9) in step.events
+    assert _rules(step) <= {"v1.dropped-field"}  # the chunks' messageIds, once
+    assert dict(step.connection.incoming) == {}
+
+
+def test_what_a_session_load_sends_reads_back_as_the_session_s_view() -> None:
+    conn = _a_turn()
+    step = _load(conn)
+    trace = [{"from": "client", "message": _req(9, "session/load", {"sessionId": SID}).value}]
+    trace += [{"from": "agent", "message": m} for m in step.outbound]
+    result = acp.normalize_v1(trace)
+    view = acp.fold(acp.new_session(SID), result.updates_for(SID))
+    served = conn.engine(SID).session
+
+    def said(state: acp.SessionState) -> list[tuple[str, str]]:
+        return [
+            (r.kind, acp.message_text(state.messages[r.id]) if r.kind == "message" else r.id)
+            for r in state.timeline
+        ]
+
+    assert said(view) == said(served)
+    assert view.tool_calls["t1"].status == "completed"
+    assert acp.v1.check_v1_trace(trace, side="agent") == ()
+
+
+def test_session_load_of_an_unknown_session_is_refused_and_a_v2_client_gets_none() -> None:
+    (reply,) = _step(_v1_init().connection, _req(3, "session/load", {"sessionId": "x"})).outbound
+    assert reply["error"]["code"] == -32002
+    conn = c.new_agent_connection(INFO, protocols=(2, 1))
+    params = {"protocolVersion": 2, "info": {"name": "z", "version": "1"}}
+    conn = _step(conn, _req(0, "initialize", params)).connection
+    conn = _step(conn, _req(1, "session/new", {"cwd": "/tmp"})).connection
+    (reply,) = _step(conn, _req(2, "session/load", {"sessionId": SID, "cwd": "/t"})).outbound
+    assert reply["error"]["code"] == -32601  # v2 has session/resume
+
+
+def test_a_prompt_after_a_session_load_is_a_turn_as_before() -> None:
+    conn = _load(_a_turn()).connection
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "again"}]}
+    step = _step(conn, _req(10, "session/prompt", prompt))
+    conn = _do(step.connection, acp.AcceptPrompt(10)).connection
+    step = _do(conn, acp.StartToolCall("Read", "t2", kind="read"))
+    assert _updates(step)[0]["sessionUpdate"] == "tool_call"
+    step = _do(_do(step.connection, acp.SendAgentText("ok")).connection, acp.EndTurn())
+    assert step.outbound[-1] == {"jsonrpc": "2.0", "id": 10, "result": {"stopReason": "end_turn"}}

@@ -205,8 +205,8 @@ async def _cancelling(trace: Path) -> tuple[CancellingRecorder, list[Any]]:
 def test_the_python_sdk_cancels_while_a_permission_request_is_open(tmp_path: Path) -> None:
     trace = tmp_path / "agent.jsonl"
     recorder, (init, (cancelled, answer), (_, after)) = asyncio.run(_cancelling(trace))
-    # acp-core's agent serves no session/load yet, and says so to a v1 client
-    assert init.agent_capabilities.load_session is False
+    # acp-core's agent serves session/load (from its engines' history), and says so
+    assert init.agent_capabilities.load_session is True
     assert answer.stop_reason == "cancelled"
     assert len(recorder.permissions) == 2
     progress = [u for u in cancelled if isinstance(u, ToolCallProgress)]
