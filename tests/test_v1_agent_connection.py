@@ -10,6 +10,8 @@ import pytest
 
 import acp_core as acp
 from acp_core import connection as c
+from acp_core import intents as i
+from acp_core import values as v
 from acp_core._engines._connection_agent_state import Build
 from acp_core._engines._connection_agent_v1 import v1_project
 
@@ -503,3 +505,62 @@ def test_a_prompt_after_a_session_load_is_a_turn_as_before() -> None:
     assert _updates(step)[0]["sessionUpdate"] == "tool_call"
     step = _do(_do(step.connection, acp.SendAgentText("ok")).connection, acp.EndTurn())
     assert step.outbound[-1] == {"jsonrpc": "2.0", "id": 10, "result": {"stopReason": "end_turn"}}
+
+
+def test_acp_core_s_client_loads_from_acp_core_s_agent_over_v1() -> None:
+    # Both ends behind the v2 API, v1 on the wire: the client's ResumeSession(replay=True)
+    # is the agent's session/load, and the client's fresh view is the one it had live.
+    agent = c.new_agent_connection(INFO, protocols=(2, 1))
+    client = c.new_client_connection(c.Implementation("v1-client", "1"), protocols=(1,))
+    wire: list[dict[str, Any]] = []
+    client_events: list[object] = []
+
+    def pump(step: c.ConnectionStep, *, from_client: bool) -> None:
+        nonlocal agent, client
+        if from_client:
+            client = step.connection  # type: ignore[assignment]
+            client_events.extend(step.events)
+        else:
+            agent = step.connection  # type: ignore[assignment]
+        for message in step.outbound:
+            wire.append(message)
+            if from_client:
+                pump(c.connection_step(agent, acp.Parsed(message)), from_client=False)
+            else:
+                pump(c.connection_step(client, acp.Parsed(message)), from_client=True)
+
+    pump(c.connection_step(client, c.Initialize()), from_client=True)
+    assert (client.protocol_version, agent.protocol_version) == (1, 1)
+    pump(c.connection_step(client, c.NewSession("/tmp")), from_client=True)
+    prompt = c.SessionIntent(SID, i.SendPrompt((v.TextContent("hi there"),)))
+    pump(c.connection_step(client, prompt), from_client=True)
+    (rid,) = [m["id"] for m in wire if m.get("method") == "session/prompt"]
+    for intent in (
+        acp.AcceptPrompt(rid),
+        acp.SendAgentText("Looking."),
+        acp.StartToolCall("Read", "t1", kind="read"),
+        acp.FinishToolCall("t1"),
+        acp.SendAgentText("Found it."),
+        acp.EndTurn(),
+    ):
+        pump(_do(agent, intent), from_client=False)
+    live = client.view(SID)
+    assert live.foreground.stop_reason == "end_turn"
+    pump(c.connection_step(client, c.ResumeSession(SID, "/tmp", replay=True)), from_client=True)
+    assert "session/load" in [m.get("method") for m in wire]
+    loaded = client.view(SID)
+    assert loaded is not live
+    assert client.sessions[SID].replay == "complete"
+
+    def said(state: acp.SessionState) -> list[Any]:
+        return [
+            (r.kind, acp.message_text(state.messages[r.id]) if r.kind == "message" else r.id)
+            for r in state.timeline
+        ]
+
+    assert said(loaded) == said(live)
+    assert [kind for kind, _ in said(live)] == ["message", "message", "toolCall", "message"]
+    assert loaded.tool_calls["t1"].status == "completed"
+    assert client.engine(SID).violations == ()
+    assert [e for e in client_events if type(e) is c.Finding] == []
+    assert sum(type(e) is c.SessionOpened for e in client_events) == 2  # new, then the load
