@@ -162,6 +162,8 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "test_strategies_variants.py::test_every_variant_defined_at_a_revision_is_drawn_there",
     # 4.4 s under the ci profile (200 runs of up to 50 steps), 0.5 s under fast.
     "test_http_profile_machine.py::TestHttpProfile",
+    # 3.5 s: a TypeScript SDK agent process, two connections, three `check` runs.
+    "test_interop_sdk_v1.py::test_a_new_connection_loads_the_sdk_v1_agent_s_session_with_its_history",
 })  # fmt: skip
 
 

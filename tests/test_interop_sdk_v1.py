@@ -6,8 +6,8 @@ Three runs, every program a separate process talking newline-delimited JSON-RPC 
   permission is granted, a cancel while the next permission request is open, a second
   prompt; and `examples/stdio_client.py --protocol auto` drives the same agent;
 - `interop/sdk_v1_client.mjs` (the SDK's v1 `client()`) drives `examples/stdio_agent.py
-  --protocol auto` through the same three turns (acp-core's agent does not serve
-  `session/load`, and says so at `initialize`, so no load is tried);
+  --protocol auto` through the same three turns, then a `session/load` (acp-core's agent
+  serves it from its engines' history and advertises `loadSession`);
 - the SDK client drives the SDK agent, with a `session/load` (the agent advertises it): the
   recording of two SDK peers must read clean and fold through acp-core's v1 normalizer.
 
@@ -206,6 +206,46 @@ def test_the_example_client_speaks_v1_to_the_sdk_v1_agent(tmp_path: Path) -> Non
     assert _v1_violations(_read(trace), tmp_path, side="client") == []
 
 
+def test_a_new_connection_loads_the_sdk_v1_agent_s_session_with_its_history(
+    tmp_path: Path,
+) -> None:
+    # ResumeSession(replay=True) is v1 session/load (the agent advertises loadSession): a
+    # client restarted on the same agent process gets the session's history in a fresh view
+    agent_trace = tmp_path / "agent.jsonl"
+    peer = V1Peer(command=["node", str(TS_AGENT), "--trace", str(agent_trace)])
+    try:
+        sid = peer.start()
+        assert peer.prompt(sid, PROMPTS[0], choose="allow").stop_reason == "end_turn"
+        assert peer.prompt(sid, PROMPTS[2], choose="allow").stop_reason == "end_turn"
+        live = _said(peer.conn.view(sid))
+        first = peer.trace
+        peer.reconnect()
+        peer.request(c.Initialize())
+        answer = peer.request(c.ResumeSession(sid, os.getcwd(), replay=True))
+        assert answer.error is None
+        assert peer.sent[-1]["method"] == "session/load"
+        loaded = peer.conn.view(sid)
+        after = peer.prompt(sid, PROMPTS[1], choose="allow")
+    finally:
+        peer.close()
+    assert peer.process.returncode == 0
+    assert c.SessionOpened(sid, resumed=True, request_id=answer.request_id) in peer.events
+    assert [e for e in peer.events if type(e) is c.Finding] == []
+    # the agent replays each turn as its prompt and whole reply (no tool calls: its history
+    # keeps none), so the loaded view says what the live one did, turn by turn
+    assert [(t["prompt"], t["reply"]) for t in _said(loaded)] == [
+        (t["prompt"], t["reply"]) for t in live
+    ]
+    assert all(t["toolCalls"] == {} for t in _said(loaded))
+    assert after.stop_reason == "end_turn"
+    assert _said(peer.conn.view(sid))[-1]["prompt"] == PROMPTS[1]
+    # each connection's recording checks clean at protocol 1, and so does the agent's
+    assert _v1_violations(first, tmp_path, side="client") == []
+    assert _v1_violations(peer.trace, tmp_path, side="client") == []
+    assert _v1_violations(_read(agent_trace), tmp_path, side="agent") == []
+    assert _folded(peer.trace)[sid] == acp.snapshot(peer.conn.view(sid))
+
+
 # -- the SDK's v1 client drives acp-core's example agent ---------------------------------------
 
 
@@ -240,8 +280,28 @@ def test_the_sdk_v1_client_runs_every_turn_without_a_problem(ts_client: dict[str
     assert summary["protocolVersion"] == 1
     assert summary["agentInfo"]["name"] == "acp-core-echo-agent"
     assert summary["agentExit"] == {"code": 0, "signal": None}
-    # acp-core's agent does not serve session/load yet, and says so: the client tries none
-    assert summary["load"] == {"advertised": False, "answered": None}
+    # acp-core's agent serves session/load from its engines' history, and says so: the
+    # client loads the session after its turns
+    assert summary["load"] == {"advertised": True, "answered": True}
+
+
+def test_the_sdk_v1_client_s_session_load_replays_each_turn_in_v1_shapes(
+    ts_client: dict[str, Any],
+) -> None:
+    summary = ts_client["summary"]
+    replayed: list[list[str]] = []  # each turn's replay, from its user chunk on
+    for item in summary["loadReplay"]:
+        if item.startswith("user_message_chunk:"):
+            replayed.append([])
+        replayed[-1].append(item)
+    assert len(replayed) == len(summary["turns"])
+    for turn, items in zip(summary["turns"], replayed, strict=True):
+        assert items[0] == f"user_message_chunk:{turn['prompt']}"
+        reply = [i.partition(":")[2] for i in items if i.startswith("agent_message_chunk:")]
+        assert "".join(reply) == turn["reply"]
+        # each tool call once, as a v1 `tool_call` in its final state (no updates after it)
+        assert items.count("tool_call:") == len(turn["toolCalls"]) == 1
+        assert not any(i.startswith("tool_call_update") for i in items)
 
 
 def test_each_turn_the_sdk_v1_client_ran_ends_as_scripted(ts_client: dict[str, Any]) -> None:
@@ -276,7 +336,13 @@ def test_both_recordings_with_the_sdk_v1_client_check_clean_and_agree(
         {"prompt": t["prompt"], "reply": t["reply"], "toolCalls": t["toolCalls"]}
         for t in ts_client["summary"]["turns"]
     ]
-    assert said == reported
+    # the live turns, then the session/load's history of them, read as new messages (a
+    # recording has no view to rebuild): the same prompts and replies; its tool calls are
+    # the live ones again (same ids), so the timeline shows them at their first turn
+    assert said[: len(reported)] == reported
+    assert [(t["prompt"], t["reply"]) for t in said[len(reported) :]] == [
+        (t["prompt"], t["reply"]) for t in reported
+    ]
 
 
 # -- the two SDK programs together, with a session/load ----------------------------------------

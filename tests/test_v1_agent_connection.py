@@ -10,6 +10,8 @@ import pytest
 
 import acp_core as acp
 from acp_core import connection as c
+from acp_core import intents as i
+from acp_core import values as v
 from acp_core._engines._connection_agent_state import Build
 from acp_core._engines._connection_agent_v1 import v1_project
 
@@ -74,7 +76,7 @@ def test_a_v1_initialize_is_answered_1_in_the_v1_shape() -> None:
         "id": 0,
         "result": {
             "protocolVersion": 1,
-            "agentCapabilities": {"loadSession": False},
+            "agentCapabilities": {"loadSession": True},
             "authMethods": [],
             "agentInfo": {"name": "v1-agent-test", "version": "1"},
         },
@@ -94,7 +96,7 @@ def test_prompt_capabilities_are_advertised_under_their_v1_names() -> None:
     step = _step(conn, _req(0, "initialize", {"protocolVersion": 1}))
     result = step.outbound[0]["result"]
     assert result["agentCapabilities"] == {
-        "loadSession": False,
+        "loadSession": True,
         "promptCapabilities": {"image": True, "audio": False, "embeddedContext": False},
     }
     assert _rules(step) == {"v1.dropped-capability"}  # `fancy` has no v1 form
@@ -421,3 +423,144 @@ def test_a_v2_initialize_after_v1_switches_the_connection_back_to_v2() -> None:
     assert step.outbound[0]["result"]["protocolVersion"] == 2
     assert step.connection.protocol_version == 2
     assert step.connection.v1 is None
+
+
+# -- session/load: the v2 resume machinery, replayed in v1 shapes ------------------------------
+
+
+def _a_turn() -> c.AgentConnection:
+    """`_in_prompt`, then a reply, a finished tool call and a closing reply, ended."""
+    conn = _in_prompt()
+    for intent in (
+        acp.SendAgentText("Let me look."),
+        acp.StartToolCall("Read", "t1", kind="read"),
+        acp.FinishToolCall("t1"),
+        acp.SendAgentText("Done."),
+        acp.EndTurn(),
+    ):
+        conn = _do(conn, intent).connection
+    return conn
+
+
+def _load(conn: c.AgentConnection, rid: int = 9) -> c.ConnectionStep:
+    return _step(conn, _req(rid, "session/load", {"sessionId": SID, "cwd": "/t", "mcpServers": []}))
+
+
+def test_session_load_replays_the_history_in_v1_shapes_then_answers() -> None:
+    step = _load(_a_turn())
+    *history, answer = step.outbound
+    assert answer == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    updates = [m["params"]["update"] for m in history]
+    assert all(m["params"]["sessionId"] == SID for m in history)
+    assert [u["sessionUpdate"] for u in updates] == [
+        "user_message_chunk",
+        "agent_message_chunk",
+        "tool_call",  # created again: a v1 client that loads rebuilds its view
+        "agent_message_chunk",
+    ]  # no end marker (the answer is the end) and no state snapshot: neither has a v1 form
+    assert updates[0]["content"] == {"type": "text", "text": "hello v1"}
+    assert updates[2]["status"] == "completed"
+    assert c.SessionOpened(SID, resumed=True, request_id=9) in step.events
+    assert _rules(step) <= {"v1.dropped-field"}  # the chunks' messageIds, once
+    assert dict(step.connection.incoming) == {}
+
+
+def test_what_a_session_load_sends_reads_back_as_the_session_s_view() -> None:
+    conn = _a_turn()
+    step = _load(conn)
+    trace = [{"from": "client", "message": _req(9, "session/load", {"sessionId": SID}).value}]
+    trace += [{"from": "agent", "message": m} for m in step.outbound]
+    result = acp.normalize_v1(trace)
+    view = acp.fold(acp.new_session(SID), result.updates_for(SID))
+    served = conn.engine(SID).session
+
+    def said(state: acp.SessionState) -> list[tuple[str, str]]:
+        return [
+            (r.kind, acp.message_text(state.messages[r.id]) if r.kind == "message" else r.id)
+            for r in state.timeline
+        ]
+
+    assert said(view) == said(served)
+    assert view.tool_calls["t1"].status == "completed"
+    assert acp.v1.check_v1_trace(trace, side="agent") == ()
+
+
+def test_session_load_of_an_unknown_session_is_refused_and_a_v2_client_gets_none() -> None:
+    (reply,) = _step(_v1_init().connection, _req(3, "session/load", {"sessionId": "x"})).outbound
+    assert reply["error"]["code"] == -32002
+    conn = c.new_agent_connection(INFO, protocols=(2, 1))
+    params = {"protocolVersion": 2, "info": {"name": "z", "version": "1"}}
+    conn = _step(conn, _req(0, "initialize", params)).connection
+    conn = _step(conn, _req(1, "session/new", {"cwd": "/tmp"})).connection
+    (reply,) = _step(conn, _req(2, "session/load", {"sessionId": SID, "cwd": "/t"})).outbound
+    assert reply["error"]["code"] == -32601  # v2 has session/resume
+
+
+def test_a_prompt_after_a_session_load_is_a_turn_as_before() -> None:
+    conn = _load(_a_turn()).connection
+    prompt = {"sessionId": SID, "prompt": [{"type": "text", "text": "again"}]}
+    step = _step(conn, _req(10, "session/prompt", prompt))
+    conn = _do(step.connection, acp.AcceptPrompt(10)).connection
+    step = _do(conn, acp.StartToolCall("Read", "t2", kind="read"))
+    assert _updates(step)[0]["sessionUpdate"] == "tool_call"
+    step = _do(_do(step.connection, acp.SendAgentText("ok")).connection, acp.EndTurn())
+    assert step.outbound[-1] == {"jsonrpc": "2.0", "id": 10, "result": {"stopReason": "end_turn"}}
+
+
+def test_acp_core_s_client_loads_from_acp_core_s_agent_over_v1() -> None:
+    # Both ends behind the v2 API, v1 on the wire: the client's ResumeSession(replay=True)
+    # is the agent's session/load, and the client's fresh view is the one it had live.
+    agent = c.new_agent_connection(INFO, protocols=(2, 1))
+    client = c.new_client_connection(c.Implementation("v1-client", "1"), protocols=(1,))
+    wire: list[dict[str, Any]] = []
+    client_events: list[object] = []
+
+    def pump(step: c.ConnectionStep, *, from_client: bool) -> None:
+        nonlocal agent, client
+        if from_client:
+            client = step.connection  # type: ignore[assignment]
+            client_events.extend(step.events)
+        else:
+            agent = step.connection  # type: ignore[assignment]
+        for message in step.outbound:
+            wire.append(message)
+            if from_client:
+                pump(c.connection_step(agent, acp.Parsed(message)), from_client=False)
+            else:
+                pump(c.connection_step(client, acp.Parsed(message)), from_client=True)
+
+    pump(c.connection_step(client, c.Initialize()), from_client=True)
+    assert (client.protocol_version, agent.protocol_version) == (1, 1)
+    pump(c.connection_step(client, c.NewSession("/tmp")), from_client=True)
+    prompt = c.SessionIntent(SID, i.SendPrompt((v.TextContent("hi there"),)))
+    pump(c.connection_step(client, prompt), from_client=True)
+    (rid,) = [m["id"] for m in wire if m.get("method") == "session/prompt"]
+    for intent in (
+        acp.AcceptPrompt(rid),
+        acp.SendAgentText("Looking."),
+        acp.StartToolCall("Read", "t1", kind="read"),
+        acp.FinishToolCall("t1"),
+        acp.SendAgentText("Found it."),
+        acp.EndTurn(),
+    ):
+        pump(_do(agent, intent), from_client=False)
+    live = client.view(SID)
+    assert live.foreground.stop_reason == "end_turn"
+    pump(c.connection_step(client, c.ResumeSession(SID, "/tmp", replay=True)), from_client=True)
+    assert "session/load" in [m.get("method") for m in wire]
+    loaded = client.view(SID)
+    assert loaded is not live
+    assert client.sessions[SID].replay == "complete"
+
+    def said(state: acp.SessionState) -> list[Any]:
+        return [
+            (r.kind, acp.message_text(state.messages[r.id]) if r.kind == "message" else r.id)
+            for r in state.timeline
+        ]
+
+    assert said(loaded) == said(live)
+    assert [kind for kind, _ in said(live)] == ["message", "message", "toolCall", "message"]
+    assert loaded.tool_calls["t1"].status == "completed"
+    assert client.engine(SID).violations == ()
+    assert [e for e in client_events if type(e) is c.Finding] == []
+    assert sum(type(e) is c.SessionOpened for e in client_events) == 2  # new, then the load

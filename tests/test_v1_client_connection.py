@@ -25,11 +25,12 @@ def _feed(conn: c.ClientConnection, message: dict[str, Any] | bytes) -> c.Connec
     return c.receive_bytes(conn, data + b"\n")
 
 
-def _opened() -> c.ClientConnection:
-    """A connection that negotiated protocol 1 and opened session `SID`."""
+def _opened(capabilities: dict[str, Any] | None = None) -> c.ClientConnection:
+    """A connection that negotiated protocol 1 (the agent advertising `capabilities`) and
+    opened session `SID`."""
     conn = c.new_client_connection(c.Implementation("hand", "1"), protocols=(2, 1))
     step = c.connection_step(conn, c.Initialize())
-    init = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
+    init = {"protocolVersion": 1, "agentCapabilities": capabilities or {}, "authMethods": []}
     conn = _feed(step.connection, {"jsonrpc": "2.0", "id": step.outbound[0]["id"], "result": init})
     conn = conn.connection
     assert conn.protocol_version == 1
@@ -72,8 +73,8 @@ def test_a_cancel_answers_the_open_permission_requests_cancelled_as_v1_asks() ->
 
 @pytest.mark.parametrize(
     "intent",
-    [c.CloseSession(SID), c.ResumeSession(SID, "/tmp"), c.SetConfigOption(SID, "mode", "fast")],
-    ids=["close", "resume", "config-option"],
+    [c.CloseSession(SID), c.SetConfigOption(SID, "mode", "fast")],
+    ids=["close", "config-option"],
 )
 def test_v2_only_intents_are_refused_on_a_v1_connection_naming_why(intent: object) -> None:
     conn = _opened()
@@ -81,6 +82,151 @@ def test_v2_only_intents_are_refused_on_a_v1_connection_naming_why(intent: objec
         c.connection_step(conn, intent)
     assert raised.value.rule == "E5"
     assert "protocol 1" in str(raised.value)
+
+
+# -- ResumeSession: v1 session/load (replay) and session/resume, where the agent advertises them
+
+
+def _chunk(kind: str, text: str) -> dict[str, Any]:
+    update = {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+    params = {"sessionId": SID, "update": update}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": params}
+
+
+def _said(conn: c.ClientConnection) -> list[tuple[str, str]]:
+    view = conn.view(SID)
+    return [
+        (view.messages[r.id].role, acp.message_text(view.messages[r.id]))
+        for r in view.timeline
+        if r.kind == "message"
+    ]
+
+
+def _one_turn(conn: c.ClientConnection) -> c.ClientConnection:
+    conn, rid = _prompted(conn, "hi")
+    conn = _feed(conn, _chunk("agent_message_chunk", "hello")).connection
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+    assert _said(step.connection) == [("user", "hi"), ("agent", "hello")]
+    return step.connection
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "intent", "why"),
+    [
+        ({}, c.ResumeSession(SID, "/tmp", replay=True), "loadSession"),
+        ({"loadSession": False}, c.ResumeSession(SID, "/tmp", replay=True), "loadSession"),
+        ({"loadSession": True}, c.ResumeSession(SID, "/tmp"), "sessionCapabilities.resume"),
+        (
+            {"sessionCapabilities": {"resume": None}},
+            c.ResumeSession(SID, "/tmp"),
+            "sessionCapabilities.resume",
+        ),
+    ],
+    ids=["load-not-advertised", "load-false", "resume-not-advertised", "resume-null"],
+)
+def test_a_resume_the_v1_agent_did_not_advertise_is_refused_e5_naming_why(
+    capabilities: dict[str, Any], intent: c.ResumeSession, why: str
+) -> None:
+    conn = _opened(capabilities)
+    with pytest.raises(acp.LocalProtocolError) as raised:
+        c.connection_step(conn, intent)
+    assert raised.value.rule == "E5"
+    assert why in str(raised.value)
+
+
+def test_a_resume_with_replay_is_v1_session_load_and_the_history_folds_into_a_fresh_view() -> None:
+    conn = _one_turn(_opened({"loadSession": True}))
+    step = c.connection_step(conn, c.ResumeSession(SID, "/work", replay=True))
+    (load,) = step.outbound
+    rid = load["id"]
+    assert load == {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "session/load",
+        "params": {"sessionId": SID, "cwd": "/work", "mcpServers": []},
+    }
+    assert _said(step.connection) == []  # a fresh view: the history comes again
+    assert step.connection.sessions[SID].replay == "replaying"
+    conn = step.connection
+    for message in (
+        _chunk("user_message_chunk", "hi"),
+        _chunk("agent_message_chunk", "hel"),
+        _chunk("agent_message_chunk", "lo"),
+    ):
+        history = _feed(conn, message)
+        assert _findings(history) == []  # history inside the load: no update-after-turn
+        conn = history.connection
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {}})
+    assert c.SessionOpened(SID, resumed=True, request_id=rid) in step.events
+    assert _findings(step) == []
+    assert step.connection.sessions[SID].replay == "complete"
+    assert _said(step.connection) == [("user", "hi"), ("agent", "hello")]  # once, not twice
+    assert step.connection.engine(SID).violations == ()
+    _goes_on(step.connection)
+
+
+def test_a_failed_session_load_leaves_the_view_truncated() -> None:
+    conn = _one_turn(_opened({"loadSession": True}))
+    step = c.connection_step(conn, c.ResumeSession(SID, "/work", replay=True))
+    rid = step.outbound[0]["id"]
+    conn = _feed(step.connection, _chunk("user_message_chunk", "hi")).connection
+    error = {"code": -32002, "message": "Resource not found"}
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "error": error})
+    assert step.connection.sessions[SID].replay == "truncated"
+    assert not any(type(e) is c.SessionOpened for e in step.events)
+    assert _said(step.connection) == [("user", "hi")]
+
+
+def test_a_resume_without_replay_is_v1_session_resume_and_keeps_the_view() -> None:
+    conn = _one_turn(_opened({"sessionCapabilities": {"resume": {}}}))
+    step = c.connection_step(conn, c.ResumeSession(SID, "/work"))
+    (resume,) = step.outbound
+    rid = resume["id"]
+    assert resume == {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "session/resume",
+        "params": {"sessionId": SID, "cwd": "/work", "mcpServers": []},
+    }
+    step = _feed(step.connection, {"jsonrpc": "2.0", "id": rid, "result": {}})
+    assert c.SessionOpened(SID, resumed=True, request_id=rid) in step.events
+    assert _findings(step) == []
+    assert _said(step.connection) == [("user", "hi"), ("agent", "hello")]
+    _goes_on(step.connection)
+
+
+def test_a_resume_of_an_unknown_session_on_v1_opens_it_from_the_load() -> None:
+    # a new connection loading a session an earlier connection opened: no session/new first
+    conn = c.new_client_connection(c.Implementation("hand", "1"), protocols=(2, 1))
+    step = c.connection_step(conn, c.Initialize())
+    init = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
+    answer = {"jsonrpc": "2.0", "id": step.outbound[0]["id"], "result": init}
+    conn = _feed(step.connection, answer).connection
+    step = c.connection_step(conn, c.ResumeSession(SID, "/work", replay=True))
+    rid = step.outbound[0]["id"]
+    conn = _feed(step.connection, _chunk("user_message_chunk", "earlier")).connection
+    conn = _feed(conn, _chunk("agent_message_chunk", "reply")).connection
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {}})
+    assert c.SessionOpened(SID, resumed=True, request_id=rid) in step.events
+    assert _said(step.connection) == [("user", "earlier"), ("agent", "reply")]
+    _goes_on(step.connection)
+
+
+def test_a_resume_carrying_unanswered_prompts_is_refused_on_v1() -> None:
+    conn = _opened({"loadSession": True})
+    prompt = acp.PromptRequest(7, SID, (v.TextContent("lost"),))
+    with pytest.raises(acp.LocalProtocolError) as raised:
+        c.connection_step(conn, c.ResumeSession(SID, "/w", replay=True, unanswered=(prompt,)))
+    assert raised.value.rule == "E5"
+    assert "idempotency key" in str(raised.value)
+
+
+def test_a_host_s_own_session_resume_request_goes_out_as_given() -> None:
+    conn = _opened({"loadSession": True})
+    params = {"sessionId": SID, "cwd": "/w", "replayFrom": {"type": "start"}}
+    step = c.connection_step(conn, c.SendRequest("session/resume", params))
+    (sent,) = step.outbound
+    assert (sent["method"], sent["params"]) == ("session/resume", params)
 
 
 # -- the agent's fs/* and terminal/* requests ---------------------------------------------------

@@ -205,13 +205,51 @@ async def _cancelling(trace: Path) -> tuple[CancellingRecorder, list[Any]]:
 def test_the_python_sdk_cancels_while_a_permission_request_is_open(tmp_path: Path) -> None:
     trace = tmp_path / "agent.jsonl"
     recorder, (init, (cancelled, answer), (_, after)) = asyncio.run(_cancelling(trace))
-    # acp-core's agent serves no session/load yet, and says so to a v1 client
-    assert init.agent_capabilities.load_session is False
+    # acp-core's agent serves session/load (from its engines' history), and says so
+    assert init.agent_capabilities.load_session is True
     assert answer.stop_reason == "cancelled"
     assert len(recorder.permissions) == 2
     progress = [u for u in cancelled if isinstance(u, ToolCallProgress)]
     # v2's `cancelled` tool status has no v1 form: the SDK's models accept `failed` only
     assert [p.status for p in progress if p.status is not None] == ["failed"]
     assert after.stop_reason == "end_turn"
+    entries = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    assert acp_core.v1.check_v1_trace(entries, side="agent") == ()
+
+
+async def _loading(trace: Path) -> tuple[list[Any], list[Any], Any]:
+    recorder = Recorder()
+    args = (str(AGENT), "--protocol", "auto", "--delay", "0", "--trace", str(trace))
+    spawned = acp.spawn_agent_process(
+        recorder, sys.executable, *args, env={"PYTHONPATH": str(ROOT)}
+    )
+    async with spawned as (conn, _process):
+        init = await asyncio.wait_for(
+            conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities()), LIMIT
+        )
+        assert init.agent_capabilities.load_session is True
+        session = await asyncio.wait_for(conn.new_session(cwd="/tmp", mcp_servers=[]), LIMIT)
+        prompt = [TextContentBlock(type="text", text="load me later")]
+        await asyncio.wait_for(conn.prompt(session.session_id, prompt), LIMIT)
+        live = [u for _, u in recorder.updates]
+        before = len(recorder.updates)
+        answer = await asyncio.wait_for(
+            conn.load_session(cwd="/tmp", session_id=session.session_id, mcp_servers=[]), LIMIT
+        )
+        loaded = [u for _, u in recorder.updates[before:]]
+    return live, loaded, answer
+
+
+def test_the_python_sdk_loads_a_session_and_is_replayed_its_turn(tmp_path: Path) -> None:
+    trace = tmp_path / "agent.jsonl"
+    live, loaded, answer = asyncio.run(_loading(trace))
+    assert answer is not None  # the SDK validated the v1 load answer
+    # the history: the prompt, then what the agent said, the tool call in its final state
+    assert _text(loaded, acp.schema.UserMessageChunk) == "load me later"
+    assert _text(loaded, AgentThoughtChunk) == _text(live, AgentThoughtChunk)
+    assert _text(loaded, AgentMessageChunk) == _text(live, AgentMessageChunk)
+    starts = [u for u in loaded if isinstance(u, ToolCallStart)]
+    assert [(s.tool_call_id, s.status) for s in starts] == [("echo-1", "completed")]
+    assert not any(isinstance(u, ToolCallProgress) for u in loaded)
     entries = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
     assert acp_core.v1.check_v1_trace(entries, side="agent") == ()

@@ -166,29 +166,56 @@ def test_a_cancel_while_a_permission_request_is_open_ends_the_turn_cancelled(
     assert acp.v1.check_v1_trace(peer.trace) == ()
 
 
-def test_a_session_load_replays_the_history_into_the_view(peer: V1Peer) -> None:
-    # acp-core has no v1 load intent yet: the host sends it as a plain request, and the
-    # normalizer reads the replayed history (a turn boundary, then new messages).
+def test_resume_with_replay_is_a_session_load_that_rebuilds_the_view(peer: V1Peer) -> None:
     sid = peer.start()
     assert peer.conn.agent_capabilities is not None
     assert peer.conn.agent_capabilities["loadSession"] is True
     peer.prompt(sid, "one")
     peer.prompt(sid, "two")
-    load = {"sessionId": sid, "cwd": os.getcwd(), "mcpServers": []}
-    answer = peer.request(c.SendRequest("session/load", load))
+    said = _messages(peer.conn.view(sid))
+    answer = peer.request(c.ResumeSession(sid, os.getcwd(), replay=True))
     assert answer.error is None
-    assert _messages(peer.conn.view(sid)) == [
-        ("user", "one"),
-        ("agent", "echo: one"),
-        ("user", "two"),
-        ("agent", "echo: two"),
-        ("user", "one"),
-        ("agent", "echo: one"),
-        ("user", "two"),
-        ("agent", "echo: two"),
-    ]
+    assert peer.sent[-1]["method"] == "session/load"
+    assert peer.sent[-1]["params"] == {"sessionId": sid, "cwd": os.getcwd(), "mcpServers": []}
+    assert c.SessionOpened(sid, resumed=True, request_id=answer.request_id) in peer.events
+    # the replayed history folds into a fresh view: the same messages, once
+    assert _messages(peer.conn.view(sid)) == said
+    assert peer.conn.sessions[sid].replay == "complete"
     assert _findings(peer) == []
     assert acp.v1.check_v1_trace(peer.trace) == ()
+    assert peer.prompt(sid, "three").stop_reason == "end_turn"  # the session goes on
+
+
+def test_a_new_connection_loads_the_session_with_its_history(peer: V1Peer) -> None:
+    sid = peer.start()
+    peer.prompt(sid, "one")
+    peer.prompt(sid, "tool please", choose="allow")
+    said = _messages(peer.conn.view(sid))
+    assert said[-1] == ("agent", "echo: allowed")
+    peer.reconnect()  # a client that restarted: no sessions, the agent keeps its own
+    peer.request(c.Initialize())
+    assert sid not in peer.conn.sessions
+    answer = peer.request(c.ResumeSession(sid, os.getcwd(), replay=True))
+    assert answer.error is None
+    assert c.SessionOpened(sid, resumed=True, request_id=answer.request_id) in peer.events
+    assert _messages(peer.conn.view(sid)) == said
+    assert peer.conn.engine(sid).violations == ()
+    assert _findings(peer) == []
+    assert acp.v1.check_v1_trace(peer.trace) == ()
+    record = peer.prompt(sid, "after the load")
+    assert record.stop_reason == "end_turn"
+    assert _messages(peer.conn.view(sid))[-2:] == [
+        ("user", "after the load"),
+        ("agent", "echo: after the load"),
+    ]
+
+
+def test_a_resume_without_replay_is_refused_e5_the_sdk_agent_offers_none(peer: V1Peer) -> None:
+    sid = peer.start()
+    with pytest.raises(acp.LocalProtocolError) as raised:
+        peer.step(c.ResumeSession(sid, os.getcwd()))
+    assert raised.value.rule == "E5"
+    assert "sessionCapabilities.resume" in str(raised.value)
 
 
 def test_the_sdk_agent_s_fs_and_terminal_requests_reach_the_host(peer: V1Peer) -> None:

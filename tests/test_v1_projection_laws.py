@@ -9,6 +9,9 @@ same view up to the documented losses:
 - message ids (v1 chunks carry none: the view compares transcripts, not ids, `v1_view.view`);
 - a tool call's `cancelled` status, which v1 lacks, reads back as `failed` (`v1.tool-status`).
 
+A second law: a `session/load` after the turn, read back alone (a v1 client that loads
+rebuilds its view from the replay), gives the same timeline.
+
 The generator starts a new message only where the v1 reader's boundary policy would too (a
 role change, a tool call, a plan): a v2 agent that splits one role's consecutive text into
 two messages without anything between them loses that split in v1 (id-less chunks), which
@@ -129,3 +132,22 @@ def test_a_projected_turn_reads_back_as_the_same_view_up_to_the_documented_losse
     assert read_back == _with_losses(_v2_view(v2_conn, v2_trace))
     # and the v1 recording judges the projection clean by the v1 rules
     assert acp.v1.check_v1_trace(v1_trace, side="agent") == ()
+
+
+@given(st.lists(_ACTION, max_size=6))
+def test_a_session_load_after_the_turn_reads_back_as_the_same_view(actions: list[Any]) -> None:
+    # A v1 client that loads the session rebuilds its view from the replay alone: read back
+    # through the normalizer, the load's history is the turn the live wire showed.
+    intents = _intents(actions)
+    v2_conn, v2_trace = _run(2, intents)
+    v1_conn, _ = _run(1, intents)
+    load = _req(9, "session/load", {"sessionId": SID, "cwd": "/tmp", "mcpServers": []})
+    step = c.connection_step(v1_conn, acp.Parsed(load))
+    assert step.outbound[-1] == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    trace = [{"from": "client", "message": load}]
+    trace += [{"from": "agent", "message": m} for m in step.outbound]
+    out = acp.normalize_v1(trace)
+    loaded = view(fold_session(out.updates_for(SID), SID))
+    expected = _with_losses(_v2_view(v2_conn, v2_trace))
+    assert loaded["timeline"] == expected["timeline"]
+    assert acp.v1.check_v1_trace(trace, side="agent") == ()

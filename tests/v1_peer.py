@@ -49,6 +49,16 @@ class V1Peer:
         self.received_bytes = b""  # every byte the agent wrote, as read
         self.trace: list[dict[str, Any]] = []  # both directions, in this side's order
 
+    def reconnect(self) -> None:
+        """Start a new client connection on the same agent process (and pipes): a fresh
+        `ClientConnection` with no sessions, and fresh records of what it sends and reads, as
+        a client that restarted would be. The agent keeps its sessions."""
+        assert self.pending == b""  # nothing of the old connection is half read
+        self.conn = c.new_client_connection(
+            c.Implementation("v1-live-test", "1"), protocols=self.conn.protocols
+        )
+        self.events, self.sent, self.received, self.trace = [], [], [], []
+
     def _write(self, step: c.ConnectionStep) -> None:
         self.conn = step.connection
         self.events.extend(step.events)

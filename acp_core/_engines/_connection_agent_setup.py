@@ -5,7 +5,8 @@ capabilities; a v1 client's answer is `_engines/_connection_agent_v1.py`'s), `se
 `session/resume` (the replay, the end marker of the revision, the state snapshot, then the
 answer), `session/close` (as a cancel, then answered once the session is idle),
 `session/set_config_option`, and the typed host requests (`session/list`, `session/delete`,
-`session/fork`); `SELF_ANSWERED` maps each method to its handler.
+`session/fork`); `SELF_ANSWERED` maps each method to its handler (a v1 client's
+`session/load` to `_engines/_connection_agent_v1.py`'s, over `session/resume`'s).
 Must not know: routing of other messages, framing, engines' internals (engines are stepped
 through `step_session` only).
 """
@@ -35,7 +36,7 @@ from ._connection_agent_state import (
     settled,
     step_session,
 )
-from ._connection_agent_v1 import v1_initialize
+from ._connection_agent_v1 import v1_initialize, v1_load
 from ._connection_values import (
     SUPPORTED_VERSIONS,
     UNSUPPORTED_VERSION,
@@ -311,6 +312,7 @@ SELF_ANSWERED: Final = {
     "initialize": _initialize,
     "session/new": _new_session,
     "session/resume": _resume,
+    "session/load": lambda b, request: v1_load(b, request, _resume),  # a v1 client's
     "session/close": _close,
     "session/set_config_option": _set_config,
     "session/list": _to_host,

@@ -1,10 +1,11 @@
 """The agent connection serving a v1 client: the same engines, v1 on the wire.
 
 Owns: the agent side of the negotiation at `initialize` for protocol 1 (`v1_initialize`: the
-v1 result shape, `agentInfo` / `agentCapabilities` / `authMethods`), `V1Serving` (what the
-projection remembers between steps) and `v1_project`, the v2 -> v1 projection of everything a
-step put on the wire once the connection speaks v1, with a `Finding` (rule `v1.dropped-*` or
-`v1.upsert-as-chunks`, `v1.stop-reason`) for every step that loses something.
+v1 result shape, `agentInfo` / `agentCapabilities` / `authMethods`), a v1 client's
+`session/load` (`v1_load`), `V1Serving` (what the projection remembers between steps) and
+`v1_project`, the v2 -> v1 projection of everything a step put on the wire once the
+connection speaks v1, with a `Finding` (rule `v1.dropped-*` or `v1.upsert-as-chunks`,
+`v1.stop-reason`) for every step that loses something.
 Must not know: how an engine decides (`_engines/_agent.py`), which method is answered how
 (`_engines/_connection_agent_setup.py`), how v1 traffic is read back (`_v1/`), I/O.
 
@@ -21,21 +22,27 @@ Theory of operation.
   which v1 replaces (`V1Serving.content` keeps what was sent).
 - Findings that would repeat for every chunk (`messageId` dropped) are reported once per
   session and rule (`V1Serving.noted`).
+- `session/load` (`v1_load`) is the v2 resume with replay, served from the engines' history
+  by the connection's own handler; its history is reshaped for a client that rebuilds its
+  view (whole messages as fresh chunks, tool calls created again, no marker or state), and
+  `initialize` advertises `loadSession`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
 
 from acp_core._state._pcoll import PMap
 from acp_core._v1._v1_wire import PLAN_ID, TOOL_FIELDS
-from acp_core._wire._json import EMPTY_OBJECT, JsonObject
+from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
+from acp_core._wire._jsonrpc import Request
 
-from ._connection_values import Finding, Initialized, params_object, result_reply
+from ._connection_values import Finding, Initialized, error_reply, params_object, result_reply
 
-__all__ = ["V1Serving", "v1_initialize", "v1_project"]
+__all__ = ["V1Serving", "v1_initialize", "v1_load", "v1_project"]
 
 #: v1's stop reasons (schema 0.12.1); any other v2 one becomes `end_turn` with a finding.
 V1_STOP_REASONS: Final = frozenset(
@@ -78,7 +85,9 @@ class V1Serving:
 
 def _v1_capabilities(caps: JsonObject) -> tuple[dict[str, Any], list[str]]:
     """v2 `capabilities` -> v1 `agentCapabilities`, and the v2 keys that have no v1 form."""
-    out: dict[str, Any] = {"loadSession": False}
+    # `session/load` is served from the engines' own history, as a v2 resume with replay is
+    # (`v1_load`): every v1 connection can.
+    out: dict[str, Any] = {"loadSession": True}
     dropped = [k for k in caps if k != "session"]
     session = params_object(caps.get("session"))
     if session is not None:
@@ -118,6 +127,63 @@ def v1_initialize(b: Any, request_id: int | str | None, params: JsonObject) -> N
             f"agent capabilities with no v1 form not advertised: {', '.join(dropped)}",
         )
     b.event(Initialized(1, info, caps, request_id))
+
+
+# What a v1 `session/load` sends no form of: the end marker (the load's answer is the end of
+# the history) and the state snapshot (a v1 session is idle between prompts).
+_NOT_LOADED: Final = frozenset(("replay_complete", "state_update"))
+
+
+def v1_load(b: Any, request: Request, resume: Callable[[Any, Request], None]) -> None:
+    """Serve a v1 client's `session/load`: the connection's own v2 `session/resume` with
+    replay (`resume`) sends the session's history and answers; the history is then shaped for
+    v1 before the step's projection: no end marker or state snapshot, each whole message
+    (an upsert) as one chunk per block of a fresh message (a v1 client that loads rebuilds its
+    view, so appending is what it needs), and the session's tool calls sent as `tool_call`
+    again. On a v2 connection `session/load` stays unknown (`-32601`)."""
+    state: V1Serving | None = b.changes.get("v1", b.conn.v1)
+    if state is None:
+        b.answer(request.id, error_reply(request.id, -32601, "Method not found"))
+        return
+    params = params_object(request.params)
+    resumed: Any = request.params
+    if params is not None:
+        raw: dict[str, Any] = {k: thaw_json(v) for k, v in params.items() if k != "mcpServers"}
+        resumed = freeze_json({**raw, "replayFrom": {"type": "start"}})
+    start = len(b.wire)
+    resume(b, Request(request.id, "session/resume", resumed))
+    sid = None if params is None else params.get("sessionId")
+    loaded = [m for sent in b.wire[start:] for m in _loaded(sent, sid)]
+    del b.wire[start:]
+    b.wire.extend(loaded)
+    b.changes["v1"] = attrs.evolve(
+        state,
+        tool_calls=frozenset(t for t in state.tool_calls if t[0] != sid),
+        content=PMap({k: v for k, v in state.content.items() if k[0] != sid}),
+    )
+
+
+def _loaded(message: dict[str, Any], sid: object) -> list[dict[str, Any]]:
+    params = message.get("params")
+    if message.get("method") != "session/update" or type(params) is not dict:
+        return [message]
+    if params.get("sessionId") != sid:
+        return [message]  # a child's: the projection drops it (`v1.dropped-child`)
+    update = params.get("update", {})
+    kind = update.get("sessionUpdate")
+    if kind in _NOT_LOADED:
+        return []
+    if kind not in _UPSERTS:
+        return [message]
+    chunks = []
+    for block in update.get("content", ()):
+        chunk = {
+            "sessionUpdate": _UPSERTS[kind],
+            "messageId": update.get("messageId"),
+            "content": block,
+        }
+        chunks.append({**message, "params": {**params, "update": chunk}})
+    return chunks
 
 
 class _Projection:

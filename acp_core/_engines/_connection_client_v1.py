@@ -23,6 +23,11 @@ Theory of operation.
   and the host's answers are shown to the normalizer (the terminals in the view).
 - v1 has no child sessions: an update for an unknown session is an `E3` finding, dropped; a
   turn's update while no prompt of its session is open is a `v1.update-after-turn` finding.
+- A `ResumeSession` goes out as v1 `session/load` (with `replay`; the agent advertised
+  `loadSession`) or v1 `session/resume` (without; `sessionCapabilities.resume`), else E5.
+  The connection keeps it a v2 resume otherwise: a fresh engine for a replay, the load's
+  history folded through the normalizer, the answer a v2 resume's (`SessionOpened`
+  resumed). v1 has no end-of-history marker: the load's answer is it (`_history_ended`).
 - Responses other than the prompt's, other agent requests and anything unreadable take the
   v2 path.
 """
@@ -46,7 +51,9 @@ from acp_core._wire._jsonrpc import (
     UpdateSessionNotification,
 )
 from acp_core._wire._updates import UserMessage
+from acp_core._wire._updates_preview import ReplayComplete
 
+from ._client_preview import speaks_children
 from ._connection_client_intents import CloseSession, ResumeSession, SetConfigOption
 from ._connection_client_state import Build, PendingRequest
 from ._connection_values import ExtensionRequest, RequestCancelled, SessionIntent, params_object
@@ -63,9 +70,9 @@ __all__ = [
     "v1_received",
 ]
 
-#: Host intents with no v1 form (v1 has `session/load`, not `session/resume`; no close, no
-#: config options): refused on a v1 connection, naming E5.
-V1_REFUSED: Final = (ResumeSession, CloseSession, SetConfigOption)
+#: Host intents with no v1 form (no close, no config options): refused on a v1 connection,
+#: naming E5. `ResumeSession` has one when the agent advertises it (`v1_intent`).
+V1_REFUSED: Final = (CloseSession, SetConfigOption)
 #: The v1 agent's requests to its client's file system and terminals: handed to the host as
 #: `ExtensionRequest`s (v2 has no such methods), answered with `AnswerRequest` in v1 shape.
 V1_CLIENT_METHODS: Final = frozenset(
@@ -85,6 +92,8 @@ _TURN_KINDS: Final = frozenset(
 )
 # The v1 fields of a prompt request (v2-only fields are left out).
 _PROMPT_FIELDS: Final = ("sessionId", "prompt", "_meta")
+# The v1 fields of `session/load` and `session/resume` the v2 resume carries.
+_RESUME_FIELDS: Final = ("sessionId", "cwd", "_meta")
 
 
 def negotiated(b: Build, version: object, result: JsonObject) -> None:
@@ -124,10 +133,40 @@ def refuse_unnegotiated(b: Build, what: str) -> None:
 
 
 def v1_intent(b: Build, intent: object) -> None:
-    """Refuse a host intent v1 has no form for (E5)."""
+    """Refuse a host intent v1 has no form for (E5): `CloseSession`, `SetConfigOption`, and a
+    `ResumeSession` the agent did not advertise (`loadSession` for a replay, which goes out
+    as `session/load`; `sessionCapabilities.resume` for one without, `session/resume`)."""
     if type(intent) in V1_REFUSED:
         raise LocalProtocolError(
             "E5", f"{type(intent).__name__} has no form in protocol 1 (the agent speaks v1)"
+        )
+    if type(intent) is ResumeSession:
+        _v1_resumable(b, intent)
+
+
+def _v1_resumable(b: Build, intent: ResumeSession) -> None:
+    capabilities = params_object(b.conn.agent_capabilities)
+    if intent.unanswered:
+        raise LocalProtocolError(
+            "E5",
+            "ResumeSession(unanswered=...) on protocol 1: v1 prompts carry no idempotency key "
+            "to retry them under",
+        )
+    if intent.replay:
+        if capabilities is None or capabilities.get("loadSession") is not True:
+            raise LocalProtocolError(
+                "E5",
+                "ResumeSession(replay=True) is v1 session/load, and the agent did not "
+                "advertise loadSession at initialize",
+            )
+        return
+    found = None if capabilities is None else params_object(capabilities.get("sessionCapabilities"))
+    if found is None or params_object(found.get("resume")) is None:
+        raise LocalProtocolError(
+            "E5",
+            "ResumeSession(replay=False) is v1 session/resume, and the agent did not advertise "
+            "sessionCapabilities.resume at initialize (replay=True loads the session with its "
+            "history, if the agent advertises loadSession)",
         )
 
 
@@ -152,12 +191,26 @@ def v1_cancel_pending(b: Build, intent: SessionIntent) -> None:
     b.sessions = b.sessions.set(intent.session_id, attrs.evolve(session, engine=engine))
 
 
-def _v1_shape(message: dict[str, Any]) -> dict[str, Any]:
-    if message.get("method") == "session/prompt":
-        params = message.get("params")
-        if isinstance(params, dict):
-            v1 = {k: params[k] for k in _PROMPT_FIELDS if k in params}
-            return {**message, "params": v1}
+def _v1_shape(b: Build, message: dict[str, Any]) -> dict[str, Any]:
+    method = message.get("method")
+    params = message.get("params")
+    if method == "session/prompt" and isinstance(params, dict):
+        v1 = {k: params[k] for k in _PROMPT_FIELDS if k in params}
+        return {**message, "params": v1}
+    pending = b.outgoing.get(message.get("id")) if method == "session/resume" else None
+    if pending is not None and pending.session_id is not None and isinstance(params, dict):
+        # A resume with replay is v1's `session/load` (the history comes before the answer);
+        # one without is v1's `session/resume` (`sessionCapabilities.resume`, checked by
+        # `v1_intent`). Both take the v1 fields only: `replayFrom` is v2's. Only the
+        # `ResumeSession` intent's request (its pending record names the session): a host's
+        # own `SendRequest("session/resume", ...)` goes out as given.
+        loaded = {k: params[k] for k in _RESUME_FIELDS if k in params}
+        loaded["mcpServers"] = []
+        return {
+            **message,
+            "method": "session/load" if "replayFrom" in params else method,
+            "params": loaded,
+        }
     return message
 
 
@@ -177,7 +230,7 @@ def _normalized(b: Build, message: object, sender: str) -> list[Message]:
 def v1_outbound(b: Build, start: int, receive: Callable[[Build, Message], None]) -> None:
     """Rewrite what was sent from `b.wire[start:]` on to the v1 shape, and show each message
     to the normalizer (a prompt starts its turn in the view here)."""
-    sent = [_v1_shape(m) for m in b.wire[start:]]
+    sent = [_v1_shape(b, m) for m in b.wire[start:]]
     del b.wire[start:]
     for message in sent:
         b.wire.append(message)
@@ -227,6 +280,8 @@ def v1_received(
         for item in items:
             receive(b, item)
         return
+    if pending is not None and pending.method == "session/resume" and "result" in value:
+        _history_ended(b, pending, receive)
     if method == "session/update" and not _update_in_place(b, value):
         return
     if method in ("session/update", "session/request_permission"):
@@ -237,6 +292,24 @@ def v1_received(
         return
     _normalized(b, value, "agent")  # its bookkeeping (session/new answers, terminals)
     v2_path(b, value)
+
+
+def _history_ended(
+    b: Build, pending: PendingRequest, receive: Callable[[Build, Message], None]
+) -> None:
+    """The answer to a v1 `session/load` ends its history. v1 has no end marker, so the
+    window is closed here, before the answer is read as a v2 resume's (which would call it
+    answered before the marker, R57): on a revision with one (the Preview's
+    `replay_complete`) the session takes that marker, as from a v2 agent; else the window is
+    complete."""
+    sid = pending.session_id
+    session = b.sessions.get(sid) if sid is not None else None
+    if sid is None or session is None or not session.replaying:
+        return
+    if speaks_children(b.conn.revision):
+        receive(b, UpdateSessionNotification(sid, ReplayComplete()))
+    else:
+        b.sessions = b.sessions.set(sid, attrs.evolve(session, replay="complete"))
 
 
 def _update_in_place(b: Build, value: dict[str, Any]) -> bool:
@@ -256,7 +329,8 @@ def _update_in_place(b: Build, value: dict[str, Any]) -> bool:
     update = params.get("update") if type(params) is dict else None
     kind = update.get("sessionUpdate") if type(update) is dict else None
     open_work = any(
-        p.method in ("session/prompt", "session/load") and p.session_id in (sid, None)
+        p.method in ("session/prompt", "session/load", "session/resume")
+        and p.session_id in (sid, None)
         for p in b.outgoing.values()
     )
     if kind in _TURN_KINDS and not open_work:
