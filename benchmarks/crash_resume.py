@@ -322,7 +322,8 @@ async def _failed_write(client: Client, journal: Path, rng: random.Random) -> st
             continue
         if data:
             client.take(data)
-    said = [ln for ln in client.stderr.decode().splitlines() if "journal" in ln]
+    # The line that says it waits (a refused step's own line may come first).
+    said = [ln for ln in client.stderr.decode().splitlines() if "waiting for the journal" in ln]
     return f"limit {limit} B, killed after {retries} retries ({said[0][:120] if said else ''})"
 
 
