@@ -289,3 +289,22 @@ def test_arguments_that_are_not_the_values_named_are_the_callers_error() -> None
         http_receive(object(), HttpRequest("GET"))  # type: ignore[arg-type]
     with pytest.raises(ArgumentError):
         http_send(initialized(), "c1", {"x": object()})
+
+
+@pytest.mark.parametrize("bad", ["abc", "-1", "1.5", "\u0661", "9" * 40, "2"])
+def test_a_last_event_id_this_stream_never_gave_is_refused_and_changes_nothing(bad: str) -> None:
+    # Ids are 1, 2, 3... per stream; one event was sent, so only "0" and "1" are ids a reader
+    # can hold. Anything else gets 400 (replaying from a guess could skip what it never got)
+    # and the stream still resumes from a real id afterwards.
+    server = initialized()
+    server, _ = http_receive(server, get(conn(), sess("s1")))
+    server, _ = http_send(server, "c1", update("s1", 0))
+    server = http_stream_closed(server, "c1", "s1")
+    after, refused = http_receive(server, get(conn(), sess("s1"), ("Last-Event-ID", bad)))
+    assert refused.response is not None
+    assert refused.response.status == 400
+    assert refused.opened is None
+    assert after == server
+    _, again = http_receive(after, get(conn(), sess("s1"), ("Last-Event-ID", "0")))
+    assert again.response is not None
+    assert [i for i, _ in events(again.response.body)] == ["1"]

@@ -436,7 +436,12 @@ def _get(server: HttpServer, request: HttpRequest) -> tuple[HttpServer, HttpRece
     stream = connection.streams.get(key) or OutboundStream()
     if stream.reading:
         return server, _refuse(409, "Outbound stream already has an active receiver", connection_id)
-    last = _last_event_id(request.header("Last-Event-ID"))
+    raw_last = (request.header("Last-Event-ID") or "").strip()
+    last = _last_event_id(raw_last)
+    if raw_last and (last is None or last >= stream.next_id):
+        # Not an id this stream gave (ours are 1, 2, 3...): replaying from a guess could
+        # skip what the reader never got, so it is told, and the stream stays as it was.
+        return server, _refuse(400, "Malformed Last-Event-ID", connection_id)
     missed = None
     start = stream.delivered + 1  # without Last-Event-ID: what waits
     if last is not None:
@@ -465,10 +470,12 @@ def _get(server: HttpServer, request: HttpRequest) -> tuple[HttpServer, HttpRece
     return server, HttpReceived(response, connection_id, opened=StreamOpened(key, missed))
 
 
-def _last_event_id(value: str | None) -> int | None:
-    if value is None or not value.strip().isdigit():
+def _last_event_id(value: str) -> int | None:
+    # ASCII digits only (`str.isdigit` takes other scripts' digits too), and no more of
+    # them than an id can have: a 4,000-digit header is not parsed.
+    if not value or len(value) > 19 or not (value.isascii() and value.isdigit()):
         return None
-    return int(value.strip())
+    return int(value)
 
 
 def http_send(
