@@ -301,7 +301,7 @@ def _refuse(status: int, message: str, connection_id: str | None = None) -> Http
     return HttpReceived(_text(status, message), connection_id)
 
 
-def _request_key(request_id: object) -> str | None:
+def route_key(request_id: object) -> str | None:
     # The key a request id is routed by: type-tagged, so 1 and "1" stay apart.
     if type(request_id) is str:
         return f"s:{request_id}"
@@ -310,7 +310,7 @@ def _request_key(request_id: object) -> str | None:
     return None
 
 
-def _params_session(message: dict[str, Any]) -> str | None:
+def params_session(message: dict[str, Any]) -> str | None:
     params = message.get("params")
     session_id = params.get("sessionId") if isinstance(params, dict) else None
     return session_id if type(session_id) is str else None
@@ -371,7 +371,7 @@ def _post(
     if message.get("method") == "initialize" and "id" in message:
         if connection_id:
             return server, _refuse(400, "Initialize not allowed on existing connection")
-        if _request_key(message["id"]) is None:
+        if route_key(message["id"]) is None:
             return server, _refuse(400, "Initialize request must include an ID")
         if not new_connection_id or new_connection_id in server.connections:
             return server, _refuse(503, "No connection id to give")
@@ -391,7 +391,7 @@ def _post(
     header_session = request.header(HEADER_SESSION_ID)
     if header_session is not None and len(header_session) > server.limits.max_id_length:
         return server, _refuse(400, "Acp-Session-Id exceeds max_id_length", connection_id)
-    key = _request_key(message.get("id"))
+    key = route_key(message.get("id"))
     if "method" not in message:  # the client's answer to an agent request
         route = None if key is None else connection.response_routes.get(key)
         # The request id already names the session: an answer without `Acp-Session-Id` is
@@ -404,13 +404,13 @@ def _post(
                 connection, response_routes=connection.response_routes.delete(key)
             )
     else:
-        params_session = _params_session(message)
-        needs = message.get("method") in _SESSION_SCOPED or params_session is not None
+        named_session = params_session(message)
+        needs = message.get("method") in _SESSION_SCOPED or named_session is not None
         if needs and not header_session:
             return server, _refuse(400, "Missing Acp-Session-Id", connection_id)
-        if header_session and params_session is not None and header_session != params_session:
+        if header_session and named_session is not None and header_session != named_session:
             return server, _refuse(400, "Mismatched Acp-Session-Id", connection_id)
-        route = header_session or params_session or CONNECTION_STREAM
+        route = header_session or named_session or CONNECTION_STREAM
         if message.get("method") == "session/load":
             route = CONNECTION_STREAM  # its replay and answer come on the connection stream
         if key is not None and "id" in message:
@@ -499,10 +499,10 @@ def http_send(
     except (TypeError, ValueError) as e:
         msg = f"not a JSON message: {e}"
         raise ArgumentError(msg) from e
-    key = _request_key(message.get("id"))
+    key = route_key(message.get("id"))
     if "method" not in message:  # a response
         init = connection.initialize_id
-        if init is not None and key is not None and key == _request_key(init):
+        if init is not None and key is not None and key == route_key(init):
             headers = (("Content-Type", _JSON), (HEADER_CONNECTION_ID, connection_id))
             answered = evolve_frozen(connection, initialize_id=None)
             connections = server.connections.set(connection_id, answered)
@@ -514,7 +514,7 @@ def http_send(
                 connection, request_routes=connection.request_routes.delete(key)
             )
     else:
-        route = _params_session(message) or CONNECTION_STREAM
+        route = params_session(message) or CONNECTION_STREAM
         if key is not None and "id" in message:
             connection = evolve_frozen(
                 connection, response_routes=connection.response_routes.set(key, route)

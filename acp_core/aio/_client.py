@@ -53,6 +53,7 @@ from wsproto.utilities import LocalProtocolError as WsProtocolError
 
 from acp_core import connection_step
 from acp_core._errors import AcpError, ArgumentError
+from acp_core._wire._http import params_session, route_key  # the server's own routing keys
 from acp_core.connection import (
     CONNECTION_STREAM,
     HEADER_CONNECTION_ID,
@@ -139,21 +140,6 @@ async def _put(
         await inbound.send(event)
 
 
-def _key(request_id: object) -> str | None:
-    # Type-tagged like the server's routing, so 1 and "1" stay apart.
-    if type(request_id) is str:
-        return f"s:{request_id}"
-    if type(request_id) is int:
-        return f"n:{request_id}"
-    return None
-
-
-def _session_of(message: dict[str, Any]) -> str | None:
-    params = message.get("params")
-    session_id = params.get("sessionId") if isinstance(params, dict) else None
-    return session_id if type(session_id) is str else None
-
-
 class _HttpTransport:
     def __init__(
         self, client: httpx.AsyncClient, url: str, headers: dict[str, str], group: TaskGroup
@@ -179,9 +165,9 @@ class _HttpTransport:
                 return
             headers = {**self.headers, **_JSON, HEADER_CONNECTION_ID: self.connection_id}
             if "method" in message:
-                session_id = _session_of(message)
+                session_id = params_session(message)
             else:
-                session_id = self.routes.pop(_key(message.get("id")) or "", None) or None
+                session_id = self.routes.pop(route_key(message.get("id")) or "", None) or None
             if session_id is not None:
                 headers[HEADER_SESSION_ID] = session_id
                 self._open(session_id)
@@ -259,7 +245,7 @@ class _HttpTransport:
         event = decode_frame(data, max_size=MAX_MESSAGE)
         if isinstance(event, Parsed) and isinstance(event.value, dict):
             message = event.value
-            request_key = _key(message.get("id"))
+            request_key = route_key(message.get("id"))
             if "method" in message and request_key is not None:
                 self.routes[request_key] = key
         if not self.ended:
