@@ -165,7 +165,13 @@ def _is_must(rule: str) -> bool:
 def test_any_send_update_goes_out_must_clean_or_is_refused_with_the_checkers_rule(
     revision: acp.Revision, data: st.DataObject
 ) -> None:
-    update = data.draw(acps.session_updates(revision=revision), label="update")
+    # A replay marker breaks R58 only by where it stands on the connection (no resume is
+    # replaying): a cross-session rule, judged by the agent connection, not the engine
+    # (tests/test_connection_agent_judge.py refuses it there).
+    updates = acps.session_updates(revision=revision).filter(
+        lambda u: not isinstance(u, acp.values.ReplayComplete)
+    )
+    update = data.draw(updates, label="update")
     engine = new_agent(SID, revision=revision)
     judged = check_trace(_trace([_by_hand(SID, update)]), revision=revision)
     must = {v.rule for v in judged if _is_must(v.rule) and RULES[v.rule].side != "client"}
@@ -178,7 +184,13 @@ def test_any_send_update_goes_out_must_clean_or_is_refused_with_the_checkers_rul
     if refused is not None:
         # The engine's own policy (E0, E1: its own state goes by StartWork / EndTurn) or a
         # rule the checker reports for the same wire.
-        assert refused.startswith("E") or refused in {v.rule for v in judged}, (refused, judged)
+        # R47: the engine has seen its whole session, so a session id no announcement
+        # named is refused at once; the checker, judging a one-line recording that may
+        # start mid-session, can only say so at a later announcement.
+        live_only = {"R47"}
+        assert (
+            refused.startswith("E") or refused in live_only or refused in {v.rule for v in judged}
+        ), (refused, judged)
         return
     sent = check_trace(_trace(list(out)), revision=revision)
     assert not [v for v in sent if _is_must(v.rule) and RULES[v.rule].side != "client"], sent

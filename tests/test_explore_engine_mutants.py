@@ -61,6 +61,10 @@ def every_retry_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
         return ledger, _idempotency.Admission(_idempotency.NEW)
 
     monkeypatch.setattr(_agent_keys, "admit", admit)
+    # The agent connection's own judge (the checker's cross-session rules) refuses the
+    # second insertion before it reaches the wire: off here, so what the engine alone does
+    # is what the search sees (`test_the_agent_connection_refuses_the_retry_mutant`).
+    monkeypatch.setattr(_connection_agent_state.Build, "_judged", lambda self: None)
 
 
 def no_snapshot_after_a_replay(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,9 +105,7 @@ MUTANTS: dict[str, Mutant] = {
 }
 
 
-def _first_violations(
-    mutant: Mutant, depth: int = 12
-) -> tuple[int, tuple[Counterexample, ...]]:
+def _first_violations(mutant: Mutant, depth: int = 12) -> tuple[int, tuple[Counterexample, ...]]:
     for level in explore_levels(
         revision=mutant.revision,
         depth=depth,
@@ -132,3 +134,16 @@ def test_explore_finds_the_engine_mutant(
     assert main(["check", "--revision", mutant.revision.name, str(trace)]) == 1
     assert f"{example.rule} (MUST" in capsys.readouterr().out
     assert _first_violations(mutant, depth=len(example.path))[1] == ()
+
+
+def test_the_agent_connection_refuses_the_retry_mutant(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With its judge on, the connection refuses the engine's second insertion of one key:
+    # the same search over the same actions finds no trace that breaks a rule.
+    mutant = MUTANTS["a retried key inserted twice (Preview)"]
+
+    def admit(ledger: Any, key: str, request_id: Any) -> tuple[Any, Any]:
+        return ledger, _idempotency.Admission(_idempotency.NEW)
+
+    with monkeypatch.context() as m:
+        m.setattr(_agent_keys, "admit", admit)
+        assert _first_violations(mutant)[1] == ()

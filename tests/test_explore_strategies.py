@@ -18,7 +18,7 @@ from acp_core._engines._connection import connection_step
 from acp_core.explore import ACTION_NAMES
 
 # Derandomized: a search over 30 update variants must not pass or fail by luck.
-_SEARCH = settings(phases=[Phase.generate], database=None, max_examples=300, derandomize=True)
+_SEARCH = settings(phases=[Phase.generate], database=None, max_examples=1000, derandomize=True)
 POOLS = acps.IdPools(messages=("m1", "m2"), tool_calls=("t1",), terminals=("x1",), plans=("p1",))
 
 

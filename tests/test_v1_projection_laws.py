@@ -149,5 +149,26 @@ def test_a_session_load_after_the_turn_reads_back_as_the_same_view(actions: list
     out = acp.normalize_v1(trace)
     loaded = view(fold_session(out.updates_for(SID), SID))
     expected = _with_losses(_v2_view(v2_conn, v2_trace))
-    assert loaded["timeline"] == expected["timeline"]
+    # v1 has no message ids: two agent messages in a row read back from a replay as one
+    # (docs/v1.md, the losses), so both sides are compared with such runs joined.
+    assert _joined(loaded["timeline"]) == _joined(expected["timeline"])
     assert acp.v1.check_v1_trace(trace, side="agent") == ()
+
+
+def _joined(timeline: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for entry in timeline:
+        item = tuple(entry) if isinstance(entry, list) else entry
+        last = out[-1] if out else None
+        if (
+            isinstance(item, tuple)
+            and len(item) == 3
+            and item[0] == "message"
+            and isinstance(last, tuple)
+            and len(last) == 3
+            and last[:2] == item[:2]
+        ):
+            out[-1] = (*item[:2], last[2] + item[2])
+        else:
+            out.append(item)
+    return out
