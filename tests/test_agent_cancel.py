@@ -261,8 +261,27 @@ WORK, ABORT, CANCEL = ("agent", StartWork()), ("agent", ReportAbort()), ("client
         ((ASK, CANCEL, WORK, ABORT), False),  # the cancel came while idle: it cancelled nothing
         ((ASK, WORK, CANCEL, ABORT), False),  # asked before the work: background (R40, R73)
         ((WORK, ASK, CANCEL, ABORT), False),  # asked in the work: the engine withdraws it
+        # Asked while a prompt waited, which the cancel then refused (-32800): no work of
+        # it ever began, so the request is background, also when a later prompt's work
+        # ends (found by tests/test_engine_machine.py under the ci profile).
+        (
+            (
+                ("client", prompt_wire(1)),
+                ASK,
+                CANCEL,
+                ("client", prompt_wire(2)),
+                ("agent", AcceptPrompt(2)),
+                ABORT,
+            ),
+            False,
+        ),
     ],
-    ids=["cancel while idle", "asked before the work", "asked in the work"],
+    ids=[
+        "cancel while idle",
+        "asked before the work",
+        "asked in the work",
+        "asked while a refused prompt waited",
+    ],
 )
 def test_r71_the_checker_asks_to_withdraw_only_what_the_cancelled_work_asked(
     steps: tuple[tuple[str, object], ...], r71: bool

@@ -323,14 +323,7 @@ class Conversation(RuleBasedStateMachine):
         self.pair.flush()
         self.pair.assert_in_sync()
         # A run may stop mid-work: that is an R7 warning, never a broken rule.
-        # Found under the ci profile on 2026-12-03, not fixed yet: at the Preview an engine
-        # pair can end cancelled work while a permission request asked before the cancel is
-        # still pending and never withdrawn (R71). Kept out here, named, until the agent
-        # engine withdraws it (issue 21's note); every other rule still holds.
-        known = {"R71"} if self.pair.agent.revision.includes("2026-11") else set()
-        violations = tuple(
-            v for v in self.pair.violations() if not v.warning and v.rule not in known
-        )
+        violations = tuple(v for v in self.pair.violations() if not v.warning)
         assert violations == (), [v.to_json() for v in violations]
         if self.binding_checkable:
             for prompt_id, message_id in self.bound.items():

@@ -233,11 +233,15 @@ class Conversation:
     def cancels(self, key: RequestKey) -> bool | None:
         """Whether a `session/cancel` now cancels the work that asked the agent's pending
         permission request `key` (R71): False when nothing is working (the machine ignores
-        such a cancel, Q20) or the request was asked before the current work began
-        (background, R40), True when asked during it; None when the machine cannot tell (a
-        request it never saw, work it never saw begin)."""
+        such a cancel, Q20), when the prompt's work has not begun (no `running` yet: what is
+        asked then is background, as `blocks` says) or the request was asked before the
+        current work began (background, R40), True when asked during it; None when the
+        machine cannot tell (a request it never saw, work it never saw begin)."""
         if not self.working:
             return False
+        turn = self.turn
+        if turn is not None and not turn.started:
+            return False  # a prompt's work not begun yet: a request asked now is background
         asked = self.permissions.get(key)
         start = self.work_started_at
         if asked is None or start is None:
