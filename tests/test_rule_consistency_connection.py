@@ -24,9 +24,6 @@ TRACES: Final = Path(__file__).resolve().parent / "traces"
 REVISIONS: Final = {"2026-08": acp.V2_2026_08, "preview": acp.V2_PREVIEW}
 
 # Why the connection does not (yet) name the checker's rule. Keys: (revision, case id).
-_CLOSE = "the connection never feeds session/close or its answer to the session's machine"
-_CONFIG = "session/set_config_option answers are not judged by the connection"
-_RESUME = "session/resume answers are not judged against the replay they owe"
 _E2 = "the client connection refuses the client's own fault as E2, the checker says C25"
 _PREVIEW = "a Preview value rule the client engine does not run on this update"
 _KEYED = "the client connection refuses to send the reused key (C43) the trace needs"
@@ -51,19 +48,6 @@ DIVERGES: Final[dict[tuple[str, str], str]] = {
     ("2026-08", "bad_C15_7_selected_after_cancel"): _E2,
     ("2026-08", "bad_C25_5_client_answers_a_notification"): _E2,
     ("preview", "bad_C25_5_client_answers_a_notification"): _E2,
-    **{
-        (rev, f"bad_R24_{n}"): _CLOSE
-        for rev in REVISIONS
-        for n in (
-            "2_update_after_the_session_was_closed",
-            "5_close_during_work_ends_with_end_turn",
-            "6_close_answered_while_the_cancelled_work_runs",
-            "7_close_answered_with_a_non_empty_result",
-        )
-    },
-    **{(rev, "bad_R41_1_set_config_option_answer_without_options"): _CONFIG for rev in REVISIONS},
-    ("2026-08", "bad_R38_7_resume_from_start_answered_without_replay"): _RESUME,
-    ("preview", "bad_R38_7_resume_from_start_answered_without_replay"): _RESUME,
 }
 
 

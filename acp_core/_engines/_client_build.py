@@ -30,7 +30,7 @@ from ._intents import Step
 if TYPE_CHECKING:
     from ._client import ClientEngine
 
-__all__ = ["Build"]
+__all__ = ["Build", "machine_follows"]
 
 
 class Build:
@@ -131,3 +131,18 @@ def _sync_prompts(b: Build, conv: Conversation) -> None:
                 p.key, attrs.evolve(record, message_id=message_id, ended=True, stop_reason=stop)
             )
     b.set(sent=sent)
+
+
+def machine_follows(engine: ClientEngine, sender: str, message: Message) -> ClientEngine:
+    """The connection sent a request of this engine's session itself (`session/resume`,
+    `session/close`, `session/set_config_option`: `sender` "client") or got its answer
+    ("agent"): the session's machine follows it as if the engine had, so it knows the replay
+    window (R38, R39) or the close (R24) and keeps what the answer broke in `violations`
+    (R24, R38, R41; any revision). A MUST of our own it would break raises, as `Build.send`."""
+    b = Build(engine)
+    if sender == "client":
+        b.send(message)
+        b.wire.clear()  # the connection writes the request itself
+    else:
+        b.receive(message)
+    return b.done().state

@@ -43,7 +43,6 @@ from acp_core._wire._jsonrpc import (
     CancelToolCallRequest,
     ErrorCode,
     ErrorResponse,
-    Message,
     Method,
     PromptRequest,
     RequestPermissionRequest,
@@ -70,7 +69,6 @@ __all__ = [
     "child_update",
     "idempotency_key",
     "resume_answered",
-    "resume_exchanged",
     "resume_sent",
     "session_request_method",
     "speaks_children",
@@ -333,21 +331,6 @@ def resume_sent(
         engine.children, engine.session_id, request_id, replay=True, revision=engine.revision
     )
     return attrs.evolve(engine, children=tree)
-
-
-def resume_exchanged(engine: ClientEngine, sender: str, message: Message) -> ClientEngine:
-    """The connection sent `session/resume` for this engine's session (`sender` "client") or
-    got its answer ("agent"): the session's machine follows it as if the engine had, so it
-    knows the replay window (R38, R39) and reports what the answer broke (any revision)."""
-    from ._client_build import Build  # at call time: _client_build is typed on this module's peers
-
-    b = Build(engine)
-    if sender == "client":
-        b.send(message)
-        b.wire.clear()  # the connection writes the request itself
-    else:
-        b.receive(message)
-    return b.done().state
 
 
 def resume_answered(

@@ -36,6 +36,7 @@ import attrs
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message, decode_update
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
 from acp_core._wire._jsonrpc import (
     Batch,
@@ -54,7 +55,8 @@ from acp_core._wire._updates import ConfigOptionUpdate, SessionConfigOption
 from acp_core._wire._updates_preview import ReplayComplete
 
 from ._client import new_client
-from ._client_preview import resume_answered, resume_exchanged, speaks_children
+from ._client_build import machine_follows
+from ._client_preview import resume_answered, speaks_children
 from ._connection_client_intents import NewSession, ResumeSession
 from ._connection_client_preview import announced, hold, refused_announcement, route_child
 from ._connection_client_state import (
@@ -156,19 +158,39 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     elif method == "session/resume" and session_id is not None:
         _resumed(b, session_id, message, pending, ok=ok)
     elif method == "session/close" and session_id is not None:
-        gone = ok or (isinstance(message, ErrorResponse) and message.error.code == -32002)
-        if gone and session_id in b.sessions:
-            b.sessions = b.sessions.delete(session_id)
-            b.event(SessionClosed(session_id))
-    elif method == "session/set_config_option" and ok and session_id in b.sessions:
-        config = _config(result)
+        _close_answered(b, session_id, message, ok=ok)
+    elif method == "session/set_config_option" and session_id in b.sessions:
+        session = b.sessions[session_id]  # type: ignore[index]
+        # The session's machine judges the answer (R41), as the checker does.
+        session = fast_evolve(session, engine=machine_follows(session.engine, "agent", message))
+        config = _config(result) if ok else None
         if config is not None:
-            session = b.sessions[session_id]  # type: ignore[index]
-            b.sessions = b.sessions.set(session_id, attrs.evolve(session, config_options=config))  # type: ignore[arg-type]
+            session = attrs.evolve(session, config_options=config)
+        b.sessions = b.sessions.set(session_id, session)  # type: ignore[arg-type]
     error = None
     if isinstance(message, ErrorResponse):
         error = params_object(_error_json(message))
     b.event(RequestAnswered(message.id, method, result if ok else UNSET, error))
+
+
+def _close_answered(
+    b: Build, session_id: str, message: Response | ErrorResponse, *, ok: bool
+) -> None:
+    # The session's machine judges the answer (R24: the cancelled work must have ended, the
+    # result is empty) before the session goes; it stays among the last closed, so an update
+    # that still names it is judged too (`_update`).
+    session = b.sessions.get(session_id)
+    if session is None:
+        return
+    engine = machine_follows(session.engine, "agent", message)
+    gone = ok or (isinstance(message, ErrorResponse) and message.error.code == -32002)
+    if not gone:
+        b.sessions = b.sessions.set(session_id, fast_evolve(session, engine=engine))
+        return
+    b.machine_findings(session.engine, engine)  # its engine leaves with the session
+    b.sessions = b.sessions.delete(session_id)
+    b.closed_session(session_id, engine)
+    b.event(SessionClosed(session_id))
 
 
 def _error_json(message: ErrorResponse) -> JsonValue:
@@ -218,7 +240,7 @@ def _resumed(
         return
     result: JsonValue = message.result if isinstance(message, Response) else None
     raw_id = message.id
-    session = attrs.evolve(session, engine=resume_exchanged(session.engine, "agent", message))
+    session = attrs.evolve(session, engine=machine_follows(session.engine, "agent", message))
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
         if ok and session.replaying:
@@ -247,6 +269,13 @@ def _resumed(
 def _update(b: Build, message: UpdateSessionNotification) -> None:
     session = b.sessions.get(message.session_id)
     if session is None:
+        closed = next((e for sid, e in b.closed if sid == message.session_id), None)
+        if closed is not None:
+            # A session closed here: its machine judges the update (R24), nothing shows it.
+            engine = machine_follows(closed, "agent", message)
+            b.machine_findings(closed, engine)
+            b.closed_session(message.session_id, engine)
+            return
         if route_child(b, message):
             return
         if any(p.method == "session/new" for p in b.outgoing.values()) and hold(b, message):

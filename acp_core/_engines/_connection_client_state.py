@@ -49,7 +49,8 @@ from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._updates_preview import SubagentUpdate
 
 from ._client import ClientEngine, client_step, new_client
-from ._client_preview import carry_prompts, resume_exchanged, resume_sent, session_request_method
+from ._client_build import machine_follows
+from ._client_preview import carry_prompts, resume_sent, session_request_method
 from ._connection_client_events import engine_events
 from ._connection_client_intents import (
     CancelRequest,
@@ -142,6 +143,8 @@ class ClientConnection:
         incoming: agent requests handed to the host and not answered yet.
         orphans: updates for a session not known yet, held while a `session/new` is in
             flight (they may race its answer, Q12).
+        closed: the engines of the sessions closed last (at most `CLOSED_SESSIONS_KEPT`,
+            newest last): an update that still names one is judged by its machine (R24).
         permission_owners: which session's engine holds each pending permission request of
             the agent (an index `step_session` keeps, so finding one costs the same with one
             session or 3,000; an entry a closed or replaced session left is checked and
@@ -161,6 +164,7 @@ class ClientConnection:
     incoming: PMap[int | str | None, str] = attrs.field(factory=PMap)
     orphans: PMap[str, tuple[Message, ...]] = attrs.field(factory=PMap)
     permission_owners: PMap[int | str | None, str] = attrs.field(factory=PMap)
+    closed: tuple[tuple[str, ClientEngine], ...] = ()
     next_request_id: int = 0
     decoder: NdjsonDecoder = _NO_BYTES
     protocols: tuple[int, ...] = (2,)
@@ -223,6 +227,7 @@ class Build:
         self.incoming = conn.incoming
         self.orphans = conn.orphans
         self.permission_owners = conn.permission_owners
+        self.closed = conn.closed
         self.next_request_id = conn.next_request_id
         self.v1 = conn.v1
         self.changes: dict[str, Any] = {}
@@ -264,6 +269,33 @@ class Build:
         self.send(message)
         self.outgoing = self.outgoing.set(request_id, pending)
         return request_id
+
+    def session_request(
+        self, given: int | str | None, method: str, params: object, pending: PendingRequest
+    ) -> None:
+        """Send a request of one session the connection writes itself (`session/close`,
+        `session/set_config_option`) and let that session's machine follow it, so it judges
+        the answer (R24, R41) as the checker does; a MUST of our own it breaks raises."""
+        request_id = self.request(given, method, params, pending)
+        session_id = pending.session_id
+        session = None if session_id is None else self.sessions.get(session_id)
+        if session is not None:
+            request = Request(request_id, method, freeze_json(params))
+            engine = machine_follows(session.engine, "client", request)
+            self.sessions = self.sessions.set(session_id, fast_evolve(session, engine=engine))  # type: ignore[arg-type]
+
+    def closed_session(self, session_id: str, engine: ClientEngine) -> None:
+        """`session_id` is gone (its close answered): keep its engine among the last closed,
+        so a late update is still judged (R24); the oldest beyond the bound is forgotten."""
+        kept = tuple(item for item in self.closed if item[0] != session_id)
+        self.closed = (*kept, (session_id, engine))[-CLOSED_SESSIONS_KEPT:]
+
+    def machine_findings(self, before: ClientEngine, after: ClientEngine) -> None:
+        """The violations `after`'s machine added, as `Finding` events (for a session the
+        connection no longer keeps, whose engine no host can read)."""
+        for v in after.violations[len(before.violations) :]:
+            if not v.warning:
+                self.finding(v.rule, v.message)
 
     def judged_finding(self, rule: str, detail: str) -> None:
         """A finding the connection would make on its own for a rule the judge decides: made
@@ -337,6 +369,7 @@ class Build:
             incoming=self.incoming,
             orphans=self.orphans,
             permission_owners=self.permission_owners,
+            closed=self.closed,
             next_request_id=self.next_request_id,
             **self.changes,
         )
@@ -344,6 +377,10 @@ class Build:
 
 
 _MUSTS: Final = ("MUST", "MUST NOT")
+#: The session requests whose answers the session's machine judges (`Build.session_request`).
+_FOLLOWED: Final = frozenset({"session/close", "session/set_config_option"})
+#: How many closed sessions a client connection still judges late updates for (R24).
+CLOSED_SESSIONS_KEPT: Final = 16
 
 
 def _session_of(message: object) -> str | None:
@@ -497,7 +534,7 @@ def host_intent(b: Build, intent: object) -> bool:
         assert isinstance(intent, CloseSession)
         pending = PendingRequest("session/close", intent.session_id)
         params = {"sessionId": intent.session_id}
-        b.request(intent.request_id, "session/close", params, pending)
+        b.session_request(intent.request_id, "session/close", params, pending)
     elif kind is SetConfigOption:
         assert isinstance(intent, SetConfigOption)
         value_type = "boolean" if type(intent.value) is bool else "id"
@@ -508,11 +545,18 @@ def host_intent(b: Build, intent: object) -> bool:
             "value": intent.value,
         }
         pending = PendingRequest("session/set_config_option", intent.session_id)
-        b.request(intent.request_id, "session/set_config_option", params, pending)
+        b.session_request(intent.request_id, "session/set_config_option", params, pending)
     elif kind is SendRequest:
         assert isinstance(intent, SendRequest)
         params_out = UNSET if intent.params is UNSET else thaw_json(intent.params)
-        b.request(intent.request_id, intent.method, params_out, PendingRequest(intent.method))
+        named = params_out.get("sessionId") if isinstance(params_out, dict) else None
+        if intent.method in _FOLLOWED and isinstance(named, str) and named in b.sessions:
+            # Sent by hand, still a request of that session: its machine follows it and
+            # its answer is read as the intent's would be (the close forgets the session).
+            pending = PendingRequest(intent.method, named)
+            b.session_request(intent.request_id, intent.method, params_out, pending)
+        else:
+            b.request(intent.request_id, intent.method, params_out, PendingRequest(intent.method))
     elif kind is SendNotification:
         assert isinstance(intent, SendNotification)
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": intent.method}
@@ -537,6 +581,11 @@ def _resume(b: Build, intent: ResumeSession) -> None:
         # A replay rebuilds the view from scratch: replayed chunks appended to a populated
         # view would duplicate content (Q13).
         engine = new_client(intent.session_id, revision=b.conn.revision)
+        if old is not None and old.engine.conversation.history:
+            # The new view starts empty, but the machine keeps knowing the session had
+            # history: a resume from the start must replay it (R38).
+            conversation = attrs.evolve(engine.conversation, history=True)
+            engine = fast_evolve(engine, conversation=conversation)
         config = () if old is None else old.config_options
         phase = "replaying" if intent.replay else "none"
         b.sessions = b.sessions.set(
@@ -554,6 +603,6 @@ def _resume(b: Build, intent: ResumeSession) -> None:
     session = b.sessions.get(intent.session_id)
     if session is not None:  # children announced during the replay replay too (P8)
         request = Request(request_id, "session/resume", freeze_json(params))
-        engine = resume_exchanged(session.engine, "client", request)
+        engine = machine_follows(session.engine, "client", request)
         engine = resume_sent(engine, request_id, replay=intent.replay)
         b.sessions = b.sessions.set(intent.session_id, attrs.evolve(session, engine=engine))
