@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from acp_core._errors import ArgumentError
-from acp_core._wire._content import ContentBlock
+from acp_core._wire._content import ContentBlock, TerminalRef
 from acp_core._wire._json import UNSET, JsonObject
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import (
@@ -51,10 +51,10 @@ from ._session_state import (
     THOUGHT,
     TOOL_CALL,
     USER,
-    EntityRef,
     MessageState,
     SessionState,
     ToolCallState,
+    new_entity_ref,
     new_message_state,
     with_messages,
     with_tool_calls,
@@ -176,7 +176,7 @@ def fold(
             if buffer is None:
                 old = state.message(message_id)
                 if old is None:
-                    state = add_to_timeline(state, EntityRef(MESSAGE, message_id))
+                    state = add_to_timeline(state, new_entity_ref(MESSAGE, message_id))
                     buffer = _Buffer(role, None)
                 else:
                     buffer = _Buffer(old.role, old)
@@ -200,16 +200,21 @@ def fold(
             created = call is None
             if call is None:
                 call = NEW_TOOL_CALL
-                state = add_to_timeline(state, EntityRef(TOOL_CALL, tool_call_id))
+                state = add_to_timeline(state, new_entity_ref(TOOL_CALL, tool_call_id))
             if kind is ToolCallUpdate:
                 patch = merged_patch(None if created else call.meta, item, revision)
                 tools[tool_call_id] = patched_tool_call(call, patch)
-                refs = item.content if isinstance(item.content, tuple) else ()
+                refs = item.content
+                if not isinstance(refs, tuple) or not refs:
+                    continue  # no content items: no terminal reference to record (X1)
             else:
-                tools[tool_call_id] = appended_tool_content(call, [item.content], [item.meta])
-                refs = (item.content,)
+                refs = item.content
+                tools[tool_call_id] = appended_tool_content(call, [refs], [item.meta])
                 if created:
                     state = unknown_tool_call(state, tool_call_id)
+                if type(refs) is not TerminalRef:
+                    continue  # only a terminal reference can be a terminal's first sight (X1)
+                refs = (refs,)
             terminals = terminal_refs(state.terminals, refs)
             if terminals is not state.terminals:
                 state = with_terminals(state, terminals)
