@@ -2,8 +2,9 @@
 
 Owns: the bulk strategy: runs of tool-content and terminal chunks are applied as one append,
 and message chunks are buffered per message id and written once (a transient builder no
-caller can observe). Effects that depend on event order (a new message's timeline entry,
-role-mismatch diagnostics) still happen at their event.
+caller can observe). Effects that depend on event order keep it: role-mismatch diagnostics
+happen at their event, and the timeline entries of new entities are queued in event order and
+appended before any reducer that could read the timeline runs.
 Must not know: what a single update means (it calls the reducers), JSON, engines.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from acp_core._errors import ArgumentError
-from acp_core._wire._content import ContentBlock
+from acp_core._wire._content import ContentBlock, TerminalRef
 from acp_core._wire._json import UNSET, JsonObject
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import (
@@ -34,7 +35,6 @@ from ._reduce import REDUCERS, merged_patch, revised
 from ._reduce_common import (
     EMPTY_PMAP,
     NEW_TOOL_CALL,
-    add_to_timeline,
     with_terminals,
 )
 from ._reduce_messages import role_mismatch
@@ -55,8 +55,10 @@ from ._session_state import (
     MessageState,
     SessionState,
     ToolCallState,
+    new_entity_ref,
     new_message_state,
     with_messages,
+    with_timeline,
     with_tool_calls,
 )
 
@@ -72,6 +74,15 @@ def _flush(state: SessionState, run: list[TerminalOutputChunk]) -> SessionState:
     if len(run) == 1:
         return REDUCERS[TerminalOutputChunk](state, run[0])
     return terminal_run(state, run)
+
+
+def _enter(state: SessionState, entered: list[EntityRef]) -> SessionState:
+    """`state` with the buffered timeline entries appended in order (the list is emptied)."""
+    timeline = (
+        state.timeline.append(entered[0]) if len(entered) == 1 else state.timeline.extend(entered)
+    )
+    entered.clear()
+    return with_timeline(state, timeline)
 
 
 def _write_tools(state: SessionState, tools: dict[str, ToolCallState]) -> SessionState:
@@ -145,7 +156,8 @@ def fold(
     # A transient builder, invisible to callers. Message chunks are buffered per message id
     # and tool calls kept in a local table; both are written once at the end (a message also
     # before an upsert of it reads it). What depends on event order happens at the event:
-    # timeline entries of new entities, diagnostics, terminals created by references. Runs of
+    # diagnostics, terminals created by references; the timeline entries of new entities are
+    # queued in order and appended before the next general reducer (or at the end). Runs of
     # terminal chunks are applied in bulk. Where the revision merges `_meta` patches, the
     # upserts are rewritten as `reduce` rewrites them (chunks never patch `_meta`).
     merges = revision.meta_patch_merges
@@ -155,10 +167,15 @@ def fold(
     tools: dict[str, ToolCallState] = {}
     run: list[Any] = []
     run_key: object = None
+    # Timeline entries of the entities this fold created, in event order, appended at once
+    # before anything that may read or extend the timeline (a reducer, a terminal run) runs.
+    entered: list[EntityRef] = []
     item: Any  # one update; typed loosely, as the table dispatch checks it
     for item in updates:
         kind = type(item)
         if kind is TerminalOutputChunk:
+            if entered:
+                state = _enter(state, entered)
             if run and (item.terminal_id != run_key or len(run) >= _RUN_CAP):
                 state = _flush(state, run)
                 run = []
@@ -176,7 +193,7 @@ def fold(
             if buffer is None:
                 old = state.message(message_id)
                 if old is None:
-                    state = add_to_timeline(state, EntityRef(MESSAGE, message_id))
+                    entered.append(new_entity_ref(MESSAGE, message_id))
                     buffer = _Buffer(role, None)
                 else:
                     buffer = _Buffer(old.role, old)
@@ -200,16 +217,21 @@ def fold(
             created = call is None
             if call is None:
                 call = NEW_TOOL_CALL
-                state = add_to_timeline(state, EntityRef(TOOL_CALL, tool_call_id))
+                entered.append(new_entity_ref(TOOL_CALL, tool_call_id))
             if kind is ToolCallUpdate:
                 patch = merged_patch(None if created else call.meta, item, revision)
                 tools[tool_call_id] = patched_tool_call(call, patch)
-                refs = item.content if isinstance(item.content, tuple) else ()
+                refs = item.content
+                if not isinstance(refs, tuple) or not refs:
+                    continue  # no content items: no terminal reference to record (X1)
             else:
-                tools[tool_call_id] = appended_tool_content(call, [item.content], [item.meta])
-                refs = (item.content,)
+                refs = item.content
+                tools[tool_call_id] = appended_tool_content(call, [refs], [item.meta])
                 if created:
                     state = unknown_tool_call(state, tool_call_id)
+                if type(refs) is not TerminalRef:
+                    continue  # only a terminal reference can be a terminal's first sight (X1)
+                refs = (refs,)
             terminals = terminal_refs(state.terminals, refs)
             if terminals is not state.terminals:
                 state = with_terminals(state, terminals)
@@ -218,9 +240,13 @@ def fold(
         if reducer is None:
             msg = f"not a session update: {kind.__name__}"
             raise ArgumentError(msg)
+        if entered:
+            state = _enter(state, entered)
         if kind in _UPSERTS and item.message_id in pending:
             state = _write_pending(state, {item.message_id: pending.pop(item.message_id)})
         state = reducer(state, revised(state, item, revision) if merges else item)
+    if entered:
+        state = _enter(state, entered)
     if run:
         state = _flush(state, run)
     return _write_tools(_write_pending(state, pending), tools)

@@ -35,9 +35,9 @@ from ._session_state import (
     MESSAGE,
     THOUGHT,
     USER,
-    EntityRef,
     SessionState,
     appended_to_streamed,
+    new_entity_ref,
     new_message_state,
     with_messages,
     with_streamed,
@@ -63,7 +63,7 @@ def _chunk(
     new_hot_id: str | None = None
     new_hot: PVec[ContentBlock] | None = None
     if old is None:
-        timeline = timeline.append(EntityRef(MESSAGE, message_id))
+        timeline = timeline.append(new_entity_ref(MESSAGE, message_id))
         if chunk_scoped:
             messages = messages.set(
                 message_id,
@@ -125,7 +125,7 @@ def _upsert(
     timeline = state.timeline
     if old is None:
         old = new_message_state(role, EMPTY_VEC, None, EMPTY_PMAP)
-        timeline = timeline.append(EntityRef(MESSAGE, message_id))
+        timeline = timeline.append(new_entity_ref(MESSAGE, message_id))
         created = True
     else:
         created = False

@@ -38,12 +38,13 @@ from ._reduce_common import (
 )
 from ._session_state import (
     PLAN,
-    EntityRef,
     Foreground,
     PlanState,
     SessionInfo,
     SessionState,
     Usage,
+    new_entity_ref,
+    new_foreground,
     with_foreground,
     with_plans,
 )
@@ -68,13 +69,17 @@ def _background(u: RunningStateUpdate | RequiresActionStateUpdate | IdleStateUpd
 def _running(state: SessionState, u: RunningStateUpdate) -> SessionState:
     # The stop reason belongs to the most recent idle; a running update does not clear it.
     fg = state.foreground
-    fg = Foreground("running", fg.stop_reason, meta_or_none(u.meta), None, _background(u))
+    fg = new_foreground(
+        "running", fg.stop_reason, meta_or_none(u.meta), None, _background(u), None, None
+    )
     return _set_foreground(state, fg)
 
 
 def _requires_action(state: SessionState, u: RequiresActionStateUpdate) -> SessionState:
     fg = state.foreground
-    fg = Foreground("requires_action", fg.stop_reason, meta_or_none(u.meta), None, _background(u))
+    fg = new_foreground(
+        "requires_action", fg.stop_reason, meta_or_none(u.meta), None, _background(u), None, None
+    )
     return _set_foreground(state, fg)
 
 
@@ -82,7 +87,7 @@ def _idle(state: SessionState, u: IdleStateUpdate) -> SessionState:
     # Q1: a missing/null stop reason reads as "not reported".
     stop = None if u.stop_reason is UNSET else u.stop_reason
     error = u.error if isinstance(u.error, RpcError) else None
-    fg = Foreground("idle", stop, meta_or_none(u.meta), None, _background(u), None, error)
+    fg = new_foreground("idle", stop, meta_or_none(u.meta), None, _background(u), None, error)
     return _set_foreground(state, fg)
 
 
@@ -111,7 +116,7 @@ def _plan_update(state: SessionState, u: PlanUpdate) -> SessionState:
         return state
     timeline = state.timeline
     if old is None:
-        timeline = timeline.append(EntityRef(PLAN, plan_id))
+        timeline = timeline.append(new_entity_ref(PLAN, plan_id))
     return with_plans(state, plans.set(plan_id, new), timeline)
 
 

@@ -39,10 +39,10 @@ from ._reduce_common import (
 )
 from ._session_state import (
     TOOL_CALL,
-    EntityRef,
     SessionState,
     TerminalState,
     ToolCallState,
+    new_entity_ref,
     with_tool_calls,
 )
 
@@ -128,7 +128,7 @@ def _tool_call_update(state: SessionState, u: ToolCallUpdate) -> SessionState:
         return state
     timeline = state.timeline
     if created:
-        timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
+        timeline = timeline.append(new_entity_ref(TOOL_CALL, tool_call_id))
     return with_tool_calls(state, tool_calls.set(tool_call_id, new), terminals, timeline)
 
 
@@ -139,7 +139,7 @@ def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> Se
     unknown = old is None
     if old is None:
         old = NEW_TOOL_CALL  # Q6: create with T1 defaults, then append
-        timeline = timeline.append(EntityRef(TOOL_CALL, tool_call_id))
+        timeline = timeline.append(new_entity_ref(TOOL_CALL, tool_call_id))
     out = with_tool_calls(
         state,
         state.tool_calls.set(tool_call_id, appended_tool_content(old, [u.content], [u.meta])),

@@ -354,6 +354,14 @@ new_message_state: Final[
     Callable[[str, PVec[ContentBlock], JsonObject | None, PMap[int, JsonObject]], MessageState]
 ] = fast_constructor(MessageState)
 
+#: Positional `EntityRef` constructor for hot paths (kind, id): both are plain `str`s, which
+#: the construction-time converters would keep as they are.
+new_entity_ref: Final[Callable[[str, str], EntityRef]] = fast_constructor(EntityRef)
+
+#: Positional `Foreground` constructor for the reducers (every field, in class order): they
+#: pass values a decoder froze already, which `__init__`'s converters would only copy again.
+new_foreground: Final[Callable[..., Foreground]] = fast_constructor(Foreground)
+
 
 def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
     """`state` with `ref` appended to the timeline."""

@@ -51,10 +51,21 @@ def fast_update(obj: object) -> u.SessionUpdate | None:
         return None
     make = _FAST_CHUNKS.get(tag)
     if make is not None:
+        # `_text_block` written out: this is the hottest shape of all, and a call costs more
+        # than the checks.
         message_id = obj.get("messageId")
-        block = _text_block(obj.get("content"))
-        if type(message_id) is str and block is not None:
-            return make(message_id, block, UNSET, EMPTY_OBJECT)
+        content = obj.get("content")
+        if (
+            type(message_id) is str
+            and type(content) is dict
+            and len(content) == 2
+            and content.get("type") == "text"
+        ):
+            text = content.get("text")
+            if type(text) is str:
+                return make(
+                    message_id, _MAKE_TEXT(text, UNSET, UNSET, EMPTY_OBJECT), UNSET, EMPTY_OBJECT
+                )
         return None
     if tag == "tool_call_content_chunk":
         tool_call_id = obj.get("toolCallId")
