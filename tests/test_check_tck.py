@@ -65,6 +65,7 @@ CASES = [
     ("ACP-CANCEL-208", "good_close_session.jsonl", "passed", None),
     ("ACP-CONFIG-206", "good_config_options.jsonl", "passed", None),
     ("ACP-SESSION-002", "good_two_new_sessions.jsonl", "passed", [2, 4]),
+    ("ACP-SESSION-001", "good_two_new_sessions.jsonl", "passed", [2, 4]),
     *((kit, "good_initialize_with_auth_methods.jsonl", "passed", [0]) for kit in _INIT),
     # one that breaks it: failed, at the line its rule names
     ("ACP-STATE-203", "bad_R8_5_idle_without_stop_reason.jsonl", "failed", [5]),
@@ -76,6 +77,8 @@ CASES = [
     ("ACP-PROMPT-201", "bad_R1_1_v1_prompt_result.jsonl", "failed", [1]),
     ("ACP-JSONRPC-003", "bad_J1_2_agent_answers_prompt_twice.jsonl", "failed", [2]),
     ("ACP-SESSION-002", "bad_J4_5_second_session_new_answers_the_first_id.jsonl", "failed", [5]),
+    ("ACP-SESSION-001", "bad_J30_3_session_new_answered_with_an_empty_id.jsonl", "failed", [3]),
+    ("ACP-SESSION-001", "bad_J30_3_session_new_answered_without_an_id.jsonl", "failed", [3]),
     ("ACP-INIT-203", "bad_J5_1_initialize_answer_without_info.jsonl", "failed", [1]),
     ("ACP-INIT-204", "bad_J6_1_initialize_answer_with_a_boolean_capability.jsonl", "failed", [1]),
     ("ACP-AUTH-201", "bad_J7_1_two_auth_methods_share_a_method_id.jsonl", "failed", [1]),
@@ -91,6 +94,7 @@ CASES = [
     ("ACP-CANCEL-208", "good_cancel_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-203", "good_permission_turn.jsonl", "not-observed", []),
     ("ACP-SESSION-002", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-SESSION-001", "good_prompt_turn.jsonl", "not-observed", []),
     *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _INIT),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),

@@ -32,6 +32,10 @@ _INITIALIZE = "the client connection does not judge what the agent's initialize 
 _SESSION_ID = (
     "the client connection refuses the reused session id (D1) and replays no reuse to check"
 )
+_OPENED_FIRST = (
+    "the connection names J30; the replay opens the trace's sessions before its initialize, "
+    "and the checker judges session setup only from an initialize on (as J3, J4)"
+)
 _J5_J10 = (
     "5_1_initialize_answer_without_info",
     "6_1_initialize_answer_with_a_boolean_capability",
@@ -45,6 +49,11 @@ DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
+    **{
+        (rev, f"bad_J30_3_session_new_answered_{what}"): _OPENED_FIRST
+        for rev in REVISIONS
+        for what in ("with_an_empty_id", "without_an_id")
+    },
     ("2026-08", "bad_C15_7_selected_after_cancel"): _E2,
     ("2026-08", "bad_C25_5_client_answers_a_notification"): _E2,
     ("preview", "bad_C25_5_client_answers_a_notification"): _E2,

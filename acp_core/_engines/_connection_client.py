@@ -207,7 +207,11 @@ def _opened(
 ) -> None:
     obj = params_object(result)
     session_id = None if obj is None else obj.get("sessionId")
-    if not isinstance(session_id, str) or session_id in b.sessions:
+    if not isinstance(session_id, str) or not session_id:
+        # The checker's J30: a session needs an id to be named by.
+        b.finding("J30", f"session/new answered without a session id ({session_id!r})")
+        return
+    if session_id in b.sessions:
         b.finding("D1", f"session/new answered with an unusable sessionId {session_id!r}")
         return
     engine = new_client(session_id, revision=b.conn.revision)

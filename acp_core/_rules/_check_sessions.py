@@ -1,10 +1,11 @@
-"""Which session ids the agent may name: the sessions that exist on the connection (J3, J4).
+"""Which session ids the agent may name: the sessions that exist on the connection (J3, J4,
+J30).
 
 Owns: `OpenSessions`, the checker's record of the sessions a recording set up (a
 `session/new` or `session/fork` answer's `sessionId`, a `session/resume` request's, and at
 the Preview every child a `subagent_update` announced), the J3 finding for an agent
 message that names any other session, and the J4 finding for a creating answer that gives
-an id one of them already has.
+an id one of them already has, or none (J30: no non-empty string `sessionId`).
 Must not know: the lifecycle of a session once it exists (`_rules/_conversation.py`: after
 `session/close` it is R24's), decoding, files.
 
@@ -50,7 +51,8 @@ class OpenSessions:
 
     def follow(self, side: str, msg: object) -> tuple[str, str] | None:
         """Note what `msg` sets up; the finding `(rule, message)` when the agent names a
-        session that does not exist (J3) or creates one under an id in use (J4), else None."""
+        session that does not exist (J3) or creates one under an id in use (J4) or under no
+        id (J30), else None."""
         if not self.started:
             self.started = True
             self.judged = (
@@ -81,9 +83,16 @@ class OpenSessions:
             return None
         self.creating.discard(key)
         result = msg.result if isinstance(msg, j.Response) else None
+        if result is None:
+            return None  # an error answer: a refused session is not judged
         sid = result.get("sessionId") if isinstance(result, Mapping) else None
-        if not isinstance(sid, str):
-            return None
+        if not isinstance(sid, str) or not sid:
+            given = "no sessionId" if sid is None else f"sessionId {shown(sid)}"
+            return (
+                "J30",
+                f"the agent answers a session-creating request with {given} instead of the "
+                "new session's id (a non-empty string)",
+            )
         if sid in self.known:
             return (
                 "J4",

@@ -60,6 +60,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J9": ("acp_core._rules._check_message:_terminal_findings",),
     "J10": ("acp_core._rules._check_message:initialize_findings",),
     "J11": ("acp_core._rules._check_message:error_finding",),
+    "J30": ("acp_core._rules._check_sessions:OpenSessions._answer",),
     "R4": ("acp_core._rules._check_undecodable:_explain",),
     "R5": ("acp_core._rules._check_message:MessageRules.message_id",),
     "R7": ("acp_core._rules._conversation:finish",),
