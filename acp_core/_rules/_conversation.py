@@ -54,41 +54,9 @@ from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._revision import Revision
 
-from ._conversation_effects import (  # noqa: F401 (the effects are re-exported from here)
-    _EFFECTS,
-    _c15_answer,
-    _first_waiting,
-    _may_bind,
-    _on_cancel,
-    _on_close,
-    _on_close_answer,
-    _on_idle,
-    _on_other_state,
-    _on_permission,
-    _on_permission_answer,
-    _on_prompt,
-    _on_prompt_answer,
-    _on_requires_action,
-    _on_resume,
-    _on_resume_answer,
-    _on_running,
-    _on_user_message,
-    _on_work,
-    _replace_prompt,
-    _start_turn,
-    _stop_of,
-)
 from ._conversation_events import UPDATE_KIND, Obs, classify
-from ._conversation_guards import (
-    CHECKED,
-    GUARDS,
-    _r12,
-    _r23,
-    _r24_after,
-    _r39,
-    early_output,
-    work_id,
-)
+from ._conversation_guards import CHECKED, GUARDS
+from ._conversation_lifecycle import LIFECYCLE, REFUSED, Entry, entry
 from ._conversation_state import (
     Conversation,
     Finding,
@@ -97,22 +65,29 @@ from ._conversation_state import (
     Phase,
     Prompt,
     Sender,
+    Stage,
     Turn,
+    stage_of,
 )
 from ._predicates import shown
 
 __all__ = [
     "CHECKED",
     "GUARDS",
+    "LIFECYCLE",
+    "REFUSED",
     "TRANSITIONS",
     "Conversation",
+    "Entry",
     "Finding",
     "Guard",
     "Kind",
     "Phase",
     "Prompt",
     "Sender",
+    "Stage",
     "Turn",
+    "entry",
     "finish",
     "observe",
     "observe_update",
@@ -131,29 +106,32 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
     )
 }
 
-_BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
-    kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
-}
-
 
 class _Scope:
     """What `observe` works out once per revision (a memo of a pure function of frozen
-    values: it never changes an answer): the guards of each kind that apply, and which
-    update classes may take the quiet path (their kind, or None)."""
+    values: it never changes an answer): per stage and kind, the entry's guards that apply
+    and its effect; per stage, the update kinds whose entry may take the quiet path (no
+    guard applies) with their effect's test of changing nothing."""
 
-    __slots__ = ("guards", "quiet", "revision")
+    __slots__ = ("cells", "quiet", "revision")
 
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
-        self.guards: dict[Kind, tuple[tuple[str, Any], ...]] = {
-            kind: tuple(
-                (g.rule, g.check)
-                for g in _BY_KIND[kind]
-                if revision.applies(g.rule) and g.applies(revision)
-            )
-            for kind in Kind
-        }
-        self.quiet = _QuietKinds(self)
+        self.cells: dict[Stage, dict[Kind, tuple[tuple[tuple[str, Any], ...], Any]]] = {}
+        self.quiet: dict[Stage, dict[Kind, Any]] = {}
+        for stage in Stage:
+            row = self.cells[stage] = {}
+            quiet = self.quiet[stage] = {}
+            for kind in Kind:
+                cell = entry(stage, kind)
+                checks = tuple(
+                    (g.rule, g.check)
+                    for g in cell.guards
+                    if revision.applies(g.rule) and g.applies(revision)
+                )
+                row[kind] = (checks, cell.effect)
+                if not checks and kind in _UPDATE_KINDS:
+                    quiet[kind] = cell.inert
 
 
 # Keyed by identity: hashing a `Revision` (a frozen value of many fields) costs more than
@@ -168,75 +146,24 @@ def _scope(revision: Revision) -> _Scope:
     return scope
 
 
-def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
-    """The guards of `kind` that apply in `revision`."""
-    return _scope(revision).guards[kind]
-
-
-# The quiet path: most of a session's traffic is the agent's output in a running turn (a
-# chunk of a message the turn already touched, a usage update). For those, when nothing
-# pending could make a guard speak (no close, no forbidden replay, no permission answer
-# awaiting its `running`, no cancelled work, `running` already reported) and the effect
-# would change nothing, `observe` returns the same machine at once: the same answer the
-# full path gives, without building an observation. It applies only while the guards of
-# the kind in scope are exactly the ones below (a new guard turns it off by itself).
-_QUIET_CHECKS: Final[Mapping[Kind, frozenset[Any]]] = {
-    Kind.WORK: frozenset({_r24_after, _r39, early_output, _r12, _r23}),
-    Kind.USER_MESSAGE: frozenset({_r24_after, _r39}),
-    Kind.BACKGROUND: frozenset({_r24_after}),
-}
 _NO_FINDINGS: Final[tuple[Finding, ...]] = ()
-_BACKGROUND: Final = Kind.BACKGROUND  # read once: a member read through its class is a lookup
-_USER_MESSAGE: Final = Kind.USER_MESSAGE
-
-
-def _quiet_in_scope(kind: Kind, scope: _Scope) -> bool:
-    quiet = _QUIET_CHECKS.get(kind)
-    if quiet is None or not all(check in quiet for _, check in scope.guards[kind]):
-        return False
-    if kind is Kind.WORK:
-        return _EFFECTS.get(kind) is _on_work
-    if kind is Kind.USER_MESSAGE:
-        return _EFFECTS.get(kind) is _on_user_message
-    return kind not in _EFFECTS
-
-
-class _QuietKinds(dict[type, "Kind | None"]):
-    # Update class -> its kind when that kind may take the quiet path in the scope, else None.
-    def __init__(self, scope: _Scope) -> None:
-        super().__init__()
-        self.scope = scope
-
-    def __missing__(self, cls: type) -> Kind | None:
-        kind = UPDATE_KIND[cls]
-        found = self[cls] = kind if _quiet_in_scope(kind, self.scope) else None
-        return found
+# The update kinds that move no reported phase: the only ones an entry can let through
+# unchanged (a state update always records where the phase was reported, `phase_at`).
+_UPDATE_KINDS: Final = frozenset({Kind.USER_MESSAGE, Kind.WORK, Kind.BACKGROUND})
 
 
 def _quiet(conv: Conversation, upd: object) -> bool:
-    # Whether this update, sent by the agent, changes nothing and breaks nothing here.
-    if conv.ended or conv.closed_at is not None or conv.replay_forbidden or conv.replaying:
+    # Whether this update, sent by the agent, changes nothing and breaks nothing here: its
+    # entry has no guard in the revision and its effect would change nothing. (`ended` is
+    # one event's residue: the next event clears it, so that event is never quiet.)
+    if conv.ended:
         return False
     revision = conv.revision
     scope = _SCOPES.get(id(revision))
     if scope is None or scope.revision is not revision:
         scope = _scope(revision)
-    kind = scope.quiet[type(upd)]
-    if kind is None:
-        return False
-    if kind is _BACKGROUND:
-        return True
-    if kind is _USER_MESSAGE:
-        return upd.message_id in conv.user_ids  # type: ignore[attr-defined]
-    turn = conv.turn
-    if conv.awaiting_resume is not None or conv.late_ids:
-        return False
-    if turn is not None and not turn.started and not turn.early_output:
-        return False  # output before `running` may be R6
-    if not conv.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
-        return False
-    ident = work_id(upd)
-    return ident is None or ident in conv.work_ids or not conv.working
+    inert = scope.quiet[stage_of(conv)].get(UPDATE_KIND[type(upd)])
+    return inert is not None and bool(inert(conv, upd))
 
 
 def observe(
@@ -263,11 +190,11 @@ def observe(
         if o.changes:
             o.conv = _rebuild(conv, o.changes)
             o.changes = {}
-        for rule, check in _guards(event.kind, conv.revision):
+        checks, effect = _scope(conv.revision).cells[stage_of(conv)][event.kind]
+        for rule, check in checks:
             why = check(o.conv, event)
             if why is not None:
                 o.report(rule, at, why)
-        effect = _EFFECTS.get(event.kind)
         if effect is not None:
             effect(o, event)
         target = TRANSITIONS.get((o.conv.phase, event.kind))
