@@ -10,7 +10,8 @@ read for one ACP session).
   C25) speak and the stage stays.
 - On every checker trace and on shuffled traffic, `observe` gives what the machine gives with
   every guard of the kind run in every stage (the table leaves out only guards that are silent),
-  the next stage is one of the entry's, and a missing pair reports its rule.
+  the next stage is one of the entry's, a missing pair reports its rule, and each per-stage field
+  is set only in the stages that own it (`HOLDS`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from acp_core._rules._conversation import (
 )
 from acp_core._rules._conversation_effects import _EFFECTS
 from acp_core._rules._conversation_events import Obs, classify
+from acp_core._rules._conversation_lifecycle import HOLDS
 from acp_core._wire._codec import decode_message
 from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS
 
@@ -209,6 +211,7 @@ def test_every_pair_is_an_entry_or_a_named_finding() -> None:
 @pytest.mark.parametrize("stage", list(Stage), ids=[s.name for s in Stage])
 def test_the_product_of_stages_kinds_and_senders(stage: Stage, kind: Kind) -> None:
     conv = _machine(stage, kind)
+    _holds_only_its_own(conv)
     sender, probe = PROBES[kind][2]
     assert _kind(conv, sender, probe) is kind
     cell = entry(stage, kind)
@@ -272,9 +275,21 @@ def _observe_every_guard(conv: Conversation, sender: Any, message: object, at: i
     return (machine._rebuild(o.conv, o.changes) if o.changes else o.conv), tuple(o.found)
 
 
+def _holds_only_its_own(conv: Conversation) -> None:
+    for name, stages in HOLDS.items():
+        value = getattr(conv, name)
+        if (
+            value is not None
+            and value is not False
+            and not (hasattr(value, "__len__") and not value)
+        ):
+            assert conv.stage in stages, (name, conv.stage)
+
+
 def _follow(messages: list[Msg], revision: Any, mid: bool) -> None:
     conv = Conversation.mid_session(revision) if mid else Conversation.start(revision)
     for at, (sender, message) in enumerate(messages):
+        _holds_only_its_own(conv)
         kind = _kind(conv, sender, message)
         expected = _observe_every_guard(conv, sender, message, at)
         got = observe(conv, sender, message, at=at)  # type: ignore[arg-type]

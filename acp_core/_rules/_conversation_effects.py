@@ -206,8 +206,10 @@ def _on_resume(o: Obs, e: Event) -> None:
 
 
 def _on_resume_answer(o: Obs, e: Event) -> None:
-    # Replayed turns are history, not live work.
-    o.set(replaying=False, replay_forbidden=False, replay_from_start=False, turn=None)
+    # Replayed turns are history, not live work; what the window saw ends with it.
+    o.set(
+        replaying=False, replay_forbidden=False, replay_from_start=False, replayed=False, turn=None
+    )
 
 
 def _on_close(o: Obs, e: Event) -> None:

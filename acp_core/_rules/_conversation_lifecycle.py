@@ -53,7 +53,7 @@ from ._conversation_guards import (
 )
 from ._conversation_state import Event, Guard, Kind, Stage
 
-__all__ = ["LIFECYCLE", "REFUSED", "SPEAKS", "Entry", "entry"]
+__all__ = ["HOLDS", "LIFECYCLE", "REFUSED", "SPEAKS", "Entry", "entry"]
 
 Effect = Callable[[Obs, Event], None]
 S = Stage
@@ -174,6 +174,21 @@ _MOVES: Final[Mapping[Kind, Mapping[Stage, frozenset[Stage]]]] = {
         S.WORKING: frozenset({S.IDLE}),
         S.CANCELLING: frozenset({S.CANCELLING, S.IDLE, S.CANCELLED}),
     },
+}
+
+
+_WINDOWS: Final = frozenset({S.CLOSED, S.RESUMING, S.REPLAYING})  # modes over any other stage
+
+#: Whose data each per-stage field of `Conversation` is: the stages in which it may be set
+#: (not None, not False, not empty). A field's stages are where it would live in a stage
+#: value of its own; tests/test_lifecycle_table.py holds every machine it meets to this.
+HOLDS: Final[Mapping[str, frozenset[Stage]]] = {
+    "turn": _ALL - {S.IDLE, S.UNKNOWN, S.CANCELLED},
+    "cancel_at": _WINDOWS | {S.CANCELLING},
+    "cancel_by_close": _WINDOWS | {S.CANCELLING},
+    "late_ids": _WINDOWS | {S.CANCELLING, S.CANCELLED},
+    "replay_from_start": _WINDOWS,
+    "replayed": _WINDOWS,
 }
 
 
