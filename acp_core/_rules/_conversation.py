@@ -1,44 +1,54 @@
 """The conversation machine: every rule about the order of messages in one ACP session.
 
-Owns: `Conversation` (one session's lifecycle, as a frozen value), `Phase`, `Finding`,
-`observe` (the one entry point), `finish` (what the end of a recording shows), and the
-transition table and guards, each guard named by the rule id it decides.
-Must not know: which side it runs on (h11's Rule 2: it is told who sent each message),
-files, line numbers beyond the `at` label it is given, engines, JSON text, what a single
-message breaks on its own (`_rules/_check_message.py`) or which values are known
-(`_rules/_predicates.py`).
+Owns: `observe` (the one entry point), `observe_update`, `finish` (what the end of a
+recording shows), `TRANSITIONS` (the reported foreground phase) and the per-revision memo of
+the lifecycle table; it re-exports `Conversation`, `Stage`, `Phase`, `Finding`, `LIFECYCLE`
+and `GUARDS` for its users. Must not know: which side it runs on (h11's Rule 2: it is told
+who sent each message), files, line numbers beyond the `at` label it is given, engines, JSON
+text, what a single message breaks on its own (`_rules/_check_message.py`) or which values
+are known (`_rules/_predicates.py`).
 
 Theory of operation.
-- A message becomes an *event*: a `Kind` plus the sender. Requests are paired with their
-  answers here (J1, J2, C25), so an answer arrives as the kind of what it answers
-  (`PROMPT_ANSWER`, `PERMISSION_ANSWER`, ...). Direction faults (a `session/update` from the
-  client) are J2 findings and nothing else happens.
-- `TRANSITIONS` is the foreground phase table `(phase, state kind) -> phase`: the reported
-  `state_update`s move the phase, nothing else does. `UNKNOWN` is where a recording that
-  starts mid-session begins (only `Conversation.mid_session`); it is not reachable from
-  `IDLE`, so engines (which start at `Conversation.start`) never get the checker's leniency.
+- A message becomes an *event*: a `Kind` plus the sender (`classify`,
+  `_rules/_conversation_events.py`). Requests are paired with their answers there (J1, J2,
+  C25), so an answer arrives as the kind of what it answers (`PROMPT_ANSWER`, ...).
+  Direction faults (a `session/update` from the client) are J2 findings and nothing else
+  happens.
+- The session's `Stage` (`Conversation.stage`, derived by `stage_of` from the fields:
+  `IDLE`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`, `CANCELLING`, `CANCELLED`, `REPLAYING`,
+  `RESUMING`, `CLOSED`, `UNKNOWN`) and the event's kind select one cell of the lifecycle table
+  (`_rules/_conversation_lifecycle.py`, h2's `(state, input) -> (effect, state)`): the guards
+  that can speak there run, in `GUARDS` order, then the kind's effect, unconditionally (a
+  finding never wedges the session). A pair missing from `LIFECYCLE` is a finding:
+  `REFUSED` names its rule (an update after `CLOSED` is R24, work in `ANSWERED` is R12) and
+  its default entry reports it. The next stage is read off the machine the effect leaves; the
+  cell says which it can be. tests/test_lifecycle_table.py covers Stage x Kind x sender.
+- `TRANSITIONS` is the *reported* foreground phase `(phase, state kind) -> phase` (what the
+  last `state_update` said), one of the facts the stage is derived from. `UNKNOWN` is where a
+  recording that starts mid-session begins (only `Conversation.mid_session`); it is not
+  reachable from `IDLE`, so engines (which start at `Conversation.start`) never get the
+  checker's leniency.
+- The quiet path: most traffic is the agent's output in a running turn. An agent update
+  whose cell has no guard in the revision and whose effect's own no-op test (`INERT`,
+  `_rules/_conversation_effects.py`) holds returns the same machine at once, without
+  building an observation: the same answer the full path gives
+  (tests/test_machine_fast_path.py), with no rule restated (a guard placed in a cell takes
+  the cell off the quiet path by itself).
 - The *turn* is foreground work from its start (a prompt sent while idle, or `running` /
   `requires_action` after idle) to the idle that ends it. Prompts wait in `prompts` until a
   user message binds to them (Q7: first in, first out under 2026-08; the result's
   `messageId` under 2026-11) and their work ends.
-- `GUARDS` lists, per event kind, the checks that run *before* the event's effect, each as
-  `Guard(rule, kinds, check, applies)`; `check` returns the finding's message or None. The
-  effect (bookkeeping) then runs unconditionally: a finding never wedges the session.
-- Permission requests block running work (R11, R12); a cancel covers the work and its
-  pending requests (R21, R22, C15, R23); `session/close` cancels like `session/cancel`
-  (R24); `session/resume` opens a replay window in which history is no live work (R38, R39).
 - Bookkeeping is bounded by what is outstanding: answered prompts leave at the idle that
   ends their work, answered requests are remembered in a window of `_ANSWERED_WINDOW`.
 
-Adding rules (the 2026-11 and Preview rules, for instance): write a check function
-`(conversation, event) -> str | None` in `_rules/_conversation_guards.py` (or a new module whose
-tuple of guards is concatenated to `GUARDS`) and list it as `Guard("R47", (Kind.X, ...),
-check)`. Which revisions a rule applies in is said by the rule: a guard runs when
-`revision.applies(rule)`, true from the rule's `Rule.since` on and up to its `Rule.until`
-(`_rules/_catalogue.py`), or narrower by `Guard(..., applies=lambda r: r.includes("2026-11"))`,
-which reads the `Revision` value, never compares names. A new event kind is a new `Kind` member
-plus a line in `classify` (`_rules/_conversation_events.py`); new bookkeeping is a field with a
-default and a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the
+Adding rules: docs/contributing.md, walk-through C. In short: a check function
+`(conversation, event) -> str | None` in `_rules/_conversation_guards.py` listed as
+`Guard("R47", (Kind.X, ...), check)`, and the stages it can speak in (`SPEAKS`). Which
+revisions a rule applies in is said by the rule: a guard runs when `revision.applies(rule)`,
+true from the rule's `Rule.since` on and up to its `Rule.until` (`_rules/_catalogue.py`), or
+narrower by `Guard(..., applies=lambda r: r.includes("2026-11"))`, which reads the `Revision`
+value, never compares names. A new event kind is a `Kind` member, a line in `classify`, its
+effect and the stages it moves (`_MOVES`). `CHECKED` (the rule ids with a guard) feeds the
 `checked` column of docs/rules.md, so a new guard shows up there by itself.
 """
 

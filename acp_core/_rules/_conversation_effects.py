@@ -1,11 +1,14 @@
 """The effects of the conversation machine: the bookkeeping each event kind does to one session.
 
 Owns: `_EFFECTS` (event kind -> its effect), the per-kind effect functions (`_on_prompt`,
-`_on_idle`, ...) and their small helpers; an effect records its changes on the `Obs` it is
-given and runs after the kind's guards, unconditionally (a finding never wedges the session).
-Must not know: the guards or which rules apply (`_rules/_conversation_guards.py`), the phase table
-`TRANSITIONS` or how a machine is rebuilt (`_rules/_conversation.py`), how messages become events
-(`_rules/_conversation_events.py`), which side it runs on, files or JSON text.
+`_on_idle`, ...) and their small helpers, and `INERT` (per effect, when it would change
+nothing for an update: the quiet path's only test); an effect records its changes on the
+`Obs` it is given and runs after its cell's guards, unconditionally (a finding never wedges
+the session). Must not know: the guards or which rules apply
+(`_rules/_conversation_guards.py`), the lifecycle table (`_rules/_conversation_lifecycle.py`),
+the phase table `TRANSITIONS` or how a machine is rebuilt (`_rules/_conversation.py`), how
+messages become events (`_rules/_conversation_events.py`), which side it runs on, files or
+JSON text.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The values of the conversation machine: phases, event kinds, findings, prompts, turns.
 
-Owns: `Conversation` (one session's lifecycle as a frozen value) and the small values it
+Owns: `Conversation` (one session's lifecycle as a frozen value), the small values it
 holds or produces (`Phase`, `Kind`, `Event`, `Finding`, `Prompt`, `Turn`, `Pending`,
-`Guard`). Must not know: how a message becomes an event or what any rule says
-(`_rules/_conversation.py`, `_rules/_conversation_guards.py`).
+`Guard`) and `Stage` with `stage_of`, the row of the lifecycle table a machine is in (derived
+from its fields, in one precedence order). Must not know: how a message becomes an event,
+what any rule says or what the table holds (`_rules/_conversation.py`,
+`_rules/_conversation_guards.py`, `_rules/_conversation_lifecycle.py`).
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ class Phase(enum.Enum):
 class Stage(enum.Enum):
     """Where a session is in its lifecycle: the row of the machine's table (`LIFECYCLE`,
     `_rules/_conversation_lifecycle.py`). Derived from the machine (`Conversation.stage`),
-    never stored apart from it. Each stage is named for what it allows; the first that
-    holds, in this order, is the stage:"""
+    never stored apart from it: the first member below whose condition holds, in this
+    order, is the stage (`stage_of`)."""
 
     __hash__ = object.__hash__  # members are singletons: identity hashing, in C (hot path)
 
