@@ -324,10 +324,33 @@ _PROBE_MESSAGES = [
     m for kind in Kind for m in (*PROBES[kind][0], *PROBES[kind][1], PROBES[kind][2])
 ]
 _STEPS = [m for path in PATHS.values() for m in path if m is not HERE]
+# Answers of every shape to every id the paths and probes use, and the steps' variants.
+_CANCELLED = {"outcome": {"outcome": "cancelled"}}
+_VARIANTS = [
+    *[
+        answer
+        for rid in (1, 2, 8, 9, 50, 61, 71, 72, 81)
+        for answer in (
+            _result("agent", rid),
+            _result("client", rid, _SELECTED),
+            _result("client", rid, _CANCELLED),
+            _agent({"id": rid, "error": {"code": -32800, "message": "cancelled"}}),
+            _agent({"id": rid, "error": {"code": -32602, "message": "no"}}),
+            _client({"id": rid, "error": {"code": -32800, "message": "cancelled"}}),
+        )
+    ],
+    *[m for rid in (1, 2, 50) for m in (_prompt(rid), _permission(rid))],
+    *(_state("idle", stopReason="cancelled"), _state("idle"), _state("idle", stopReason=None)),
+    _request(
+        "client", 9, "session/resume", **_RESUME, replayFrom={"type": "after", "messageId": "u1"}
+    ),
+    _update("agent_message_chunk", messageId="m1", content={"type": "text", "text": "x"}),
+    _update("tool_call_update", toolCallId="t1", status="completed"),
+]
 
 
 @given(
-    st.lists(st.sampled_from(_PROBE_MESSAGES + _STEPS), max_size=40),
+    st.lists(st.sampled_from(_PROBE_MESSAGES + _STEPS + _VARIANTS), max_size=50),
     st.sampled_from(list(REVISIONS.values())),
     st.booleans(),
 )
