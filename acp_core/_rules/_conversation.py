@@ -119,19 +119,19 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
 
 class _Scope:
     """What `observe` works out once per revision (a memo of a pure function of frozen
-    values: it never changes an answer): per stage and kind, the entry's guards that apply
-    and its effect; per stage, the update kinds whose entry may take the quiet path (no
-    guard applies) with their effect's test of changing nothing."""
+    values: it never changes an answer): per stage and kind, the cell's guards that apply
+    and its effect; per stage and update class, whether the quiet path may take it (None:
+    its cell has a guard in the revision, or its effect no test of changing nothing; True:
+    no effect at all; else the effect's test)."""
 
     __slots__ = ("cells", "quiet", "revision")
 
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
         self.cells: dict[Stage, dict[Kind, tuple[tuple[tuple[str, Any], ...], Any]]] = {}
-        self.quiet: dict[Stage, dict[Kind, Any]] = {}
+        self.quiet: dict[Stage, dict[type, Any]] = {stage: {} for stage in Stage}
         for stage in Stage:
             row = self.cells[stage] = {}
-            quiet = self.quiet[stage] = {}
             for kind in Kind:
                 cell = entry(stage, kind)
                 checks = tuple(
@@ -140,8 +140,16 @@ class _Scope:
                     if revision.applies(g.rule) and g.applies(revision)
                 )
                 row[kind] = (checks, cell.effect)
-                if not checks and kind in _UPDATE_KINDS:
-                    quiet[kind] = cell.inert
+
+    def quiet_test(self, stage: Stage, cls: type) -> Any:
+        kind = UPDATE_KIND[cls]
+        checks, effect = self.cells[stage][kind]
+        if checks or kind not in _UPDATE_KINDS:
+            found: Any = None
+        else:
+            found = True if effect is None else entry(stage, kind).inert
+        self.quiet[stage][cls] = found
+        return found
 
 
 # Keyed by identity: hashing a `Revision` (a frozen value of many fields) costs more than
@@ -157,6 +165,7 @@ def _scope(revision: Revision) -> _Scope:
 
 
 _NO_FINDINGS: Final[tuple[Finding, ...]] = ()
+_UNSEEN: Final = object()  # an update class the quiet path has not met in this stage
 # The update kinds that move no reported phase: the only ones an entry can let through
 # unchanged (a state update always records where the phase was reported, `phase_at`).
 _UPDATE_KINDS: Final = frozenset({Kind.USER_MESSAGE, Kind.WORK, Kind.BACKGROUND})
@@ -172,7 +181,13 @@ def _quiet(conv: Conversation, upd: object) -> bool:
     scope = _SCOPES.get(id(revision))
     if scope is None or scope.revision is not revision:
         scope = _scope(revision)
-    inert = scope.quiet[stage_of(conv)].get(UPDATE_KIND[type(upd)])
+    stage = stage_of(conv)
+    cls = type(upd)
+    inert = scope.quiet[stage].get(cls, _UNSEEN)
+    if inert is _UNSEEN:
+        inert = scope.quiet_test(stage, cls)
+    if inert is True:
+        return True
     return inert is not None and bool(inert(conv, upd))
 
 
