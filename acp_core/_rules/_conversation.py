@@ -1,44 +1,54 @@
 """The conversation machine: every rule about the order of messages in one ACP session.
 
-Owns: `Conversation` (one session's lifecycle, as a frozen value), `Phase`, `Finding`,
-`observe` (the one entry point), `finish` (what the end of a recording shows), and the
-transition table and guards, each guard named by the rule id it decides.
-Must not know: which side it runs on (h11's Rule 2: it is told who sent each message),
-files, line numbers beyond the `at` label it is given, engines, JSON text, what a single
-message breaks on its own (`_rules/_check_message.py`) or which values are known
-(`_rules/_predicates.py`).
+Owns: `observe` (the one entry point), `observe_update`, `finish` (what the end of a
+recording shows), `TRANSITIONS` (the reported foreground phase) and the per-revision memo of
+the lifecycle table; it re-exports `Conversation`, `Stage`, `Phase`, `Finding`, `LIFECYCLE`
+and `GUARDS` for its users. Must not know: which side it runs on (h11's Rule 2: it is told
+who sent each message), files, line numbers beyond the `at` label it is given, engines, JSON
+text, what a single message breaks on its own (`_rules/_check_message.py`) or which values
+are known (`_rules/_predicates.py`).
 
 Theory of operation.
-- A message becomes an *event*: a `Kind` plus the sender. Requests are paired with their
-  answers here (J1, J2, C25), so an answer arrives as the kind of what it answers
-  (`PROMPT_ANSWER`, `PERMISSION_ANSWER`, ...). Direction faults (a `session/update` from the
-  client) are J2 findings and nothing else happens.
-- `TRANSITIONS` is the foreground phase table `(phase, state kind) -> phase`: the reported
-  `state_update`s move the phase, nothing else does. `UNKNOWN` is where a recording that
-  starts mid-session begins (only `Conversation.mid_session`); it is not reachable from
-  `IDLE`, so engines (which start at `Conversation.start`) never get the checker's leniency.
+- A message becomes an *event*: a `Kind` plus the sender (`classify`,
+  `_rules/_conversation_events.py`). Requests are paired with their answers there (J1, J2,
+  C25), so an answer arrives as the kind of what it answers (`PROMPT_ANSWER`, ...).
+  Direction faults (a `session/update` from the client) are J2 findings and nothing else
+  happens.
+- The session's `Stage` (`Conversation.stage`, derived by `stage_of` from the fields:
+  `IDLE`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`, `CANCELLING`, `CANCELLED`, `REPLAYING`,
+  `RESUMING`, `CLOSED`, `UNKNOWN`) and the event's kind select one cell of the lifecycle table
+  (`_rules/_conversation_lifecycle.py`, h2's `(state, input) -> (effect, state)`): the guards
+  that can speak there run, in `GUARDS` order, then the kind's effect, unconditionally (a
+  finding never wedges the session). A pair missing from `LIFECYCLE` is a finding:
+  `REFUSED` names its rule (an update after `CLOSED` is R24, work in `ANSWERED` is R12) and
+  its default entry reports it. The next stage is read off the machine the effect leaves; the
+  cell says which it can be. tests/test_lifecycle_table.py covers Stage x Kind x sender.
+- `TRANSITIONS` is the *reported* foreground phase `(phase, state kind) -> phase` (what the
+  last `state_update` said), one of the facts the stage is derived from. `UNKNOWN` is where a
+  recording that starts mid-session begins (only `Conversation.mid_session`); it is not
+  reachable from `IDLE`, so engines (which start at `Conversation.start`) never get the
+  checker's leniency.
+- The quiet path: most traffic is the agent's output in a running turn. An agent update
+  whose cell has no guard in the revision and whose effect's own no-op test (`INERT`,
+  `_rules/_conversation_effects.py`) holds returns the same machine at once, without
+  building an observation: the same answer the full path gives
+  (tests/test_machine_fast_path.py), with no rule restated (a guard placed in a cell takes
+  the cell off the quiet path by itself).
 - The *turn* is foreground work from its start (a prompt sent while idle, or `running` /
   `requires_action` after idle) to the idle that ends it. Prompts wait in `prompts` until a
   user message binds to them (Q7: first in, first out under 2026-08; the result's
   `messageId` under 2026-11) and their work ends.
-- `GUARDS` lists, per event kind, the checks that run *before* the event's effect, each as
-  `Guard(rule, kinds, check, applies)`; `check` returns the finding's message or None. The
-  effect (bookkeeping) then runs unconditionally: a finding never wedges the session.
-- Permission requests block running work (R11, R12); a cancel covers the work and its
-  pending requests (R21, R22, C15, R23); `session/close` cancels like `session/cancel`
-  (R24); `session/resume` opens a replay window in which history is no live work (R38, R39).
 - Bookkeeping is bounded by what is outstanding: answered prompts leave at the idle that
   ends their work, answered requests are remembered in a window of `_ANSWERED_WINDOW`.
 
-Adding rules (the 2026-11 and Preview rules, for instance): write a check function
-`(conversation, event) -> str | None` in `_rules/_conversation_guards.py` (or a new module whose
-tuple of guards is concatenated to `GUARDS`) and list it as `Guard("R47", (Kind.X, ...),
-check)`. Which revisions a rule applies in is said by the rule: a guard runs when
-`revision.applies(rule)`, true from the rule's `Rule.since` on and up to its `Rule.until`
-(`_rules/_catalogue.py`), or narrower by `Guard(..., applies=lambda r: r.includes("2026-11"))`,
-which reads the `Revision` value, never compares names. A new event kind is a new `Kind` member
-plus a line in `classify` (`_rules/_conversation_events.py`); new bookkeeping is a field with a
-default and a line in the kind's effect. `CHECKED` (the rule ids with a guard) feeds the
+Adding rules: docs/contributing.md, walk-through C. In short: a check function
+`(conversation, event) -> str | None` in `_rules/_conversation_guards.py` listed as
+`Guard("R47", (Kind.X, ...), check)`, and the stages it can speak in (`SPEAKS`). Which
+revisions a rule applies in is said by the rule: a guard runs when `revision.applies(rule)`,
+true from the rule's `Rule.since` on and up to its `Rule.until` (`_rules/_catalogue.py`), or
+narrower by `Guard(..., applies=lambda r: r.includes("2026-11"))`, which reads the `Revision`
+value, never compares names. A new event kind is a `Kind` member, a line in `classify`, its
+effect and the stages it moves (`_MOVES`). `CHECKED` (the rule ids with a guard) feeds the
 `checked` column of docs/rules.md, so a new guard shows up there by itself.
 """
 
@@ -54,41 +64,9 @@ from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._revision import Revision
 
-from ._conversation_effects import (  # noqa: F401 (the effects are re-exported from here)
-    _EFFECTS,
-    _c15_answer,
-    _first_waiting,
-    _may_bind,
-    _on_cancel,
-    _on_close,
-    _on_close_answer,
-    _on_idle,
-    _on_other_state,
-    _on_permission,
-    _on_permission_answer,
-    _on_prompt,
-    _on_prompt_answer,
-    _on_requires_action,
-    _on_resume,
-    _on_resume_answer,
-    _on_running,
-    _on_user_message,
-    _on_work,
-    _replace_prompt,
-    _start_turn,
-    _stop_of,
-)
 from ._conversation_events import UPDATE_KIND, Obs, classify
-from ._conversation_guards import (
-    CHECKED,
-    GUARDS,
-    _r12,
-    _r23,
-    _r24_after,
-    _r39,
-    early_output,
-    work_id,
-)
+from ._conversation_guards import CHECKED, GUARDS
+from ._conversation_lifecycle import LIFECYCLE, REFUSED, Entry, entry
 from ._conversation_state import (
     Conversation,
     Finding,
@@ -97,22 +75,29 @@ from ._conversation_state import (
     Phase,
     Prompt,
     Sender,
+    Stage,
     Turn,
+    stage_of,
 )
 from ._predicates import shown
 
 __all__ = [
     "CHECKED",
     "GUARDS",
+    "LIFECYCLE",
+    "REFUSED",
     "TRANSITIONS",
     "Conversation",
+    "Entry",
     "Finding",
     "Guard",
     "Kind",
     "Phase",
     "Prompt",
     "Sender",
+    "Stage",
     "Turn",
+    "entry",
     "finish",
     "observe",
     "observe_update",
@@ -131,29 +116,40 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind], Phase]] = {
     )
 }
 
-_BY_KIND: Final[Mapping[Kind, tuple[Guard, ...]]] = {
-    kind: tuple(g for g in GUARDS if kind in g.kinds) for kind in Kind
-}
-
 
 class _Scope:
     """What `observe` works out once per revision (a memo of a pure function of frozen
-    values: it never changes an answer): the guards of each kind that apply, and which
-    update classes may take the quiet path (their kind, or None)."""
+    values: it never changes an answer): per stage and kind, the cell's guards that apply
+    and its effect; per stage and update class, whether the quiet path may take it (None:
+    its cell has a guard in the revision, or its effect no test of changing nothing; True:
+    no effect at all; else the effect's test)."""
 
-    __slots__ = ("guards", "quiet", "revision")
+    __slots__ = ("cells", "quiet", "revision")
 
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
-        self.guards: dict[Kind, tuple[tuple[str, Any], ...]] = {
-            kind: tuple(
-                (g.rule, g.check)
-                for g in _BY_KIND[kind]
-                if revision.applies(g.rule) and g.applies(revision)
-            )
-            for kind in Kind
-        }
-        self.quiet = _QuietKinds(self)
+        self.cells: dict[Stage, dict[Kind, tuple[tuple[tuple[str, Any], ...], Any]]] = {}
+        self.quiet: dict[Stage, dict[type, Any]] = {stage: {} for stage in Stage}
+        for stage in Stage:
+            row = self.cells[stage] = {}
+            for kind in Kind:
+                cell = entry(stage, kind)
+                checks = tuple(
+                    (g.rule, g.check)
+                    for g in cell.guards
+                    if revision.applies(g.rule) and g.applies(revision)
+                )
+                row[kind] = (checks, cell.effect)
+
+    def quiet_test(self, stage: Stage, cls: type) -> Any:
+        kind = UPDATE_KIND[cls]
+        checks, effect = self.cells[stage][kind]
+        if checks or kind not in _UPDATE_KINDS:
+            found: Any = None
+        else:
+            found = True if effect is None else entry(stage, kind).inert
+        self.quiet[stage][cls] = found
+        return found
 
 
 # Keyed by identity: hashing a `Revision` (a frozen value of many fields) costs more than
@@ -168,75 +164,31 @@ def _scope(revision: Revision) -> _Scope:
     return scope
 
 
-def _guards(kind: Kind, revision: Revision) -> tuple[tuple[str, Any], ...]:
-    """The guards of `kind` that apply in `revision`."""
-    return _scope(revision).guards[kind]
-
-
-# The quiet path: most of a session's traffic is the agent's output in a running turn (a
-# chunk of a message the turn already touched, a usage update). For those, when nothing
-# pending could make a guard speak (no close, no forbidden replay, no permission answer
-# awaiting its `running`, no cancelled work, `running` already reported) and the effect
-# would change nothing, `observe` returns the same machine at once: the same answer the
-# full path gives, without building an observation. It applies only while the guards of
-# the kind in scope are exactly the ones below (a new guard turns it off by itself).
-_QUIET_CHECKS: Final[Mapping[Kind, frozenset[Any]]] = {
-    Kind.WORK: frozenset({_r24_after, _r39, early_output, _r12, _r23}),
-    Kind.USER_MESSAGE: frozenset({_r24_after, _r39}),
-    Kind.BACKGROUND: frozenset({_r24_after}),
-}
 _NO_FINDINGS: Final[tuple[Finding, ...]] = ()
-_BACKGROUND: Final = Kind.BACKGROUND  # read once: a member read through its class is a lookup
-_USER_MESSAGE: Final = Kind.USER_MESSAGE
-
-
-def _quiet_in_scope(kind: Kind, scope: _Scope) -> bool:
-    quiet = _QUIET_CHECKS.get(kind)
-    if quiet is None or not all(check in quiet for _, check in scope.guards[kind]):
-        return False
-    if kind is Kind.WORK:
-        return _EFFECTS.get(kind) is _on_work
-    if kind is Kind.USER_MESSAGE:
-        return _EFFECTS.get(kind) is _on_user_message
-    return kind not in _EFFECTS
-
-
-class _QuietKinds(dict[type, "Kind | None"]):
-    # Update class -> its kind when that kind may take the quiet path in the scope, else None.
-    def __init__(self, scope: _Scope) -> None:
-        super().__init__()
-        self.scope = scope
-
-    def __missing__(self, cls: type) -> Kind | None:
-        kind = UPDATE_KIND[cls]
-        found = self[cls] = kind if _quiet_in_scope(kind, self.scope) else None
-        return found
+_UNSEEN: Final = object()  # an update class the quiet path has not met in this stage
+# The update kinds that move no reported phase: the only ones an entry can let through
+# unchanged (a state update always records where the phase was reported, `phase_at`).
+_UPDATE_KINDS: Final = frozenset({Kind.USER_MESSAGE, Kind.WORK, Kind.BACKGROUND})
 
 
 def _quiet(conv: Conversation, upd: object) -> bool:
-    # Whether this update, sent by the agent, changes nothing and breaks nothing here.
-    if conv.ended or conv.closed_at is not None or conv.replay_forbidden or conv.replaying:
+    # Whether this update, sent by the agent, changes nothing and breaks nothing here: its
+    # entry has no guard in the revision and its effect would change nothing. (`ended` is
+    # one event's residue: the next event clears it, so that event is never quiet.)
+    if conv.ended:
         return False
     revision = conv.revision
     scope = _SCOPES.get(id(revision))
     if scope is None or scope.revision is not revision:
         scope = _scope(revision)
-    kind = scope.quiet[type(upd)]
-    if kind is None:
-        return False
-    if kind is _BACKGROUND:
+    stage = stage_of(conv)
+    cls = type(upd)
+    inert = scope.quiet[stage].get(cls, _UNSEEN)
+    if inert is _UNSEEN:
+        inert = scope.quiet_test(stage, cls)
+    if inert is True:
         return True
-    if kind is _USER_MESSAGE:
-        return upd.message_id in conv.user_ids  # type: ignore[attr-defined]
-    turn = conv.turn
-    if conv.awaiting_resume is not None or conv.late_ids:
-        return False
-    if turn is not None and not turn.started and not turn.early_output:
-        return False  # output before `running` may be R6
-    if not conv.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
-        return False
-    ident = work_id(upd)
-    return ident is None or ident in conv.work_ids or not conv.working
+    return inert is not None and bool(inert(conv, upd))
 
 
 def observe(
@@ -263,11 +215,11 @@ def observe(
         if o.changes:
             o.conv = _rebuild(conv, o.changes)
             o.changes = {}
-        for rule, check in _guards(event.kind, conv.revision):
+        checks, effect = _scope(conv.revision).cells[stage_of(conv)][event.kind]
+        for rule, check in checks:
             why = check(o.conv, event)
             if why is not None:
                 o.report(rule, at, why)
-        effect = _EFFECTS.get(event.kind)
         if effect is not None:
             effect(o, event)
         target = TRANSITIONS.get((o.conv.phase, event.kind))

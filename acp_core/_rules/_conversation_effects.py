@@ -1,11 +1,14 @@
 """The effects of the conversation machine: the bookkeeping each event kind does to one session.
 
 Owns: `_EFFECTS` (event kind -> its effect), the per-kind effect functions (`_on_prompt`,
-`_on_idle`, ...) and their small helpers; an effect records its changes on the `Obs` it is
-given and runs after the kind's guards, unconditionally (a finding never wedges the session).
-Must not know: the guards or which rules apply (`_rules/_conversation_guards.py`), the phase table
-`TRANSITIONS` or how a machine is rebuilt (`_rules/_conversation.py`), how messages become events
-(`_rules/_conversation_events.py`), which side it runs on, files or JSON text.
+`_on_idle`, ...) and their small helpers, and `INERT` (per effect, when it would change
+nothing for an update: the quiet path's only test); an effect records its changes on the
+`Obs` it is given and runs after its cell's guards, unconditionally (a finding never wedges
+the session). Must not know: the guards or which rules apply
+(`_rules/_conversation_guards.py`), the lifecycle table (`_rules/_conversation_lifecycle.py`),
+the phase table `TRANSITIONS` or how a machine is rebuilt (`_rules/_conversation.py`), how
+messages become events (`_rules/_conversation_events.py`), which side it runs on, files or
+JSON text.
 """
 
 from __future__ import annotations
@@ -206,8 +209,10 @@ def _on_resume(o: Obs, e: Event) -> None:
 
 
 def _on_resume_answer(o: Obs, e: Event) -> None:
-    # Replayed turns are history, not live work.
-    o.set(replaying=False, replay_forbidden=False, replay_from_start=False, turn=None)
+    # Replayed turns are history, not live work; what the window saw ends with it.
+    o.set(
+        replaying=False, replay_forbidden=False, replay_from_start=False, replayed=False, turn=None
+    )
 
 
 def _on_close(o: Obs, e: Event) -> None:
@@ -318,6 +323,30 @@ def _on_other_state(o: Obs, e: Event) -> None:
     pass
 
 
+def _nothing_to_do(c: Conversation, upd: object) -> bool:
+    return True
+
+
+def _user_message_inert(c: Conversation, upd: object) -> bool:
+    # `_on_user_message` changes nothing for a live message the session already showed.
+    return not c.replaying and upd.message_id in c.user_ids  # type: ignore[attr-defined]
+
+
+def _work_inert(c: Conversation, upd: object) -> bool:
+    # `_on_work` changes nothing: live output, no resume awaited, the message history
+    # already begun, no turn whose early output it would mark (R6), and what it is about
+    # (if anything) already touched by the work or outside any work.
+    if c.replaying or c.awaiting_resume is not None:
+        return False
+    if not c.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
+        return False
+    turn = c.turn
+    if turn is not None and not turn.started and not turn.early_output:
+        return False
+    ident = work_id(upd)
+    return ident is None or ident in c.work_ids or not c.working
+
+
 _EFFECTS: Final[Mapping[Kind, Callable[[Obs, Event], None]]] = {
     Kind.PROMPT: _on_prompt,
     Kind.PROMPT_ANSWER: _on_prompt_answer,
@@ -340,3 +369,11 @@ _EFFECTS: Final[Mapping[Kind, Callable[[Obs, Event], None]]] = {
 def _stop_of(e: Event) -> str | None:
     stop = e.message.stop_reason
     return stop if isinstance(stop, str) else None
+
+
+#: Per effect (None: a kind without one), when it would change nothing for an update:
+#: `(machine, update) -> bool`. The quiet path takes a guard-free entry only through this;
+#: an effect without a test here never takes it (a changed effect turns it off by itself).
+INERT: Final[
+    Mapping[Callable[[Obs, Event], None] | None, Callable[[Conversation, object], bool]]
+] = {None: _nothing_to_do, _on_user_message: _user_message_inert, _on_work: _work_inert}

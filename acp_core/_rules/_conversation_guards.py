@@ -3,7 +3,10 @@
 Owns: `GUARDS` (every guard, in the order they run for an event) and `CHECKED` (the rule
 ids the machine decides, for the `checked` column of docs/rules.md).
 Must not know: how messages are classified or how the bookkeeping changes
-(`_rules/_conversation.py`); a guard only reads the machine *before* the event's effect.
+(`_rules/_conversation.py`), or in which stages it runs (`SPEAKS`,
+`_rules/_conversation_lifecycle.py`: a guard still reads only the fields it needs, so one
+placed in a stage it cannot speak in stays correct); a guard only reads the machine *before*
+the event's effect.
 """
 
 from __future__ import annotations

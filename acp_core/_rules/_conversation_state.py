@@ -1,9 +1,11 @@
 """The values of the conversation machine: phases, event kinds, findings, prompts, turns.
 
-Owns: `Conversation` (one session's lifecycle as a frozen value) and the small values it
+Owns: `Conversation` (one session's lifecycle as a frozen value), the small values it
 holds or produces (`Phase`, `Kind`, `Event`, `Finding`, `Prompt`, `Turn`, `Pending`,
-`Guard`). Must not know: how a message becomes an event or what any rule says
-(`_rules/_conversation.py`, `_rules/_conversation_guards.py`).
+`Guard`) and `Stage` with `stage_of`, the row of the lifecycle table a machine is in (derived
+from its fields, in one precedence order). Must not know: how a message becomes an event,
+what any rule says or what the table holds (`_rules/_conversation.py`,
+`_rules/_conversation_guards.py`, `_rules/_conversation_lifecycle.py`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ __all__ = [
     "Phase",
     "Prompt",
     "Sender",
+    "Stage",
     "Turn",
+    "stage_of",
 ]
 
 Sender = Literal["agent", "client"]
@@ -51,6 +55,27 @@ class Phase(enum.Enum):
     RUNNING = "running"
     REQUIRES_ACTION = "requires_action"
     OTHER = "other"  #: a state value this revision does not know (R19 says so)
+
+
+class Stage(enum.Enum):
+    """Where a session is in its lifecycle: the row of the machine's table (`LIFECYCLE`,
+    `_rules/_conversation_lifecycle.py`). Derived from the machine (`Conversation.stage`),
+    never stored apart from it: the first member below whose condition holds, in this
+    order, is the stage (`stage_of`)."""
+
+    __hash__ = object.__hash__  # members are singletons: identity hashing, in C (hot path)
+
+    CLOSED = "closed"  #: session/close was answered: the session is freed (R24)
+    RESUMING = "resuming"  #: a resume without `replayFrom` awaits its answer: no history (R39)
+    REPLAYING = "replaying"  #: a resume with `replayFrom` awaits its answer: history, not live work
+    CANCELLING = "cancelling"  #: a cancel (or close) awaits the idle that ends the work (R21)
+    CANCELLED = "cancelled"  #: cancelled work ended; its items take no update until new work (R23)
+    UNKNOWN = "unknown"  #: a recording that starts mid-session, nothing reported yet
+    IDLE = "idle"  #: at rest: no turn, idle reported
+    WAITING = "waiting"  #: a prompt sent while idle, its work not reported yet (R6)
+    ANSWERED = "answered"  #: what blocked the work is answered: `running` is due (R12)
+    BLOCKED = "blocked"  #: `requires_action` reported: a permission request holds the work
+    WORKING = "working"  #: foreground work reported running (or in a state this revision lacks)
 
 
 _PHASES: Final[Mapping[str, Phase]] = {
@@ -249,6 +274,11 @@ class Conversation:
         return asked >= start
 
     @property
+    def stage(self) -> Stage:
+        """Where this session is in its lifecycle (see `Stage`)."""
+        return stage_of(self)
+
+    @property
     def working(self) -> bool:
         """Foreground work is in progress (or a prompt is on its way to start it)."""
         return self.turn is not None or self.phase not in _AT_REST
@@ -256,6 +286,42 @@ class Conversation:
 
 # Read once: a member read through its enum class is an attribute lookup each time.
 _AT_REST: Final = frozenset({Phase.UNKNOWN, Phase.IDLE})
+_CLOSED, _RESUMING, _REPLAYING = Stage.CLOSED, Stage.RESUMING, Stage.REPLAYING
+_CANCELLING, _CANCELLED, _UNKNOWN = Stage.CANCELLING, Stage.CANCELLED, Stage.UNKNOWN
+_IDLE, _WAITING, _ANSWERED = Stage.IDLE, Stage.WAITING, Stage.ANSWERED
+_BLOCKED, _WORKING = Stage.BLOCKED, Stage.WORKING
+_PHASE_IDLE, _PHASE_UNKNOWN, _PHASE_BLOCKED = Phase.IDLE, Phase.UNKNOWN, Phase.REQUIRES_ACTION
+
+
+def stage_of(c: Conversation) -> Stage:
+    """The stage of `c`: the first of `Stage`'s conditions, in its order, that holds.
+
+    The order is the precedence of the session's modes: a freed session is closed whatever
+    it was doing; a resume window (with or without history) comes next, then a cancel that
+    waits for its idle, then the frozen items of cancelled work (no turn then: new work
+    clears them); the rest follows the turn and the reported phase."""
+    if c.closed_at is not None:
+        return _CLOSED
+    if c.replay_forbidden:
+        return _RESUMING
+    if c.replaying:
+        return _REPLAYING
+    if c.cancel_at is not None:
+        return _CANCELLING
+    if c.late_ids:
+        return _CANCELLED
+    turn = c.turn
+    phase = c.phase
+    if turn is None:
+        if phase is _PHASE_IDLE:
+            return _IDLE
+        if phase is _PHASE_UNKNOWN:
+            return _UNKNOWN
+    elif not turn.started:
+        return _WAITING
+    if phase is _PHASE_BLOCKED:
+        return _BLOCKED if c.awaiting_resume is None else _ANSWERED
+    return _WORKING
 
 
 class Event:
