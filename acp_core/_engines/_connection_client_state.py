@@ -164,7 +164,6 @@ class ClientConnection:
     incoming: PMap[int | str | None, str] = attrs.field(factory=PMap)
     orphans: PMap[str, tuple[Message, ...]] = attrs.field(factory=PMap)
     permission_owners: PMap[int | str | None, str] = attrs.field(factory=PMap)
-    closed: tuple[tuple[str, ClientEngine], ...] = ()
     next_request_id: int = 0
     decoder: NdjsonDecoder = _NO_BYTES
     protocols: tuple[int, ...] = (2,)
@@ -173,6 +172,7 @@ class ClientConnection:
     # How many messages `judge` has seen: the line label of its findings. A position, not
     # state: left out of equality (like `ClientEngine.messages`).
     judged: int = attrs.field(default=0, eq=False)
+    closed: tuple[tuple[str, ClientEngine], ...] = ()  # last: earlier fields keep their places
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""
