@@ -34,6 +34,7 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._rules._check_message import error_finding, initialize_findings
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message, decode_update
 from acp_core._wire._fastnew import fast_evolve
@@ -125,6 +126,10 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
         return
     b.outgoing = b.outgoing.delete(message.id)
     ok = type(message) is Response
+    if isinstance(message, ErrorResponse) and b.v1 is None:
+        worded = error_finding(message.error)
+        if worded is not None:  # the checker's J11, from its one home
+            b.finding(*worded)
     result: JsonValue = message.result if isinstance(message, Response) else None
     method = pending.method
     session_id = pending.session_id
@@ -143,6 +148,11 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
                 protocol_version=version, agent_info=info, agent_capabilities=capabilities
             )
             negotiated(b, version, obj)
+            if version == 2:
+                # The checker's J5-J10, from their one home: what a v2 answer must hold.
+                sent = {"capabilities": b.conn.capabilities}
+                for rule, why in initialize_findings(sent, obj):
+                    b.finding(rule, why)
             if version is None or version in b.conn.protocols:
                 # A v1 agent's info and capabilities come under their v1 names (negotiated).
                 b.event(
