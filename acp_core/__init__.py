@@ -83,7 +83,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ("acp_core._engines._agent", "AgentEngine"),
     ("acp_core._engines._agent_permissions", "PendingPermission"),
     ("acp_core._engines._agent", "PermissionDecision Turn new_agent permission_decision"),
-    ("acp_core._rules._check", "LiveCheck Violation check_trace"),
+    ("acp_core._rules._check", "IncrementalCheck LiveCheck Violation check_trace"),
     (
         "acp_core._engines._client",
         "ClientEngine SentPrompt new_client prompt_message_id sent_prompt",

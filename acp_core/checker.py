@@ -17,6 +17,7 @@ from acp_core._rules._catalogue import (
     rules_markdown,
 )
 from acp_core._rules._check import (
+    IncrementalCheck,
     LiveCheck,
     Violation,
     check_trace,
@@ -24,6 +25,7 @@ from acp_core._rules._check import (
 
 __all__ = [
     "RULES",
+    "IncrementalCheck",
     "LiveCheck",
     "Rule",
     "Violation",

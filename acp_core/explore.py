@@ -30,7 +30,7 @@ and an id in use, read the same in either order: the agent's reuse of a request 
 its own recording at once).
 Only broken MUST / MUST NOT rules count, not warnings (what `python -m acp_core check` exits
 1 for; a recording that ends mid-turn is an R7 warning); `should=True` counts broken SHOULD /
-SHOULD NOT rules too. Each node carries its two `TraceCheck`s (the checker's state after each
+SHOULD NOT rules too. Each node carries its two `IncrementalCheck`s (the checker's state after each
 recording), and a successor's are its parent's extended by the lines the action added: each
 line is decoded and observed once, not once per state that contains it. The replay
 law: folding the replay the agent would send on resume rebuilds the session it folds (its

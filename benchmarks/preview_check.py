@@ -7,9 +7,11 @@ each copied N times with its session, request, tool call, terminal and message i
 per copy, one after another (a long connection with many sessions, children, resumes, keys
 and cancels). Prints one JSON object: entries, violations (a digest, so two checkouts can be
 compared), entries per CPU second of `check_trace` (best of R; CPU time, as the machine may
-be shared), and the cost of a fork (`TraceCheck.extended(())`) after a quarter, half and all
-of the trace (microseconds, best of R). Run it once per checkout in the same shell to
-compare two implementations.
+be shared), and, after a quarter, half and all of the trace, the cost of a fork (an
+`IncrementalCheck` fed nothing: `feed_all(())`) and of feeding one more entry (`feed`: flat
+as the connection's sessions grow), in microseconds, best of R. Run it once per checkout in
+the same shell to compare two implementations (a checkout from before `IncrementalCheck`
+measures its `TraceCheck.extended`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,28 @@ from preview_traces import CASES
 from acp_core import checker as ck
 from acp_core import codec
 
-# (private: the fork cost is its own)
-from acp_core._rules._check import TraceCheck
+
+def _start(revision: Any) -> Any:
+    incremental = getattr(ck, "IncrementalCheck", None)
+    if incremental is not None:
+        return incremental.start(revision)
+    from acp_core._rules._check import TraceCheck  # a checkout from before IncrementalCheck
+
+    check = TraceCheck(revision)
+    return _Old(check)
+
+
+class _Old:
+    """`TraceCheck` read as an `IncrementalCheck` (feed_all, feed)."""
+
+    def __init__(self, check: Any) -> None:
+        self.check = check
+
+    def feed_all(self, entries: Any) -> Any:
+        return _Old(self.check.extended(entries))
+
+    def feed(self, entry: Any) -> Any:
+        return _Old(self.check.extended((entry,)))
 
 _RENAMED = frozenset(
     {
@@ -77,20 +99,26 @@ def main(argv: list[str] | None = None) -> int:
     digest = hashlib.sha256(
         json.dumps([x.to_json() for x in found], sort_keys=True).encode()
     ).hexdigest()[:16]
-    forks = {}
-    check = TraceCheck(revision)
+    forks, feeds = {}, {}
+    check = _start(revision)
     done = 0
+    probe = entries[0]  # one more entry: the first trace's first line, renamed into copy 0
     for share in (4, 2, 1):
         upto = len(entries) // share
-        check = check.extended(entries[done:upto])
+        check = check.feed_all(entries[done:upto])
         done = upto
-        cost = float("inf")
+        fork = feed = float("inf")
         for _ in range(args.repeats):
             t0 = time.process_time()
             for _ in range(20):
-                check.extended(())
-            cost = min(cost, (time.process_time() - t0) / 20)
-        forks[f"after_{upto}"] = round(cost * 1e6, 1)
+                check.feed_all(())
+            fork = min(fork, (time.process_time() - t0) / 20)
+            t0 = time.process_time()
+            for _ in range(20):
+                check.feed(probe)
+            feed = min(feed, (time.process_time() - t0) / 20)
+        forks[f"after_{upto}"] = round(fork * 1e6, 1)
+        feeds[f"after_{upto}"] = round(feed * 1e6, 1)
     print(
         json.dumps(
             {
@@ -99,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 "digest": digest,
                 "check_trace_entries_per_s": round(len(entries) / best),
                 "fork_us": forks,
+                "feed_us": feeds,
             }
         )
     )

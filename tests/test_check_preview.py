@@ -77,15 +77,15 @@ def test_orphan_traffic_is_a_finding_never_an_exception() -> None:
 def test_incremental_judging_equals_check_trace_at_every_cut(
     rule: str, good: list[Any], bad: list[Any], index: int
 ) -> None:
-    # explore extends a parent's TraceCheck: the Preview checks must fork cleanly too.
-    from acp_core._rules._check import TraceCheck
+    # explore extends a parent's IncrementalCheck: the Preview checks must fork cleanly too.
+    from acp_core._rules._check import IncrementalCheck
 
     for entries in (good, bad):
         for cut in range(len(entries) + 1):
-            first = TraceCheck(acp.V2_PREVIEW).extended(entries[:cut])
-            whole = first.extended(entries[cut:])
-            assert first.violations() == acp.check_trace(entries[:cut], revision=acp.V2_PREVIEW)
-            assert whole.violations() == acp.check_trace(entries, revision=acp.V2_PREVIEW)
+            first = IncrementalCheck.start(acp.V2_PREVIEW).feed_all(entries[:cut])
+            whole = first.feed_all(entries[cut:])
+            assert first.finish() == acp.check_trace(entries[:cut], revision=acp.V2_PREVIEW)
+            assert whole.finish() == acp.check_trace(entries, revision=acp.V2_PREVIEW)
 
 
 _ALL_ENTRIES = [entry for case in CASES for trace in (case[1], case[2]) for entry in trace]

@@ -2,7 +2,7 @@
 
 - After any trace of the Preview rule table (tests/preview_traces.py), the checker's
   `PreviewState` reaches nothing mutable (attrs records frozen, only frozen containers).
-- The fork law: observing entries on a fork (`TraceCheck.extended`) never changes the
+- The fork law: observing entries on a fork (`IncrementalCheck.feed_all`) never changes the
   original's findings nor what the original observes later; a fork extended by the rest of
   a trace finds exactly what `check_trace` finds.
 - A planted bug (an ordered-map edit made in place, what a forgotten `copy()` amounted to in
@@ -22,7 +22,7 @@ from acp_core import codec
 from acp_core._rules import _check_preview as cp
 from acp_core._rules import _check_preview_updates as cpu
 from acp_core._rules import _draft
-from acp_core._rules._check import TraceCheck
+from acp_core._rules._check import IncrementalCheck
 
 REVISION = codec.V2_PREVIEW
 TRACES: list[list[Any]] = [t for _rule, good, bad, _i in CASES for t in (good, bad)]
@@ -30,8 +30,8 @@ TRACES: list[list[Any]] = [t for _rule, good, bad, _i in CASES for t in (good, b
 NOISE: list[Any] = [e for t in TRACES[::7] for e in t[: len(t) // 2 + 1]]
 
 
-def _state(check: TraceCheck) -> cp.PreviewState:
-    state = check._checker.preview
+def _state(check: IncrementalCheck) -> cp.PreviewState:
+    state = check._memory.preview
     assert state is not None
     return state
 
@@ -40,9 +40,9 @@ def _states() -> list[cp.PreviewState]:
     # The state after every prefix of every case.
     out = []
     for trace in TRACES:
-        check = TraceCheck(REVISION)
+        check = IncrementalCheck.start(REVISION)
         for entry in trace:
-            check = check.extended([entry])
+            check = check.feed_all([entry])
             out.append(_state(check))
     return out
 
@@ -66,13 +66,13 @@ def _fork_law(traces: list[list[Any]]) -> None:
     for trace in traces:
         whole = ck.check_trace(trace, revision=REVISION)
         for k in range(len(trace) + 1):
-            base = TraceCheck(REVISION).extended(trace[:k])
-            state, before = _state(base), base.violations()
-            fork = base.extended(NOISE)  # the fork sees what the original never will
-            fork.violations()
-            if _state(base) is not state or base.violations() != before:
+            base = IncrementalCheck.start(REVISION).feed_all(trace[:k])
+            state, before = _state(base), base.finish()
+            fork = base.feed_all(NOISE)  # the fork sees what the original never will
+            fork.finish()
+            if _state(base) is not state or base.finish() != before:
                 raise ForkLawBrokenError(f"a fork changed the original after {k} of {trace}")
-            if base.extended(trace[k:]).violations() != whole:
+            if base.feed_all(trace[k:]).finish() != whole:
                 raise ForkLawBrokenError(f"the original, split at {k}, finds otherwise: {trace}")
 
 
@@ -83,10 +83,10 @@ def test_observing_on_a_fork_never_changes_the_original() -> None:
 def test_observe_connection_leaves_its_input_state_as_it_was() -> None:
     # The value level of the same law: the state given in is the state kept.
     for trace in TRACES[:40]:
-        check = TraceCheck(REVISION).extended(trace[: len(trace) // 2])
+        check = IncrementalCheck.start(REVISION).feed_all(trace[: len(trace) // 2])
         state = _state(check)
-        again = TraceCheck(REVISION).extended(trace[: len(trace) // 2])
-        check.extended(trace[len(trace) // 2 :])
+        again = IncrementalCheck.start(REVISION).feed_all(trace[: len(trace) // 2])
+        check.feed_all(trace[len(trace) // 2 :])
         assert _state(check) is state
         assert state == _state(again)
 

@@ -17,7 +17,7 @@ import pytest
 import acp_core as acp
 from acp_core.__main__ import main
 from acp_core._research._explore_model import initial_node, successors
-from acp_core._rules._check import TraceCheck
+from acp_core._rules._check import IncrementalCheck
 from acp_core.explore import ACTION_NAMES, explore, explore_levels
 
 
@@ -186,17 +186,17 @@ TRACES = sorted((Path(__file__).resolve().parent / "traces").glob("*.jsonl"))
 
 @pytest.mark.parametrize("path", TRACES, ids=lambda p: p.stem)
 def test_a_check_extended_in_stretches_equals_check_trace(path: Path) -> None:
-    # explore judges each successor by extending its parent's TraceCheck: it must give what
+    # explore judges each successor by extending its parent's IncrementalCheck: it gives what
     # check_trace gives for the whole recording, wherever the recording is cut, and leave
     # the check it extends as it was.
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     revision = acp.V2_2026_11 if "_v2026-11_" in path.name else acp.V2_2026_08
     whole = acp.check_trace(entries, revision=revision)
     for cut in range(len(entries) + 1):
-        first = TraceCheck(revision).extended(entries[:cut])
-        before = first.violations()
-        assert first.extended(entries[cut:]).violations() == whole
-        assert first.violations() == before == acp.check_trace(entries[:cut], revision=revision)
+        first = IncrementalCheck.start(revision).feed_all(entries[:cut])
+        before = first.finish()
+        assert first.feed_all(entries[cut:]).finish() == whole
+        assert first.finish() == before == acp.check_trace(entries[:cut], revision=revision)
 
 
 def test_the_preview_alphabet_has_the_child() -> None:

@@ -20,7 +20,7 @@ import attrs
 
 from acp_core._engines._replay_gen import replay_updates, state_snapshot
 from acp_core._rules._catalogue import RULES
-from acp_core._rules._check import TraceCheck
+from acp_core._rules._check import IncrementalCheck
 from acp_core._state._pcoll import PVec
 from acp_core._state._reduce import reduce
 from acp_core._state._session_state import SessionState, new_session
@@ -56,17 +56,17 @@ def _entries(lines: Iterable[tuple[str, bytes]]) -> list[dict[str, Any]]:
     return [{"from": side, "message": json.loads(line)} for side, line in lines]
 
 
-def _checks(node: Node, parent: Node | None, revision: Revision) -> tuple[TraceCheck, ...]:
+def _checks(node: Node, parent: Node | None, revision: Revision) -> tuple[IncrementalCheck, ...]:
     # The checker state after each recording: the parent's, extended by the lines the last
     # action added (a recording only grows), so each line is decoded and observed once.
     if parent is None or parent.checks is None:
-        agent, client = TraceCheck(revision), TraceCheck(revision)
+        agent = client = IncrementalCheck.start(revision)
         new_agent, new_client = node.recording.agent, node.recording.client
     else:
         agent, client = parent.checks
         new_agent = node.recording.agent[len(parent.recording.agent) :]
         new_client = node.recording.client[len(parent.recording.client) :]
-    return agent.extended(_entries(new_agent)), client.extended(_entries(new_client))
+    return agent.feed_all(_entries(new_agent)), client.feed_all(_entries(new_client))
 
 
 #: A researcher's own check (`explore(checks=...)`): handed each reached run, it returns what
@@ -99,7 +99,7 @@ def judged(
     node = attrs.evolve(node, checks=_checks(node, parent, revision))
     found: list[Counterexample] = []
     for side, check in zip(("agent", "client"), node.checks, strict=True):
-        for v in check.violations():
+        for v in check.finish():
             bound = RULES[v.rule].side if v.rule in RULES else side
             counts = v.mandatory or (should and not v.warning and v.level != "MAY")
             if counts and (bound == "both" or (bound == "agent") == (side == "agent")):

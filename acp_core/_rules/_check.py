@@ -27,13 +27,13 @@ index, stable within a line. `side=` keeps the rules that bind one side (and bot
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Final
 
 import attrs
 
 from acp_core._errors import ArgumentError, DecodeError
+from acp_core._state._pcoll import PMap, PVec
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
@@ -43,7 +43,7 @@ from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
-from ._check_sessions import OpenSessions
+from ._check_sessions import NO_SESSIONS, OpenSessions
 from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
@@ -51,7 +51,7 @@ from ._deciders import DECIDED_BY
 from ._predicates import RequestKey, request_key, shown
 from ._severity import Severity, severity_of
 
-__all__ = ["CHECKED_RULES", "LiveCheck", "TraceCheck", "Violation", "check_trace"]
+__all__ = ["CHECKED_RULES", "IncrementalCheck", "LiveCheck", "Violation", "check_trace"]
 
 CLIENT: Final = "client"
 AGENT: Final = "agent"
@@ -109,6 +109,7 @@ class Violation:
         return out
 
 
+_SEEN_BY: Final = (j.UpdateSessionNotification, j.RequestPermissionRequest)
 _REQUESTS: Final = (
     j.Request,
     j.PromptRequest,
@@ -117,29 +118,88 @@ _REQUESTS: Final = (
     j.CancelTerminalRequest,
 )
 _RECENT: Final = 64  # answered requests remembered for routing a second answer
+_NO_SEEN: Final[tuple[PMap[str, str], PMap[str, bool]]] = Seen().memory()
+Route = tuple[str, RequestKey]
+
+
+@attrs.frozen
+class _Memory:
+    """What a checker has read so far, as values: the state of `IncrementalCheck` (every
+    field is frozen or persistent, so a fork shares it and an extension replaces only what
+    it changes)."""
+
+    revision: Revision
+    # The rules across the sessions of a connection (children, replay, keys, items), from
+    # the 2026-11 draft on.
+    preview: PreviewState | None
+    # One machine per session, and one for requests that name no session (and answers
+    # nobody asked for).
+    sessions: PMap[str, Conversation]
+    connection: Conversation
+    # What each session already reported (message roles, tool call ids: `Seen.memory`).
+    seen: PMap[str, tuple[PMap[str, str], PMap[str, bool]]]
+    # (requesting side, request key) -> session: where the answer goes; then the last
+    # `_RECENT` answered ones, oldest first (`recent_order`), to route a second answer.
+    route: PMap[Route, str | None]
+    recent: PMap[Route, str | None]
+    recent_order: tuple[Route, ...]
+    opened: OpenSessions  # the sessions the agent may name (J3)
+    # The client's pending `initialize` (request key, params): its answer is J5-J10's.
+    initialize: tuple[RequestKey, object] | None
+    found: PVec[Violation]  # in the order found
+    count: int  # entries read: the next one's index
+
+
+def _start(revision: Revision) -> _Memory:
+    return _Memory(
+        revision=revision,
+        preview=PreviewState(revision) if revision.includes("2026-11") else None,
+        sessions=PMap(),
+        connection=Conversation.mid_session(revision),
+        seen=PMap(),
+        route=PMap(),
+        recent=PMap(),
+        recent_order=(),
+        opened=NO_SESSIONS,
+        initialize=None,
+        found=PVec(),
+        count=0,
+    )
 
 
 class _Checker:
-    """Routes each decoded message to its session's machine. Local to one call."""
+    """Reads entries into a `_Memory`: the one draft of a check, local to one call. It
+    rebinds its fields to new values and never changes the values it started from, so the
+    memory it started from stays what it was (`IncrementalCheck` hands that out)."""
 
-    def __init__(self, revision: Revision) -> None:
-        self.revision = revision
-        self.single = MessageRules(revision)
-        # The rules across the sessions of a connection (children, replay, keys, items),
-        # from the 2026-11 draft on.
-        # A frozen value, replaced per message: a fork shares it.
-        self.preview = PreviewState(revision) if revision.includes("2026-11") else None
-        self.out: list[Violation] = []
-        self.sessions: dict[str, Conversation] = {}
-        self.seen: dict[str, Seen] = {}
-        # Requests that name no session (and answers nobody asked for) go here.
-        self.connection = Conversation.mid_session(revision)
-        # (requesting side, request key) -> session: where the answer goes.
-        self.route: dict[tuple[str, RequestKey], str | None] = {}
-        self.recent: dict[tuple[str, RequestKey], str | None] = {}
-        self.open = OpenSessions()  # the sessions the agent may name (J3)
-        # The client's pending `initialize` (request key, params): its answer is J5-J10's.
-        self.initialize: tuple[RequestKey, object] | None = None
+    def __init__(self, memory: _Memory) -> None:
+        self.revision = memory.revision
+        self.single = MessageRules(memory.revision)
+        self.preview = memory.preview
+        self.sessions = memory.sessions
+        self.connection = memory.connection
+        self.seen = memory.seen
+        self.route = memory.route
+        self.recent = memory.recent
+        self.recent_order = memory.recent_order
+        self.open = memory.opened
+        self.initialize = memory.initialize
+        self.found = memory.found
+        self.count = memory.count
+        self.out: list[Violation] = []  # found by this draft, not yet in `found`
+
+    def memory(self) -> _Memory:
+        """What the draft has read, as a value."""
+        return _Memory(
+            self.revision, self.preview, self.sessions, self.connection, self.seen,
+            self.route, self.recent, self.recent_order, self.open, self.initialize,
+            self.found.extend(self.out), self.count,
+        )  # fmt: skip
+
+    def read(self, entries: Iterable[object]) -> None:
+        for entry in entries:
+            self.entry(self.count, entry)
+            self.count += 1
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
@@ -214,15 +274,14 @@ class _Checker:
             self.observe(sid if isinstance(sid, str) else None, i, side, stand_in)
 
     def message(self, i: int, side: Sender, msg: j.Message) -> None:
-        unknown = self.open.follow(side, msg)
+        self.open, unknown = self.open.follow(side, msg)
         sid: str | None = None
         if isinstance(msg, (j.Response, j.ErrorResponse)):
             key = (_PEER[side], request_key(msg.id))
             if key in self.route:
-                sid = self.route.pop(key)
-                self.recent[key] = sid
-                if len(self.recent) > _RECENT:
-                    del self.recent[next(iter(self.recent))]
+                sid = self.route[key]
+                self.route = self.route.delete(key)
+                self._remember_answered(key, sid)
             else:
                 sid = self.recent.get(key)
         elif isinstance(msg, j.Request):
@@ -247,12 +306,15 @@ class _Checker:
         ):
             self.report_all(i, initialize_findings(self.initialize[1], msg.result))
             self.initialize = None
-        if sid is not None and side == AGENT:
-            seen = self.seen.setdefault(sid, Seen())
+        if sid is not None and side == AGENT and isinstance(msg, _SEEN_BY):
+            memory = self.seen.get(sid, _NO_SEEN)
+            seen = Seen(*memory)  # a draft: the stored maps stay as they are
             if isinstance(msg, j.UpdateSessionNotification):
                 self.report_all(i, self.single.update(seen, msg.update))
-            elif isinstance(msg, j.RequestPermissionRequest):
+            else:
                 self.report_all(i, self.single.permission(seen, msg))
+            if seen.roles is not memory[0] or seen.tools is not memory[1]:
+                self.seen = self.seen.set(sid, seen.memory())
         if self.preview is not None:
             # R71 asks to withdraw the requests of the work a cancel cancels. Which work asked
             # a request is the session machine's to say (`Conversation.cancels`): a cancel while
@@ -277,15 +339,23 @@ class _Checker:
                 self.report(f.rule, f.at, f.message)
         self.observe(sid, i, side, msg)
 
+    def _remember_answered(self, key: Route, sid: str | None) -> None:
+        # The last `_RECENT` answered requests, oldest first (a second answer is routed too).
+        if key not in self.recent:
+            self.recent_order = (*self.recent_order, key)
+            if len(self.recent_order) > _RECENT:
+                self.recent = self.recent.delete(self.recent_order[0])
+                self.recent_order = self.recent_order[1:]
+        self.recent = self.recent.set(key, sid)
+
     def observe(self, sid: str | None, i: int, side: Sender, msg: object) -> None:
-        conv = self.connection if sid is None else self.sessions.get(sid)
-        if conv is None:
-            conv = Conversation.mid_session(self.revision)
+        before = self.connection if sid is None else self.sessions.get(sid)
+        conv = Conversation.mid_session(self.revision) if before is None else before
         conv, findings = observe(conv, side, msg, at=i)
         if sid is None:
             self.connection = conv
-        else:
-            self.sessions[sid] = conv
+        elif conv is not before:
+            self.sessions = self.sessions.set(sid, conv)
         if isinstance(msg, _REQUESTS):
             key = (side, request_key(msg.id))
             if key in self.route and self.route[key] != sid and msg.id is not None:
@@ -298,28 +368,18 @@ class _Checker:
                     f"{'the connection' if self.route[key] is None else shown(self.route[key])}"
                     f" (ids are unique per connection, not per session)",
                 )
-            self.route[key] = sid
+            self.route = self.route.set(key, sid)
         for f in findings:
             self.report(f.rule, f.at, f.message, warning=f.warning)
 
-    def fork(self) -> _Checker:
-        """An independent copy: what it observes next does not change this one."""
-        twin = copy.copy(self)
-        twin.out = list(self.out)
-        twin.sessions = dict(self.sessions)  # the machines are frozen values
-        twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
-        twin.route, twin.recent = dict(self.route), dict(self.recent)
-        twin.open = self.open.copy()
-        # (`preview` is a frozen value: the twin shares it)
-        return twin
-
     def finish(self) -> tuple[Violation, ...]:
+        """Every violation: what was found, then what only the end shows, by line."""
         for conv in (*self.sessions.values(), self.connection):
             for f in finish(conv):
                 self.report(f.rule, f.at, f.message, warning=f.warning)
         for f in finish_connection(self.preview) if self.preview is not None else ():
             self.report(f.rule, f.at, f.message)
-        return tuple(sorted(self.out, key=lambda v: v.index))
+        return tuple(sorted((*self.found, *self.out), key=lambda v: v.index))
 
 
 def _printable(message: str) -> str:
@@ -327,58 +387,89 @@ def _printable(message: str) -> str:
     return message.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-class TraceCheck:
-    """`check_trace` one stretch of entries at a time, for a search that extends many
-    recordings from a common prefix (`acp_core.explore`): `extended(entries)` returns a new
-    check that has also seen `entries`, leaving this one as it was; `violations()` is what
-    `check_trace` of every entry seen so far returns (side=None)."""
+@attrs.frozen(repr=False)
+class IncrementalCheck:
+    """`check_trace` one entry at a time, as a value: `feed(entry)` returns the check that has
+    also read `entry` and leaves this one as it was, so a check forks for free (keep it and
+    feed it something else: `explore` extends many recordings from one prefix). Its memory
+    is persistent maps and frozen machines: an entry costs what it changes, not what came
+    before it.
 
-    __slots__ = ("_checker", "_count")
+    `found` is what the entries read so far broke, in the order found; `finish()` adds what
+    only the end of a recording shows (C15 never answered, R7 as a warning while work runs)
+    and is what `check_trace` of every entry read returns (side=None). The law, tested:
+    `check_trace(entries) == reduce(IncrementalCheck.feed, entries, IncrementalCheck.start())
+    .finish()`.
+    """
 
-    def __init__(self, revision: Revision = DEFAULT_REVISION) -> None:
-        self._checker = _Checker(revision)
-        self._count = 0
+    _memory: _Memory
 
-    def extended(self, entries: Iterable[object]) -> TraceCheck:
-        twin = TraceCheck.__new__(TraceCheck)
-        twin._checker = self._checker.fork()
-        twin._count = self._count
-        for entry in entries:
-            twin._checker.entry(twin._count, entry)
-            twin._count += 1
-        return twin
+    @classmethod
+    def start(cls, revision: Revision = DEFAULT_REVISION) -> IncrementalCheck:
+        """A check that has read nothing, judging by `revision`."""
+        return cls(_start(revision))
 
-    def violations(self) -> tuple[Violation, ...]:
-        return self._checker.fork().finish()
+    @property
+    def revision(self) -> Revision:
+        """The revision it judges by."""
+        return self._memory.revision
+
+    @property
+    def count(self) -> int:
+        """Entries read so far (the next entry's index)."""
+        return self._memory.count
+
+    @property
+    def found(self) -> tuple[Violation, ...]:
+        """What the entries read so far broke, in the order found (never taken back)."""
+        return self._memory.found.to_tuple()
+
+    def feed(self, entry: object) -> IncrementalCheck:
+        """The check that has also read `entry` (never raises: a bad entry is a `D1`)."""
+        return self.feed_all((entry,))
+
+    def feed_all(self, entries: Iterable[object]) -> IncrementalCheck:
+        """The check that has also read `entries`, in order (`feed` of each, in one draft)."""
+        draft = _Checker(self._memory)
+        draft.read(entries)
+        return IncrementalCheck(draft.memory())
+
+    def finish(self) -> tuple[Violation, ...]:
+        """Every violation of the recording read so far, as if it ended here, sorted by
+        entry index (this check stays as it was: it can still be fed)."""
+        return _Checker(self._memory).finish()
+
+    def __repr__(self) -> str:
+        found = len(self._memory.found)
+        name = self.revision.name
+        return f"IncrementalCheck(revision={name!r}, count={self.count}, found={found})"
 
 
 class LiveCheck:
     """`check_trace` of a stream that is still arriving (`python -m acp_core proxy`): each
     `feed(entry)` returns the violations that entry adds, and `finish()` those only the end
-    shows. Mutable and single-owner, unlike `TraceCheck` (which forks on every call): the
-    cost of one entry does not grow with the sessions or requests the stream has opened."""
+    shows. A single-owner holder of an `IncrementalCheck`: the cost of one entry does not
+    grow with the sessions or requests the stream has opened."""
 
-    __slots__ = ("_checker", "_count", "_finished")
+    __slots__ = ("_check", "_finished", "_ended")
 
     def __init__(self, revision: Revision = DEFAULT_REVISION) -> None:
-        self._checker = _Checker(revision)
-        self._count = 0
+        self._check = IncrementalCheck.start(revision)
         self._finished = False
+        self._ended: tuple[Violation, ...] = ()
 
     @property
     def count(self) -> int:
         """Entries fed so far (the next entry's index)."""
-        return self._count
+        return self._check.count
 
     def feed(self, entry: object) -> tuple[Violation, ...]:
         """Check one more entry; the violations it adds, in the order found."""
         if self._finished:
             raise ArgumentError("LiveCheck.feed after finish")
-        out = self._checker.out
-        before = len(out)
-        self._checker.entry(self._count, entry)
-        self._count += 1
-        return tuple(out[before:])
+        before = len(self._check._memory.found)
+        self._check = self._check.feed(entry)
+        return self._check._memory.found[before:]
 
     def finish(self) -> tuple[Violation, ...]:
         """The violations only the end of the stream shows (C15 never answered, R7 while
@@ -386,15 +477,15 @@ class LiveCheck:
         if self._finished:
             return ()
         self._finished = True
-        out = self._checker.out
-        before = len(out)
-        self._checker.finish()
-        return tuple(out[before:])
+        draft = _Checker(self._check._memory)
+        draft.finish()
+        self._ended = tuple(draft.out)
+        return self._ended
 
     def found(self) -> tuple[Violation, ...]:
         """Every violation reported so far, sorted by entry index (after `finish`: what
         `check_trace` of every entry fed returns, side=None)."""
-        return tuple(sorted(self._checker.out, key=lambda v: v.index))
+        return tuple(sorted((*self._check.found, *self._ended), key=lambda v: v.index))
 
 
 def check_trace(
@@ -418,10 +509,10 @@ def check_trace(
         The violations, sorted by entry index. A malformed entry is a violation (`D1`),
         never an exception; the input is not modified.
     """
-    checker = _Checker(revision)
-    for i, entry in enumerate(entries):
-        checker.entry(i, entry)
-    found = checker.finish()
+    # `IncrementalCheck.start(revision).feed_all(entries).finish()`, in one draft
+    draft = _Checker(_start(revision))
+    draft.read(entries)
+    found = draft.finish()
     if side is None:
         return found
     return tuple(v for v in found if RULES[v.rule].side in (side, "both"))

@@ -21,6 +21,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
+from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
 from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
@@ -84,32 +85,47 @@ _ROLE: Final[Mapping[type, str]] = {
 }
 
 
+_NO_ROLES: Final[PMap[str, str]] = PMap()
+_NO_TOOLS: Final[PMap[str, bool]] = PMap()
+
+
 class Seen:
     """What one session already reported: message id -> role, tool call ids (the checker's
-    memory; engines use `StateSeen`, since their reducers already remember)."""
+    memory; engines use `StateSeen`, since their reducers already remember).
+
+    A draft over two persistent maps: `role` and `first_sight` replace the maps, never change
+    them, so the checker keeps `memory()` (a pair of values) and a draft costs nothing to
+    start from it (`Seen(*memory)`)."""
 
     __slots__ = ("roles", "tools")
 
-    def __init__(self) -> None:
-        self.roles: dict[str, str] = {}
-        self.tools: set[str] = set()
+    def __init__(
+        self, roles: PMap[str, str] = _NO_ROLES, tools: PMap[str, bool] = _NO_TOOLS
+    ) -> None:
+        self.roles = roles
+        self.tools = tools
 
     def role(self, message_id: str, role: str) -> str:
         """The role `message_id` already names; `role` is recorded when it is new."""
-        return self.roles.setdefault(message_id, role)
+        known = self.roles.get(message_id)
+        if known is None:
+            self.roles = self.roles.set(message_id, role)
+            return role
+        return known
+
+    def memory(self) -> tuple[PMap[str, str], PMap[str, bool]]:
+        """What this draft knows, as values (`Seen(*memory)` starts a draft from it)."""
+        return self.roles, self.tools
 
     def copy(self) -> Seen:
-        """An independent copy (for a checker that forks, `_rules/_check.TraceCheck`)."""
-        twin = Seen()
-        twin.roles = dict(self.roles)
-        twin.tools = set(self.tools)
-        return twin
+        """An independent copy (the maps are values: shared, never changed)."""
+        return Seen(self.roles, self.tools)
 
     def first_sight(self, tool_call_id: str) -> bool:
         """True the first time `tool_call_id` is seen."""
         if tool_call_id in self.tools:
             return False
-        self.tools.add(tool_call_id)
+        self.tools = self.tools.set(tool_call_id, True)
         return True
 
 

@@ -18,7 +18,7 @@ trace may start mid-session: a session id nobody announced is not a fault by its
 a top-level session set up before the recording); it becomes one (R47) when a later
 `subagent_update` announces it as a child. In a recording judged from `initialize` such an
 envelope is J3 at once (`_rules/_check_sessions.py`); J3 wins, so a later announcement adds
-no R47 for that line: findings are never taken back as a recording grows (`TraceCheck`
+no R47 for that line: findings are never taken back as a recording grows (`IncrementalCheck`
 extends checks incrementally). Findings never depend on anything but the messages
 before them, and nothing here raises on any decoded message.
 

@@ -1,7 +1,7 @@
 """Which session ids the agent may name: the sessions that exist on the connection (J3, J4,
 J30).
 
-Owns: `OpenSessions`, the checker's record of the sessions a recording set up (a
+Owns: `OpenSessions`, the checker's record (a value) of the sessions a recording set up (a
 `session/new` or `session/fork` answer's `sessionId`, a `session/resume` request's, and at
 the Preview every child a `subagent_update` announced), the J3 finding for an agent
 message that names any other session, and the J4 finding for a creating answer that gives
@@ -19,8 +19,13 @@ answer (digest Q12: agents may send commands, config or usage at once), not a fa
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
+import attrs
+
+from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._updates_preview import SubagentUpdate
 
 from ._predicates import RequestKey, request_key, shown
@@ -29,92 +34,97 @@ __all__ = ["OpenSessions"]
 
 _CREATING = frozenset({"session/new", "session/fork"})
 _RESUMING = frozenset({"session/resume", "session/load"})
+Found = tuple[str, str] | None
 
 
+@attrs.frozen
 class OpenSessions:
-    """The sessions of one recording (mutable, local to one `check_trace` call)."""
+    """The sessions of one recording, as far as it has been read (a value: `follow` returns
+    the next one).
 
-    __slots__ = ("creating", "judged", "known", "started")
+    Attributes:
+        started: the first message was seen; `judged`: the recording starts with the
+            client's `initialize`, so every setup is in it.
+        known: the session ids set up; `creating`: the client's session-creating requests
+            not answered yet.
+    """
 
-    def __init__(self) -> None:
-        self.started = False  # the first message was seen
-        self.judged = False  # the recording starts with the client's `initialize`
-        self.known: set[str] = set()
-        self.creating: set[RequestKey] = set()  # client requests that create a session
+    started: bool = False
+    judged: bool = False
+    known: PMap[str, bool] = attrs.field(factory=PMap)
+    creating: PMap[RequestKey, bool] = attrs.field(factory=PMap)
 
-    def copy(self) -> OpenSessions:
-        """An independent copy (for a checker that forks)."""
-        twin = OpenSessions()
-        twin.started, twin.judged = self.started, self.judged
-        twin.known, twin.creating = set(self.known), set(self.creating)
-        return twin
-
-    def follow(self, side: str, msg: object) -> tuple[str, str] | None:
-        """Note what `msg` sets up; the finding `(rule, message)` when the agent names a
-        session that does not exist (J3) or creates one under an id in use (J4) or under no
-        id (J30), else None."""
+    def follow(self, side: str, msg: object) -> tuple[OpenSessions, Found]:
+        """What `msg` sets up (the next value), and the finding `(rule, message)` when the
+        agent names a session that does not exist (J3) or creates one under an id in use
+        (J4) or under no id (J30), else None."""
+        opened = self
         if not self.started:
-            self.started = True
-            self.judged = (
-                side == "client" and isinstance(msg, j.Request) and msg.method == "initialize"
-            )
-        if not self.judged:
-            return None
+            judged = side == "client" and isinstance(msg, j.Request) and msg.method == "initialize"
+            opened = fast_evolve(self, started=True, judged=judged)
+        if not opened.judged:
+            return opened, None
         if side == "client":
-            self._client(msg)
-            return None
+            return opened._client(msg), None
         if isinstance(msg, (j.Response, j.ErrorResponse)):
-            return self._answer(msg)
-        unknown = self._agent(msg)
-        return None if unknown is None else ("J3", unknown)
+            return opened._answer(msg)
+        return opened._agent(msg)
 
-    def _client(self, msg: object) -> None:
-        if isinstance(msg, j.Request):
-            params = msg.params if isinstance(msg.params, Mapping) else {}
-            if msg.method in _CREATING:
-                self.creating.add(request_key(msg.id))
-            sid = params.get("sessionId")
-            if msg.method in _RESUMING and isinstance(sid, str):
-                self.known.add(sid)
+    def _client(self, msg: object) -> OpenSessions:
+        if not isinstance(msg, j.Request):
+            return self
+        opened = self
+        if msg.method in _CREATING:
+            opened = fast_evolve(opened, creating=opened.creating.set(request_key(msg.id), True))
+        params = msg.params if isinstance(msg.params, Mapping) else {}
+        sid = params.get("sessionId")
+        if msg.method in _RESUMING and isinstance(sid, str):
+            opened = fast_evolve(opened, known=opened.known.set(sid, True))
+        return opened
 
-    def _answer(self, msg: j.Response | j.ErrorResponse) -> tuple[str, str] | None:
+    def _answer(self, msg: j.Response | j.ErrorResponse) -> tuple[OpenSessions, Found]:
         key = request_key(msg.id)
         if key not in self.creating:
-            return None
-        self.creating.discard(key)
+            return self, None
+        opened = fast_evolve(self, creating=self.creating.delete(key))
         result = msg.result if isinstance(msg, j.Response) else None
         if result is None:
-            return None  # an error answer: a refused session is not judged
+            return opened, None  # an error answer: a refused session is not judged
         sid = result.get("sessionId") if isinstance(result, Mapping) else None
         if not isinstance(sid, str) or not sid:
             given = "no sessionId" if sid is None else f"sessionId {shown(sid)}"
-            return (
+            return opened, (
                 "J30",
                 f"the agent answers a session-creating request with {given} instead of the "
                 "new session's id (a non-empty string)",
             )
-        if sid in self.known:
-            return (
+        if sid in opened.known:
+            return opened, (
                 "J4",
                 f"the agent answers a session-creating request with session {shown(sid)}, "
                 "an id a session of this connection already has",
             )
-        self.known.add(sid)
-        return None
+        return fast_evolve(opened, known=opened.known.set(sid, True)), None
 
-    def _agent(self, msg: object) -> str | None:
+    def _agent(self, msg: object) -> tuple[OpenSessions, Found]:
         sid = getattr(msg, "session_id", None)
         if sid is None and isinstance(msg, j.Request) and isinstance(msg.params, Mapping):
             sid = msg.params.get("sessionId")
         if not isinstance(sid, str):
-            return None
-        update = getattr(msg, "update", None)
+            return self, None
         if sid in self.known or self.creating:
+            update = getattr(msg, "update", None)
             if isinstance(update, SubagentUpdate) and sid in self.known:
-                self.known.add(update.session_id)  # an announced child exists from now on
-            return None
-        return (
+                # an announced child exists from now on
+                return fast_evolve(self, known=self.known.set(update.session_id, True)), None
+            return self, None
+        return self, (
+            "J3",
             f"the agent names session {shown(sid)}, which this connection never set up "
             "(no session/new or session/fork answer gave it, no session/resume named it"
-            ", no subagent_update announced it)"
+            ", no subagent_update announced it)",
         )
+
+
+#: Before anything is read.
+NO_SESSIONS: Final = OpenSessions()
