@@ -17,6 +17,7 @@ import acp_core as acp
 from acp_core.__main__ import main
 from acp_core._rules._tck import (
     KIT_PENDING,
+    KIT_PROBES,
     KIT_TIERS,
     KIT_TRIGGERS,
     KIT_UNTRACEABLE,
@@ -55,6 +56,8 @@ _INIT = (
     "ACP-AUTH-207",
 )
 
+_DOWNGRADE_REFUSED = "bad_J33_1_downgrade_request_answered_with_an_error.jsonl"
+
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
     # a trace that exercises the requirement and keeps it
@@ -87,6 +90,17 @@ CASES = [
     ("ACP-AUTH-206", "bad_J10_1_auth_method_of_an_undefined_type.jsonl", "failed", [1]),
     ("ACP-ERROR-001", "bad_J11_1_error_message_on_two_lines.jsonl", "failed", [1]),
     ("ACP-ERROR-001", "good_prompt_refused_with_an_error.jsonl", "passed", [1]),
+    ("ACP-INIT-001", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-INIT-201", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-INIT-201", "good_initialize_downgrade_answered_with_version_2.jsonl", "passed", [0]),
+    ("ACP-INIT-202", "good_initialize_downgrade_answered_with_version_2.jsonl", "passed", [0]),
+    ("ACP-INIT-001", "bad_J31_1_initialize_answered_with_an_error.jsonl", "failed", [1]),
+    ("ACP-INIT-201", "bad_J32_1_initialize_answers_a_string_version.jsonl", "failed", [1]),
+    ("ACP-INIT-202", _DOWNGRADE_REFUSED, "failed", [1]),
+    ("ACP-INIT-001", _DOWNGRADE_REFUSED, "not-observed", []),
+    ("ACP-INIT-202", "good_initialize_with_auth_methods.jsonl", "not-observed", []),
+    ("ACP-INIT-001", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-INIT-201", "good_prompt_turn.jsonl", "not-observed", []),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
@@ -200,8 +214,20 @@ def test_a_mandatory_requirement_never_exercised_blocks_the_verdict() -> None:
     rep = report("good_prompt_turn.jsonl")
     assert requirement(rep, "ACP-JSONRPC-003")["status"] == "not-observed"
     assert rep["verdict"]["conformant"] is False
-    unseen = sorted(k for k in _INIT if KIT_TIERS[k] == "MANDATORY")
+    shown_by_initialize = (*_INIT, "ACP-INIT-001", "ACP-INIT-201")
+    unseen = sorted(k for k in shown_by_initialize if KIT_TIERS[k] == "MANDATORY")
     assert rep["verdict"]["failing"] == [*unseen, "ACP-JSONRPC-003"]
+
+
+def test_a_probe_never_sent_does_not_block_the_verdict_but_a_failed_one_does() -> None:
+    # INIT-202 needs an initialize asking for version 1, which the kit sends on a connection
+    # of its own: a recording of an ordinary session never holds it.
+    assert "ACP-INIT-202" in KIT_PROBES
+    assert all(KIT_TIERS[k] == "MANDATORY" for k in KIT_PROBES)
+    unseen = verdict([_req("ACP-INIT-202", "MANDATORY", "not-observed")])
+    assert unseen["conformant"] is True
+    failed = verdict([_req("ACP-INIT-202", "MANDATORY", "failed")])
+    assert failed["failing"] == ["ACP-INIT-202"]
 
 
 # -- the command line ------------------------------------------------------------------------

@@ -45,8 +45,15 @@ _J5_J10 = (
     "10_1_auth_method_of_an_undefined_type",
     "11_1_error_message_on_two_lines",
 )
+_HANDSHAKE = "the client connection hands the host an initialize answer's error or version unjudged"
+_J31_J33 = (
+    "31_1_initialize_answered_with_an_error",
+    "32_1_initialize_answers_a_string_version",
+    "33_1_downgrade_request_answered_with_an_error",
+)
 DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
+    **{(rev, f"bad_J{n}"): _HANDSHAKE for rev in REVISIONS for n in _J31_J33},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
     **{

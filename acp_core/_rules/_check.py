@@ -40,7 +40,14 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
+from ._check_message import (
+    Finding,
+    MessageRules,
+    Seen,
+    error_finding,
+    handshake_findings,
+    initialize_findings,
+)
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import OpenSessions
@@ -241,11 +248,13 @@ class _Checker:
             self.initialize = (request_key(msg.id), msg.params)
         elif (
             side == AGENT
-            and isinstance(msg, j.Response)
+            and isinstance(msg, (j.Response, j.ErrorResponse))
             and self.initialize is not None
             and request_key(msg.id) == self.initialize[0]
         ):
-            self.report_all(i, initialize_findings(self.initialize[1], msg.result))
+            self.report_all(i, handshake_findings(self.initialize[1], msg))
+            if isinstance(msg, j.Response):
+                self.report_all(i, initialize_findings(self.initialize[1], msg.result))
             self.initialize = None
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())

@@ -48,6 +48,7 @@ __all__ = [
     "StateSeen",
     "child_directory_findings",
     "error_finding",
+    "handshake_findings",
     "initialize_findings",
     "plan_path_finding",
     "terminal_cwd_finding",
@@ -59,7 +60,7 @@ CHECKED: Final = frozenset(
     {
         *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
-        *("J5", "J6", "J7", "J8", "J9", "J10", "J11"),
+        *("J5", "J6", "J7", "J8", "J9", "J10", "J11", "J31", "J32", "J33"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -203,6 +204,69 @@ def error_finding(error: j.RpcError) -> Finding | None:
     if text.strip() and "\n" not in text and "\r" not in text:
         return None
     return "J11", f"error {error.code} has message {shown(text)}: expected one non-empty line"
+
+
+#: The protocol versions ACP defines (v1 and v2); a request beyond them asks for none.
+_VERSIONS: Final = (1, 2)
+
+
+def _version(value: object) -> int | None:
+    return value if type(value) is int and 0 <= value <= 0xFFFF else None
+
+
+def handshake_findings(params: object, answer: j.Response | j.ErrorResponse) -> list[Finding]:
+    """What the agent's `answer` to the client's `initialize` (with `params`) breaks in the
+    handshake itself: an error answer (J31; J33 for a request of version 1), a
+    `protocolVersion` that is no uint16 or echoes a version ACP does not define (J32), a
+    request of version 1 answered with another version than 1 or 2 (J33)."""
+    asked = params.get("protocolVersion") if isinstance(params, Mapping) else None
+    downgrade = type(asked) is int and asked == 1
+    if isinstance(answer, j.ErrorResponse):
+        if downgrade:
+            return [
+                (
+                    "J33",
+                    f"initialize asking for protocol version 1 is answered with "
+                    f"error {answer.error.code}: a downgrade request still succeeds",
+                )
+            ]
+        return [
+            (
+                "J31",
+                f"initialize is answered with error {answer.error.code}: the "
+                "handshake succeeds with a result",
+            )
+        ]
+    result = answer.result
+    if not isinstance(result, Mapping):
+        return []  # not an object at all: J5's (no `info`)
+    given = result.get("protocolVersion")
+    version = _version(given)
+    if version is None:
+        return [
+            (
+                "J32",
+                f"the initialize answer's protocolVersion is {shown(given)}, not an "
+                "integer version (0..65535)",
+            )
+        ]
+    if version == _version(asked) and version > max(_VERSIONS):
+        return [
+            (
+                "J32",
+                f"the initialize answer echoes the requested protocolVersion {version}, "
+                "which no ACP version is: an agent answers its own latest version",
+            )
+        ]
+    if downgrade and version not in _VERSIONS:
+        return [
+            (
+                "J33",
+                f"initialize asking for protocol version 1 is answered with version "
+                f"{version}: expected 1, or 2 for an agent without version 1",
+            )
+        ]
+    return []
 
 
 def initialize_findings(params: object, result: object) -> list[Finding]:

@@ -25,7 +25,11 @@ cannot show them either way, so they neither pass nor fail. Every other registry
 `KIT_UNTRACEABLE` (a recording cannot show it, with the reason) or `KIT_PENDING` (it could,
 no rule checks it yet); the report lists both apart (`untraceable`, `pending`). The
 verdict is the kit's: a run is conformant iff no MANDATORY requirement failed or went
-unobserved and no CAPABILITY one failed; ADVISORY and INFORMATIONAL ones never change it. A
+unobserved and no CAPABILITY one failed; ADVISORY and INFORMATIONAL ones never change it.
+One departure: a MANDATORY requirement only a probe of the kit exercises (`KIT_PROBES`: a
+request for protocol version 1, an empty or notification-only batch, a `_` request; the kit
+sends each on a connection of its own, an ordinary client never does) blocks the verdict
+when it failed, not when the recording never sent the probe. A
 recording is never blocked by authentication or by a version mismatch the way a live run is,
 so those two flags are false.
 """
@@ -41,6 +45,7 @@ from ._check import Violation
 
 __all__ = [
     "KIT_PENDING",
+    "KIT_PROBES",
     "KIT_TIERS",
     "KIT_TRIGGERS",
     "KIT_UNTRACEABLE",
@@ -110,7 +115,9 @@ _MESSAGES: Final = tuple(
 # Triggers: `client:<method>` / `agent:<method>` (a request or notification that side sent),
 # `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
 # answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
-# cursor), `client:notification`, `batch`, `agent` / `client` (any message of that side).
+# cursor), `initialize:downgrade` / `initialize:current` (an initialize asking for protocol
+# version 1, or for any other), `client:notification`, `batch`, `agent` / `client` (any
+# message of that side).
 # Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
@@ -146,6 +153,9 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-JSONRPC-003": ("client:notification",),
     **dict.fromkeys(_ids("SESSION-001 SESSION-002"), ("client:session/new", "client:session/fork")),
     "ACP-ERROR-001": ("agent:error",),
+    "ACP-INIT-001": ("initialize:current",),
+    "ACP-INIT-201": ("client:initialize",),
+    "ACP-INIT-202": ("initialize:downgrade",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -181,7 +191,7 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
+    "SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
     "BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-203 AUTH-204 AUTH-205 EXT-001 EXT-201 "
     "EXT-202 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
@@ -189,6 +199,10 @@ KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
     "META-201 "
 )
+
+#: The MANDATORY kit ids only a probe exercises, which an ordinary client's recording never
+#: sends (see the module's header): unobserved, they do not block the verdict.
+KIT_PROBES: Final[frozenset[str]] = frozenset(_ids("INIT-202"))
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
 KIT_TRIGGERS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_TRIGGERS)
@@ -252,6 +266,10 @@ class Exercised:
         elif method == "session/resume" and side == "client":
             replay = params.get("replayFrom") is not None
             self._add("resume:replay" if replay else "resume:live", index)
+        elif method == "initialize" and side == "client":
+            asked = params.get("protocolVersion")
+            downgrade = type(asked) is int and asked == 1
+            self._add("initialize:downgrade" if downgrade else "initialize:current", index)
 
     def lines(self, triggers: Iterable[str]) -> list[int]:
         """The recorded indexes of any of `triggers`, sorted, at most `_MAX_LINES`."""
@@ -379,14 +397,16 @@ def tck_report(
 
 
 def verdict(requirements: Iterable[Mapping[str, object]]) -> dict[str, object]:
-    """The kit's verdict over requirement entries (`tier`, `status`): conformant iff no
-    MANDATORY one failed or went unobserved and no CAPABILITY one failed."""
+    """The kit's verdict over requirement entries (`id`, `tier`, `status`): conformant iff no
+    MANDATORY one failed or went unobserved (a probe's, `KIT_PROBES`: failed) and no
+    CAPABILITY one failed."""
     counts: dict[str, dict[str, int]] = {t: dict.fromkeys(STATUSES, 0) for t in TIERS}
     blocking: list[str] = []
     for r in requirements:
         tier, status = str(r["tier"]), str(r["status"])
         counts[tier][status] += 1
-        if (tier == "MANDATORY" and status != "passed") or (
+        unseen_probe = status == "not-observed" and r.get("id") in KIT_PROBES
+        if (tier == "MANDATORY" and status != "passed" and not unseen_probe) or (
             tier == "CAPABILITY" and status == "failed"
         ):
             blocking.append(str(r["id"]))
