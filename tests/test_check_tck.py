@@ -57,6 +57,7 @@ _INIT = (
 )
 
 _DOWNGRADE_REFUSED = "bad_J33_1_downgrade_request_answered_with_an_error.jsonl"
+_FRAMING = "good_batches_and_extensions_answered.jsonl"
 
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
@@ -101,6 +102,34 @@ CASES = [
     ("ACP-INIT-202", "good_initialize_with_auth_methods.jsonl", "not-observed", []),
     ("ACP-INIT-001", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-INIT-201", "good_prompt_turn.jsonl", "not-observed", []),
+    # JSON-RPC framing, batches and extensions (J34-J44)
+    ("ACP-JSONRPC-004", _FRAMING, "passed", [6]),
+    ("ACP-JSONRPC-004", "bad_J34_1_undefined_method_answered_with_a_result.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-004", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-EXT-001", _FRAMING, "passed", [4]),
+    ("ACP-EXT-001", "bad_J35_0_extension_request_left_unanswered.jsonl", "not-observed", [0]),
+    ("ACP-EXT-001", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-EXT-201", _FRAMING, "passed", [2, 3]),
+    ("ACP-EXT-201", "bad_J36_1_extension_notification_answered.jsonl", "failed", [1]),
+    ("ACP-EXT-201", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-BATCH-201", "probes/good_empty_batch_answered.jsonl", "passed", [0]),
+    ("ACP-BATCH-201", "bad_J39_1_empty_batch_answered_with_an_empty_array.jsonl", "failed", [1]),
+    ("ACP-BATCH-201", _FRAMING, "not-observed", []),
+    ("ACP-BATCH-202", _FRAMING, "passed", [2]),
+    ("ACP-BATCH-202", "bad_J40_1_notification_batch_answered_with_an_empty_array.jsonl", "failed", [1]),  # noqa: E501
+    ("ACP-BATCH-202", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-BATCH-203", "probes/good_invalid_batch_entry_answered.jsonl", "passed", [0]),
+    ("ACP-BATCH-203", "probes/bad_J41_1_invalid_batch_entry_left_unanswered.jsonl", "failed", [1]),
+    ("ACP-BATCH-203", _FRAMING, "not-observed", []),
+    ("ACP-BATCH-204", _FRAMING, "passed", [0]),
+    ("ACP-BATCH-204", "bad_J42_1_one_request_batch_answered_without_an_array.jsonl", "failed", [1]),
+    ("ACP-BATCH-204", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-BATCH-205", _FRAMING, "passed", [0]),
+    ("ACP-BATCH-205", "bad_J43_2_reply_array_answers_a_request_of_no_batch.jsonl", "failed", [2]),
+    ("ACP-BATCH-205", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-META-001", "good_extensions_and_batches.jsonl", "passed", [0]),
+    ("ACP-META-001", "bad_J44_1_prompt_with_meta_refused_as_invalid_params.jsonl", "failed", [1]),
+    ("ACP-META-001", "good_prompt_turn.jsonl", "not-observed", []),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),

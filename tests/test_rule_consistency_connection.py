@@ -51,7 +51,14 @@ _J31_J33 = (
     "32_1_initialize_answers_a_string_version",
     "33_1_downgrade_request_answered_with_an_error",
 )
+_FRAMING = "the client connection does not judge how the agent answers what the client sent"
+_J34_J44 = (
+    "34_1_undefined_method_answered_with_a_result",
+    "36_1_extension_notification_answered",
+    "44_1_prompt_with_meta_refused_as_invalid_params",
+)
 DIVERGES: Final[dict[tuple[str, str], str]] = {
+    **{(rev, f"bad_J{n}"): _FRAMING for rev in REVISIONS for n in _J34_J44},
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
     **{(rev, f"bad_J{n}"): _HANDSHAKE for rev in REVISIONS for n in _J31_J33},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},

@@ -39,6 +39,8 @@ from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
+from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
+from ._check_jsonrpc import Framing
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import (
     Finding,
@@ -65,7 +67,9 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3", "J4", "J30"}
+CHECKED_RULES: Final = (
+    LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | FRAMING_CHECKED | {"J3", "J4", "J30"}
+)
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
 declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
@@ -147,6 +151,8 @@ class _Checker:
         self.open = OpenSessions()  # the sessions the agent may name (J3)
         # The client's pending `initialize` (request key, params): its answer is J5-J10's.
         self.initialize: tuple[RequestKey, object] | None = None
+        # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44).
+        self.framing = Framing()
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
@@ -175,6 +181,10 @@ class _Checker:
             self.report("D1", i, 'trace entry has no "message"')
             return
         raw = entry["message"]
+        framed, judged = self.framing.see(i, side, raw)
+        self.report_all(i, framed)
+        if judged:  # a reply to what asked for none: named there, not as D1 or J1 too
+            return
         try:
             decoded = decode_message_diagnosed(raw, revision=self.revision)
         except DecodeError as e:
@@ -319,6 +329,7 @@ class _Checker:
         twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
         twin.route, twin.recent = dict(self.route), dict(self.recent)
         twin.open = self.open.copy()
+        twin.framing = self.framing.copy()
         # (`preview` is a frozen value: the twin shares it)
         return twin
 
@@ -328,6 +339,8 @@ class _Checker:
                 self.report(f.rule, f.at, f.message, warning=f.warning)
         for f in finish_connection(self.preview) if self.preview is not None else ():
             self.report(f.rule, f.at, f.message)
+        for rule, at, message in self.framing.finish():
+            self.report(rule, at, message, warning=True)
         return tuple(sorted(self.out, key=lambda v: v.index))
 
 

@@ -42,6 +42,7 @@ from typing import Final, Literal
 
 from ._catalogue import RULES, Rule, Side
 from ._check import Violation
+from ._check_jsonrpc import KNOWN_METHODS
 
 __all__ = [
     "KIT_PENDING",
@@ -116,8 +117,11 @@ _MESSAGES: Final = tuple(
 # `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
 # answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
 # cursor), `initialize:downgrade` / `initialize:current` (an initialize asking for protocol
-# version 1, or for any other), `client:notification`, `batch`, `agent` / `client` (any
-# message of that side).
+# version 1, or for any other), `client:notification`, `client:extension-request` /
+# `client:extension-notification` (a `_` method), `client:unknown-method` (a request for a
+# method no schema defines), `prompt:meta` (a prompt carrying `_meta`), `batch`, and of a
+# client batch `batch:empty` / `batch:notifications` (only) / `batch:invalid` (an entry that
+# is no message) / `batch:requests`, `agent` / `client` (any message of that side).
 # Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
@@ -156,6 +160,15 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-INIT-001": ("initialize:current",),
     "ACP-INIT-201": ("client:initialize",),
     "ACP-INIT-202": ("initialize:downgrade",),
+    "ACP-JSONRPC-004": ("client:unknown-method",),
+    "ACP-EXT-001": ("client:extension-request",),
+    "ACP-EXT-201": ("client:extension-notification",),
+    "ACP-BATCH-201": ("batch:empty",),
+    "ACP-BATCH-202": ("batch:notifications",),
+    "ACP-BATCH-203": ("batch:invalid",),
+    "ACP-BATCH-204": ("batch:requests",),
+    "ACP-BATCH-205": ("batch:requests",),
+    "ACP-META-001": ("prompt:meta",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -191,18 +204,16 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
-    "BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-203 AUTH-204 AUTH-205 EXT-001 EXT-201 "
+    "SCHEMA-001 JSONRPC-001 JSONRPC-002 AUTH-203 AUTH-204 AUTH-205 "
     "EXT-202 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
-    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
-    "META-201 "
+    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-201 "
 )
 
 #: The MANDATORY kit ids only a probe exercises, which an ordinary client's recording never
 #: sends (see the module's header): unobserved, they do not block the verdict.
-KIT_PROBES: Final[frozenset[str]] = frozenset(_ids("INIT-202"))
+KIT_PROBES: Final[frozenset[str]] = frozenset(_ids("INIT-202 BATCH-201 BATCH-202 EXT-001"))
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
 KIT_TRIGGERS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_TRIGGERS)
@@ -235,10 +246,23 @@ class Exercised:
         message = entry.get("message")
         if isinstance(message, list):
             self._add("batch", index)
+            if side == "client":
+                self._batch(index, message)
             for item in message:
                 self._message(index, side, item)
         else:
             self._message(index, side, message)
+
+    def _batch(self, index: int, items: list[object]) -> None:
+        if not items:
+            self._add("batch:empty", index)
+        calls = [i for i in items if isinstance(i, Mapping) and isinstance(i.get("method"), str)]
+        if items and len(calls) == len(items) and all("id" not in c for c in calls):
+            self._add("batch:notifications", index)
+        if any("id" in c for c in calls):
+            self._add("batch:requests", index)
+        if any(not isinstance(i, Mapping) or not {"method", "id"} & i.keys() for i in items):
+            self._add("batch:invalid", index)
 
     def _message(self, index: int, side: str, message: object) -> None:
         if not isinstance(message, Mapping):
@@ -252,6 +276,10 @@ class Exercised:
         self._add(f"{side}:{method}", index)
         if "id" not in message and side == "client":
             self._add("client:notification", index)
+        if side == "client" and method.startswith("_"):
+            self._add(f"client:extension-{'request' if 'id' in message else 'notification'}", index)
+        elif side == "client" and "id" in message and not _known(method):
+            self._add("client:unknown-method", index)
         params = message.get("params")
         params = params if isinstance(params, Mapping) else {}
         if method == "session/update":
@@ -266,6 +294,10 @@ class Exercised:
         elif method == "session/resume" and side == "client":
             replay = params.get("replayFrom") is not None
             self._add("resume:replay" if replay else "resume:live", index)
+        elif method == "session/prompt" and side == "client" and isinstance(
+            params.get("_meta"), Mapping
+        ):
+            self._add("prompt:meta", index)
         elif method == "initialize" and side == "client":
             asked = params.get("protocolVersion")
             downgrade = type(asked) is int and asked == 1
@@ -274,6 +306,10 @@ class Exercised:
     def lines(self, triggers: Iterable[str]) -> list[int]:
         """The recorded indexes of any of `triggers`, sorted, at most `_MAX_LINES`."""
         return sorted({i for t in triggers for i in self._at.get(t, ())})[:_MAX_LINES]
+
+
+def _known(method: str) -> bool:
+    return method in KNOWN_METHODS or method.startswith("$/")
 
 
 def exercised(entries: Iterable[object]) -> Exercised:

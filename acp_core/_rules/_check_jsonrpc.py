@@ -1,0 +1,365 @@
+"""JSON-RPC framing across the two sides: what the agent answers to what the client sent.
+
+Owns: `Framing`, the checker's memory of the client's requests and batches the agent has not
+answered yet, and the rules it decides: the answer to a request for a method no ACP schema
+defines (J34), to a `_` request (J35), to a `_` notification (J36), to an empty batch (J39),
+to a batch of notifications only (J40), to a batch's invalid entries (J41), a batch's
+requests answered in one array (J42) that names each of them once (J43), and a prompt
+carrying `_meta` refused as invalid params (J44).
+Must not know: the conversation (turns, sessions, which request a lifecycle answer ends:
+`_rules/_conversation.py`), decoding (it reads the raw JSON: an empty batch decodes to
+nothing), files.
+
+Theory of operation. The checker shows `Framing.see` every entry before decoding it. A reply
+the agent sends to a message that asked for none (a `_` notification, a batch of
+notifications, an empty batch answered with an array) is named here, and `see` says so, so
+the checker does not report the same line again as D1 (an empty array) or J1 (a response
+to no request): one finding per fault. What only the end shows (a `_` request never
+answered, J35; an empty batch never answered, J39) is a warning, as R7 is: a recording may
+stop before the answer comes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+import attrs
+
+from ._check_message import Finding
+from ._predicates import RequestKey, request_key, shown
+
+__all__ = ["CHECKED", "KNOWN_METHODS", "Framing"]
+
+#: The rules `Framing` reports.
+CHECKED: Final = frozenset({"J34", "J35", "J36", "J39", "J40", "J41", "J42", "J43", "J44"})
+
+#: Every method an ACP schema defines (v1, v2, its drafts and unstable parts), either way:
+#: a request for any other method that is not `_` or `$/` names a method no agent knows.
+KNOWN_METHODS: Final = frozenset(
+    {
+        *("initialize", "authenticate", "auth/login", "auth/logout", "session/new"),
+        *("session/load", "session/list", "session/resume", "session/fork", "session/close"),
+        *("session/delete", "session/prompt", "session/cancel", "session/set_mode"),
+        *("session/set_model", "session/set_config_option", "tool_call/cancel"),
+        *("terminal/cancel", "session/update", "session/request_permission"),
+        *("elicitation/create", "elicitation/complete", "fs/read_text_file"),
+        *("fs/write_text_file", "terminal/create", "terminal/output", "terminal/release"),
+        *("terminal/wait_for_exit", "terminal/kill"),
+    }
+)
+_METHOD_NOT_FOUND: Final = -32601
+_INVALID_REQUEST: Final = -32600
+_INVALID_PARAMS: Final = -32602
+_RECENT: Final = 64  # answered request ids remembered (a second answer is J1's, not ours)
+_MAX_PENDING: Final = 4096  # client requests remembered at once (a flood stays bounded)
+
+# What the client's last message was, for a reply that names no request.
+_OTHER: Final = "other"
+_EXT_NOTIFICATION: Final = "a `_` notification"
+_NOTIFICATION_BATCH: Final = "a batch of notifications only"
+
+
+@attrs.frozen
+class _Request:
+    method: str
+    at: int
+    batch: int | None  # the line of the batch it came in
+    meta_prompt: bool  # a `session/prompt` whose params carry a `_meta` object
+
+
+@attrs.define
+class _Batch:
+    at: int
+    requests: set[RequestKey]  # not answered yet
+    invalid: int  # entries that are no JSON-RPC message
+    size: int
+
+
+def _is_response(raw: object) -> bool:
+    return isinstance(raw, Mapping) and "method" not in raw and "id" in raw
+
+
+def _is_call(raw: object) -> bool:
+    return (
+        isinstance(raw, Mapping)
+        and raw.get("jsonrpc") == "2.0"
+        and isinstance(raw.get("method"), str)
+        and (raw.get("id") is None or type(raw.get("id")) in (int, str))
+    )
+
+
+def _error_code(raw: Mapping[str, object]) -> object:
+    error = raw.get("error")
+    return error.get("code") if isinstance(error, Mapping) else None
+
+
+class Framing:
+    """What the client asked and the agent has not answered yet. Local to one check."""
+
+    __slots__ = ("_answered", "_batches", "_empty", "_last", "_line", "_requests")
+
+    def __init__(self) -> None:
+        self._requests: dict[RequestKey, _Request] = {}
+        self._answered: dict[RequestKey, int] = {}
+        self._batches: dict[int, _Batch] = {}
+        self._empty: list[int] = []  # lines of empty batches not answered yet
+        self._last = _OTHER
+        self._line = 0
+
+    def copy(self) -> Framing:
+        """An independent copy (for a checker that forks)."""
+        twin = Framing()
+        twin._requests = dict(self._requests)
+        twin._answered = dict(self._answered)
+        twin._batches = {
+            at: attrs.evolve(b, requests=set(b.requests)) for at, b in self._batches.items()
+        }
+        twin._empty = list(self._empty)
+        twin._last = self._last
+        twin._line = self._line
+        return twin
+
+    def see(self, i: int, side: str, raw: object) -> tuple[list[Finding], bool]:
+        """The findings of entry `i`, the message `raw` sent by `side`, and whether they
+        name the line's fault (the checker then judges it no further)."""
+        self._line = i
+        if side == "client":
+            self._client(raw)
+            # An empty batch asks for J39's answer; sending one is a SHOULD NOT of the
+            # transports page no rule catalogues, so it is no D1 either.
+            return [], raw == []
+        if isinstance(raw, list):
+            return self._agent_batch(raw)
+        if _is_response(raw):
+            assert isinstance(raw, Mapping)
+            return self._answer(raw, None)
+        return [], False
+
+    # -- the client ------------------------------------------------------------------------
+
+    def _client(self, raw: object) -> None:
+        if isinstance(raw, list):
+            self._client_batch(raw)
+            return
+        self._last = _OTHER
+        if not _is_call(raw):
+            return
+        assert isinstance(raw, Mapping)
+        if "id" in raw:
+            self._request(raw, None)
+        elif str(raw["method"]).startswith("_"):
+            self._last = _EXT_NOTIFICATION
+
+    def _client_batch(self, items: list[object]) -> None:
+        self._last = _OTHER
+        if not items:
+            self._empty.append(self._line)
+            return
+        requests: set[RequestKey] = set()
+        invalid = 0
+        for item in items:
+            if _is_call(item):
+                assert isinstance(item, Mapping)
+                if "id" in item:
+                    requests.add(self._request(item, self._line))
+            elif not _is_response(item):
+                invalid += 1
+        if not requests and not invalid:
+            if all(_is_call(item) for item in items):
+                self._last = _NOTIFICATION_BATCH
+            return
+        self._batches[self._line] = _Batch(self._line, requests, invalid, len(items))
+
+    def _request(self, raw: Mapping[str, object], batch: int | None) -> RequestKey:
+        key = request_key(raw.get("id"))
+        method = str(raw["method"])
+        params = raw.get("params")
+        meta = isinstance(params, Mapping) and isinstance(params.get("_meta"), Mapping)
+        if len(self._requests) < _MAX_PENDING:
+            self._requests[key] = _Request(
+                method, self._line, batch, meta and method == "session/prompt"
+            )
+        return key
+
+    # -- the agent -------------------------------------------------------------------------
+
+    def _answer(
+        self, raw: Mapping[str, object], in_batch: int | None
+    ) -> tuple[list[Finding], bool]:
+        rid = raw.get("id")
+        key = request_key(rid)
+        code = _error_code(raw)
+        request = self._requests.pop(key, None) if rid is not None else None
+        if request is None:
+            return self._unasked(raw, key, code)
+        self._answered[key] = self._line
+        if len(self._answered) > _RECENT:
+            del self._answered[next(iter(self._answered))]
+        out: list[Finding] = []
+        if request.batch is not None:
+            batch = self._batches.get(request.batch)
+            if batch is not None:
+                batch.requests.discard(key)
+            if in_batch is None:
+                if batch is not None and not batch.requests and not batch.invalid:
+                    del self._batches[request.batch]
+                out.append(_j42(request.batch, f"request {shown(rid)} on its own"))
+        method = request.method
+        unknown = not method.startswith(("_", "$/")) and method not in KNOWN_METHODS
+        if unknown and code != _METHOD_NOT_FOUND:
+            got = "a result" if "result" in raw else f"error {shown(code)}"
+            out.append(
+                (
+                    "J34",
+                    f"request {shown(rid)} for `{method}`, a method no ACP schema defines, "
+                    f"is answered with {got}: expected error -32601 (method not found)",
+                )
+            )
+        if request.meta_prompt and code == _INVALID_PARAMS:
+            out.append(
+                (
+                    "J44",
+                    f"the prompt of line {request.at} carries `_meta` and is refused as "
+                    "invalid params (-32602): `_meta` is every request's to carry",
+                )
+            )
+        return out, False
+
+    def _unasked(
+        self, raw: Mapping[str, object], key: RequestKey, code: object
+    ) -> tuple[list[Finding], bool]:
+        rid = raw.get("id")
+        if rid is not None and key in self._answered:
+            return [], False  # a second answer: J1's
+        if rid is None and self._empty:
+            at = self._empty.pop(0)
+            if "error" in raw and code == _INVALID_REQUEST:
+                return [], False
+            got = "a result" if "result" in raw else f"error {shown(code)}"
+            return [_j39(at, got)], True
+        if rid is None and "error" in raw and self._last == _OTHER:
+            return [], False  # an answer to a message that could not be read
+        if self._last == _EXT_NOTIFICATION:
+            why = "a `_` notification the agent does not know is ignored, never answered"
+            return [("J36", f"the agent answers the client's `_` notification: {why}")], True
+        if self._last == _NOTIFICATION_BATCH:
+            return [_j40("a response")], True
+        return [], False
+
+    def _agent_batch(self, items: list[object]) -> tuple[list[Finding], bool]:
+        if not items:
+            if self._empty:
+                return [_j39(self._empty.pop(0), "an empty array")], True
+            if self._last == _NOTIFICATION_BATCH:
+                return [_j40("an empty array")], True
+            return [], False
+        if not all(_is_response(item) for item in items):
+            return [], False  # the agent's own batch (of notifications or requests)
+        out: list[Finding] = []
+        keys = [request_key(item.get("id")) for item in items if isinstance(item, Mapping)]
+        batch_at = next(
+            (
+                r.batch
+                for k in keys
+                if (r := self._requests.get(k)) is not None and r.batch is not None
+            ),
+            None,
+        )
+        if batch_at is None and self._empty and all(
+            isinstance(item, Mapping) and item.get("id") is None for item in items
+        ):
+            return [_j39(self._empty.pop(0), "an array")], True
+        if batch_at is None:
+            batch_at = next(
+                (at for at, b in self._batches.items() if b.invalid), None
+            )
+        batch = self._batches.get(batch_at) if batch_at is not None else None
+        nulls = 0
+        for item in items:
+            assert isinstance(item, Mapping)
+            rid = item.get("id")
+            if rid is None:
+                nulls += 1
+                code = _error_code(item)
+                if code != _INVALID_REQUEST:
+                    out.append(
+                        (
+                            "J41",
+                            f"a null-id answer in the reply array is {shown(code)}: an "
+                            "invalid batch entry gets its own -32600 error",
+                        )
+                    )
+                continue
+            request = self._requests.get(request_key(rid))
+            if request is None:
+                continue  # it answers no request at all: J1's
+            if request.batch != batch_at:
+                self._answer(item, request.batch)  # answered all the same (as the machine)
+                where = "" if batch_at is None else f" of the batch of line {batch_at}"
+                out.append(
+                    (
+                        "J43",
+                        f"the reply array answers request {shown(rid)} of line {request.at}, "
+                        f"which is no request{where}: responses are matched by id",
+                    )
+                )
+                continue
+            found, _ = self._answer(item, batch_at)
+            out.extend(found)
+        if batch is not None:
+            if nulls < batch.invalid:
+                out.append(
+                    (
+                        "J41",
+                        f"the batch of line {batch.at} has {batch.invalid} invalid "
+                        f"entr{'y' if batch.invalid == 1 else 'ies'}, and the reply array "
+                        f"answers {nulls} with a -32600 error of a null id",
+                    )
+                )
+            batch.invalid = 0
+            if batch.requests:
+                left = ", ".join(shown(k[1]) for k in sorted(batch.requests, key=str))
+                out.append(_j42(batch.at, f"a reply array without the response(s) to {left}"))
+                for k in batch.requests:
+                    request = self._requests.get(k)
+                    if request is not None:
+                        self._requests[k] = attrs.evolve(request, batch=None)
+            self._batches.pop(batch.at, None)
+        return out, False
+
+    def finish(self) -> list[tuple[str, int, str]]:
+        """What only the end shows, as warnings: `(rule, line, message)`."""
+        out = [
+            (
+                "J35",
+                r.at,
+                f"the recording ends before the agent answers the `{r.method}` request: "
+                "every `_` request gets a response",
+            )
+            for r in self._requests.values()
+            if r.method.startswith("_")
+        ]
+        for at in self._empty:
+            rule, message = _j39(at, "nothing before the recording ends")
+            out.append((rule, at, message))
+        return out
+
+
+def _j39(at: int, got: str) -> Finding:
+    return (
+        "J39",
+        f"the empty batch of line {at} is answered with {got}: expected one -32600 (invalid "
+        "request) error object with a null id, never an array",
+    )
+
+
+def _j40(got: str) -> Finding:
+    return ("J40", f"the agent answers a batch of notifications only with {got}: it gets no reply")
+
+
+def _j42(at: int | None, got: str) -> Finding:
+    return (
+        "J42",
+        f"the batch of line {at} is answered with {got}: a batch's responses come in one array",
+    )
