@@ -44,6 +44,33 @@ def error(code: int, rid: object = 0, message: str = "refused") -> dict[str, Any
 CANCEL = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": S}}
 
 
+PERMISSION = {
+    "jsonrpc": "2.0",
+    "id": 4,
+    "method": "session/request_permission",
+    "params": {
+        "sessionId": S,
+        "title": "Run it?",
+        "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+    },
+}
+SELECTED = {
+    "jsonrpc": "2.0",
+    "id": "4",
+    "result": {"outcome": {"outcome": "selected", "optionId": "ok"}},
+}
+
+
+def both(rid: object) -> dict[str, Any]:
+    body = {"result": {}, "error": {"code": -32603, "message": "x"}}
+    return agent({"jsonrpc": "2.0", "id": rid, **body})
+
+
+def bad_error(rid: object, code: object, message: object) -> dict[str, Any]:
+    error = {"code": code} if message is None else {"code": code, "message": message}
+    return agent({"jsonrpc": "2.0", "id": rid, "error": error})
+
+
 def agents_findings(entries: list[dict[str, Any]]) -> list[tuple[str, int]]:
     """What `check_trace` finds on the agent's lines (the client's deliberate faults are the
     client's, a D1 at its own line)."""
@@ -122,6 +149,25 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J36 result to no request", [notify("_zed/hi"), result(4)], [("J36", 1)]),
     ("J36 quiet", [notify("_zed/hi"), request(1, "_x"), result(1)], []),
     ("J1 after a known notification", [client(CANCEL), result(4)], [("J1", 1)]),
+    # J37: an answer echoes its request's id exactly
+    ("J37 string for int", [request(7, "session/list"), result("7")], [("J37", 1)]),
+    ("J37 int for string", [request("7", "session/list"), result(7)], [("J37", 1)]),
+    ("J37 exact", [request(7, "session/list"), result(7)], []),
+    ("J37 client's answer", [agent(PERMISSION), client(SELECTED)], [("J37", 1)]),
+    ("J37 `_` request answered", [request(9, "_x"), result("9")], [("J37", 1)]),
+    ("J1 no twin", [request(7, "session/list"), result("07")], [("J1", 1)]),
+    # J38: a response carries one of result and error, an error a code and a message
+    ("J38 both", [request(7, "session/list"), both(7)], [("J38", 1)]),
+    ("J38 neither", [request(7, "session/list"), agent({"jsonrpc": "2.0", "id": 7})],
+     [("J38", 1)]),
+    ("J38 string code", [request(7, "session/list"), bad_error(7, "-32603", "x")], [("J38", 1)]),
+    ("J38 no message", [request(7, "session/list"), bad_error(7, -32603, None)], [("J38", 1)]),
+    ("J38 error not an object", [request(7, "session/list"),
+                                 agent({"jsonrpc": "2.0", "id": 7, "error": "boom"})],
+     [("J38", 1)]),
+    ("J38 client's", [agent(PERMISSION), client({"jsonrpc": "2.0", "id": 4})], [("J38", 1)]),
+    ("D1 not JSON-RPC", [request(7, "session/list"), agent({"jsonrpc": "1.0", "id": 7})],
+     [("D1", 1)]),
     # J39: an empty batch gets one -32600 object with a null id
     ("J39 empty array", [client([]), agent([])], [("J39", 1)]),
     ("J39 array", [client([]), agent([error(-32600, rid=None)["message"]])], [("J39", 1)]),

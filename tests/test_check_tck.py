@@ -58,6 +58,7 @@ _INIT = (
 
 _DOWNGRADE_REFUSED = "bad_J33_1_downgrade_request_answered_with_an_error.jsonl"
 _FRAMING = "good_batches_and_extensions_answered.jsonl"
+_NO_ANSWER = "good_agent_initiated_and_background.jsonl"  # the agent answers nothing
 
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
@@ -103,6 +104,12 @@ CASES = [
     ("ACP-INIT-001", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-INIT-201", "good_prompt_turn.jsonl", "not-observed", []),
     # JSON-RPC framing, batches and extensions (J34-J44)
+    ("ACP-JSONRPC-001", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-JSONRPC-001", "bad_J37_1_answer_echoes_an_integer_id_as_a_string.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-002", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-JSONRPC-002", "bad_J38_1_response_with_both_result_and_error.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-001", _NO_ANSWER, "not-observed", []),
+    ("ACP-JSONRPC-002", _NO_ANSWER, "not-observed", []),
     ("ACP-JSONRPC-004", _FRAMING, "passed", [6]),
     ("ACP-JSONRPC-004", "bad_J34_1_undefined_method_answered_with_a_result.jsonl", "failed", [1]),
     ("ACP-JSONRPC-004", "good_prompt_turn.jsonl", "not-observed", []),

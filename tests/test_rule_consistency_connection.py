@@ -57,7 +57,13 @@ _J34_J44 = (
     "36_1_extension_notification_answered",
     "44_1_prompt_with_meta_refused_as_invalid_params",
 )
+_MANGLED_ID = "the connection names an answer whose id's type differs J1 (no such request)"
+_BOTH_MEMBERS = "the connection names no fault in a response with both `result` and `error`"
+_J37 = "bad_J37_1_answer_echoes_an_integer_id_as_a_string"
+_J38 = "bad_J38_1_response_with_both_result_and_error"
 DIVERGES: Final[dict[tuple[str, str], str]] = {
+    **{(rev, _J37): _MANGLED_ID for rev in REVISIONS},
+    **{(rev, _J38): _BOTH_MEMBERS for rev in REVISIONS},
     **{(rev, f"bad_J{n}"): _FRAMING for rev in REVISIONS for n in _J34_J44},
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
     **{(rev, f"bad_J{n}"): _HANDSHAKE for rev in REVISIONS for n in _J31_J33},

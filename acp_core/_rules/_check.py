@@ -57,7 +57,7 @@ from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._deciders import DECIDED_BY
-from ._predicates import RequestKey, request_key, shown
+from ._predicates import RequestKey, id_twin, request_key, shown
 from ._severity import Severity, severity_of
 
 __all__ = ["CHECKED_RULES", "LiveCheck", "TraceCheck", "Violation", "check_trace"]
@@ -68,7 +68,11 @@ _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
 CHECKED_RULES: Final = (
-    LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | FRAMING_CHECKED | {"J3", "J4", "J30"}
+    LIFECYCLE_CHECKED
+    | MESSAGE_CHECKED
+    | PREVIEW_CHECKED
+    | FRAMING_CHECKED
+    | {"J3", "J4", "J30", "J37"}
 )
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
 declare_checked(DECIDED_BY)
@@ -230,7 +234,27 @@ class _Checker:
             stand_in = j.Request(raw["id"], f"(undecodable) {raw['method']}")
             self.observe(sid if isinstance(sid, str) else None, i, side, stand_in)
 
+    def echo(self, i: int, side: Sender, msg: j.Message) -> j.Message:
+        """J37: an answer whose id names no pending request, but would with its type
+        changed (`"1"` for `1`), answers that request with its id mangled."""
+        if not isinstance(msg, (j.Response, j.ErrorResponse)) or msg.id is None:
+            return msg
+        peer = _PEER[side]
+        if (peer, request_key(msg.id)) in self.route:
+            return msg
+        twin = id_twin(msg.id)
+        if twin is None or (peer, request_key(twin)) not in self.route:
+            return msg
+        self.report(
+            "J37",
+            i,
+            f"{side} answers request {shown(twin)} with id {shown(msg.id)}: a response echoes "
+            "its request's id exactly, type included",
+        )
+        return attrs.evolve(msg, id=twin)
+
     def message(self, i: int, side: Sender, msg: j.Message) -> None:
+        msg = self.echo(i, side, msg)
         unknown = self.open.follow(side, msg)
         sid: str | None = None
         if isinstance(msg, (j.Response, j.ErrorResponse)):

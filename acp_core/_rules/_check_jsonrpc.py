@@ -4,8 +4,9 @@ Owns: `Framing`, the checker's memory of the client's requests and batches the a
 answered yet, and the rules it decides: the answer to a request for a method no ACP schema
 defines (J34), to a `_` request (J35), to a `_` notification (J36), to an empty batch (J39),
 to a batch of notifications only (J40), to a batch's invalid entries (J41), a batch's
-requests answered in one array (J42) that names each of them once (J43), and a prompt
-carrying `_meta` refused as invalid params (J44).
+requests answered in one array (J42) that names each of them once (J43), a prompt
+carrying `_meta` refused as invalid params (J44); and the shape of a response of either
+side (J38: one of `result` and `error`).
 Must not know: the conversation (turns, sessions, which request a lifecycle answer ends:
 `_rules/_conversation.py`), decoding (it reads the raw JSON: an empty batch decodes to
 nothing), files.
@@ -27,12 +28,14 @@ from typing import Final
 import attrs
 
 from ._check_message import Finding
-from ._predicates import RequestKey, request_key, shown
+from ._predicates import RequestKey, id_twin, request_key, shown
 
-__all__ = ["CHECKED", "KNOWN_METHODS", "Framing"]
+__all__ = ["CHECKED", "KNOWN_METHODS", "Framing", "response_finding"]
 
 #: The rules `Framing` reports.
-CHECKED: Final = frozenset({"J34", "J35", "J36", "J39", "J40", "J41", "J42", "J43", "J44"})
+CHECKED: Final = frozenset(
+    {"J34", "J35", "J36", "J38", "J39", "J40", "J41", "J42", "J43", "J44"}
+)
 
 #: Every method an ACP schema defines (v1, v2, its drafts and unstable parts), either way:
 #: a request for any other method that is not `_` or `$/` names a method no agent knows.
@@ -124,6 +127,18 @@ class Framing:
         """The findings of entry `i`, the message `raw` sent by `side`, and whether they
         name the line's fault (the checker then judges it no further)."""
         self._line = i
+        shape = response_finding(raw)
+        if shape is not None:
+            # Both members decode (`result` wins); neither, or a bad `error`, does not: J38
+            # names that line's fault instead of D1.
+            both = isinstance(raw, Mapping) and "result" in raw and "error" in raw
+            if not both:
+                return [shape], True
+            found, judged = self.see_message(side, raw)
+            return [shape, *found], judged
+        return self.see_message(side, raw)
+
+    def see_message(self, side: str, raw: object) -> tuple[list[Finding], bool]:
         if side == "client":
             self._client(raw)
             # An empty batch asks for J39's answer; sending one is a SHOULD NOT of the
@@ -191,6 +206,10 @@ class Framing:
         key = request_key(rid)
         code = _error_code(raw)
         request = self._requests.pop(key, None) if rid is not None else None
+        twin = id_twin(rid)
+        if request is None and twin is not None:  # a mangled id (J37's) answers all the same
+            key = request_key(twin)
+            request = self._requests.pop(key, None)
         if request is None:
             return self._unasked(raw, key, code)
         self._answered[key] = self._line
@@ -344,6 +363,34 @@ class Framing:
             rule, message = _j39(at, "nothing before the recording ends")
             out.append((rule, at, message))
         return out
+
+
+def response_finding(raw: object) -> Finding | None:
+    """J38: a response (an object with `"jsonrpc": "2.0"`, an `id` and no `method`) carries
+    exactly one of `result` and `error`, and an error an integer `code` and a string
+    `message`."""
+    if not isinstance(raw, Mapping) or "method" in raw or "id" not in raw:
+        return None
+    rid = raw.get("id")
+    if raw.get("jsonrpc") != "2.0" or not (rid is None or type(rid) in (int, str)):
+        return None  # not a JSON-RPC response at all: D1's
+    if "result" in raw and "error" in raw:
+        return "J38", f"response {shown(rid)} carries both `result` and `error`: exactly one"
+    if "result" not in raw and "error" not in raw:
+        return "J38", f"response {shown(rid)} carries neither `result` nor `error`"
+    if "result" in raw:
+        return None
+    error = raw["error"]
+    if not isinstance(error, Mapping):
+        return "J38", f"response {shown(rid)} has error {shown(error)}, not an object"
+    code, message = error.get("code"), error.get("message")
+    if type(code) is not int or type(message) is not str:
+        return (
+            "J38",
+            f"response {shown(rid)} has an error with code {shown(code)} and message "
+            f"{shown(message)}: expected an integer code and a string message",
+        )
+    return None
 
 
 def _j39(at: int, got: str) -> Finding:

@@ -66,6 +66,8 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J34": ("acp_core._rules._check_jsonrpc:Framing._answer",),
     "J35": ("acp_core._rules._check_jsonrpc:Framing.finish",),
     "J36": ("acp_core._rules._check_jsonrpc:Framing._unasked",),
+    "J37": ("acp_core._rules._check:_Checker.echo",),
+    "J38": ("acp_core._rules._check_jsonrpc:response_finding",),
     "J39": ("acp_core._rules._check_jsonrpc:_j39",),
     "J40": ("acp_core._rules._check_jsonrpc:_j40",),
     "J41": ("acp_core._rules._check_jsonrpc:Framing._agent_batch",),

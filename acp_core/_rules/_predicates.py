@@ -221,6 +221,18 @@ def request_key(request_id: object) -> RequestKey:
     return (type(request_id).__name__, None)
 
 
+def id_twin(request_id: object) -> int | str | None:
+    """The id a peer that does not echo ids exactly may have meant: `1` for `"1"` and `"1"`
+    for `1` (J37); None for any other id."""
+    if type(request_id) is int:
+        return str(request_id) if request_id.bit_length() <= 64 else None
+    if type(request_id) is str and request_id.isascii() and request_id.lstrip("-").isdigit():
+        text = request_id.lstrip("-")
+        if len(text) <= 19 and (text == "0" or not text.startswith("0")):
+            return int(request_id)
+    return None
+
+
 _MAX_SHOWN: Final = 80
 
 

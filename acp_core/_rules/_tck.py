@@ -114,14 +114,15 @@ _MESSAGES: Final = tuple(
 )
 
 # Triggers: `client:<method>` / `agent:<method>` (a request or notification that side sent),
-# `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
-# answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
-# cursor), `initialize:downgrade` / `initialize:current` (an initialize asking for protocol
-# version 1, or for any other), `client:notification`, `client:extension-request` /
-# `client:extension-notification` (a `_` method), `client:unknown-method` (a request for a
-# method no schema defines), `prompt:meta` (a prompt carrying `_meta`), `batch`, and of a
-# client batch `batch:empty` / `batch:notifications` (only) / `batch:invalid` (an entry that
-# is no message) / `batch:requests`, `agent` / `client` (any message of that side).
+# `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:answer` (a response),
+# `agent:error` (an error answer), `resume:replay` / `resume:live` (a session/resume with or
+# without a `replayFrom` cursor), `initialize:downgrade` / `initialize:current` (an initialize
+# asking for protocol version 1, or for any other), `client:notification`,
+# `client:extension-request` / `client:extension-notification` (a `_` method),
+# `client:unknown-method` (a request for a method no schema defines), `prompt:meta` (a prompt
+# carrying `_meta`), `batch`, and of a client batch `batch:empty` / `batch:notifications`
+# (only) / `batch:invalid` (an entry that is no message) / `batch:requests`, `agent` /
+# `client` (any message of that side).
 # Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
@@ -160,6 +161,8 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-INIT-001": ("initialize:current",),
     "ACP-INIT-201": ("client:initialize",),
     "ACP-INIT-202": ("initialize:downgrade",),
+    "ACP-JSONRPC-001": ("agent:answer",),
+    "ACP-JSONRPC-002": ("agent:answer",),
     "ACP-JSONRPC-004": ("client:unknown-method",),
     "ACP-EXT-001": ("client:extension-request",),
     "ACP-EXT-201": ("client:extension-notification",),
@@ -204,7 +207,7 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "SCHEMA-001 JSONRPC-001 JSONRPC-002 AUTH-203 AUTH-204 AUTH-205 "
+    "SCHEMA-001 AUTH-203 AUTH-204 AUTH-205 "
     "EXT-202 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
@@ -268,6 +271,8 @@ class Exercised:
         if not isinstance(message, Mapping):
             return
         self._add(side, index)
+        if "method" not in message and "id" in message:
+            self._add(f"{side}:answer", index)
         if "error" in message and "method" not in message:
             self._add(f"{side}:error", index)
         method = message.get("method")
