@@ -102,12 +102,21 @@ def invalid() -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid"}}
 
 
-def result(rid: object) -> dict[str, Any]:
-    return agent({"jsonrpc": "2.0", "id": rid, "result": {}})
+def result(rid: object, body: Any = None) -> dict[str, Any]:
+    return agent({"jsonrpc": "2.0", "id": rid, "result": body or {}})
 
 
-def prompt(rid: int, *, meta: bool) -> dict[str, Any]:
+PLAN = {"type": "items", "planId": "p", "entries": []}
+
+
+def update(upd: dict[str, Any]) -> dict[str, Any]:
+    params = {"sessionId": S, "update": upd}
+    return agent({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+
+def prompt(rid: int, *, meta: bool, extra: Any = None) -> dict[str, Any]:
     params: dict[str, Any] = {"sessionId": S, "prompt": [{"type": "text", "text": "hi"}]}
+    params.update(extra or {})
     if meta:
         params["_meta"] = {"zed.dev/debugMode": True}
     return request(rid, "session/prompt", params)
@@ -168,6 +177,17 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J38 client's", [agent(PERMISSION), client({"jsonrpc": "2.0", "id": 4})], [("J38", 1)]),
     ("D1 not JSON-RPC", [request(7, "session/list"), agent({"jsonrpc": "1.0", "id": 7})],
      [("D1", 1)]),
+    # J45: the agent's `_meta` is an object or null, anywhere
+    ("J45 on an update", [update({"sessionUpdate": "plan_update", "_meta": "x", "plan": PLAN})],
+     [("J45", 0)]),
+    ("J45 twice, one finding", [update({"sessionUpdate": "plan_update", "_meta": [1],
+                                        "plan": {**PLAN, "_meta": 3}})], [("J45", 0)]),
+    ("J45 in a result", [request(7, "session/list"), result(7, {"_meta": 5})], [("J45", 1)]),
+    ("J45 in a `_` method", [agent({"jsonrpc": "2.0", "method": "_x/y", "params": {"_meta": "q"}})],
+     [("J45", 0)]),
+    ("J45 null and objects", [update({"sessionUpdate": "plan_update", "_meta": None,
+                                      "plan": {**PLAN, "_meta": {"_meta": 1}}})], []),
+    ("D1 the client's", [prompt(3, meta=False, extra={"_meta": "x"})], [("D1", 0)]),
     # J39: an empty batch gets one -32600 object with a null id
     ("J39 empty array", [client([]), agent([])], [("J39", 1)]),
     ("J39 array", [client([]), agent([error(-32600, rid=None)["message"]])], [("J39", 1)]),

@@ -108,6 +108,8 @@ CASES = [
     ("ACP-JSONRPC-001", "bad_J37_1_answer_echoes_an_integer_id_as_a_string.jsonl", "failed", [1]),
     ("ACP-JSONRPC-002", "good_prompt_turn.jsonl", "passed", None),
     ("ACP-JSONRPC-002", "bad_J38_1_response_with_both_result_and_error.jsonl", "failed", [1]),
+    ("ACP-META-201", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-META-201", "bad_J45_1_result_meta_is_a_string.jsonl", "failed", [1]),
     ("ACP-JSONRPC-001", _NO_ANSWER, "not-observed", []),
     ("ACP-JSONRPC-002", _NO_ANSWER, "not-observed", []),
     ("ACP-JSONRPC-004", _FRAMING, "passed", [6]),

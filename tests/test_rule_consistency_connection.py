@@ -52,10 +52,11 @@ _J31_J33 = (
     "33_1_downgrade_request_answered_with_an_error",
 )
 _FRAMING = "the client connection does not judge how the agent answers what the client sent"
-_J34_J44 = (
+_J34_J45 = (
     "34_1_undefined_method_answered_with_a_result",
     "36_1_extension_notification_answered",
     "44_1_prompt_with_meta_refused_as_invalid_params",
+    "45_1_result_meta_is_a_string",
 )
 _MANGLED_ID = "the connection names an answer whose id's type differs J1 (no such request)"
 _BOTH_MEMBERS = "the connection names no fault in a response with both `result` and `error`"
@@ -64,7 +65,7 @@ _J38 = "bad_J38_1_response_with_both_result_and_error"
 DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, _J37): _MANGLED_ID for rev in REVISIONS},
     **{(rev, _J38): _BOTH_MEMBERS for rev in REVISIONS},
-    **{(rev, f"bad_J{n}"): _FRAMING for rev in REVISIONS for n in _J34_J44},
+    **{(rev, f"bad_J{n}"): _FRAMING for rev in REVISIONS for n in _J34_J45},
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
     **{(rev, f"bad_J{n}"): _HANDSHAKE for rev in REVISIONS for n in _J31_J33},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},

@@ -5,8 +5,9 @@ answered yet, and the rules it decides: the answer to a request for a method no 
 defines (J34), to a `_` request (J35), to a `_` notification (J36), to an empty batch (J39),
 to a batch of notifications only (J40), to a batch's invalid entries (J41), a batch's
 requests answered in one array (J42) that names each of them once (J43), a prompt
-carrying `_meta` refused as invalid params (J44); and the shape of a response of either
-side (J38: one of `result` and `error`).
+carrying `_meta` refused as invalid params (J44); the shape of a response of either side
+(J38: one of `result` and `error`) and of the agent's `_meta` values (J45, read from the raw
+message, so the decoder's own `_meta` diagnostics are not D1s as well).
 Must not know: the conversation (turns, sessions, which request a lifecycle answer ends:
 `_rules/_conversation.py`), decoding (it reads the raw JSON: an empty batch decodes to
 nothing), files.
@@ -30,11 +31,11 @@ import attrs
 from ._check_message import Finding
 from ._predicates import RequestKey, id_twin, request_key, shown
 
-__all__ = ["CHECKED", "KNOWN_METHODS", "Framing", "response_finding"]
+__all__ = ["CHECKED", "KNOWN_METHODS", "Framing", "meta_finding", "response_finding"]
 
 #: The rules `Framing` reports.
 CHECKED: Final = frozenset(
-    {"J34", "J35", "J36", "J38", "J39", "J40", "J41", "J42", "J43", "J44"}
+    {"J34", "J35", "J36", "J38", "J39", "J40", "J41", "J42", "J43", "J44", "J45"}
 )
 
 #: Every method an ACP schema defines (v1, v2, its drafts and unstable parts), either way:
@@ -139,11 +140,20 @@ class Framing:
         return self.see_message(side, raw)
 
     def see_message(self, side: str, raw: object) -> tuple[list[Finding], bool]:
+        if side == "agent":
+            meta = meta_finding(raw)
+            if meta is not None:
+                found, judged = self._agent(raw)
+                return [meta, *found], judged
+            return self._agent(raw)
         if side == "client":
             self._client(raw)
             # An empty batch asks for J39's answer; sending one is a SHOULD NOT of the
             # transports page no rule catalogues, so it is no D1 either.
             return [], raw == []
+        return [], False
+
+    def _agent(self, raw: object) -> tuple[list[Finding], bool]:
         if isinstance(raw, list):
             return self._agent_batch(raw)
         if _is_response(raw):
@@ -363,6 +373,30 @@ class Framing:
             rule, message = _j39(at, "nothing before the recording ends")
             out.append((rule, at, message))
         return out
+
+
+def meta_finding(raw: object) -> Finding | None:
+    """J45: every `_meta` in the agent's message `raw` (a message or a batch, any depth, the
+    params of `_` methods and error data included; not inside a `_meta`, which is free-form)
+    is an object or null."""
+    bad: list[str] = []
+    stack: list[tuple[object, str]] = [(raw, "$")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                where = f"{path}.{key}"
+                if key == "_meta":
+                    if item is not None and not isinstance(item, Mapping):
+                        bad.append(f"{where} is {shown(item)}")
+                elif isinstance(item, (Mapping, list, tuple)):
+                    stack.append((item, where))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((item, f"{path}[{n}]") for n, item in enumerate(value))
+    if not bad:
+        return None
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    return "J45", f"{sorted(bad)[0]}{more}: `_meta` is an object or null"
 
 
 def response_finding(raw: object) -> Finding | None:
