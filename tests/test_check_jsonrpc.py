@@ -142,6 +142,12 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J33 version 1", [initialize(1), answer(1)], []),
     ("J33 version 2", [initialize(1), answer(2)], []),
     ("J33 string version is J32's", [initialize(1), answer("1")], [("J32", 1)]),
+    # J46: custom capabilities in capabilities._meta
+    ("J46 custom key", [initialize(), answer(capabilities={"session": {}, "zed": {}})],
+     [("J46", 1)]),
+    ("J46 in _meta", [initialize(), answer(capabilities={"session": {}, "_meta": {"zed": {}}})],
+     []),
+    ("J46 unstable key", [initialize(), answer(capabilities={"positionEncoding": "utf-16"})], []),
     # J34: a method no schema defines gets -32601
     ("J34 result", [request(5, "session/frobnicate"), result(5)], [("J34", 1)]),
     ("J34 other code", [request(5, "frobnicate"), error(-32602, rid=5)], [("J34", 1)]),

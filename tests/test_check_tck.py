@@ -102,6 +102,9 @@ CASES = [
     ("ACP-INIT-001", _DOWNGRADE_REFUSED, "not-observed", []),
     ("ACP-INIT-202", "good_initialize_with_auth_methods.jsonl", "not-observed", []),
     ("ACP-INIT-001", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-EXT-202", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-EXT-202", "bad_J46_1_custom_capability_at_the_root.jsonl", "failed", [1]),
+    ("ACP-EXT-202", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-INIT-201", "good_prompt_turn.jsonl", "not-observed", []),
     # JSON-RPC framing, batches and extensions (J34-J44)
     ("ACP-JSONRPC-001", "good_prompt_turn.jsonl", "passed", None),

@@ -1,10 +1,11 @@
 """Rules one message breaks on its own: values, paths, encodings, shapes.
 
 Owns: the checks of a single decoded update, permission request, batch or `initialize`
-answer (its `info`, capabilities and auth methods: J5-J10) or error answer (J11; open-enum values
-against a revision, absolute paths (R26, R33, and the Preview's R52, R78), base64,
-first-sight titles, message id roles, batch contents); the naming of decode failures is
-`_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
+answer (its handshake: J31-J33; its `info`, capabilities and auth methods: J5-J10, J46) or
+error answer (J11); open-enum values against a revision, absolute paths (R26, R33, and the
+Preview's R52, R78), base64, first-sight titles, message id roles, batch contents; the
+naming of decode failures is `_rules/_check_undecodable.py`. `update_findings` is the one
+judgement of a single update:
 the checker, the client engine (what it receives) and the agent engine (what it sends,
 `_engines/_agent_build.Build.obey`) all ask it.
 Must not know: the conversation (turns, prompts, answers: `_rules/_check.py`), files.
@@ -46,6 +47,7 @@ __all__ = [
     "MessageRules",
     "Seen",
     "StateSeen",
+    "capability_key_findings",
     "child_directory_findings",
     "error_finding",
     "handshake_findings",
@@ -60,7 +62,7 @@ CHECKED: Final = frozenset(
     {
         *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
-        *("J5", "J6", "J7", "J8", "J9", "J10", "J11", "J31", "J32", "J33"),
+        *("J5", "J6", "J7", "J8", "J9", "J10", "J11", "J31", "J32", "J33", "J46"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -269,6 +271,29 @@ def handshake_findings(params: object, answer: j.Response | j.ErrorResponse) -> 
     return []
 
 
+# The keys of `AgentCapabilities` (the same in every revision acp-core knows).
+_AGENT_CAPABILITIES: Final = frozenset({"session", "auth", "_meta"})
+
+
+def capability_key_findings(caps: object) -> list[Finding]:
+    """J46: the agent advertises its own extensions in `capabilities._meta`, never as a key
+    of `capabilities` the schema does not define (the unstable schema's keys are not custom)."""
+    if not isinstance(caps, Mapping):
+        return []
+    custom = sorted(
+        k
+        for k in caps
+        if isinstance(k, str)
+        and k not in _AGENT_CAPABILITIES
+        and not unstable_key("AgentCapabilities", k)
+    )
+    if not custom:
+        return []
+    keys = ", ".join(shown(k) for k in custom)
+    return [("J46", f"the initialize answer advertises {keys} at the root of capabilities: "
+             "custom capabilities go in capabilities._meta")]
+
+
 def initialize_findings(params: object, result: object) -> list[Finding]:
     """What the agent's answer `result` to the client's `initialize` (with `params`) breaks:
     `info` (J5), boolean capabilities (J6), auth method ids (J7), terminal auth without the
@@ -288,6 +313,7 @@ def initialize_findings(params: object, result: object) -> list[Finding]:
             )
         )
     caps = result.get("capabilities")
+    out.extend(capability_key_findings(caps))
     if caps is not None and not isinstance(caps, Mapping):
         out.append(("J6", f"the initialize answer's capabilities are {shown(caps)}, not an object"))
     out.extend(

@@ -94,6 +94,7 @@ def custom_root_keys(revision: Revision, type_name: str, keys: Iterable[object])
 # ("unstable" in every revision).
 _UNSTABLE_KEYS: Final[Mapping[str, frozenset[str]]] = {
     "IdleStateUpdate": frozenset({"usage"}),  # end-of-turn token usage (RFD still a draft)
+    "AgentCapabilities": frozenset({"positionEncoding"}),  # a string, not a marker (J46)
 }
 
 
