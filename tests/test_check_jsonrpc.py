@@ -32,6 +32,9 @@ def initialize(version: object = 2, rid: object = 0) -> dict[str, Any]:
     return client({"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})
 
 
+AGENT_AUTH = {"type": "agent", "methodId": "login"}
+
+
 def answer(version: object = 2, rid: object = 0, **extra: Any) -> dict[str, Any]:
     result = {"protocolVersion": version, "info": {"name": "a", "version": "1"}, **extra}
     return agent({"jsonrpc": "2.0", "id": rid, "result": result})
@@ -148,6 +151,17 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J46 in _meta", [initialize(), answer(capabilities={"session": {}, "_meta": {"zed": {}}})],
      []),
     ("J46 unstable key", [initialize(), answer(capabilities={"positionEncoding": "utf-16"})], []),
+    # J47: the rest of InitializeResponse's shape
+    ("J47 result not an object", [initialize(), agent({"jsonrpc": "2.0", "id": 0, "result": 2})],
+     [("J47", 1)]),
+    ("J47 authMethods not an array", [initialize(), answer(authMethods={})], [("J47", 1)]),
+    ("J47 auth method without a name", [initialize(), answer(authMethods=[AGENT_AUTH])],
+     [("J47", 1)]),
+    ("J47 numeric title", [initialize(), answer(info={"name": "a", "version": "1", "title": 3})],
+     [("J47", 1)]),
+    ("J47 version 1 not judged", [initialize(1), answer(1, authMethods={})], []),
+    ("J47 well formed", [initialize(), answer(authMethods=[{**AGENT_AUTH, "name": "Log in"}])],
+     []),
     # J34: a method no schema defines gets -32601
     ("J34 result", [request(5, "session/frobnicate"), result(5)], [("J34", 1)]),
     ("J34 other code", [request(5, "frobnicate"), error(-32602, rid=5)], [("J34", 1)]),

@@ -105,6 +105,9 @@ CASES = [
     ("ACP-EXT-202", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
     ("ACP-EXT-202", "bad_J46_1_custom_capability_at_the_root.jsonl", "failed", [1]),
     ("ACP-EXT-202", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-SCHEMA-001", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-SCHEMA-001", "bad_J47_1_auth_method_without_a_name.jsonl", "failed", [1]),
+    ("ACP-SCHEMA-001", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-INIT-201", "good_prompt_turn.jsonl", "not-observed", []),
     # JSON-RPC framing, batches and extensions (J34-J44)
     ("ACP-JSONRPC-001", "good_prompt_turn.jsonl", "passed", None),
@@ -255,9 +258,9 @@ def test_a_mandatory_requirement_never_exercised_blocks_the_verdict() -> None:
     rep = report("good_prompt_turn.jsonl")
     assert requirement(rep, "ACP-JSONRPC-003")["status"] == "not-observed"
     assert rep["verdict"]["conformant"] is False
-    shown_by_initialize = (*_INIT, "ACP-INIT-001", "ACP-INIT-201")
-    unseen = sorted(k for k in shown_by_initialize if KIT_TIERS[k] == "MANDATORY")
-    assert rep["verdict"]["failing"] == [*unseen, "ACP-JSONRPC-003"]
+    shown_by_initialize = (*_INIT, "ACP-INIT-001", "ACP-INIT-201", "ACP-SCHEMA-001")
+    unseen = [k for k in shown_by_initialize if KIT_TIERS[k] == "MANDATORY"]
+    assert rep["verdict"]["failing"] == sorted([*unseen, "ACP-JSONRPC-003"])
 
 
 def test_a_probe_never_sent_does_not_block_the_verdict_but_a_failed_one_does() -> None:

@@ -51,7 +51,7 @@ _J31_J33 = (
     "32_1_initialize_answers_a_string_version",
     "33_1_downgrade_request_answered_with_an_error",
 )
-_J5_J10 = (*_J5_J10, "46_1_custom_capability_at_the_root")
+_J5_J10 = (*_J5_J10, "46_1_custom_capability_at_the_root", "47_1_auth_method_without_a_name")
 _FRAMING = "the client connection does not judge how the agent answers what the client sent"
 _J34_J45 = (
     "34_1_undefined_method_answered_with_a_result",

@@ -76,6 +76,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J44": ("acp_core._rules._check_jsonrpc:Framing._answer",),
     "J45": ("acp_core._rules._check_jsonrpc:meta_finding",),
     "J46": ("acp_core._rules._check_message:capability_key_findings",),
+    "J47": ("acp_core._rules._check_message:schema_findings",),
     "J30": ("acp_core._rules._check_sessions:OpenSessions._answer",),
     "R4": ("acp_core._rules._check_undecodable:_explain",),
     "R5": ("acp_core._rules._check_message:MessageRules.message_id",),

@@ -174,6 +174,7 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-META-001": ("prompt:meta",),
     "ACP-META-201": ("agent",),
     "ACP-EXT-202": ("client:initialize",),
+    "ACP-SCHEMA-001": ("client:initialize",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -209,7 +210,7 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "SCHEMA-001 AUTH-203 AUTH-204 AUTH-205 "
+    "AUTH-203 AUTH-204 AUTH-205 "
     "SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
