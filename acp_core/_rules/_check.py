@@ -40,7 +40,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
-from ._check_jsonrpc import Framing
+from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import (
     Finding,
@@ -195,8 +195,11 @@ class _Checker:
             self.undecodable(i, side, raw, e)
             return
         diagnostics = decoded.diagnostics
-        if side == AGENT:  # a malformed `_meta` of the agent is J45's (Framing), not D1's
-            diagnostics = tuple(d for d in diagnostics if not d.path.endswith("._meta"))
+        if side == AGENT:  # an agent's malformed `_meta` is J45's, not D1's
+            meta = meta_finding(raw, decoded.value, diagnostics)
+            if meta is not None:
+                self.report(meta[0], i, meta[1])
+                diagnostics = tuple(d for d in diagnostics if not d.path.endswith("._meta"))
         for d in diagnostics[:_MAX_DIAGNOSTICS]:
             self.report("D1", i, f"{side} message does not match the schema: {d.message}")
         if len(diagnostics) > _MAX_DIAGNOSTICS:

@@ -6,11 +6,11 @@ defines (J34), to a `_` request (J35), to a `_` notification (J36), to an empty 
 to a batch of notifications only (J40), to a batch's invalid entries (J41), a batch's
 requests answered in one array (J42) that names each of them once (J43), a prompt
 carrying `_meta` refused as invalid params (J44); the shape of a response of either side
-(J38: one of `result` and `error`) and of the agent's `_meta` values (J45, read from the raw
-message, so the decoder's own `_meta` diagnostics are not D1s as well).
+(J38: one of `result` and `error`) and of the agent's `_meta` values (J45: the decoder's
+`_meta` diagnostics, and the JSON it leaves untyped, so they are not D1s as well).
 Must not know: the conversation (turns, sessions, which request a lifecycle answer ends:
-`_rules/_conversation.py`), decoding (it reads the raw JSON: an empty batch decodes to
-nothing), files.
+`_rules/_conversation.py`), how to decode (`Framing` reads the raw JSON: an empty batch
+decodes to nothing), files.
 
 Theory of operation. The checker shows `Framing.see` every entry before decoding it. A reply
 the agent sends to a message that asked for none (a `_` notification, a batch of
@@ -23,10 +23,13 @@ stop before the answer comes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import attrs
+
+from acp_core._errors import Diagnostic
+from acp_core._wire import _jsonrpc as j
 
 from ._check_message import Finding
 from ._predicates import RequestKey, id_twin, request_key, shown
@@ -128,6 +131,8 @@ class Framing:
         """The findings of entry `i`, the message `raw` sent by `side`, and whether they
         name the line's fault (the checker then judges it no further)."""
         self._line = i
+        if side == "agent" and type(raw) is dict and "method" in raw:
+            return [], False  # the agent's own request or notification: nothing here
         shape = response_finding(raw)
         if shape is not None:
             # Both members decode (`result` wins); neither, or a bad `error`, does not: J38
@@ -141,10 +146,6 @@ class Framing:
 
     def see_message(self, side: str, raw: object) -> tuple[list[Finding], bool]:
         if side == "agent":
-            meta = meta_finding(raw)
-            if meta is not None:
-                found, judged = self._agent(raw)
-                return [meta, *found], judged
             return self._agent(raw)
         if side == "client":
             self._client(raw)
@@ -375,10 +376,54 @@ class Framing:
         return out
 
 
-def meta_finding(raw: object) -> Finding | None:
-    """J45: every `_meta` in the agent's message `raw` (a message or a batch, any depth, the
-    params of `_` methods and error data included; not inside a `_meta`, which is free-form)
-    is an object or null."""
+def meta_finding(
+    raw: object, value: j.Message | j.Batch, diagnostics: Sequence[Diagnostic]
+) -> Finding | None:
+    """J45: every `_meta` of the agent's message is an object or null. `value` is `raw`
+    decoded, with the decoder's `diagnostics`: where it types a `_meta` (updates, permission
+    requests) it has said so; what it leaves as JSON (results, error data, other methods'
+    params) is read here (not inside a `_meta`, which is free-form)."""
+    bad = [f"{d.path} is not an object" for d in diagnostics if d.path.endswith("._meta")]
+    parts: list[tuple[object, object]] = [(raw, value)]
+    if isinstance(value, j.Batch) and isinstance(raw, list):
+        parts = list(zip(raw, value.items, strict=False))
+    for part, decoded in parts:
+        if isinstance(decoded, _UNTYPED) and _any_bad_meta(part):
+            bad.extend(_bad_meta_paths(part))
+    if not bad:
+        return None
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    return "J45", f"{sorted(bad)[0]}{more}: `_meta` is an object or null"
+
+
+# What the decoder keeps as JSON: a `_meta` in it is no diagnostic of the decoder's.
+_UNTYPED: Final = (j.Response, j.ErrorResponse, j.Request, j.Notification)
+
+
+def _any_bad_meta(raw: object) -> bool:
+    # Plain JSON (dicts, lists) first: this runs on every message of the agent.
+    stack = [raw]
+    pop, push = stack.pop, stack.append
+    while stack:
+        value = pop()
+        if type(value) is dict:
+            meta = value.get("_meta", _NONE)
+            if meta is not _NONE and meta is not None and not isinstance(meta, Mapping):
+                return True
+            for item in value.values():
+                if (type(item) is dict or type(item) is list) and item is not meta:
+                    push(item)
+        elif type(value) is list:
+            stack.extend(value)
+        elif isinstance(value, (Mapping, list, tuple)):  # a caller's own containers
+            return bool(_bad_meta_paths(value))
+    return False
+
+
+_NONE: Final = object()
+
+
+def _bad_meta_paths(raw: object) -> list[str]:
     bad: list[str] = []
     stack: list[tuple[object, str]] = [(raw, "$")]
     while stack:
@@ -393,10 +438,7 @@ def meta_finding(raw: object) -> Finding | None:
                     stack.append((item, where))
         elif isinstance(value, (list, tuple)):
             stack.extend((item, f"{path}[{n}]") for n, item in enumerate(value))
-    if not bad:
-        return None
-    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-    return "J45", f"{sorted(bad)[0]}{more}: `_meta` is an object or null"
+    return sorted(bad)
 
 
 def response_finding(raw: object) -> Finding | None:
