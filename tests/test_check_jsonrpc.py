@@ -185,6 +185,7 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J37 client's answer", [agent(PERMISSION), client(SELECTED)], [("J37", 1)]),
     ("J37 `_` request answered", [request(9, "_x"), result("9")], [("J37", 1)]),
     ("J1 no twin", [request(7, "session/list"), result("07")], [("J1", 1)]),
+    ("J37 in a reply array", [client([call(7)]), agent([ok("7")])], [("J37", 1)]),
     # J38: a response carries one of result and error, an error a code and a message
     ("J38 both", [request(7, "session/list"), both(7)], [("J38", 1)]),
     ("J38 neither", [request(7, "session/list"), agent({"jsonrpc": "2.0", "id": 7})],

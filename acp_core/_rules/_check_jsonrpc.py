@@ -59,7 +59,7 @@ _METHOD_NOT_FOUND: Final = -32601
 _INVALID_REQUEST: Final = -32600
 _INVALID_PARAMS: Final = -32602
 _RECENT: Final = 64  # answered request ids remembered (a second answer is J1's, not ours)
-_MAX_PENDING: Final = 4096  # client requests remembered at once (a flood stays bounded)
+_MAX_PENDING: Final = 4096  # requests, batches remembered at once (a flood stays bounded)
 
 # What the client's last message was, for a reply that names no request.
 _OTHER: Final = "other"
@@ -80,7 +80,6 @@ class _Batch:
     at: int
     requests: set[RequestKey]  # not answered yet
     invalid: int  # entries that are no JSON-RPC message
-    size: int
 
 
 def _is_response(raw: object) -> bool:
@@ -180,7 +179,8 @@ class Framing:
     def _client_batch(self, items: list[object]) -> None:
         self._last = _OTHER
         if not items:
-            self._empty.append(self._line)
+            if len(self._empty) < _MAX_PENDING:
+                self._empty.append(self._line)
             return
         requests: set[RequestKey] = set()
         invalid = 0
@@ -195,7 +195,8 @@ class Framing:
             if all(_is_call(item) for item in items):
                 self._last = _NOTIFICATION_BATCH
             return
-        self._batches[self._line] = _Batch(self._line, requests, invalid, len(items))
+        if len(self._batches) < _MAX_PENDING:
+            self._batches[self._line] = _Batch(self._line, requests, invalid)
 
     def _request(self, raw: Mapping[str, object], batch: int | None) -> RequestKey:
         key = request_key(raw.get("id"))
@@ -216,13 +217,11 @@ class Framing:
         rid = raw.get("id")
         key = request_key(rid)
         code = _error_code(raw)
-        request = self._requests.pop(key, None) if rid is not None else None
-        twin = id_twin(rid)
-        if request is None and twin is not None:  # a mangled id (J37's) answers all the same
-            key = request_key(twin)
-            request = self._requests.pop(key, None)
-        if request is None:
+        found = self._pending(rid)
+        if found is None:
             return self._unasked(raw, key, code)
+        key, request = found
+        del self._requests[key]
         self._answered[key] = self._line
         if len(self._answered) > _RECENT:
             del self._answered[next(iter(self._answered))]
@@ -234,7 +233,7 @@ class Framing:
             if in_batch is None:
                 if batch is not None and not batch.requests and not batch.invalid:
                     del self._batches[request.batch]
-                out.append(_j42(request.batch, f"request {shown(rid)} on its own"))
+                out.append(_j42(request.batch, f"a lone response to request {shown(rid)}"))
         method = request.method
         unknown = not method.startswith(("_", "$/")) and method not in KNOWN_METHODS
         if unknown and code != _METHOD_NOT_FOUND:
@@ -255,6 +254,18 @@ class Framing:
                 )
             )
         return out, False
+
+    def _pending(self, rid: object) -> tuple[RequestKey, _Request] | None:
+        """The unanswered client request an answer with id `rid` answers: by its id, or by
+        its id's twin (a mangled id, J37's, answers all the same)."""
+        if rid is None:
+            return None
+        for candidate in (rid, id_twin(rid)):
+            key = request_key(candidate)
+            request = self._requests.get(key) if candidate is not None else None
+            if request is not None:
+                return key, request
+        return None
 
     def _unasked(
         self, raw: Mapping[str, object], key: RequestKey, code: object
@@ -287,23 +298,14 @@ class Framing:
         if not all(_is_response(item) for item in items):
             return [], False  # the agent's own batch (of notifications or requests)
         out: list[Finding] = []
-        keys = [request_key(item.get("id")) for item in items if isinstance(item, Mapping)]
-        batch_at = next(
-            (
-                r.batch
-                for k in keys
-                if (r := self._requests.get(k)) is not None and r.batch is not None
-            ),
-            None,
-        )
+        pending = [self._pending(item.get("id")) for item in items if isinstance(item, Mapping)]
+        batch_at = next((p[1].batch for p in pending if p and p[1].batch is not None), None)
         if batch_at is None and self._empty and all(
             isinstance(item, Mapping) and item.get("id") is None for item in items
         ):
             return [_j39(self._empty.pop(0), "an array")], True
         if batch_at is None:
-            batch_at = next(
-                (at for at, b in self._batches.items() if b.invalid), None
-            )
+            batch_at = next((at for at, b in self._batches.items() if b.invalid), None)
         batch = self._batches.get(batch_at) if batch_at is not None else None
         nulls = 0
         for item in items:
@@ -316,14 +318,15 @@ class Framing:
                     out.append(
                         (
                             "J41",
-                            f"a null-id answer in the reply array is {shown(code)}: an "
-                            "invalid batch entry gets its own -32600 error",
+                            f"a null-id answer in the reply array has code {shown(code)}: "
+                            "an invalid batch entry gets its own -32600 error",
                         )
                     )
                 continue
-            request = self._requests.get(request_key(rid))
-            if request is None:
+            found = self._pending(rid)
+            if found is None:
                 continue  # it answers no request at all: J1's
+            request = found[1]
             if request.batch != batch_at:
                 self._answer(item, request.batch)  # answered all the same (as the machine)
                 where = "" if batch_at is None else f" of the batch of line {batch_at}"
@@ -335,8 +338,7 @@ class Framing:
                     )
                 )
                 continue
-            found, _ = self._answer(item, batch_at)
-            out.extend(found)
+            out.extend(self._answer(item, batch_at)[0])
         if batch is not None:
             if nulls < batch.invalid:
                 out.append(
@@ -351,10 +353,10 @@ class Framing:
             if batch.requests:
                 left = ", ".join(shown(k[1]) for k in sorted(batch.requests, key=str))
                 out.append(_j42(batch.at, f"a reply array without the response(s) to {left}"))
-                for k in batch.requests:
-                    request = self._requests.get(k)
-                    if request is not None:
-                        self._requests[k] = attrs.evolve(request, batch=None)
+                for k in batch.requests:  # answered later on their own: J42 said so once
+                    left_out = self._requests.get(k)
+                    if left_out is not None:
+                        self._requests[k] = attrs.evolve(left_out, batch=None)
             self._batches.pop(batch.at, None)
         return out, False
 
