@@ -17,6 +17,7 @@ import acp_core as acp
 from acp_core.__main__ import main
 from acp_core._rules._tck import (
     KIT_PENDING,
+    KIT_PROBES,
     KIT_TIERS,
     KIT_TRIGGERS,
     KIT_UNTRACEABLE,
@@ -55,6 +56,10 @@ _INIT = (
     "ACP-AUTH-207",
 )
 
+_DOWNGRADE_REFUSED = "bad_J33_1_downgrade_request_answered_with_an_error.jsonl"
+_FRAMING = "good_batches_and_extensions_answered.jsonl"
+_NO_ANSWER = "good_agent_initiated_and_background.jsonl"  # the agent answers nothing
+
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
     # a trace that exercises the requirement and keeps it
@@ -87,6 +92,59 @@ CASES = [
     ("ACP-AUTH-206", "bad_J10_1_auth_method_of_an_undefined_type.jsonl", "failed", [1]),
     ("ACP-ERROR-001", "bad_J11_1_error_message_on_two_lines.jsonl", "failed", [1]),
     ("ACP-ERROR-001", "good_prompt_refused_with_an_error.jsonl", "passed", [1]),
+    ("ACP-INIT-001", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-INIT-201", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-INIT-201", "good_initialize_downgrade_answered_with_version_2.jsonl", "passed", [0]),
+    ("ACP-INIT-202", "good_initialize_downgrade_answered_with_version_2.jsonl", "passed", [0]),
+    ("ACP-INIT-001", "bad_J31_1_initialize_answered_with_an_error.jsonl", "failed", [1]),
+    ("ACP-INIT-201", "bad_J32_1_initialize_answers_a_string_version.jsonl", "failed", [1]),
+    ("ACP-INIT-202", _DOWNGRADE_REFUSED, "failed", [1]),
+    ("ACP-INIT-001", _DOWNGRADE_REFUSED, "not-observed", []),
+    ("ACP-INIT-202", "good_initialize_with_auth_methods.jsonl", "not-observed", []),
+    ("ACP-INIT-001", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-EXT-202", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-EXT-202", "bad_J46_1_custom_capability_at_the_root.jsonl", "failed", [1]),
+    ("ACP-EXT-202", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-SCHEMA-001", "good_initialize_with_auth_methods.jsonl", "passed", [0]),
+    ("ACP-SCHEMA-001", "bad_J47_1_auth_method_without_a_name.jsonl", "failed", [1]),
+    ("ACP-SCHEMA-001", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-INIT-201", "good_prompt_turn.jsonl", "not-observed", []),
+    # JSON-RPC framing, batches and extensions (J34-J44)
+    ("ACP-JSONRPC-001", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-JSONRPC-001", "bad_J37_1_answer_echoes_an_integer_id_as_a_string.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-002", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-JSONRPC-002", "bad_J38_1_response_with_both_result_and_error.jsonl", "failed", [1]),
+    ("ACP-META-201", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-META-201", "bad_J45_1_result_meta_is_a_string.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-001", _NO_ANSWER, "not-observed", []),
+    ("ACP-JSONRPC-002", _NO_ANSWER, "not-observed", []),
+    ("ACP-JSONRPC-004", _FRAMING, "passed", [6]),
+    ("ACP-JSONRPC-004", "bad_J34_1_undefined_method_answered_with_a_result.jsonl", "failed", [1]),
+    ("ACP-JSONRPC-004", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-EXT-001", _FRAMING, "passed", [4]),
+    ("ACP-EXT-001", "bad_J35_0_extension_request_left_unanswered.jsonl", "not-observed", [0]),
+    ("ACP-EXT-001", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-EXT-201", _FRAMING, "passed", [2, 3]),
+    ("ACP-EXT-201", "bad_J36_1_extension_notification_answered.jsonl", "failed", [1]),
+    ("ACP-EXT-201", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-BATCH-201", "probes/good_empty_batch_answered.jsonl", "passed", [0]),
+    ("ACP-BATCH-201", "bad_J39_1_empty_batch_answered_with_an_empty_array.jsonl", "failed", [1]),
+    ("ACP-BATCH-201", _FRAMING, "not-observed", []),
+    ("ACP-BATCH-202", _FRAMING, "passed", [2]),
+    ("ACP-BATCH-202", "bad_J40_1_notification_batch_answered_with_an_empty_array.jsonl", "failed", [1]),  # noqa: E501
+    ("ACP-BATCH-202", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-BATCH-203", "probes/good_invalid_batch_entry_answered.jsonl", "passed", [0]),
+    ("ACP-BATCH-203", "probes/bad_J41_1_invalid_batch_entry_left_unanswered.jsonl", "failed", [1]),
+    ("ACP-BATCH-203", _FRAMING, "not-observed", []),
+    ("ACP-BATCH-204", _FRAMING, "passed", [0]),
+    ("ACP-BATCH-204", "bad_J42_1_one_request_batch_answered_without_an_array.jsonl", "failed", [1]),
+    ("ACP-BATCH-204", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-BATCH-205", _FRAMING, "passed", [0]),
+    ("ACP-BATCH-205", "bad_J43_2_reply_array_answers_a_request_of_no_batch.jsonl", "failed", [2]),
+    ("ACP-BATCH-205", "good_prompt_turn.jsonl", "not-observed", []),
+    ("ACP-META-001", "good_extensions_and_batches.jsonl", "passed", [0]),
+    ("ACP-META-001", "bad_J44_1_prompt_with_meta_refused_as_invalid_params.jsonl", "failed", [1]),
+    ("ACP-META-001", "good_prompt_turn.jsonl", "not-observed", []),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
@@ -200,8 +258,20 @@ def test_a_mandatory_requirement_never_exercised_blocks_the_verdict() -> None:
     rep = report("good_prompt_turn.jsonl")
     assert requirement(rep, "ACP-JSONRPC-003")["status"] == "not-observed"
     assert rep["verdict"]["conformant"] is False
-    unseen = sorted(k for k in _INIT if KIT_TIERS[k] == "MANDATORY")
-    assert rep["verdict"]["failing"] == [*unseen, "ACP-JSONRPC-003"]
+    shown_by_initialize = (*_INIT, "ACP-INIT-001", "ACP-INIT-201", "ACP-SCHEMA-001")
+    unseen = [k for k in shown_by_initialize if KIT_TIERS[k] == "MANDATORY"]
+    assert rep["verdict"]["failing"] == sorted([*unseen, "ACP-JSONRPC-003"])
+
+
+def test_a_probe_never_sent_does_not_block_the_verdict_but_a_failed_one_does() -> None:
+    # INIT-202 needs an initialize asking for version 1, which the kit sends on a connection
+    # of its own: a recording of an ordinary session never holds it.
+    assert "ACP-INIT-202" in KIT_PROBES
+    assert all(KIT_TIERS[k] == "MANDATORY" for k in KIT_PROBES)
+    unseen = verdict([_req("ACP-INIT-202", "MANDATORY", "not-observed")])
+    assert unseen["conformant"] is True
+    failed = verdict([_req("ACP-INIT-202", "MANDATORY", "failed")])
+    assert failed["failing"] == ["ACP-INIT-202"]
 
 
 # -- the command line ------------------------------------------------------------------------

@@ -35,7 +35,24 @@ _OPENED_FIRST = (
     "the connection names J30; the replay opens the trace's sessions before its initialize, "
     "and the checker judges session setup only from an initialize on (as J3, J4)"
 )
+_FRAMING = "the client connection does not judge how the agent answers what the client sent"
+_J34_J45 = (
+    "34_1_undefined_method_answered_with_a_result",
+    "36_1_extension_notification_answered",
+    "44_1_prompt_with_meta_refused_as_invalid_params",
+    "45_1_result_meta_is_a_string",
+)
+_MANGLED_ID = "the connection names an answer whose id's type differs J1 (no such request)"
+_BOTH_MEMBERS = "the connection names no fault in a response with both `result` and `error`"
+_J37 = "bad_J37_1_answer_echoes_an_integer_id_as_a_string"
+_J38 = "bad_J38_1_response_with_both_result_and_error"
+_DOWNGRADE = "the replay's client offers its own version (2): it cannot ask for version 1"
+_J33 = "bad_J33_1_downgrade_request_answered_with_an_error"
 DIVERGES: Final[dict[tuple[str, str], str]] = {
+    **{(rev, _J33): _DOWNGRADE for rev in REVISIONS},
+    **{(rev, _J37): _MANGLED_ID for rev in REVISIONS},
+    **{(rev, _J38): _BOTH_MEMBERS for rev in REVISIONS},
+    **{(rev, f"bad_J{n}"): _FRAMING for rev in REVISIONS for n in _J34_J45},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
     **{

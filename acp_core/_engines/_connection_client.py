@@ -34,7 +34,11 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
-from acp_core._rules._check_message import error_finding, initialize_findings
+from acp_core._rules._check_message import (
+    error_finding,
+    handshake_findings,
+    initialize_findings,
+)
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message, decode_update
 from acp_core._wire._fastnew import fast_evolve
@@ -137,6 +141,11 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
         if session_id in b.sessions:
             step_session(b, session_id, Received(message))  # type: ignore[arg-type]
         return
+    if method == "initialize":
+        # The checker's J31-J33, from their one home: the handshake the host asked for.
+        asked = {"protocolVersion": b.conn.protocols[0], "capabilities": b.conn.capabilities}
+        for rule, why in handshake_findings(asked, message):
+            b.finding(rule, why)
     if method == "initialize" and ok:
         obj = params_object(result)
         if obj is not None:
@@ -149,9 +158,8 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
             )
             negotiated(b, version, obj)
             if version == 2:
-                # The checker's J5-J10, from their one home: what a v2 answer must hold.
-                sent = {"capabilities": b.conn.capabilities}
-                for rule, why in initialize_findings(sent, obj):
+                # The checker's J5-J10, J46, J47, from their one home: what a v2 answer holds.
+                for rule, why in initialize_findings(asked, obj):
                     b.finding(rule, why)
             if version is None or version in b.conn.protocols:
                 # A v1 agent's info and capabilities come under their v1 names (negotiated).

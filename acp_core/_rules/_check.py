@@ -39,8 +39,17 @@ from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
+from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
+from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
+from ._check_message import (
+    Finding,
+    MessageRules,
+    Seen,
+    error_finding,
+    handshake_findings,
+    initialize_findings,
+)
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import NO_SESSIONS, OpenSessions
@@ -48,7 +57,7 @@ from ._check_undecodable import explain_undecodable
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._conversation import Conversation, Sender, finish, observe
 from ._deciders import DECIDED_BY
-from ._predicates import RequestKey, request_key, shown
+from ._predicates import RequestKey, id_twin, request_key, shown
 from ._severity import Severity, severity_of
 
 __all__ = ["CHECKED_RULES", "IncrementalCheck", "LiveCheck", "Violation", "check_trace"]
@@ -58,7 +67,13 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3", "J4", "J30"}
+CHECKED_RULES: Final = (
+    LIFECYCLE_CHECKED
+    | MESSAGE_CHECKED
+    | PREVIEW_CHECKED
+    | FRAMING_CHECKED
+    | {"J3", "J4", "J30", "J37"}
+)
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
 declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
@@ -146,6 +161,9 @@ class _Memory:
     opened: OpenSessions  # the sessions the agent may name (J3)
     # The client's pending `initialize` (request key, params): its answer is J5-J10's.
     initialize: tuple[RequestKey, object] | None
+    # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44).
+    # Mutable: a draft copies it before it reads (never changes the one stored here).
+    framing: Framing
     found: PVec[Violation]  # in the order found
     count: int  # entries read: the next one's index
 
@@ -162,6 +180,7 @@ def _start(revision: Revision) -> _Memory:
         recent_order=(),
         opened=NO_SESSIONS,
         initialize=None,
+        framing=Framing(),
         found=PVec(),
         count=0,
     )
@@ -184,6 +203,9 @@ class _Checker:
         self.recent_order = memory.recent_order
         self.open = memory.opened
         self.initialize = memory.initialize
+        # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44):
+        # mutable, so the draft works on its own copy.
+        self.framing = memory.framing.copy()
         self.found = memory.found
         self.count = memory.count
         self.out: list[Violation] = []  # found by this draft, not yet in `found`
@@ -193,7 +215,7 @@ class _Checker:
         return _Memory(
             self.revision, self.preview, self.sessions, self.connection, self.seen,
             self.route, self.recent, self.recent_order, self.open, self.initialize,
-            self.found.extend(self.out), self.count,
+            self.framing, self.found.extend(self.out), self.count,
         )  # fmt: skip
 
     def read(self, entries: Iterable[object]) -> None:
@@ -228,12 +250,21 @@ class _Checker:
             self.report("D1", i, 'trace entry has no "message"')
             return
         raw = entry["message"]
+        framed, judged = self.framing.see(i, side, raw)
+        self.report_all(i, framed)
+        if judged:  # a reply to what asked for none: named there, not as D1 or J1 too
+            return
         try:
             decoded = decode_message_diagnosed(raw, revision=self.revision)
         except DecodeError as e:
             self.undecodable(i, side, raw, e)
             return
         diagnostics = decoded.diagnostics
+        if side == AGENT:  # an agent's malformed `_meta` is J45's, not D1's
+            meta = meta_finding(raw, decoded.value, diagnostics)
+            if meta is not None:
+                self.report(meta[0], i, meta[1])
+                diagnostics = tuple(d for d in diagnostics if not d.path.endswith("._meta"))
         for d in diagnostics[:_MAX_DIAGNOSTICS]:
             self.report("D1", i, f"{side} message does not match the schema: {d.message}")
         if len(diagnostics) > _MAX_DIAGNOSTICS:
@@ -273,7 +304,27 @@ class _Checker:
             stand_in = j.Request(raw["id"], f"(undecodable) {raw['method']}")
             self.observe(sid if isinstance(sid, str) else None, i, side, stand_in)
 
+    def echo(self, i: int, side: Sender, msg: j.Message) -> j.Message:
+        """J37: an answer whose id names no pending request, but would with its type
+        changed (`"1"` for `1`), answers that request with its id mangled."""
+        if not isinstance(msg, (j.Response, j.ErrorResponse)) or msg.id is None:
+            return msg
+        peer = _PEER[side]
+        if (peer, request_key(msg.id)) in self.route:
+            return msg
+        twin = id_twin(msg.id)
+        if twin is None or (peer, request_key(twin)) not in self.route:
+            return msg
+        self.report(
+            "J37",
+            i,
+            f"{side} answers request {shown(twin)} with id {shown(msg.id)}: a response echoes "
+            "its request's id exactly, type included",
+        )
+        return attrs.evolve(msg, id=twin)
+
     def message(self, i: int, side: Sender, msg: j.Message) -> None:
+        msg = self.echo(i, side, msg)
         self.open, unknown = self.open.follow(side, msg)
         sid: str | None = None
         if isinstance(msg, (j.Response, j.ErrorResponse)):
@@ -300,11 +351,13 @@ class _Checker:
             self.initialize = (request_key(msg.id), msg.params)
         elif (
             side == AGENT
-            and isinstance(msg, j.Response)
+            and isinstance(msg, (j.Response, j.ErrorResponse))
             and self.initialize is not None
             and request_key(msg.id) == self.initialize[0]
         ):
-            self.report_all(i, initialize_findings(self.initialize[1], msg.result))
+            self.report_all(i, handshake_findings(self.initialize[1], msg))
+            if isinstance(msg, j.Response):
+                self.report_all(i, initialize_findings(self.initialize[1], msg.result))
             self.initialize = None
         if sid is not None and side == AGENT and isinstance(msg, _SEEN_BY):
             memory = self.seen.get(sid, _NO_SEEN)
@@ -379,6 +432,8 @@ class _Checker:
                 self.report(f.rule, f.at, f.message, warning=f.warning)
         for f in finish_connection(self.preview) if self.preview is not None else ():
             self.report(f.rule, f.at, f.message)
+        for rule, at, message in self.framing.finish():
+            self.report(rule, at, message, warning=True)
         return tuple(sorted((*self.found, *self.out), key=lambda v: v.index))
 
 

@@ -1,9 +1,10 @@
 """Rules one message breaks on its own: values, paths, encodings, shapes.
 
 Owns: the checks of a single decoded update, permission request, batch or `initialize`
-answer (its `info`, capabilities and auth methods: J5-J10) or error answer (J11; open-enum values
-against a revision, absolute paths (R26, R33, and the Preview's R52, R78), base64,
-first-sight titles, message id roles, batch contents); the naming of decode failures is
+answer (its handshake: J31-J33; its `info`, capabilities and auth methods: J5-J10, J46;
+the rest of its schema shape: J47) or error answer (J11); open-enum values against a
+revision, absolute paths (R26, R33, and the Preview's R52, R78), base64, first-sight
+titles, message id roles, batch contents; the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
 the checker, the client engine (what it receives) and the agent engine (what it sends,
 `_engines/_agent_build.Build.obey`) all ask it.
@@ -47,10 +48,13 @@ __all__ = [
     "MessageRules",
     "Seen",
     "StateSeen",
+    "capability_key_findings",
     "child_directory_findings",
     "error_finding",
+    "handshake_findings",
     "initialize_findings",
     "plan_path_finding",
+    "schema_findings",
     "terminal_cwd_finding",
     "update_findings",
 ]
@@ -60,7 +64,7 @@ CHECKED: Final = frozenset(
     {
         *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
-        *("J5", "J6", "J7", "J8", "J9", "J10", "J11"),
+        *("J5", "J6", "J7", "J8", "J9", "J10", "J11", "J31", "J32", "J33", "J46", "J47"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -224,13 +228,137 @@ def error_finding(error: j.RpcError) -> Finding | None:
     return "J11", f"error {error.code} has message {shown(text)}: expected one non-empty line"
 
 
+#: The protocol versions ACP defines (v1 and v2); a request beyond them asks for none.
+_VERSIONS: Final = (1, 2)
+
+
+def _version(value: object) -> int | None:
+    return value if type(value) is int and 0 <= value <= 0xFFFF else None
+
+
+def handshake_findings(params: object, answer: j.Response | j.ErrorResponse) -> list[Finding]:
+    """What the agent's `answer` to the client's `initialize` (with `params`) breaks in the
+    handshake itself: an error answer (J31; J33 for a request of version 1), a
+    `protocolVersion` that is no uint16 or echoes a version ACP does not define (J32), a
+    request of version 1 answered with another version than 1 or 2 (J33)."""
+    asked = params.get("protocolVersion") if isinstance(params, Mapping) else None
+    downgrade = type(asked) is int and asked == 1
+    if isinstance(answer, j.ErrorResponse):
+        if downgrade:
+            return [
+                (
+                    "J33",
+                    f"initialize asking for protocol version 1 is answered with "
+                    f"error {answer.error.code}: a downgrade request still succeeds",
+                )
+            ]
+        return [
+            (
+                "J31",
+                f"initialize is answered with error {answer.error.code}: the "
+                "handshake succeeds with a result",
+            )
+        ]
+    result = answer.result
+    if not isinstance(result, Mapping):
+        return []  # not an object at all: J47's
+    given = result.get("protocolVersion")
+    version = _version(given)
+    if version is None:
+        return [
+            (
+                "J32",
+                f"the initialize answer's protocolVersion is {shown(given)}, not an "
+                "integer version (0..65535)",
+            )
+        ]
+    if version == _version(asked) and version > max(_VERSIONS):
+        return [
+            (
+                "J32",
+                f"the initialize answer echoes the requested protocolVersion {version}, "
+                "which no ACP version is: an agent answers its own latest version",
+            )
+        ]
+    if downgrade and version not in _VERSIONS:
+        return [
+            (
+                "J33",
+                f"initialize asking for protocol version 1 is answered with version "
+                f"{version}: expected 1, or 2 for an agent without version 1",
+            )
+        ]
+    return []
+
+
+# The keys of `AgentCapabilities` (the same in every revision acp-core knows).
+_AGENT_CAPABILITIES: Final = frozenset({"session", "auth", "_meta"})
+
+
+def capability_key_findings(caps: object) -> list[Finding]:
+    """J46: the agent advertises its own extensions in `capabilities._meta`, never as a key
+    of `capabilities` the schema does not define (the unstable schema's keys are not custom)."""
+    if not isinstance(caps, Mapping):
+        return []
+    custom = sorted(
+        k
+        for k in caps
+        if isinstance(k, str)
+        and k not in _AGENT_CAPABILITIES
+        and not unstable_key("AgentCapabilities", k)
+    )
+    if not custom:
+        return []
+    keys = ", ".join(shown(k) for k in custom)
+    return [("J46", f"the initialize answer advertises {keys} at the root of capabilities: "
+             "custom capabilities go in capabilities._meta")]
+
+
+def _optional_string(value: Mapping[str, Any], key: str) -> bool:
+    return value.get(key) is None or isinstance(value.get(key), str)
+
+
+def schema_findings(result: object) -> list[Finding]:
+    """J47: what the `initialize` answer's `result` breaks of the schema's InitializeResponse
+    beyond what J5-J10, J32, J45 and J46 name: an object; `info.title` a string or null;
+    `authMethods` an array of objects with a string `methodId`, `name` and `type`, and a
+    string or null `description`. Judged for a version 2 answer only (the kit skips a
+    version mismatch: an agent that negotiated version 1 never claimed a v2 shape)."""
+    if not isinstance(result, Mapping):
+        return [("J47", f"the initialize answer's result is {shown(result)}, not an object")]
+    if _version(result.get("protocolVersion")) != 2:
+        return []
+    out: list[Finding] = []
+    info = result.get("info")
+    if isinstance(info, Mapping) and not _optional_string(info, "title"):
+        out.append(("J47", f"info.title is {shown(info.get('title'))}: a string or null"))
+    methods = result.get("authMethods")
+    if "authMethods" in result and not isinstance(methods, (list, tuple)):
+        out.append(("J47", f"authMethods is {shown(methods)}, not an array"))
+        return out
+    for n, method in enumerate(methods or ()):
+        where = f"authMethods[{n}]"
+        if not isinstance(method, Mapping):
+            out.append(("J47", f"{where} is {shown(method)}, not an object"))
+            continue
+        bad = [k for k in ("methodId", "name", "type") if not isinstance(method.get(k), str)]
+        if not _optional_string(method, "description"):
+            bad.append("description")
+        if bad:
+            fields = ", ".join(f"{k} {shown(method.get(k))}" for k in bad)
+            why = "methodId, name and type are strings, description a string or null"
+            out.append(("J47", f"{where} has {fields}: {why}"))
+    return out[:1]  # one finding per answer: the first mismatch
+
+
 def initialize_findings(params: object, result: object) -> list[Finding]:
     """What the agent's answer `result` to the client's `initialize` (with `params`) breaks:
     `info` (J5), boolean capabilities (J6), auth method ids (J7), terminal auth without the
-    client's capability (J8) and its launch description (J9), auth method types (J10)."""
+    client's capability (J8) and its launch description (J9), auth method types (J10),
+    custom capability keys (J46), the rest of the schema's shape (J47)."""
+    out: list[Finding] = schema_findings(result)
     if not isinstance(result, Mapping):
-        return []
-    out: list[Finding] = []
+        return out
     info = result.get("info")
     name = info.get("name") if isinstance(info, Mapping) else None
     version = info.get("version") if isinstance(info, Mapping) else None
@@ -243,6 +371,7 @@ def initialize_findings(params: object, result: object) -> list[Finding]:
             )
         )
     caps = result.get("capabilities")
+    out.extend(capability_key_findings(caps))
     if caps is not None and not isinstance(caps, Mapping):
         out.append(("J6", f"the initialize answer's capabilities are {shown(caps)}, not an object"))
     out.extend(

@@ -94,6 +94,7 @@ def custom_root_keys(revision: Revision, type_name: str, keys: Iterable[object])
 # ("unstable" in every revision).
 _UNSTABLE_KEYS: Final[Mapping[str, frozenset[str]]] = {
     "IdleStateUpdate": frozenset({"usage"}),  # end-of-turn token usage (RFD still a draft)
+    "AgentCapabilities": frozenset({"positionEncoding"}),  # a string, not a marker (J46)
 }
 
 
@@ -219,6 +220,18 @@ def request_key(request_id: object) -> RequestKey:
     if request_id is None or type(request_id) in (int, str):
         return (type(request_id).__name__, request_id)
     return (type(request_id).__name__, None)
+
+
+def id_twin(request_id: object) -> int | str | None:
+    """The id a peer that does not echo ids exactly may have meant: `1` for `"1"` and `"1"`
+    for `1` (J37); None for any other id."""
+    if type(request_id) is int:
+        return str(request_id) if request_id.bit_length() <= 64 else None
+    if type(request_id) is str and request_id.isascii() and request_id.lstrip("-").isdigit():
+        text = request_id.lstrip("-")
+        if len(text) <= 19 and (text == "0" or not text.startswith("0")):
+            return int(request_id)
+    return None
 
 
 _MAX_SHOWN: Final = 80

@@ -25,7 +25,11 @@ cannot show them either way, so they neither pass nor fail. Every other registry
 `KIT_UNTRACEABLE` (a recording cannot show it, with the reason) or `KIT_PENDING` (it could,
 no rule checks it yet); the report lists both apart (`untraceable`, `pending`). The
 verdict is the kit's: a run is conformant iff no MANDATORY requirement failed or went
-unobserved and no CAPABILITY one failed; ADVISORY and INFORMATIONAL ones never change it. A
+unobserved and no CAPABILITY one failed; ADVISORY and INFORMATIONAL ones never change it.
+One departure: a MANDATORY requirement only a probe of the kit exercises (`KIT_PROBES`: a
+request for protocol version 1, an empty or notification-only batch, a `_` request; the kit
+sends each on a connection of its own, an ordinary client never does) blocks the verdict
+when it failed, not when the recording never sent the probe. A
 recording is never blocked by authentication or by a version mismatch the way a live run is,
 so those two flags are false.
 """
@@ -38,9 +42,11 @@ from typing import Final, Literal
 
 from ._catalogue import RULES, Rule, Side
 from ._check import Violation
+from ._check_jsonrpc import KNOWN_METHODS
 
 __all__ = [
     "KIT_PENDING",
+    "KIT_PROBES",
     "KIT_TIERS",
     "KIT_TRIGGERS",
     "KIT_UNTRACEABLE",
@@ -108,9 +114,15 @@ _MESSAGES: Final = tuple(
 )
 
 # Triggers: `client:<method>` / `agent:<method>` (a request or notification that side sent),
-# `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
-# answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
-# cursor), `client:notification`, `batch`, `agent` / `client` (any message of that side).
+# `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:answer` (a response),
+# `agent:error` (an error answer), `resume:replay` / `resume:live` (a session/resume with or
+# without a `replayFrom` cursor), `initialize:downgrade` / `initialize:current` (an initialize
+# asking for protocol version 1, or for any other), `client:notification`,
+# `client:extension-request` / `client:extension-notification` (a `_` method),
+# `client:unknown-method` (a request for a method no schema defines), `prompt:meta` (a prompt
+# carrying `_meta`), `batch`, and of a client batch `batch:empty` / `batch:notifications`
+# (only) / `batch:invalid` (an entry that is no message) / `batch:requests`, `agent` /
+# `client` (any message of that side).
 # Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
@@ -146,6 +158,23 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-JSONRPC-003": ("client:notification",),
     **dict.fromkeys(_ids("SESSION-001 SESSION-002"), ("client:session/new", "client:session/fork")),
     "ACP-ERROR-001": ("agent:error",),
+    "ACP-INIT-001": ("initialize:current",),
+    "ACP-INIT-201": ("client:initialize",),
+    "ACP-INIT-202": ("initialize:downgrade",),
+    "ACP-JSONRPC-001": ("agent:answer",),
+    "ACP-JSONRPC-002": ("agent:answer",),
+    "ACP-JSONRPC-004": ("client:unknown-method",),
+    "ACP-EXT-001": ("client:extension-request",),
+    "ACP-EXT-201": ("client:extension-notification",),
+    "ACP-BATCH-201": ("batch:empty",),
+    "ACP-BATCH-202": ("batch:notifications",),
+    "ACP-BATCH-203": ("batch:invalid",),
+    "ACP-BATCH-204": ("batch:requests",),
+    "ACP-BATCH-205": ("batch:requests",),
+    "ACP-META-001": ("prompt:meta",),
+    "ACP-META-201": ("agent",),
+    "ACP-EXT-202": ("client:initialize",),
+    "ACP-SCHEMA-001": ("client:initialize",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -181,14 +210,16 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
-    "BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-203 AUTH-204 AUTH-205 EXT-001 EXT-201 "
-    "EXT-202 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
+    "AUTH-203 AUTH-204 AUTH-205 "
+    "SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
-    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
-    "META-201 "
+    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203"
 )
+
+#: The MANDATORY kit ids only a probe exercises, which an ordinary client's recording never
+#: sends (see the module's header): unobserved, they do not block the verdict.
+KIT_PROBES: Final[frozenset[str]] = frozenset(_ids("INIT-202 BATCH-201 BATCH-202 EXT-001"))
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
 KIT_TRIGGERS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_TRIGGERS)
@@ -221,15 +252,30 @@ class Exercised:
         message = entry.get("message")
         if isinstance(message, list):
             self._add("batch", index)
+            if side == "client":
+                self._batch(index, message)
             for item in message:
                 self._message(index, side, item)
         else:
             self._message(index, side, message)
 
+    def _batch(self, index: int, items: list[object]) -> None:
+        if not items:
+            self._add("batch:empty", index)
+        calls = [i for i in items if isinstance(i, Mapping) and isinstance(i.get("method"), str)]
+        if items and len(calls) == len(items) and all("id" not in c for c in calls):
+            self._add("batch:notifications", index)
+        if any("id" in c for c in calls):
+            self._add("batch:requests", index)
+        if any(not isinstance(i, Mapping) or not {"method", "id"} & i.keys() for i in items):
+            self._add("batch:invalid", index)
+
     def _message(self, index: int, side: str, message: object) -> None:
         if not isinstance(message, Mapping):
             return
         self._add(side, index)
+        if "method" not in message and "id" in message:
+            self._add(f"{side}:answer", index)
         if "error" in message and "method" not in message:
             self._add(f"{side}:error", index)
         method = message.get("method")
@@ -238,6 +284,10 @@ class Exercised:
         self._add(f"{side}:{method}", index)
         if "id" not in message and side == "client":
             self._add("client:notification", index)
+        if side == "client" and method.startswith("_"):
+            self._add(f"client:extension-{'request' if 'id' in message else 'notification'}", index)
+        elif side == "client" and "id" in message and not _known(method):
+            self._add("client:unknown-method", index)
         params = message.get("params")
         params = params if isinstance(params, Mapping) else {}
         if method == "session/update":
@@ -252,10 +302,22 @@ class Exercised:
         elif method == "session/resume" and side == "client":
             replay = params.get("replayFrom") is not None
             self._add("resume:replay" if replay else "resume:live", index)
+        elif method == "session/prompt" and side == "client" and isinstance(
+            params.get("_meta"), Mapping
+        ):
+            self._add("prompt:meta", index)
+        elif method == "initialize" and side == "client":
+            asked = params.get("protocolVersion")
+            downgrade = type(asked) is int and asked == 1
+            self._add("initialize:downgrade" if downgrade else "initialize:current", index)
 
     def lines(self, triggers: Iterable[str]) -> list[int]:
         """The recorded indexes of any of `triggers`, sorted, at most `_MAX_LINES`."""
         return sorted({i for t in triggers for i in self._at.get(t, ())})[:_MAX_LINES]
+
+
+def _known(method: str) -> bool:
+    return method in KNOWN_METHODS or method.startswith("$/")
 
 
 def exercised(entries: Iterable[object]) -> Exercised:
@@ -379,14 +441,16 @@ def tck_report(
 
 
 def verdict(requirements: Iterable[Mapping[str, object]]) -> dict[str, object]:
-    """The kit's verdict over requirement entries (`tier`, `status`): conformant iff no
-    MANDATORY one failed or went unobserved and no CAPABILITY one failed."""
+    """The kit's verdict over requirement entries (`id`, `tier`, `status`): conformant iff no
+    MANDATORY one failed or went unobserved (a probe's, `KIT_PROBES`: failed) and no
+    CAPABILITY one failed."""
     counts: dict[str, dict[str, int]] = {t: dict.fromkeys(STATUSES, 0) for t in TIERS}
     blocking: list[str] = []
     for r in requirements:
         tier, status = str(r["tier"]), str(r["status"])
         counts[tier][status] += 1
-        if (tier == "MANDATORY" and status != "passed") or (
+        unseen_probe = status == "not-observed" and r.get("id") in KIT_PROBES
+        if (tier == "MANDATORY" and status != "passed" and not unseen_probe) or (
             tier == "CAPABILITY" and status == "failed"
         ):
             blocking.append(str(r["id"]))
