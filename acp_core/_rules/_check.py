@@ -39,6 +39,8 @@ from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
+from ._check_answers import CHECKED as ANSWERS_CHECKED
+from ._check_answers import Answers
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
 from ._check_preview import CHECKED as PREVIEW_CHECKED
@@ -58,7 +60,9 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3", "J4", "J30"}
+CHECKED_RULES: Final = (
+    LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | ANSWERS_CHECKED | {"J3", "J4", "J30"}
+)
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
 declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
@@ -140,6 +144,8 @@ class _Checker:
         self.open = OpenSessions()  # the sessions the agent may name (J3)
         # The client's pending `initialize` (request key, params): its answer is J5-J10's.
         self.initialize: tuple[RequestKey, object] | None = None
+        # Requests paired with their answers (session/list, close, delete, config; J50-J64).
+        self.answers = Answers(revision)
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
         self.out.append(Violation(rule, RULES[rule].level, index, _printable(message), warning))
@@ -247,6 +253,7 @@ class _Checker:
         ):
             self.report_all(i, initialize_findings(self.initialize[1], msg.result))
             self.initialize = None
+        self.report_all(i, self.answers.see(side, msg, self.open))
         if sid is not None and side == AGENT:
             seen = self.seen.setdefault(sid, Seen())
             if isinstance(msg, j.UpdateSessionNotification):
@@ -310,6 +317,7 @@ class _Checker:
         twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
         twin.route, twin.recent = dict(self.route), dict(self.recent)
         twin.open = self.open.copy()
+        twin.answers = self.answers.copy()
         # (`preview` is a frozen value: the twin shares it)
         return twin
 

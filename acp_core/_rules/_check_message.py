@@ -50,6 +50,7 @@ __all__ = [
     "error_finding",
     "initialize_findings",
     "plan_path_finding",
+    "select_value_finding",
     "terminal_cwd_finding",
     "update_findings",
 ]
@@ -57,9 +58,9 @@ __all__ = [
 #: The rules these checks (and the naming of decode failures) report.
 CHECKED: Final = frozenset(
     {
-        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
+        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
-        *("J5", "J6", "J7", "J8", "J9", "J10", "J11"),
+        *("J5", "J6", "J7", "J8", "J9", "J10", "J11", "J61", "J63"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -195,6 +196,36 @@ def _terminal_findings(method: Mapping[str, Any], where: str) -> Iterator[Findin
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
         yield "J9", f"{where} names environment variable {shown(doubled[0])} twice"
+
+
+def select_value_finding(option: u.SessionConfigSelect) -> Finding | None:
+    """J61: a select option's current value is one of its values (flat or grouped), in an
+    update or in a session answer (`_rules/_check_answers.py`)."""
+    values = {
+        v.value
+        for item in option.options
+        for v in (item.options if isinstance(item, u.SessionConfigSelectGroup) else (item,))
+    }
+    if option.current_value in values:
+        return None
+    return (
+        "J61",
+        f"config option {shown(option.config_id)} has current value "
+        f"{shown(option.current_value)}, which is not one of its values",
+    )
+
+
+def tool_call_id_finding(upd: u.ToolCallUpdate | u.ToolCallContentChunk) -> Finding | None:
+    """J63: a tool call update or content chunk names its tool call by a non-empty id."""
+    if upd.tool_call_id:
+        return None
+    return ("J63", f"{_TAG[type(upd)]} with an empty `toolCallId`; a tool call id is non-empty")
+
+
+_TAG: Final[Mapping[type, str]] = {
+    u.ToolCallUpdate: "tool_call_update",
+    u.ToolCallContentChunk: "tool_call_content_chunk",
+}
 
 
 def error_finding(error: j.RpcError) -> Finding | None:
@@ -419,7 +450,9 @@ class MessageRules:
         elif isinstance(upd, u.ToolCallUpdate):
             self.tool_call(seen, upd)
         elif isinstance(upd, u.ToolCallContentChunk):
-            if seen.first_sight(upd.tool_call_id):
+            self.add(tool_call_id_finding(upd))
+            # (an empty id names no tool call: J63 says so, R14 does not judge it)
+            if upd.tool_call_id and seen.first_sight(upd.tool_call_id):
                 self.found(
                     "R14",
                     f"tool call {upd.tool_call_id!r} is first reported by a "
@@ -451,23 +484,10 @@ class MessageRules:
                 if isinstance(option, u.OtherSessionConfigOption):
                     self.raw_tag("config option type", option.raw)
                 elif isinstance(option, u.SessionConfigSelect):
-                    self.select_value(option)
+                    self.add(select_value_finding(option))
         elif isinstance(upd, u.OtherUpdate):
             self.enum("sessionUpdate", upd.session_update)
 
-    def select_value(self, option: u.SessionConfigSelect) -> None:
-        values = {
-            v.value
-            for item in option.options
-            for v in (item.options if isinstance(item, u.SessionConfigSelectGroup) else (item,))
-        }
-        if option.current_value not in values:
-            self.found(
-                "R41",
-                f"config option {shown(option.config_id)} has current value "
-                f"{shown(option.current_value)}, which is not one of its values: every option "
-                "always has a current value",
-            )
 
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]
@@ -479,8 +499,11 @@ class MessageRules:
             )
 
     def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:
-        # first_sight records the id: call it first, whatever the title
-        if seen.first_sight(upd.tool_call_id) and not isinstance(upd.title, str):
+        self.add(tool_call_id_finding(upd))
+        # first_sight records the id: call it first, whatever the title (an empty id names
+        # no tool call: J63 says so, R14 does not judge it)
+        first = bool(upd.tool_call_id) and seen.first_sight(upd.tool_call_id)
+        if first and not isinstance(upd.title, str):
             self.found("R14", f"tool call {upd.tool_call_id!r} is first reported without a title")
         if isinstance(upd.kind, str):
             self.enum("tool kind", upd.kind)
