@@ -15,7 +15,9 @@ one per recorded line (a batch is one line). `check_trace` is three steps:
 2. the single-message checks of `_rules/_check_message.py` (open-enum values, paths, base64, batch
    contents, custom root keys) and, from 2026-11 on, the checks across the sessions of the
    connection of `_rules/_check_preview.py` (children, replay windows, keys, item cancels; a
-   frozen `PreviewState` the checker replaces per message, `observe_connection`);
+   frozen `PreviewState` the checker replaces per message, `observe_connection`); and the
+   pairing of the client's session-management requests with the agent's answers
+   (`_rules/_check_answers.py`: list pages, close, delete, config options; J50-J64);
 3. the conversation machine (`observe`), one per session, started with
    `Conversation.mid_session` (a trace may start mid-session, so nothing that happened
    before it is demanded); requests without a session go to one more machine. Answers are

@@ -3,7 +3,9 @@
 Owns: the checks of a single decoded update, permission request, batch or `initialize`
 answer (its `info`, capabilities and auth methods: J5-J10) or error answer (J11; open-enum values
 against a revision, absolute paths (R26, R33, and the Preview's R52, R78), base64,
-first-sight titles, message id roles, batch contents); the naming of decode failures is
+first-sight titles, non-empty tool call ids (J63), a select option's current value (J61,
+also asked by `_rules/_check_answers.py` for the options a session answer carries), message
+id roles, batch contents); the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
 the checker, the client engine (what it receives) and the agent engine (what it sends,
 `_engines/_agent_build.Build.obey`) all ask it.
