@@ -81,7 +81,7 @@ _MANAGED_BAD = [
     ("ACP-DELETE-202", "bad_J55_7_deleted_session_still_listed.jsonl", [7]),
     ("ACP-DELETE-203", "bad_J56_3_delete_of_a_never_created_session_refused.jsonl", [3]),
     ("ACP-ADDDIRS-201", "bad_J57_3_additional_directories_of_session_new_refused.jsonl", [3]),
-    ("ACP-ADDDIRS-202", "bad_J58_3_additional_directories_of_session_resume_refused.jsonl", [3]),
+    ("ACP-ADDDIRS-202", "bad_J58_7_additional_directories_of_session_resume_refused.jsonl", [7]),
     ("ACP-CONFIG-201", "bad_J59_3_session_new_answer_with_a_malformed_select.jsonl", [3]),
     ("ACP-CONFIG-203", "bad_J60_3_resume_answer_with_a_boolean_option_given_a_string.jsonl", [3]),
     ("ACP-CONFIG-204", "bad_J61_0_select_current_value_not_offered.jsonl", [0]),

@@ -54,7 +54,7 @@ _J50_J62 = (
     "55_7_deleted_session_still_listed",
     "56_3_delete_of_a_never_created_session_refused",
     "57_3_additional_directories_of_session_new_refused",
-    "58_3_additional_directories_of_session_resume_refused",
+    "58_7_additional_directories_of_session_resume_refused",
     "59_3_session_new_answer_with_a_malformed_select",
     "60_3_resume_answer_with_a_boolean_option_given_a_string",
     "61_3_session_new_answer_with_a_current_value_not_offered",

@@ -268,14 +268,21 @@ class Answers:
         return []
 
     def _directories(self, request: _Request, code: int) -> list[Finding]:
-        method = request.method
+        # Only a request the field alone can make invalid: an absolute `cwd`, no MCP servers,
+        # and for a resume a session the recording set up (an unknown one may be -32602).
+        method, params = request.method, request.params
+        cwd, sid = params.get("cwd"), params.get("sessionId")
         if (
             method not in ("session/new", "session/resume")
             or code != _INVALID_PARAMS
             or "additionalDirectories" not in (self.capabilities or ())
+            or not isinstance(cwd, str)
+            or not is_absolute(cwd)
+            or _items(params.get("mcpServers"))
+            or (method == "session/resume" and sid not in self.live and sid not in self.closed)
         ):
             return []
-        dirs = _items(request.params.get("additionalDirectories"))
+        dirs = _items(params.get("additionalDirectories"))
         if not dirs or not all(isinstance(d, str) and is_absolute(d) for d in dirs):
             return []
         return [
