@@ -254,12 +254,96 @@ def test_the_fast_path_equals_the_generic_decoder_or_declines(wire: dict[str, An
         assert fast is None or fast == _generic(wire, revision)
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_TOO_DEEP: list[Any] = []
+for _ in range(250):  # deeper than the codec's MAX_DEPTH (200)
+    _TOO_DEEP = [_TOO_DEEP]
+_TOOL_FIELD_VALUES = {
+    "title": st.text(max_size=3) | st.none() | st.integers(),
+    "kind": st.sampled_from(["read", "edit", "search", "other", "x"]) | st.none(),
+    "status": st.sampled_from(["pending", "in_progress", "completed", "failed", "?"]) | st.none(),
+    "locations": st.lists(
+        st.fixed_dictionaries({"path": st.text(max_size=3)})
+        | st.fixed_dictionaries({"path": st.text(max_size=3), "line": st.integers(-1, 3)})
+        | st.just({"path": None}),
+        max_size=3,
+    )
+    | st.none(),
+    "rawInput": _JSON,
+    "rawOutput": _JSON | st.just(_TOO_DEEP),
+    "content": st.just([]),
+    "name": st.just("fs.read"),
+    "_meta": st.just({}),
+    "later": st.just(1),
+}
+
+
+@given(
+    an_id=st.text(max_size=3) | st.none(),
+    fields=st.dictionaries(
+        st.sampled_from(sorted(_TOOL_FIELD_VALUES)), st.just(None), max_size=6
+    ).flatmap(lambda keys: st.fixed_dictionaries({k: _TOOL_FIELD_VALUES[k] for k in keys})),
+)
+def test_the_tool_call_update_fast_path_equals_the_generic_decoder_or_declines(
+    an_id: str | None, fields: dict[str, Any]
+) -> None:
+    wire = {"sessionUpdate": "tool_call_update", "toolCallId": an_id, **fields}
+    fast = fast_update(wire)
+    plain = set(fields) <= {"title", "kind", "status", "locations", "rawInput", "rawOutput"}
+    for revision in acp.REVISIONS.values():
+        try:
+            generic = _generic(wire, revision)
+        except acp.DecodeError:
+            assert fast is None  # what does not decode is the generic walk's to report
+            continue
+        if fast is not None:
+            assert type(fast) is type(generic)
+            assert fast == generic
+            assert acp.encode_update(fast, revision=revision) == acp.encode_update(
+                generic, revision=revision
+            )
+    if fast is None and plain and type(an_id) is str:
+        # It declines a plain shape only for a value it does not take as it is.
+        assert any(_not_plain(k, v) for k, v in fields.items()), fields
+
+
+def _not_plain(key: str, value: Any) -> bool:
+    if key in ("rawInput", "rawOutput"):
+        return value is _TOO_DEEP or _has_nan(value)
+    if key == "locations":
+        return value is None or any(len(x) != 1 or x["path"] is None for x in value)
+    return type(value) is not str
+
+
+def _has_nan(value: Any) -> bool:
+    if type(value) is float:
+        return value != value or value in (float("inf"), float("-inf"))
+    if isinstance(value, list):
+        return any(_has_nan(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_nan(v) for v in value.values())
+    return False
+
+
 def test_the_fast_path_takes_the_hot_shapes() -> None:
     # A differential test is empty if the fast path never answers: it must, for these.
     chunk = {"sessionUpdate": "agent_message_chunk", "messageId": "m",
              "content": {"type": "text", "text": "hi"}}  # fmt: skip
     assert fast_update(chunk) == acp.AgentMessageChunk("m", acp.TextContent("hi"))
     assert fast_update({**chunk, "_meta": {}}) is None  # anything else: the generic walk
+    done = {"sessionUpdate": "tool_call_update", "toolCallId": "t", "status": "completed",
+            "rawOutput": {"lines": [1, 2]}, "locations": [{"path": "/a"}]}  # fmt: skip
+    location = acp.ToolCallLocation("/a")
+    assert fast_update(done) == acp.ToolCallUpdate(
+        "t", status="completed", raw_output={"lines": [1, 2]}, locations=(location,)
+    )
+    assert fast_update({**done, "content": []}) is None
 
 
 def test_generated_decoders_show_their_source() -> None:

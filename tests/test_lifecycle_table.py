@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,7 +41,9 @@ from acp_core._rules._conversation import (
 from acp_core._rules._conversation_effects import _EFFECTS
 from acp_core._rules._conversation_events import Obs, classify
 from acp_core._rules._conversation_lifecycle import HOLDS
+from acp_core._rules._conversation_state import _derive_stage
 from acp_core._wire._codec import decode_message
+from acp_core._wire._fastnew import evolve_frozen, fast_evolve
 from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS
 
 SID = "sess_1"
@@ -294,6 +297,8 @@ def _follow(messages: list[Msg], revision: Any, mid: bool) -> None:
         expected = _observe_every_guard(conv, sender, message, at)
         got = observe(conv, sender, message, at=at)  # type: ignore[arg-type]
         assert got == expected, (at, conv.stage, kind)
+        # The stage a machine remembers is the one its fields give (never a stale copy).
+        assert got[0].stage is _derive_stage(got[0]), (at, conv.stage, kind)
         if kind is not None:
             cell = entry(conv.stage, kind)
             assert got[0].stage in cell.next, (at, conv.stage, kind, got[0].stage)
@@ -365,3 +370,22 @@ def test_where_a_session_starts() -> None:
     assert Conversation.mid_session().stage is Stage.UNKNOWN
     assert Conversation.start(DEFAULT_REVISION, "running").stage is Stage.WORKING
     assert Conversation.start(DEFAULT_REVISION, "requires_action").stage is Stage.BLOCKED
+
+
+def test_the_remembered_stage_is_no_part_of_the_value_and_copies_start_without_it() -> None:
+    fresh, asked = Conversation.start(), Conversation.start()
+    assert asked.stage is Stage.IDLE
+    assert asked.cached_stage is Stage.IDLE
+    assert fresh.cached_stage is None
+    assert fresh == asked
+    assert hash(fresh) == hash(asked)
+    assert repr(fresh) == repr(asked)
+    # A copy whose fields say another stage must derive it, not inherit the remembered one.
+    for copy in (
+        attrs.evolve(asked, closed_at=3),
+        fast_evolve(asked, closed_at=3),
+        evolve_frozen(asked, closed_at=3),
+        machine._rebuild(asked, {"closed_at": 3}),
+    ):
+        assert copy.cached_stage is None
+        assert copy.stage is Stage.CLOSED

@@ -358,7 +358,9 @@ def _received(b: _Build, intent: Received) -> None:
     elif isinstance(message, (Response, ErrorResponse)):
         if not _prompt_answered(b, message) and preview.cancel_answered(b, message) is None:
             raise _remote("E3", f"response {message.id!r} answers no request of this client")
-    elif isinstance(message, Request):
+    elif isinstance(message, (Request, PromptRequest)):
+        # Every request gets its answer; one the client never serves (a `session/prompt` from
+        # the agent: J2, as the machine says) gets method-not-found.
         b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
     elif isinstance(message, Notification):
         pass  # C26: unknown notifications are ignored (and never answered, C25)

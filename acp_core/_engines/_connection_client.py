@@ -357,6 +357,10 @@ def _receive(b: Build, message: Message) -> None:
         if kind is Request and is_extension(method):
             b.incoming = b.incoming.set(request.id, method)
             b.event(ExtensionRequest(request.id, method, request.params))
+        elif (session_id := _session_of(request)) is not None and session_id in b.sessions:
+            # The session's engine answers it (-32601) and its machine judges it: a client's
+            # request sent by the agent (`session/prompt`, `session/close`) is the checker's J2.
+            step_session(b, session_id, Received(message))
         else:
             b.send(error_reply(request.id, -32601, "Method not found"))
     elif kind is Notification:
@@ -472,3 +476,12 @@ CLIENT_INPUTS: Final = SideInputs(
     _host_answer,
     _host_intent,
 )
+
+
+def _session_of(request: Any) -> str | None:
+    """The session a request of the agent names (its `sessionId` parameter), if any."""
+    if isinstance(request, PromptRequest):
+        return request.session_id
+    params = params_object(request.params)
+    sid = None if params is None else params.get("sessionId")
+    return sid if isinstance(sid, str) else None

@@ -140,16 +140,19 @@ def terminal_cwd_finding(upd: u.TerminalUpdate) -> Finding | None:
     return None
 
 
-def plan_path_finding(plan: PlanMarkdown) -> Finding | None:
-    """R78: a markdown plan's `path`, when given, is absolute."""
+def plan_path_finding(plan: PlanMarkdown, revision: Revision) -> Finding | None:
+    """R78: a markdown plan's `path`, when given, is absolute (from the revision R78 has)."""
     path = plan.path
-    if isinstance(path, str) and not is_absolute(path):
+    if isinstance(path, str) and not is_absolute(path) and revision.applies("R78"):
         return ("R78", f"markdown plan {shown(plan.plan_id)}: relative path {path!r}")
     return None
 
 
-def child_directory_findings(upd: SubagentUpdate) -> list[Finding]:
-    """R52: the `cwd` and `additionalDirectories` reported for a child are absolute."""
+def child_directory_findings(upd: SubagentUpdate, revision: Revision) -> list[Finding]:
+    """R52: the `cwd` and `additionalDirectories` reported for a child are absolute (from
+    the revision R52 has)."""
+    if not revision.applies("R52"):
+        return []
     dirs = [upd.cwd] if isinstance(upd.cwd, str) else []
     if isinstance(upd.additional_directories, tuple):
         dirs.extend(upd.additional_directories)
@@ -453,13 +456,7 @@ class MessageRules:
             self.tool_call(seen, upd)
         elif isinstance(upd, u.ToolCallContentChunk):
             self.add(tool_call_id_finding(upd))
-            # (an empty id names no tool call: J63 says so, R14 does not judge it)
-            if upd.tool_call_id and seen.first_sight(upd.tool_call_id):
-                self.found(
-                    "R14",
-                    f"tool call {upd.tool_call_id!r} is first reported by a "
-                    "content chunk, without a title",
-                )
+            self.first_sight(seen, upd.tool_call_id, UNSET, by_chunk=True)
             self.tool_content(upd.content)
         elif isinstance(upd, u.TerminalUpdate):
             self.add(terminal_cwd_finding(upd))
@@ -475,8 +472,8 @@ class MessageRules:
                 )
         elif isinstance(upd, u.PlanUpdate):
             self.plan(upd.plan)
-        elif isinstance(upd, SubagentUpdate) and self.revision.applies("R52"):
-            self._found.extend(child_directory_findings(upd))
+        elif isinstance(upd, SubagentUpdate):
+            self._found.extend(child_directory_findings(upd, self.revision))
         elif isinstance(upd, u.AvailableCommandsUpdate):
             for command in upd.available_commands:
                 if isinstance(command.input, u.OtherCommandInput):
@@ -500,13 +497,19 @@ class MessageRules:
                 f"message id {mid!r} names a {known} message and is reused for a {role} message",
             )
 
+    def first_sight(
+        self, seen: Seen, tool_call_id: str, title: object, *, by_chunk: bool = False
+    ) -> None:
+        """R14: a tool call is first reported with its title (a content chunk has none); an
+        empty id names no tool call (J63 says so), R14 does not judge it."""
+        # `Seen.first_sight` records the id: call it first, whatever the title
+        if tool_call_id and seen.first_sight(tool_call_id) and not isinstance(title, str):
+            how = "by a content chunk, without a title" if by_chunk else "without a title"
+            self.found("R14", f"tool call {tool_call_id!r} is first reported {how}")
+
     def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:
         self.add(tool_call_id_finding(upd))
-        # first_sight records the id: call it first, whatever the title (an empty id names
-        # no tool call: J63 says so, R14 does not judge it)
-        first = bool(upd.tool_call_id) and seen.first_sight(upd.tool_call_id)
-        if first and not isinstance(upd.title, str):
-            self.found("R14", f"tool call {upd.tool_call_id!r} is first reported without a title")
+        self.first_sight(seen, upd.tool_call_id, upd.title)
         if isinstance(upd.kind, str):
             self.enum("tool kind", upd.kind)
         if isinstance(upd.status, str):
@@ -530,8 +533,7 @@ class MessageRules:
             self.raw_tag("plan type", plan.raw)
             return
         if isinstance(plan, PlanMarkdown):
-            if self.revision.applies("R78"):
-                self.add(plan_path_finding(plan))
+            self.add(plan_path_finding(plan, self.revision))
             return
         for entry in plan.entries:
             self.enum("plan entry priority", entry.priority)

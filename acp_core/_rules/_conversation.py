@@ -181,7 +181,7 @@ def _quiet(conv: Conversation, upd: object) -> bool:
     scope = _SCOPES.get(id(revision))
     if scope is None or scope.revision is not revision:
         scope = _scope(revision)
-    stage = stage_of(conv)
+    stage = conv.cached_stage or stage_of(conv)  # (a remembered stage without the call)
     cls = type(upd)
     inert = scope.quiet[stage].get(cls, _UNSEEN)
     if inert is _UNSEEN:
@@ -238,13 +238,14 @@ def observe_update(
     return observe(conv, "agent", j.UpdateSessionNotification("", update), at=at)
 
 
-_FIELDS: Final = tuple(a.name for a in attrs.fields(Conversation))
+# Every field but the remembered stage, which a new machine value starts without (last).
+_FIELDS: Final = tuple(a.name for a in attrs.fields(Conversation) if a.init)
 _MAKE: Final = fast_constructor(Conversation)
 
 
 def _rebuild(conv: Conversation, changes: dict[str, Any]) -> Conversation:
     # attrs.evolve re-runs __init__ over every field; this sets the slots directly.
-    return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS])
+    return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS], None)
 
 
 def finish(conv: Conversation) -> tuple[Finding, ...]:

@@ -196,11 +196,17 @@ def _generic_request(o: Obs, sender: Sender, msg: j.Request, at: int) -> Event |
         o.report("J2", at, f"`{msg.method}` is a notification but is sent with id {shown(msg.id)}")
     detail = params.get("configId") if msg.method == "session/set_config_option" else None
     _request(o, sender, msg.id, Pending(msg.method, at, detail))
-    if sender == CLIENT and msg.method == "session/resume":
-        return Event(Kind.RESUME, sender, at, params)
-    if sender == CLIENT and msg.method == "session/close":
-        return Event(Kind.CLOSE, sender, at, params)
-    return None
+    kind = _CLIENT_REQUESTS.get(msg.method)
+    if kind is None or not _direction(o, sender, CLIENT, msg.method, at):
+        return None  # (an agent's resume or close is a J2 finding, not a lifecycle event)
+    return Event(kind, sender, at, params)
+
+
+#: The client's session requests the lifecycle follows, by method.
+_CLIENT_REQUESTS: Final[Mapping[str, Kind]] = {
+    j.Method.SESSION_RESUME: Kind.RESUME,
+    "session/close": Kind.CLOSE,
+}
 
 
 #: The event kinds of reported states (they move the phase).

@@ -199,6 +199,12 @@ class Conversation:
     # Preview: idempotencyKey -> (messageId, prompt) of its first answered attempt (R67); the
     # prompt is None for an attempt of an earlier connection (a restored engine's keys, R69).
     keys: PMap[str, tuple[str, RequestKey | None]] = attrs.field(factory=PMap)
+    # `stage_of`'s answer, remembered the first time it is asked (a machine is a value, so its
+    # stage never changes): the quiet path asks it of every update. Not part of the value:
+    # no `==`, hash or repr sees it, and a copy (`attrs.evolve`) starts without it.
+    cached_stage: Stage | None = attrs.field(
+        default=None, init=False, eq=False, hash=False, repr=False
+    )
 
     @classmethod
     def start(cls, revision: Revision = DEFAULT_REVISION, foreground: str = "idle") -> Conversation:
@@ -299,7 +305,22 @@ def stage_of(c: Conversation) -> Stage:
     The order is the precedence of the session's modes: a freed session is closed whatever
     it was doing; a resume window (with or without history) comes next, then a cancel that
     waits for its idle, then the frozen items of cancelled work (no turn then: new work
-    clears them); the rest follows the turn and the reported phase."""
+    clears them); the rest follows the turn and the reported phase. Derived once per
+    machine value (`Conversation.cached_stage`)."""
+    stage = c.cached_stage
+    if stage is None:
+        stage = _derive_stage(c)
+        _REMEMBER_STAGE(c, stage)  # the slot itself: a frozen class refuses `setattr`
+    return stage
+
+
+# The slot's own descriptor (in the class's namespace; the class attribute reads as a value).
+_REMEMBER_STAGE: Final[Callable[[Conversation, Stage], None]] = vars(Conversation)[
+    "cached_stage"
+].__set__
+
+
+def _derive_stage(c: Conversation) -> Stage:
     if c.closed_at is not None:
         return _CLOSED
     if c.replay_forbidden:

@@ -80,10 +80,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R5": ("acp_core._rules._check_message:MessageRules.message_id",),
     "R7": ("acp_core._rules._conversation:finish",),
     "R11": ("acp_core._rules._conversation_effects:_on_permission_answer",),
-    "R14": (
-        "acp_core._rules._check_message:MessageRules._update",
-        "acp_core._rules._check_message:MessageRules.tool_call",
-    ),
+    "R14": ("acp_core._rules._check_message:MessageRules.first_sight",),
     "R18": ("acp_core._rules._predicates:open_enum_rule",),
     "R19": (
         "acp_core._rules._check_preview_updates:_state",
@@ -107,10 +104,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R48": ("acp_core._rules._check_preview_updates:_announce",),
     "R49": ("acp_core._rules._check_preview_updates:_announce",),
     "R50": ("acp_core._rules._check_preview_updates:_r50",),
-    "R52": (
-        "acp_core._rules._check_message:MessageRules._update",
-        "acp_core._rules._check_message:child_directory_findings",
-    ),
+    "R52": ("acp_core._rules._check_message:child_directory_findings",),
     "R53": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R54": ("acp_core._rules._check_message:MessageRules.root_keys",),
     "R56": ("acp_core._rules._check_preview_updates:on_update",),
@@ -143,10 +137,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R74": ("acp_core._rules._check_preview_updates:_state",),
     "R75": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R76": ("acp_core._rules._check_preview:PreviewDraft.use",),
-    "R78": (
-        "acp_core._rules._check_message:MessageRules.plan",
-        "acp_core._rules._check_message:plan_path_finding",
-    ),
+    "R78": ("acp_core._rules._check_message:plan_path_finding",),
     "R79": ("acp_core._rules._check_preview_updates:_suggestions",),
     "R80": ("acp_core._rules._check_undecodable:_explain",),
     "R81": ("acp_core._rules._check_preview_updates:_tool",),

@@ -1,8 +1,9 @@
-"""The hand-written fast path of update decoding: streamed text and terminal bytes.
+"""The hand-written fast path of update decoding: streamed text, terminal bytes, tool calls.
 
-Owns: `fast_update(obj)`, which decodes the five hottest wire shapes (a text chunk of a
-message, thought or user message, a text tool-call content chunk, a terminal output chunk)
-without the generic walk.
+Owns: `fast_update(obj)`, which decodes the six hottest wire shapes (a text chunk of a
+message, thought or user message, a text tool-call content chunk, a terminal output chunk,
+and a `tool_call_update` of the plain fields: title, kind, status, file locations, raw input
+and output) without the generic walk.
 Must not know: the generic tables (`_wire/_codec_tables.py`), revisions.
 
 It returns exactly what the generic decoder returns for those shapes under every revision, or
@@ -15,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from acp_core._errors import DecodeError
+
 from . import _content as c
 from . import _updates as u
 from ._fastnew import fast_constructor
-from ._json import EMPTY_OBJECT, UNSET
+from ._json import EMPTY_OBJECT, UNSET, freeze_json
 
 __all__ = ["fast_update"]
 
@@ -31,6 +34,14 @@ _FAST_CHUNKS: Final[dict[object, Callable[..., u.SessionUpdate]]] = {
 }
 _MAKE_TOOL_CHUNK: Final = fast_constructor(u.ToolCallContentChunk)
 _MAKE_TERMINAL_CHUNK: Final = fast_constructor(u.TerminalOutputChunk)
+_MAKE_TOOL_CALL_UPDATE: Final = fast_constructor(u.ToolCallUpdate)
+_MAKE_LOCATION: Final = fast_constructor(c.ToolCallLocation)
+# The keys of a plain tool call update: the ones every revision decodes alike (`name` and
+# `capabilities` are 2026-11's, `content` and `_meta` take the generic walk).
+_TOOL_CALL_KEYS: Final = frozenset(
+    ("sessionUpdate", "toolCallId", "title", "kind", "status", "locations", "rawInput", "rawOutput")
+)
+_ABSENT: Final = object()
 
 
 def _text_block(content: object) -> c.TextContent | None:
@@ -42,12 +53,65 @@ def _text_block(content: object) -> c.TextContent | None:
     return None
 
 
+def _locations(items: object) -> tuple[c.ToolCallLocation, ...] | None:
+    # Exactly a list of `{"path": str}`: anything else (a line, `_meta`) takes the generic walk.
+    if type(items) is not list:
+        return None
+    out = []
+    for item in items:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        path = item.get("path")
+        if type(path) is not str:
+            return None
+        out.append(_MAKE_LOCATION(path, UNSET, UNSET, EMPTY_OBJECT))
+    return tuple(out)
+
+
+def _tool_call_update(obj: dict[str, object]) -> u.ToolCallUpdate | None:
+    if not _TOOL_CALL_KEYS.issuperset(obj):
+        return None
+    tool_call_id = obj.get("toolCallId")
+    if type(tool_call_id) is not str:
+        return None
+    strings: list[object] = []
+    for key in ("title", "kind", "status"):
+        value = obj.get(key, UNSET)
+        if value is not UNSET and type(value) is not str:
+            return None  # null or a wrong type: the generic walk says what it means
+        strings.append(value)
+    locations: object = obj.get("locations", UNSET)
+    if locations is not UNSET:
+        locations = _locations(locations)
+        if locations is None:
+            return None
+    raw: list[object] = []
+    for key in ("rawInput", "rawOutput"):
+        value = obj.get(key, _ABSENT)
+        if value is _ABSENT:
+            raw.append(UNSET)
+            continue
+        try:
+            raw.append(freeze_json(value))  # null stays None, as the generic walk keeps it
+        except DecodeError:
+            return None  # the generic walk reports it at its path (or tolerates it)
+    title, kind, status = strings
+    return _MAKE_TOOL_CALL_UPDATE(
+        tool_call_id, title, kind, status, UNSET, locations, raw[0], raw[1], UNSET, UNSET,
+        UNSET, EMPTY_OBJECT,
+    )  # fmt: skip
+
+
 def fast_update(obj: object) -> u.SessionUpdate | None:
     """The update `obj` decodes to if it is one of the hot shapes, else None."""
-    if type(obj) is not dict or len(obj) != 3:
+    if type(obj) is not dict:
         return None
     tag = obj.get("sessionUpdate")
     if type(tag) is not str:  # an unhashable tag (a list) must not reach the dict lookup
+        return None
+    if tag == "tool_call_update":
+        return _tool_call_update(obj)
+    if len(obj) != 3:
         return None
     make = _FAST_CHUNKS.get(tag)
     if make is not None:

@@ -79,8 +79,10 @@ def fast_replace(
         namespace[f"s{k}"] = getattr(cls, a.name).__set__
         if a.name in names:
             value = f"v{names.index(a.name)}"
-        elif a.name in fixed:
-            namespace[f"c{k}"] = fixed[a.name]
+        elif a.name in fixed or not a.init:
+            # A field outside `__init__` (a remembered derived value) starts over, as
+            # `attrs.evolve` does: its plain default.
+            namespace[f"c{k}"] = fixed.get(a.name, a.default)
             value = f"c{k}"
         else:
             value = f"old.{a.name}"
@@ -104,6 +106,8 @@ def evolve_frozen(old: T, **changes: Any) -> T:
         if key in changes:
             value = changes[key]
             left -= 1
+        elif not a.init:
+            value = a.default  # a remembered derived value starts over (as attrs.evolve)
         else:
             value = getattr(old, a.name)
         object.__setattr__(obj, a.name, value)
