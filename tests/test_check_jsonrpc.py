@@ -94,7 +94,7 @@ def note(method: str) -> dict[str, Any]:
 
 
 def call(rid: object) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": rid, "method": "session/list", "params": {}}
+    return {"jsonrpc": "2.0", "id": rid, "method": "session/set_mode", "params": {}}
 
 
 def ok(rid: object) -> dict[str, Any]:
@@ -166,7 +166,7 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J34 result", [request(5, "session/frobnicate"), result(5)], [("J34", 1)]),
     ("J34 other code", [request(5, "frobnicate"), error(-32602, rid=5)], [("J34", 1)]),
     ("J34 -32601", [request(5, "session/frobnicate"), error(-32601, rid=5)], []),
-    ("J34 known method", [request(5, "session/list"), error(-32603, rid=5)], []),
+    ("J34 known method", [request(5, "session/set_mode"), error(-32603, rid=5)], []),
     ("J34 `_` method", [request(5, "_x/y"), result(5)], []),
     ("J34 `$/` method", [request(5, "$/ping"), result(5)], []),
     # J35: a `_` request is answered (a warning when the recording ends first)
@@ -179,31 +179,31 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J36 quiet", [notify("_zed/hi"), request(1, "_x"), result(1)], []),
     ("J1 after a known notification", [client(CANCEL), result(4)], [("J1", 1)]),
     # J37: an answer echoes its request's id exactly
-    ("J37 string for int", [request(7, "session/list"), result("7")], [("J37", 1)]),
-    ("J37 int for string", [request("7", "session/list"), result(7)], [("J37", 1)]),
-    ("J37 exact", [request(7, "session/list"), result(7)], []),
+    ("J37 string for int", [request(7, "session/set_mode"), result("7")], [("J37", 1)]),
+    ("J37 int for string", [request("7", "session/set_mode"), result(7)], [("J37", 1)]),
+    ("J37 exact", [request(7, "session/set_mode"), result(7)], []),
     ("J37 client's answer", [agent(PERMISSION), client(SELECTED)], [("J37", 1)]),
     ("J37 `_` request answered", [request(9, "_x"), result("9")], [("J37", 1)]),
-    ("J1 no twin", [request(7, "session/list"), result("07")], [("J1", 1)]),
+    ("J1 no twin", [request(7, "session/set_mode"), result("07")], [("J1", 1)]),
     ("J37 in a reply array", [client([call(7)]), agent([ok("7")])], [("J37", 1)]),
     # J38: a response carries one of result and error, an error a code and a message
-    ("J38 both", [request(7, "session/list"), both(7)], [("J38", 1)]),
-    ("J38 neither", [request(7, "session/list"), agent({"jsonrpc": "2.0", "id": 7})],
+    ("J38 both", [request(7, "session/set_mode"), both(7)], [("J38", 1)]),
+    ("J38 neither", [request(7, "session/set_mode"), agent({"jsonrpc": "2.0", "id": 7})],
      [("J38", 1)]),
-    ("J38 string code", [request(7, "session/list"), bad_error(7, "-32603", "x")], [("J38", 1)]),
-    ("J38 no message", [request(7, "session/list"), bad_error(7, -32603, None)], [("J38", 1)]),
-    ("J38 error not an object", [request(7, "session/list"),
+    ("J38 string code", [request(7, "session/set_mode"), bad_error(7, "-32603", "x")], [("J38", 1)]),
+    ("J38 no message", [request(7, "session/set_mode"), bad_error(7, -32603, None)], [("J38", 1)]),
+    ("J38 error not an object", [request(7, "session/set_mode"),
                                  agent({"jsonrpc": "2.0", "id": 7, "error": "boom"})],
      [("J38", 1)]),
     ("J38 client's", [agent(PERMISSION), client({"jsonrpc": "2.0", "id": 4})], [("J38", 1)]),
-    ("D1 not JSON-RPC", [request(7, "session/list"), agent({"jsonrpc": "1.0", "id": 7})],
+    ("D1 not JSON-RPC", [request(7, "session/set_mode"), agent({"jsonrpc": "1.0", "id": 7})],
      [("D1", 1)]),
     # J45: the agent's `_meta` is an object or null, anywhere
     ("J45 on an update", [update({"sessionUpdate": "plan_update", "_meta": "x", "plan": PLAN})],
      [("J45", 0)]),
     ("J45 twice, one finding", [update({"sessionUpdate": "plan_update", "_meta": [1],
                                         "plan": {**PLAN, "_meta": 3}})], [("J45", 0)]),
-    ("J45 in a result", [request(7, "session/list"), result(7, {"_meta": 5})], [("J45", 1)]),
+    ("J45 in a result", [request(7, "session/set_mode"), result(7, {"_meta": 5})], [("J45", 1)]),
     ("J45 in a `_` method", [agent({"jsonrpc": "2.0", "method": "_x/y", "params": {"_meta": "q"}})],
      [("J45", 0)]),
     ("J45 null and objects", [update({"sessionUpdate": "plan_update", "_meta": None,
@@ -224,7 +224,7 @@ CASES: list[tuple[str, list[dict[str, Any]], list[tuple[str, int]]]] = [
     ("J42 bare answer", [client([call("a")]), result("a")], [("J42", 1)]),
     ("J42 split", [client([call("a"), call("b")]), agent([ok("a")]), result("b")], [("J42", 1)]),
     ("J42 ok any order", [client([call("a"), call("b")]), agent([ok("b"), ok("a")])], []),
-    ("J43 another request", [request("z", "session/list"), client([call("a")]),
+    ("J43 another request", [request("z", "session/set_mode"), client([call("a")]),
                              agent([ok("a"), ok("z")])], [("J43", 2)]),
     ("J1 an id of no request", [client([call("a")]), agent([ok("a"), ok("z")])], [("J1", 1)]),
     # J44: a prompt carrying `_meta` is not refused as invalid params

@@ -59,6 +59,41 @@ _INIT = (
 _DOWNGRADE_REFUSED = "bad_J33_1_downgrade_request_answered_with_an_error.jsonl"
 _FRAMING = "good_batches_and_extensions_answered.jsonl"
 _NO_ANSWER = "good_agent_initiated_and_background.jsonl"  # the agent answers nothing
+# The kit ids of the agent's answers to session management (J50-J62, J64) and the lines of
+# good_session_management.jsonl that exercise them.
+_MANAGED = {
+    "ACP-LIST-201": [4, 6, 19],
+    "ACP-LIST-203": [4, 6, 19],
+    "ACP-LIST-204": [4, 6, 19],
+    "ACP-CLOSE-201": [11],
+    "ACP-DELETE-201": [15, 17],
+    "ACP-DELETE-202": [15, 17],
+    "ACP-DELETE-203": [15, 17],
+    "ACP-ADDDIRS-201": [2],
+    "ACP-ADDDIRS-202": [13],
+    "ACP-CONFIG-201": [2],
+    "ACP-CONFIG-202": [8],
+    "ACP-CONFIG-203": [13],
+    "ACP-CONFIG-204": [2, 8, 10, 13],
+}
+_MANAGED_BAD = [
+    ("ACP-LIST-201", "bad_J50_3_session_list_answered_without_sessions.jsonl", [3]),
+    ("ACP-LIST-203", "bad_J51_5_list_filtered_by_cwd_lists_another_cwd.jsonl", [5]),
+    ("ACP-LIST-204", "bad_J52_3_listed_session_with_a_relative_cwd.jsonl", [3]),
+    ("ACP-CLOSE-201", "bad_J53_5_close_of_an_open_session_refused.jsonl", [5]),
+    ("ACP-DELETE-201", "bad_J54_5_delete_answered_with_a_non_empty_result.jsonl", [5]),
+    ("ACP-DELETE-202", "bad_J55_7_deleted_session_still_listed.jsonl", [7]),
+    ("ACP-DELETE-203", "bad_J56_3_delete_of_a_never_created_session_refused.jsonl", [3]),
+    ("ACP-ADDDIRS-201", "bad_J57_3_additional_directories_of_session_new_refused.jsonl", [3]),
+    ("ACP-ADDDIRS-202", "bad_J58_7_additional_directories_of_session_resume_refused.jsonl", [7]),
+    ("ACP-CONFIG-201", "bad_J59_3_session_new_answer_with_a_malformed_select.jsonl", [3]),
+    ("ACP-CONFIG-203", "bad_J60_3_resume_answer_with_a_boolean_option_given_a_string.jsonl", [3]),
+    ("ACP-CONFIG-204", "bad_J61_0_select_current_value_not_offered.jsonl", [0]),
+    ("ACP-CONFIG-204", "bad_J61_3_session_new_answer_with_a_current_value_not_offered.jsonl", [3]),
+    ("ACP-CONFIG-202", "bad_J62_5_set_config_option_answer_drops_an_option.jsonl", [5]),
+    ("ACP-PATCH-204", "bad_J63_0_tool_call_update_with_an_empty_id.jsonl", [0]),
+    ("ACP-ENUM-203", "bad_J64_8_prompt_refused_after_a_custom_permission_outcome.jsonl", [8]),
+]
 
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
@@ -72,6 +107,9 @@ CASES = [
     ("ACP-SESSION-002", "good_two_new_sessions.jsonl", "passed", [2, 4]),
     ("ACP-SESSION-001", "good_two_new_sessions.jsonl", "passed", [2, 4]),
     *((kit, "good_initialize_with_auth_methods.jsonl", "passed", [0]) for kit in _INIT),
+    *((kit, "good_session_management.jsonl", "passed", at) for kit, at in _MANAGED.items()),
+    ("ACP-PATCH-204", "good_prompt_turn.jsonl", "passed", None),
+    ("ACP-ENUM-203", "good_permission_turn.jsonl", "passed", None),
     # one that breaks it: failed, at the line its rule names
     ("ACP-STATE-203", "bad_R8_5_idle_without_stop_reason.jsonl", "failed", [5]),
     ("ACP-CANCEL-201", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
@@ -145,6 +183,7 @@ CASES = [
     ("ACP-META-001", "good_extensions_and_batches.jsonl", "passed", [0]),
     ("ACP-META-001", "bad_J44_1_prompt_with_meta_refused_as_invalid_params.jsonl", "failed", [1]),
     ("ACP-META-001", "good_prompt_turn.jsonl", "not-observed", []),
+    *((kit, name, "failed", at) for kit, name, at in _MANAGED_BAD),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
@@ -154,6 +193,9 @@ CASES = [
     ("ACP-SESSION-002", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-SESSION-001", "good_prompt_turn.jsonl", "not-observed", []),
     *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _INIT),
+    *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _MANAGED),
+    ("ACP-PATCH-204", "good_two_new_sessions.jsonl", "not-observed", []),
+    ("ACP-ENUM-203", "good_two_new_sessions.jsonl", "not-observed", []),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
 ]

@@ -39,6 +39,7 @@ from acp_core.values import (
     TerminalOutputChunk,
     TerminalUpdate,
     TextContent,
+    ToolCallUpdate,
 )
 
 SID = "s1"
@@ -84,7 +85,9 @@ CASES = [
     ("R34-chunk-not-base64", ALL, (), TerminalOutputChunk("t1", "!!"),
      TerminalOutputChunk("t1", "eA=="), "R34", False),
     ("R18-plan-priority", ALL, (), _plan("urgent"), _plan("_urgent"), "R18", False),
-    ("R41-current-value", ALL, (), _select("zz"), _select("a"), "R41", False),
+    ("J61-current-value", ALL, (), _select("zz"), _select("a"), "J61", False),
+    ("J63-empty-tool-call-id", ALL, (), ToolCallUpdate("", title="t"),
+     ToolCallUpdate("call_1", title="t"), "J63", False),
     ("R5-id-reused", ALL, (SendUpdate(_chunk(AgentMessageChunk, "m1")),),
      _chunk(AgentThoughtChunk, "m1"), _chunk(AgentThoughtChunk, "m2"), "R5", False),
     ("R5-child-id-reused", PREVIEW, (ANNOUNCE, SendUpdate(_chunk(AgentMessageChunk, "m1"), CHILD)),

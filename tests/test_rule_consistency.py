@@ -186,7 +186,7 @@ CASES: list[Any] = [
     ("idle-to-requires-action", "S1", [_state("idle"), _state("requires_action")], None, None),
     ("idle-repeated", "S2", [_state("idle"), _state("idle", "end_turn")], None, None),
     ("custom-root-key", "R43", [*TURN, _tool(title="t", priority="high")], None, None),
-    ("select-value", "R41",
+    ("select-value", "J61",
      [_update({"sessionUpdate": "config_option_update", "configOptions": [_select("code")]})],
      None, None),
 ]  # fmt: skip

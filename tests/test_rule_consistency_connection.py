@@ -42,6 +42,30 @@ _J34_J45 = (
     "44_1_prompt_with_meta_refused_as_invalid_params",
     "45_1_result_meta_is_a_string",
 )
+_ANSWERS = (
+    "the client connection does not judge the agent's answers to session/list, "
+    "session/delete, a refused session/close, the configOptions of a session answer or "
+    "additionalDirectories refused as invalid params (J50-J62)"
+)
+_CUSTOM_OUTCOME = (
+    "the client connection answers a permission only with an option it offered; the replay "
+    "of a custom `_` outcome is refused (E2)"
+)
+_J50_J62 = (
+    "50_3_session_list_answered_without_sessions",
+    "51_5_list_filtered_by_cwd_lists_another_cwd",
+    "52_3_listed_session_with_a_relative_cwd",
+    "53_5_close_of_an_open_session_refused",
+    "54_5_delete_answered_with_a_non_empty_result",
+    "55_7_deleted_session_still_listed",
+    "56_3_delete_of_a_never_created_session_refused",
+    "57_3_additional_directories_of_session_new_refused",
+    "58_7_additional_directories_of_session_resume_refused",
+    "59_3_session_new_answer_with_a_malformed_select",
+    "60_3_resume_answer_with_a_boolean_option_given_a_string",
+    "61_3_session_new_answer_with_a_current_value_not_offered",
+    "62_5_set_config_option_answer_drops_an_option",
+)
 _MANGLED_ID = "the connection names an answer whose id's type differs J1 (no such request)"
 _BOTH_MEMBERS = "the connection names no fault in a response with both `result` and `error`"
 _J37 = "bad_J37_1_answer_echoes_an_integer_id_as_a_string"
@@ -53,6 +77,11 @@ DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, _J37): _MANGLED_ID for rev in REVISIONS},
     **{(rev, _J38): _BOTH_MEMBERS for rev in REVISIONS},
     **{(rev, f"bad_J{n}"): _FRAMING for rev in REVISIONS for n in _J34_J45},
+    **{(rev, f"bad_J{n}"): _ANSWERS for rev in REVISIONS for n in _J50_J62},
+    **{
+        (rev, "bad_J64_8_prompt_refused_after_a_custom_permission_outcome"): _CUSTOM_OUTCOME
+        for rev in REVISIONS
+    },
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
     **{

@@ -2,8 +2,12 @@
 
 Before weights, 600 `pair_runs` draws never cancelled and 300 `traces` draws held no cancel and
 no permission request: a law about cancellation passed while proving nothing. Here N draws
-(derandomized, so the fractions are a property of the strategy, not of a seed) must reach each
-hard part in at least a stated fraction; docs/research.md, "Reach", gives the measured ones.
+from one fixed seed must reach each hard part in at least a stated fraction; docs/research.md,
+"Reach", gives the measured ones. The seed is explicit (`_SEED`): `derandomize=True` seeds
+from a digest that moved with unrelated changes elsewhere in the package (a catalogue edit
+took the 2026-08 cancel share of the same 150 derandomized draws from 0.28 to 0.147, while
+500 randomly seeded draws measured 0.26), so a fixed seed and more draws keep the fractions
+a property of the strategy.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 
 import acp_core as acp
 from acp_core import strategies as acps
 from acp_core.explore import explore
 
-N = 150
+N = 300
+_SEED = 20261204
 
 #: At least this fraction of N default draws reaches each part (measured at about twice it).
 FLOORS: dict[str, dict[str, float]] = {
@@ -39,7 +44,8 @@ def _reach(strategy: Any, n: int = N) -> tuple[int, dict[str, float]]:
     seen: collections.Counter[str] = collections.Counter()
     draws = [0]
 
-    @settings(max_examples=n, deadline=None, database=None, derandomize=True,
+    @seed(_SEED)
+    @settings(max_examples=n, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def draw(run: acps.PairRun) -> None:

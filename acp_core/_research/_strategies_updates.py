@@ -7,7 +7,7 @@ Must not know: JSON-RPC messages. Public surface: `acp_core.strategies`.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import attrs
 from hypothesis import strategies as st
@@ -166,13 +166,16 @@ def _since(
     return strategy if _on_wire(cls, name, revision) else absent
 
 
+# A tool call id is non-empty (J63): the checker refuses an empty one.
+_TOOL_CALL_IDS: Final = st.text(min_size=1, max_size=8)
+
 def tool_call_updates(
     *, revision: Revision = DEFAULT_REVISION
 ) -> st.SearchStrategy[u.ToolCallUpdate]:
     """`tool_call_update` patches (every field tri-state; `name` from 2026-11 on)."""
     return st.builds(
         u.ToolCallUpdate,
-        tool_call_id=_ids,
+        tool_call_id=_TOOL_CALL_IDS,
         title=patches(_texts),
         kind=patches(open_enum_values(u.ToolKind.KNOWN)),
         status=patches(open_enum_values(u.ToolCallStatus.KNOWN)),
@@ -190,7 +193,7 @@ def tool_call_content_chunks() -> st.SearchStrategy[u.ToolCallContentChunk]:
     """`tool_call_content_chunk` updates."""
     return st.builds(
         u.ToolCallContentChunk,
-        tool_call_id=_ids,
+        tool_call_id=_TOOL_CALL_IDS,
         content=tool_call_contents(),
         meta=metas(),
         extra=extras(),

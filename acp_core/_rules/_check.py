@@ -15,7 +15,9 @@ one per recorded line (a batch is one line). `check_trace` is three steps:
 2. the single-message checks of `_rules/_check_message.py` (open-enum values, paths, base64, batch
    contents, custom root keys) and, from 2026-11 on, the checks across the sessions of the
    connection of `_rules/_check_preview.py` (children, replay windows, keys, item cancels; a
-   frozen `PreviewState` the checker replaces per message, `observe_connection`);
+   frozen `PreviewState` the checker replaces per message, `observe_connection`); and the
+   pairing of the client's session-management requests with the agent's answers
+   (`_rules/_check_answers.py`: list pages, close, delete, config options; J50-J64);
 3. the conversation machine (`observe`), one per session, started with
    `Conversation.mid_session` (a trace may start mid-session, so nothing that happened
    before it is demanded); requests without a session go to one more machine. Answers are
@@ -39,6 +41,8 @@ from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
+from ._check_answers import CHECKED as ANSWERS_CHECKED
+from ._check_answers import Answers
 from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
 from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import CHECKED as MESSAGE_CHECKED
@@ -72,6 +76,7 @@ CHECKED_RULES: Final = (
     | MESSAGE_CHECKED
     | PREVIEW_CHECKED
     | FRAMING_CHECKED
+    | ANSWERS_CHECKED
     | {"J3", "J4", "J30", "J37"}
 )
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
@@ -164,6 +169,9 @@ class _Memory:
     # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44).
     # Mutable: a draft copies it before it reads (never changes the one stored here).
     framing: Framing
+    # The client's session-management requests paired with the agent's answers (session/
+    # list, close, delete, config; J50-J64). Mutable, copied by a draft as `framing` is.
+    answers: Answers
     found: PVec[Violation]  # in the order found
     count: int  # entries read: the next one's index
 
@@ -181,6 +189,7 @@ def _start(revision: Revision) -> _Memory:
         opened=NO_SESSIONS,
         initialize=None,
         framing=Framing(),
+        answers=Answers(revision),
         found=PVec(),
         count=0,
     )
@@ -206,6 +215,7 @@ class _Checker:
         # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44):
         # mutable, so the draft works on its own copy.
         self.framing = memory.framing.copy()
+        self.answers = memory.answers.copy()
         self.found = memory.found
         self.count = memory.count
         self.out: list[Violation] = []  # found by this draft, not yet in `found`
@@ -215,7 +225,7 @@ class _Checker:
         return _Memory(
             self.revision, self.preview, self.sessions, self.connection, self.seen,
             self.route, self.recent, self.recent_order, self.open, self.initialize,
-            self.framing, self.found.extend(self.out), self.count,
+            self.framing, self.answers, self.found.extend(self.out), self.count,
         )  # fmt: skip
 
     def read(self, entries: Iterable[object]) -> None:
@@ -359,6 +369,7 @@ class _Checker:
             if isinstance(msg, j.Response):
                 self.report_all(i, initialize_findings(self.initialize[1], msg.result))
             self.initialize = None
+        self.report_all(i, self.answers.see(side, msg, self.open))
         if sid is not None and side == AGENT and isinstance(msg, _SEEN_BY):
             memory = self.seen.get(sid, _NO_SEEN)
             seen = Seen(*memory)  # a draft: the stored maps stay as they are

@@ -4,7 +4,9 @@ Owns: the checks of a single decoded update, permission request, batch or `initi
 answer (its handshake: J31-J33; its `info`, capabilities and auth methods: J5-J10, J46;
 the rest of its schema shape: J47) or error answer (J11); open-enum values against a
 revision, absolute paths (R26, R33, and the Preview's R52, R78), base64, first-sight
-titles, message id roles, batch contents; the naming of decode failures is
+titles, non-empty tool call ids (J63), a select option's current value (J61, also asked by
+`_rules/_check_answers.py` for the options a session answer carries), message id roles,
+batch contents; the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
 the checker, the client engine (what it receives) and the agent engine (what it sends,
 `_engines/_agent_build.Build.obey`) all ask it.
@@ -55,6 +57,7 @@ __all__ = [
     "initialize_findings",
     "plan_path_finding",
     "schema_findings",
+    "select_value_finding",
     "terminal_cwd_finding",
     "update_findings",
 ]
@@ -62,9 +65,10 @@ __all__ = [
 #: The rules these checks (and the naming of decode failures) report.
 CHECKED: Final = frozenset(
     {
-        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35", "R41"),
+        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35"),
         *("R43", "R44", "R52", "R54", "R78", "R80"),
         *("J5", "J6", "J7", "J8", "J9", "J10", "J11", "J31", "J32", "J33", "J46", "J47"),
+        *("J61", "J63"),
     }
 )
 # What travels on a `session_message` upsert only, never on its chunks (R54).
@@ -218,6 +222,36 @@ def _terminal_findings(method: Mapping[str, Any], where: str) -> Iterator[Findin
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
         yield "J9", f"{where} names environment variable {shown(doubled[0])} twice"
+
+
+def select_value_finding(option: u.SessionConfigSelect) -> Finding | None:
+    """J61: a select option's current value is one of its values (flat or grouped), in an
+    update or in a session answer (`_rules/_check_answers.py`)."""
+    values = {
+        v.value
+        for item in option.options
+        for v in (item.options if isinstance(item, u.SessionConfigSelectGroup) else (item,))
+    }
+    if option.current_value in values:
+        return None
+    return (
+        "J61",
+        f"config option {shown(option.config_id)} has current value "
+        f"{shown(option.current_value)}, which is not one of its values",
+    )
+
+
+def tool_call_id_finding(upd: u.ToolCallUpdate | u.ToolCallContentChunk) -> Finding | None:
+    """J63: a tool call update or content chunk names its tool call by a non-empty id."""
+    if upd.tool_call_id:
+        return None
+    return ("J63", f"{_TAG[type(upd)]} with an empty `toolCallId`; a tool call id is non-empty")
+
+
+_TAG: Final[Mapping[type, str]] = {
+    u.ToolCallUpdate: "tool_call_update",
+    u.ToolCallContentChunk: "tool_call_content_chunk",
+}
 
 
 def error_finding(error: j.RpcError) -> Finding | None:
@@ -567,6 +601,7 @@ class MessageRules:
         elif isinstance(upd, u.ToolCallUpdate):
             self.tool_call(seen, upd)
         elif isinstance(upd, u.ToolCallContentChunk):
+            self.add(tool_call_id_finding(upd))
             self.first_sight(seen, upd.tool_call_id, UNSET, by_chunk=True)
             self.tool_content(upd.content)
         elif isinstance(upd, u.TerminalUpdate):
@@ -594,23 +629,10 @@ class MessageRules:
                 if isinstance(option, u.OtherSessionConfigOption):
                     self.raw_tag("config option type", option.raw)
                 elif isinstance(option, u.SessionConfigSelect):
-                    self.select_value(option)
+                    self.add(select_value_finding(option))
         elif isinstance(upd, u.OtherUpdate):
             self.enum("sessionUpdate", upd.session_update)
 
-    def select_value(self, option: u.SessionConfigSelect) -> None:
-        values = {
-            v.value
-            for item in option.options
-            for v in (item.options if isinstance(item, u.SessionConfigSelectGroup) else (item,))
-        }
-        if option.current_value not in values:
-            self.found(
-                "R41",
-                f"config option {shown(option.config_id)} has current value "
-                f"{shown(option.current_value)}, which is not one of its values: every option "
-                "always has a current value",
-            )
 
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]
@@ -624,13 +646,15 @@ class MessageRules:
     def first_sight(
         self, seen: Seen, tool_call_id: str, title: object, *, by_chunk: bool = False
     ) -> None:
-        """R14: a tool call is first reported with its title (a content chunk has none)."""
+        """R14: a tool call is first reported with its title (a content chunk has none); an
+        empty id names no tool call (J63 says so), R14 does not judge it."""
         # `Seen.first_sight` records the id: call it first, whatever the title
-        if seen.first_sight(tool_call_id) and not isinstance(title, str):
+        if tool_call_id and seen.first_sight(tool_call_id) and not isinstance(title, str):
             how = "by a content chunk, without a title" if by_chunk else "without a title"
             self.found("R14", f"tool call {tool_call_id!r} is first reported {how}")
 
     def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:
+        self.add(tool_call_id_finding(upd))
         self.first_sight(seen, upd.tool_call_id, upd.title)
         if isinstance(upd.kind, str):
             self.enum("tool kind", upd.kind)

@@ -175,6 +175,23 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-META-201": ("agent",),
     "ACP-EXT-202": ("client:initialize",),
     "ACP-SCHEMA-001": ("client:initialize",),
+    **dict.fromkeys(_ids("LIST-201 LIST-203 LIST-204"), ("client:session/list",)),
+    "ACP-CLOSE-201": ("client:session/close",),
+    **dict.fromkeys(_ids("DELETE-201 DELETE-202 DELETE-203"), ("client:session/delete",)),
+    "ACP-ADDDIRS-201": ("client:session/new",),
+    "ACP-ADDDIRS-202": ("client:session/resume",),
+    "ACP-CONFIG-201": ("client:session/new", "client:session/fork"),
+    "ACP-CONFIG-202": ("client:session/set_config_option",),
+    "ACP-CONFIG-203": ("client:session/resume",),
+    "ACP-CONFIG-204": (
+        "client:session/new",
+        "client:session/fork",
+        "client:session/resume",
+        "client:session/set_config_option",
+        "update:config_option_update",
+    ),
+    "ACP-PATCH-204": ("update:tool_call_update", "update:tool_call_content_chunk"),
+    "ACP-ENUM-203": ("agent:session/request_permission",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -213,8 +230,6 @@ KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "AUTH-203 AUTH-204 AUTH-205 "
     "SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
     "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
-    "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
-    "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203"
 )
 
 #: The MANDATORY kit ids only a probe exercises, which an ordinary client's recording never
