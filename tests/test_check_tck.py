@@ -55,6 +55,27 @@ _INIT = (
     "ACP-AUTH-207",
 )
 
+# The kit ids of what `initialize` advertised, held against later traffic (J70-J80): kit id,
+# the trace that keeps it, the bad trace that breaks it (at the line its name gives).
+_ADVERTISED_ROWS = """
+PROMPTCAP-001 good_prompt_content_advertised bad_J70_5_image_prompt_refused_as_invalid
+PROMPTCAP-002 good_prompt_content_advertised bad_J71_5_audio_prompt_refused_as_invalid
+PROMPTCAP-003 good_prompt_content_advertised bad_J72_5_embedded_resource_prompt_refused_as_invalid
+PROMPT-003 good_prompt_content_advertised bad_J73_5_resource_link_prompt_refused_as_invalid
+SESSION-203 good_session_setup_and_auth bad_J74_3_session_new_without_mcp_servers_refused
+RESUME-201 good_session_setup_and_auth bad_J75_3_resume_answered_method_not_found
+AUTH-203 good_session_setup_and_auth bad_J76_3_logout_answered_method_not_found
+AUTH-204 good_session_setup_and_auth bad_J77_3_login_answered_method_not_found
+AUTH-204 good_session_setup_and_auth bad_J77_5_session_new_unauthenticated_after_login
+AUTH-205 good_two_new_sessions bad_J78_3_session_new_unauthenticated_without_auth_methods
+CLIENTCAP-201 good_elicitation_enabled bad_J79_4_elicitation_without_the_client_capability
+CLIENTCAP-202 good_prompt_turn bad_J80_4_agent_reads_a_file_through_the_client
+"""
+_ADVERTISED = [
+    (f"ACP-{kit}", good, bad, int(bad.split("_")[2]))
+    for kit, good, bad in (row.split() for row in _ADVERTISED_ROWS.strip().splitlines())
+]
+
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
     # a trace that exercises the requirement and keeps it
@@ -96,6 +117,19 @@ CASES = [
     ("ACP-SESSION-002", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-SESSION-001", "good_prompt_turn.jsonl", "not-observed", []),
     *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _INIT),
+    *((kit, f"{good}.jsonl", "passed", None) for kit, good, _bad, _line in _ADVERTISED),
+    *((kit, f"{bad}.jsonl", "failed", [line]) for kit, _good, bad, line in _ADVERTISED),
+    # (CLIENTCAP-202 binds every agent message: any recording exercises it; the prompt turn
+    # has `resource` content, accepted: PROMPTCAP-003 passes there)
+    *(
+        (
+            kit,
+            f"{'good_two_new_sessions' if 'PROMPT' in kit else 'good_prompt_turn'}.jsonl",
+            "not-observed",
+            [],
+        )
+        for kit in sorted({kit for kit, *_ in _ADVERTISED} - {"ACP-CLIENTCAP-202"})
+    ),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
 ]

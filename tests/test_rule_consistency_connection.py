@@ -45,7 +45,26 @@ _J5_J10 = (
     "10_1_auth_method_of_an_undefined_type",
     "11_1_error_message_on_two_lines",
 )
+_ADVERTISED = (
+    "the client connection does not hold what initialize advertised against later traffic "
+    "(J70-J79), and answers an agent's undefined method -32601 without naming it (J80)"
+)
+_J70_J80 = (
+    "70_5_image_prompt_refused_as_invalid",
+    "71_5_audio_prompt_refused_as_invalid",
+    "72_5_embedded_resource_prompt_refused_as_invalid",
+    "73_5_resource_link_prompt_refused_as_invalid",
+    "74_3_session_new_without_mcp_servers_refused",
+    "75_3_resume_answered_method_not_found",
+    "76_3_logout_answered_method_not_found",
+    "77_3_login_answered_method_not_found",
+    "77_5_session_new_unauthenticated_after_login",
+    "78_3_session_new_unauthenticated_without_auth_methods",
+    "79_4_elicitation_without_the_client_capability",
+    "80_4_agent_reads_a_file_through_the_client",
+)
 DIVERGES: Final[dict[tuple[str, str], str]] = {
+    **{(rev, f"bad_J{n}"): _ADVERTISED for rev in REVISIONS for n in _J70_J80},
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},

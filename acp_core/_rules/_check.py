@@ -39,6 +39,8 @@ from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._catalogue import RULES, Level, Side, declare_checked
+from ._check_capabilities import CHECKED as CAPABILITY_CHECKED
+from ._check_capabilities import Capabilities
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_message import Finding, MessageRules, Seen, error_finding, initialize_findings
 from ._check_preview import CHECKED as PREVIEW_CHECKED
@@ -58,7 +60,9 @@ AGENT: Final = "agent"
 _SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 #: Every rule `check_trace` can report (the `checked` column of docs/rules.md).
-CHECKED_RULES: Final = LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | {"J3", "J4", "J30"}
+CHECKED_RULES: Final = (
+    LIFECYCLE_CHECKED | MESSAGE_CHECKED | PREVIEW_CHECKED | CAPABILITY_CHECKED | {"J3", "J4", "J30"}
+)
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
 declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
@@ -138,6 +142,7 @@ class _Checker:
         self.route: dict[tuple[str, RequestKey], str | None] = {}
         self.recent: dict[tuple[str, RequestKey], str | None] = {}
         self.open = OpenSessions()  # the sessions the agent may name (J3)
+        self.caps = Capabilities()  # what `initialize` advertised (J70-J80)
         # The client's pending `initialize` (request key, params): its answer is J5-J10's.
         self.initialize: tuple[RequestKey, object] | None = None
 
@@ -233,6 +238,7 @@ class _Checker:
             sid = msg.session_id
         if unknown is not None:
             self.report(unknown[0], i, unknown[1])
+        self.report_all(i, self.caps.follow(side, msg))
         if side == AGENT and isinstance(msg, j.ErrorResponse):
             bad_error = error_finding(msg.error)
             if bad_error is not None:
@@ -310,6 +316,7 @@ class _Checker:
         twin.seen = {sid: seen.copy() for sid, seen in self.seen.items()}
         twin.route, twin.recent = dict(self.route), dict(self.recent)
         twin.open = self.open.copy()
+        twin.caps = self.caps.copy()
         # (`preview` is a frozen value: the twin shares it)
         return twin
 

@@ -16,7 +16,8 @@ A requirement's status in a recording is:
 - `failed`: `check_trace` reported one of its rules (not as a warning);
 - `passed`: none of them was reported and the recording exercised it: it holds one of the
   requirement's triggers (`KIT_TRIGGERS`: a method sent by one side, a `session/update` kind,
-  a foreground state, a resume with or without a replay cursor, a batch, a notification);
+  a foreground state, a resume with or without a replay cursor, a prompt content type, a
+  batch, a notification);
 - `not-observed`: neither. A recording that only ends too early to judge (an R7 warning) is
   not-observed too, unless another line failed the requirement. A kit id without an entry in
   `KIT_TRIGGERS` counts as exercised by any message of the side its rules bind.
@@ -110,7 +111,8 @@ _MESSAGES: Final = tuple(
 # Triggers: `client:<method>` / `agent:<method>` (a request or notification that side sent),
 # `update:<sessionUpdate>`, `state:<state>` (a state_update), `agent:error` (an error
 # answer), `resume:replay` / `resume:live` (a session/resume with or without a `replayFrom`
-# cursor), `client:notification`, `batch`, `agent` / `client` (any message of that side).
+# cursor), `prompt:<type>` (a session/prompt with a content block of that type),
+# `client:notification`, `batch`, `agent` / `client` (any message of that side).
 # Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
@@ -146,6 +148,18 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-JSONRPC-003": ("client:notification",),
     **dict.fromkeys(_ids("SESSION-001 SESSION-002"), ("client:session/new", "client:session/fork")),
     "ACP-ERROR-001": ("agent:error",),
+    # J70-J80: what `initialize` advertised, held against later traffic
+    "ACP-PROMPTCAP-001": ("prompt:image",),
+    "ACP-PROMPTCAP-002": ("prompt:audio",),
+    "ACP-PROMPTCAP-003": ("prompt:resource",),
+    "ACP-PROMPT-003": ("prompt:resource_link",),
+    "ACP-SESSION-203": ("client:session/new",),
+    "ACP-RESUME-201": ("client:session/resume",),
+    "ACP-AUTH-203": ("client:auth/logout",),
+    "ACP-AUTH-204": ("client:auth/login",),
+    "ACP-AUTH-205": ("client:session/new",),
+    "ACP-CLIENTCAP-201": ("client:initialize",),
+    "ACP-CLIENTCAP-202": ("agent",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -182,9 +196,8 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
-    "BATCH-202 BATCH-203 BATCH-204 BATCH-205 AUTH-203 AUTH-204 AUTH-205 EXT-001 EXT-201 "
-    "EXT-202 SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
-    "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
+    "BATCH-202 BATCH-203 BATCH-204 BATCH-205 EXT-001 EXT-201 "
+    "EXT-202 CANCEL-205 CANCEL-206 CANCEL-207 "
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
     "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
     "META-201 "
@@ -252,6 +265,12 @@ class Exercised:
         elif method == "session/resume" and side == "client":
             replay = params.get("replayFrom") is not None
             self._add("resume:replay" if replay else "resume:live", index)
+        elif method == "session/prompt" and side == "client":
+            blocks = params.get("prompt")
+            for block in blocks if isinstance(blocks, list) else ():
+                kind = block.get("type") if isinstance(block, Mapping) else None
+                if isinstance(kind, str):
+                    self._add(f"prompt:{kind}", index)
 
     def lines(self, triggers: Iterable[str]) -> list[int]:
         """The recorded indexes of any of `triggers`, sorted, at most `_MAX_LINES`."""
