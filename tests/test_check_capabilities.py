@@ -1,7 +1,7 @@
-"""What `initialize` advertised, held against later traffic (J70-J80,
-acp_core/_rules/_check_capabilities.py): a table of small recordings, each with what the checker
-must say (the rule at a line, or nothing), so both the faults and the traffic that only looks
-like them stay pinned.
+"""What `initialize` advertised, held against later traffic (J70-J80, and C2, the client's side
+of J70-J72; acp_core/_rules/_check_capabilities.py): a table of small recordings, each with what
+the checker must say (the rule at a line, or nothing), so both the faults and the traffic that
+only looks like them stay pinned.
 """
 
 from __future__ import annotations
@@ -90,9 +90,12 @@ CASES: list[tuple[str, list[dict[str, Any]], tuple[str, int] | None]] = [
     ("resource", [*init(ALL_CONTENT), *session(), prompt([RESOURCE]), refused(2, -32602)], ("J72", 5)),  # noqa: E501
     ("link", [*init(), *session(), prompt([TEXT, LINK]), refused(2, -32602)], ("J73", 5)),
     ("the first beyond the baseline names the rule", [*init(ALL_CONTENT), *session(), prompt([LINK, AUDIO, IMAGE]), refused(2, -32602)], ("J71", 5)),  # noqa: E501
-    ("image not advertised: the client's fault (C2)", [*init(), *session(), prompt([TEXT, IMAGE]), refused(2, -32602)], None),  # noqa: E501
-    ("image advertised, audio not", [*init({"session": {"prompt": {"image": {}}}}), *session(), prompt([IMAGE, AUDIO]), refused(2, -32602)], None),  # noqa: E501
-    ("null marker: not advertised", [*init({"session": {"prompt": {"image": None}}}), *session(), prompt([IMAGE]), refused(2, -32602)], None),  # noqa: E501
+    ("image not advertised: the client's fault", [*init(), *session(), prompt([TEXT, IMAGE]), refused(2, -32602)], ("C2", 4)),  # noqa: E501
+    ("image advertised, audio not", [*init({"session": {"prompt": {"image": {}}}}), *session(), prompt([IMAGE, AUDIO]), refused(2, -32602)], ("C2", 4)),  # noqa: E501
+    ("null marker: not advertised", [*init({"session": {"prompt": {"image": None}}}), *session(), prompt([IMAGE]), refused(2, -32602)], ("C2", 4)),  # noqa: E501
+    ("C2: sent, even when accepted", [*init(), *session(), prompt([RESOURCE]), agent(id=2, result={})], ("C2", 4)),  # noqa: E501
+    ("C2: before the agent answered initialize (C1's)", [init()[0], prompt([IMAGE], rid=3)], None),
+    ("C2: an unknown block type", [*init(), *session(), prompt([{"type": "_sketch", "strokes": []}]), refused(2, -32602)], None),  # noqa: E501
     ("refused for another reason", [*init(ALL_CONTENT), *session(), prompt([IMAGE]), refused(2, -32603)], None),  # noqa: E501
     ("a session the recording never set up", [*init(ALL_CONTENT), prompt([IMAGE], sid="s9"), refused(2, -32602)], None),  # noqa: E501
     ("text only", [*init(), *session(), prompt([TEXT]), refused(2, -32602)], None),
@@ -154,7 +157,7 @@ def test_what_initialize_advertised_is_held_against_later_traffic(
     ]
 
 
-_RULES = frozenset(f"J{n}" for n in range(70, 81))
+_RULES = frozenset({"C2", *(f"J{n}" for n in range(70, 81))})
 
 
 def test_every_rule_of_the_module_has_a_failing_case() -> None:

@@ -47,24 +47,25 @@ _J5_J10 = (
 )
 _ADVERTISED = (
     "the client connection does not hold what initialize advertised against later traffic "
-    "(J70-J79), and answers an agent's undefined method -32601 without naming it (J80)"
+    "(C2, J70-J79), and answers an agent's undefined method -32601 without naming it (J80)"
 )
-_J70_J80 = (
-    "70_5_image_prompt_refused_as_invalid",
-    "71_5_audio_prompt_refused_as_invalid",
-    "72_5_embedded_resource_prompt_refused_as_invalid",
-    "73_5_resource_link_prompt_refused_as_invalid",
-    "74_3_session_new_without_mcp_servers_refused",
-    "75_3_resume_answered_method_not_found",
-    "76_3_logout_answered_method_not_found",
-    "77_3_login_answered_method_not_found",
-    "77_5_session_new_unauthenticated_after_login",
-    "78_3_session_new_unauthenticated_without_auth_methods",
-    "79_4_elicitation_without_the_client_capability",
-    "80_4_agent_reads_a_file_through_the_client",
+_ADVERTISED_CASES = (
+    "C2_4_image_prompt_without_the_capability",
+    "J70_5_image_prompt_refused_as_invalid",
+    "J71_5_audio_prompt_refused_as_invalid",
+    "J72_5_embedded_resource_prompt_refused_as_invalid",
+    "J73_5_resource_link_prompt_refused_as_invalid",
+    "J74_3_session_new_without_mcp_servers_refused",
+    "J75_3_resume_answered_method_not_found",
+    "J76_3_logout_answered_method_not_found",
+    "J77_3_login_answered_method_not_found",
+    "J77_5_session_new_unauthenticated_after_login",
+    "J78_3_session_new_unauthenticated_without_auth_methods",
+    "J79_4_elicitation_without_the_client_capability",
+    "J80_4_agent_reads_a_file_through_the_client",
 )
 DIVERGES: Final[dict[tuple[str, str], str]] = {
-    **{(rev, f"bad_J{n}"): _ADVERTISED for rev in REVISIONS for n in _J70_J80},
+    **{(rev, f"bad_{n}"): _ADVERTISED for rev in REVISIONS for n in _ADVERTISED_CASES},
     **{(rev, f"bad_J{n}"): _INITIALIZE for rev in REVISIONS for n in _J5_J10},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},

@@ -174,7 +174,7 @@ _AGENT: Final[tuple[Rule, ...]] = (
 
 _CLIENT: Final[tuple[Rule, ...]] = (
     Rule("C1", "MUST", "client", "Finish `initialize` and session setup before sending prompts.", "PL"),  # noqa: E501
-    Rule("C2", "MUST", "client", "Send only prompt content types the negotiated prompt capabilities allow (`text` and `resource_link` always).", "PL §1, SCH"),  # noqa: E501
+    Rule("C2", "MUST", "client", "Send only prompt content types the negotiated prompt capabilities allow (`text` and `resource_link` always).", "PL §1, SCH", note="Judged from the recording's `initialize` on (the agent's `capabilities.session.prompt` markers); a block of an unknown type is not judged. What the agent then does with the content is not prescribed (J70-J72 judge only advertised content)."),  # noqa: E501
     Rule("C3", "SHOULD", "client", "Do not treat the `session/prompt` result as turn completion; drive the UI from `state_update` and take the stop reason from the idle update.", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
     Rule("C4", "SHOULD", "client", "Render the user's message from the agent's user-message update (its `messageId` is canonical).", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
     Rule("C5", "MUST", "client", "Apply message upserts and chunks per `messageId` in receive order (content replace, chunk append, `_meta` patch).", "PL Message IDs, SS", note=_NORMATIVE),  # noqa: E501

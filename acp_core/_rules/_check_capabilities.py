@@ -7,7 +7,8 @@ whose answers that decides (`session/prompt`, `session/new`, `session/resume`, `
 agent advertised refused as invalid (J70-J73), a `session/new` without MCP servers refused as
 invalid (J74), required methods answered "method not found" (J75-J77), authentication
 demanded after a login or where none can be given (J77, J78), elicitation in a mode the
-client did not enable (J79), and agent calls of methods no client defines (J80).
+client did not enable (J79), agent calls of methods no client defines (J80), and the client's
+prompt content the agent did not advertise (C2).
 Must not know: the lifecycle of a session (`_rules/_conversation.py`), what a single message
 breaks on its own (`_rules/_check_message.py`: the `initialize` answer's own shape, J5-J10),
 which sessions the agent may name (`_rules/_check_sessions.py`), decoding, files.
@@ -21,8 +22,8 @@ implements, `-32000` (authentication required) where authentication cannot or ne
 given. Other refusals (an unknown session, a busy agent, an internal error) a recording
 cannot tell from a fault, so they are not judged; a prompt is judged only on a session the
 recording saw set up, and only when every block is of a type the agent accepts (baseline or
-advertised): content the agent did not advertise is the client's fault (C2) and the agent
-may refuse it however it likes.
+advertised): content the agent did not advertise is the client's fault (C2, reported at the
+prompt) and the agent may refuse it however it likes.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from ._predicates import RequestKey, is_absolute, request_key, shown
 
 __all__ = ["CHECKED", "Capabilities"]
 
-#: The rules this module decides.
-CHECKED: Final = frozenset(f"J{n}" for n in range(70, 81))
+#: The rules this module decides (C2 is the client's side of J70-J72).
+CHECKED: Final = frozenset({"C2", *(f"J{n}" for n in range(70, 81))})
 
 #: Methods an agent may call: the client's, the protocol's (custom `_` ones aside). `session/prompt`
 #: and `session/cancel` sent by the agent are J2's (a known method in the wrong direction).
@@ -50,6 +51,12 @@ _PROTOCOL_METHODS: Final = frozenset({"$/cancel_request"})
 _J2_METHODS: Final = frozenset({"session/prompt", "session/cancel"})
 
 _BASELINE: Final = (c.TextContent, c.ResourceLink)
+#: Prompt content beyond the baseline: block class -> (its type, the capability it needs).
+_BEYOND: Final[Mapping[type, tuple[str, str]]] = {
+    c.ImageContent: ("image", "image"),
+    c.AudioContent: ("audio", "audio"),
+    c.EmbeddedResource: ("resource", "embeddedContext"),
+}
 _NEW_SESSION_KEYS: Final = frozenset({"cwd", "mcpServers", "_meta"})
 _TRACKED: Final = frozenset(
     {"session/new", "session/fork", "session/resume", "session/load", "auth/login", "auth/logout"}
@@ -113,6 +120,8 @@ class Capabilities:
         if not self.judged:
             return out
         if side == "client":
+            if isinstance(msg, j.PromptRequest) and self.agent is not None:
+                out.extend(unadvertised_content(self.agent, msg.prompt))
             self._client(msg)
         elif isinstance(msg, (j.Response, j.ErrorResponse)):
             out.extend(self._answer(msg))
@@ -199,25 +208,20 @@ def _login_honoured(params: Mapping[str, object], methods: Mapping[str, str]) ->
 def prompt_refusal(agent: Mapping[str, object] | None, blocks: Sequence[object]) -> list[Finding]:
     """J70-J73: a prompt of content the agent accepts, refused as invalid (`-32602`)."""
     prompt = _obj(_obj(_obj(agent).get("session")).get("prompt"))
-    # prompt content beyond the baseline: block class -> (type, capability, rule)
-    beyond: Mapping[type, tuple[str, str, str]] = {
-        c.ImageContent: ("image", "image", "J70"),
-        c.AudioContent: ("audio", "audio", "J71"),
-        c.EmbeddedResource: ("resource", "embeddedContext", "J72"),
-    }
-    first: tuple[str, str, str] | None = None
+    rules = {"image": "J70", "audio": "J71", "resource": "J72"}
+    first: tuple[str, str] | None = None
     for block in blocks:
         if isinstance(block, _BASELINE):
             continue
-        advertised = beyond.get(type(block))
+        advertised = _BEYOND.get(type(block))
         if advertised is None or not _marker(prompt, advertised[1]):
             return []  # content the agent did not advertise: the client's fault (C2)
         first = first or advertised
     if first is not None:
-        kind, capability, rule = first
+        kind, capability = first
         return [
             (
-                rule,
+                rules[kind],
                 f"the agent refuses a prompt with `{kind}` content as invalid (-32602), though "
                 f"it advertised capabilities.session.prompt.{capability}",
             )
@@ -230,6 +234,24 @@ def prompt_refusal(agent: Mapping[str, object] | None, blocks: Sequence[object])
                 "(-32602): that content is the baseline every session agent takes",
             )
         ]
+    return []
+
+
+def unadvertised_content(
+    agent: Mapping[str, object] | None, blocks: Sequence[object]
+) -> list[Finding]:
+    """C2: a prompt with content beyond the baseline the agent did not advertise."""
+    prompt = _obj(_obj(_obj(agent).get("session")).get("prompt"))
+    for block in blocks:
+        beyond = _BEYOND.get(type(block))
+        if beyond is not None and not _marker(prompt, beyond[1]):
+            return [
+                (
+                    "C2",
+                    f"the client sends a prompt with `{beyond[0]}` content, but the agent did not "
+                    f"advertise capabilities.session.prompt.{beyond[1]}",
+                )
+            ]
     return []
 
 

@@ -24,6 +24,7 @@ from ._conversation_guards import GUARDS
 __all__ = ["DECIDED_BY"]
 
 _SITES: Final[Mapping[str, tuple[str, ...]]] = {
+    "C2": ("acp_core._rules._check_capabilities:unadvertised_content",),
     "C15": (
         "acp_core._rules._conversation:finish",
         "acp_core._rules._conversation_effects:_c15_answer",
