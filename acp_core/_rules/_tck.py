@@ -194,6 +194,10 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: The kit ids a recording could show that no catalogue rule checks yet (issue 25 item 1):
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
+#: Three are judged whole by rules that carry another kit id (a rule has one): CANCEL-205 by
+#: J1 (JSONRPC-003: no answer to a notification), CANCEL-206 by R21 (CANCEL-201: a cancel,
+#: `_meta` or not, ends the work `cancelled`), CANCEL-207 by R18 and R21 (ENUM-201: custom stop
+#: reasons start with `_`; CANCEL-201: the stop reason after a cancel is `cancelled`).
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
     "BATCH-202 BATCH-203 BATCH-204 BATCH-205 EXT-001 EXT-201 "
