@@ -98,6 +98,7 @@ CASES: list[tuple[str, list[dict[str, Any]], tuple[str, int] | None]] = [
     ("C2: an unknown block type", [*init(), *session(), prompt([{"type": "_sketch", "strokes": []}]), refused(2, -32602)], None),  # noqa: E501
     ("refused for another reason", [*init(ALL_CONTENT), *session(), prompt([IMAGE]), refused(2, -32603)], None),  # noqa: E501
     ("a session the recording never set up", [*init(ALL_CONTENT), prompt([IMAGE], sid="s9"), refused(2, -32602)], None),  # noqa: E501
+    ("a closed session", [*init(ALL_CONTENT), *session(), client(id=3, method="session/close", params={"sessionId": "s1"}), prompt([IMAGE]), refused(2, -32602)], None),  # noqa: E501
     ("text only", [*init(), *session(), prompt([TEXT]), refused(2, -32602)], None),
     ("accepted", [*init(ALL_CONTENT), *session(), prompt([IMAGE]), agent(id=2, result={})], None),
     ("mid-session: nothing advertised is known", [prompt([IMAGE]), refused(2, -32602)], None),

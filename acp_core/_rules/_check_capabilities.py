@@ -139,6 +139,9 @@ class Capabilities:
             self.client = _obj(_obj(msg.params).get("capabilities"))
         elif isinstance(msg, j.Request) and msg.method in _TRACKED:
             self.pending[request_key(msg.id)] = (msg.method, msg.params)
+        elif isinstance(msg, j.Request) and msg.method in ("session/close", "session/delete"):
+            # from the request on, a prompt may be refused as naming no session
+            self.sessions.discard(str(_obj(msg.params).get("sessionId")))
 
     # -- the agent's answers -----------------------------------------------------------------
 
