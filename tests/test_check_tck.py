@@ -16,6 +16,7 @@ import pytest
 import acp_core as acp
 from acp_core.__main__ import main
 from acp_core._rules._tck import (
+    KIT_JUDGED_ELSEWHERE,
     KIT_PENDING,
     KIT_TIERS,
     KIT_TRIGGERS,
@@ -150,6 +151,18 @@ def test_each_requirement_is_passed_failed_or_not_observed(
     if status == "failed":
         assert {f["line"] for f in entry["findings"]} == set(lines or ())
         assert all(f["rule"] in entry["rules"] and f["message"] for f in entry["findings"])
+
+
+def test_pending_ids_judged_elsewhere_name_checked_rules_of_other_kit_ids() -> None:
+    assert set(KIT_JUDGED_ELSEWHERE) <= set(KIT_PENDING)
+    for kit_id, why in KIT_JUDGED_ELSEWHERE.items():
+        named = [
+            r
+            for r in acp.RULES.values()
+            if r.kit_id and f"{r.id} (kit {r.kit_id.removeprefix('ACP-')}" in why
+        ]
+        assert named, kit_id
+        assert all(r.checked and r.kit_id != kit_id for r in named), kit_id
 
 
 def test_a_failed_requirement_names_its_rule_and_the_lines_that_show_it() -> None:

@@ -2,8 +2,9 @@
 
 Owns: `KIT_TIERS` (the kit's tier of each of its v2 requirement ids), `KIT_TRIGGERS` (what a
 recording must hold for a requirement to count as exercised), `KIT_UNTRACEABLE` and
-`KIT_PENDING` (the ids no rule maps, and why), `Exercised` (that bookkeeping
-over a trace) and `tck_report`, the JSON report.
+`KIT_PENDING` (the ids no rule maps, and why; `KIT_JUDGED_ELSEWHERE`: the pending ones rules
+of other kit ids judge whole), `Exercised` (that bookkeeping over a trace) and `tck_report`,
+the JSON report.
 Must not know: files, exit codes or printing (`__main__.py`); what any rule says or how it is
 checked (the catalogue and `_check.py`); the kit's requirement texts (only its ids and tiers).
 
@@ -41,6 +42,7 @@ from ._catalogue import RULES, Rule, Side
 from ._check import Violation
 
 __all__ = [
+    "KIT_JUDGED_ELSEWHERE",
     "KIT_PENDING",
     "KIT_TIERS",
     "KIT_TRIGGERS",
@@ -194,10 +196,8 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: The kit ids a recording could show that no catalogue rule checks yet (issue 25 item 1):
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
-#: Three are judged whole by rules that carry another kit id (a rule has one): CANCEL-205 by
-#: J1 (JSONRPC-003: no answer to a notification), CANCEL-206 by R21 (CANCEL-201: a cancel,
-#: `_meta` or not, ends the work `cancelled`), CANCEL-207 by R18 and R21 (ENUM-201: custom stop
-#: reasons start with `_`; CANCEL-201: the stop reason after a cancel is `cancelled`).
+#: Three are judged whole by rules that carry another kit id (a rule has one):
+#: `KIT_JUDGED_ELSEWHERE` says by which.
 KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "INIT-001 INIT-201 INIT-202 SCHEMA-001 JSONRPC-001 JSONRPC-002 JSONRPC-004 BATCH-201 "
     "BATCH-202 BATCH-203 BATCH-204 BATCH-205 EXT-001 EXT-201 "
@@ -205,6 +205,18 @@ KIT_PENDING: Final[tuple[str, ...]] = _ids(
     "LIST-201 LIST-203 LIST-204 CLOSE-201 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 "
     "ADDDIRS-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 PATCH-204 ENUM-203 META-001 "
     "META-201 "
+)
+
+#: Pending kit ids a rule with another kit id already judges whole, id -> which and how (the
+#: coverage table's reason; a rule has one kit id, so these stay pending).
+KIT_JUDGED_ELSEWHERE: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ACP-CANCEL-205": "judged whole by J1 (kit JSONRPC-003): no answer to a notification",
+        "ACP-CANCEL-206": "judged whole by R21 (kit CANCEL-201): a cancel, with `_meta` or "
+        "without, ends the work `cancelled`",
+        "ACP-CANCEL-207": "judged whole by R18 (kit ENUM-201: custom stop reasons start with "
+        "`_`) and R21 (kit CANCEL-201: after a cancel the stop reason is `cancelled`)",
+    }
 )
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
@@ -443,7 +455,8 @@ def kit_markdown() -> str:
         elif kit_id in KIT_UNTRACEABLE:
             kind, why = "not from a trace", KIT_UNTRACEABLE[kit_id]
         else:
-            kind, why = "pending", "a recording could show it; no rule checks it yet"
+            why = "a recording could show it; no rule checks it yet"
+            kind, why = "pending", KIT_JUDGED_ELSEWHERE.get(kit_id, why)
         counts[kind] += 1
         names = ", ".join(r.id for r in rules)
         rows.append(f"| {kit_id} | {KIT_TIERS[kit_id]} | {names} | {kind} | {why} |")
