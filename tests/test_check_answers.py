@@ -245,7 +245,7 @@ NOT_JUDGED: list[tuple[str, Build]] = [
     ("a session/new refused for another reason",
      lambda r: [*init(**FULL), client(id=1, method="session/new",
                                       params={"cwd": CWD, "additionalDirectories": ["/srv"]}),
-                error(1, -32000, "Authentication required")]),
+                error(1, -32603, "Internal error")]),
     ("additionalDirectories refused without the capability",
      lambda r: [*init(), client(id=1, method="session/new",
                                 params={"cwd": CWD, "additionalDirectories": ["/srv"]}),

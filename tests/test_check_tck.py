@@ -94,7 +94,28 @@ _MANAGED_BAD = [
     ("ACP-PATCH-204", "bad_J63_0_tool_call_update_with_an_empty_id.jsonl", [0]),
     ("ACP-ENUM-203", "bad_J64_8_prompt_refused_after_a_custom_permission_outcome.jsonl", [8]),
 ]
+# The kit ids of what `initialize` advertised, held against later traffic (J70-J80): kit id,
+# the trace that keeps it, the bad trace that breaks it (at the line its name gives).
+_ADVERTISED_ROWS = """
+PROMPTCAP-001 good_prompt_content_advertised bad_J70_5_image_prompt_refused_as_invalid
+PROMPTCAP-002 good_prompt_content_advertised bad_J71_5_audio_prompt_refused_as_invalid
+PROMPTCAP-003 good_prompt_content_advertised bad_J72_5_embedded_resource_prompt_refused_as_invalid
+PROMPT-003 good_prompt_content_advertised bad_J73_5_resource_link_prompt_refused_as_invalid
+SESSION-203 good_session_setup_and_auth bad_J74_3_session_new_without_mcp_servers_refused
+RESUME-201 good_session_setup_and_auth bad_J75_3_resume_answered_method_not_found
+AUTH-203 good_session_setup_and_auth bad_J76_3_logout_answered_method_not_found
+AUTH-204 good_session_setup_and_auth bad_J77_3_login_answered_method_not_found
+AUTH-204 good_session_setup_and_auth bad_J77_5_session_new_unauthenticated_after_login
+AUTH-205 good_two_new_sessions bad_J78_3_session_new_unauthenticated_without_auth_methods
+CLIENTCAP-201 good_elicitation_enabled bad_J79_4_elicitation_without_the_client_capability
+CLIENTCAP-202 good_prompt_turn bad_J80_4_agent_reads_a_file_through_the_client
+"""
+_ADVERTISED = [
+    (f"ACP-{kit}", good, bad, int(bad.split("_")[2]))
+    for kit, good, bad in (row.split() for row in _ADVERTISED_ROWS.strip().splitlines())
+]
 
+_CANCEL_ALSO = ("ACP-CANCEL-205", "ACP-CANCEL-206", "ACP-CANCEL-207")
 # (kit id, trace, status, lines): lines are 0-based line indexes, as `check` prints them.
 CASES = [
     # a trace that exercises the requirement and keeps it
@@ -184,6 +205,12 @@ CASES = [
     ("ACP-META-001", "bad_J44_1_prompt_with_meta_refused_as_invalid_params.jsonl", "failed", [1]),
     ("ACP-META-001", "good_prompt_turn.jsonl", "not-observed", []),
     *((kit, name, "failed", at) for kit, name, at in _MANAGED_BAD),
+    # a kit requirement a rule of another kit id decides whole (`Rule.also_kit_ids`)
+    *((kit, "good_cancel_turn.jsonl", "passed", [7]) for kit in _CANCEL_ALSO),
+    ("ACP-CANCEL-205", "bad_J1_8_agent_answers_the_cancel_notification.jsonl", "failed", [8]),
+    ("ACP-CANCEL-206", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
+    ("ACP-CANCEL-207", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
+    *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _CANCEL_ALSO),
     # one that never exercises it
     ("ACP-CANCEL-201", "good_prompt_turn.jsonl", "not-observed", []),
     ("ACP-RESUME-202", "good_prompt_turn.jsonl", "not-observed", []),
@@ -196,6 +223,19 @@ CASES = [
     *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _MANAGED),
     ("ACP-PATCH-204", "good_two_new_sessions.jsonl", "not-observed", []),
     ("ACP-ENUM-203", "good_two_new_sessions.jsonl", "not-observed", []),
+    *((kit, f"{good}.jsonl", "passed", None) for kit, good, _bad, _line in _ADVERTISED),
+    *((kit, f"{bad}.jsonl", "failed", [line]) for kit, _good, bad, line in _ADVERTISED),
+    # (CLIENTCAP-202 binds every agent message: any recording exercises it; the prompt turn
+    # has `resource` content, accepted: PROMPTCAP-003 passes there)
+    *(
+        (
+            kit,
+            f"{'good_two_new_sessions' if 'PROMPT' in kit else 'good_prompt_turn'}.jsonl",
+            "not-observed",
+            [],
+        )
+        for kit in sorted({kit for kit, *_ in _ADVERTISED} - {"ACP-CLIENTCAP-202"})
+    ),
     # a recording that ends before the requirement can be judged (an R7 warning)
     ("ACP-STATE-202", "bad_R7_3_recording_ends_while_running.jsonl", "not-observed", [3]),
 ]
@@ -218,6 +258,34 @@ def test_each_requirement_is_passed_failed_or_not_observed(
         assert all(f["rule"] in entry["rules"] and f["message"] for f in entry["findings"])
 
 
+def test_every_trace_checkable_kit_id_is_checked() -> None:
+    # Issue 25's bar: each registry id a recording can show has a rule check_trace reports.
+    checked = {k for r in acp.RULES.values() if r.checked for k in r.kit_ids}
+    # Not from a trace: the kit ids the module lists, and those whose rules the checker does
+    # not report (the catalogue says why: R45's stdout, CANCEL-204's timing).
+    beyond = {k for r in acp.RULES.values() for k in r.kit_ids} - checked
+    traceable = set(KIT_TIERS) - set(KIT_UNTRACEABLE) - beyond
+    assert KIT_PENDING == ()
+    assert traceable - checked == set()
+    assert len(traceable) == 84
+
+
+def test_a_rule_that_decides_another_kit_requirement_whole_names_it_apart() -> None:
+    # CANCEL-205/206/207 restate J1, R21 and R18 on a cancel: the rules carry them besides
+    # their own kit id, and the coverage table lists them under those rules.
+    also = {k: r.id for r in acp.RULES.values() for k in r.also_kit_ids}
+    assert also == {"ACP-CANCEL-205": "J1", "ACP-CANCEL-206": "R21", "ACP-CANCEL-207": "R21"} | {
+        k: also[k] for k in also if k not in ("ACP-CANCEL-205", "ACP-CANCEL-206", "ACP-CANCEL-207")
+    }
+    for rule in acp.RULES.values():
+        assert rule.kit_id not in rule.also_kit_ids, rule.id
+        assert set(rule.also_kit_ids) <= set(KIT_TIERS), rule.id
+        assert rule.kit_ids[: 1] == ((rule.kit_id,) if rule.kit_id else rule.also_kit_ids[:1])
+    assert {r.id for r in acp.RULES.values() if "ACP-CANCEL-207" in r.kit_ids} == {"R18", "R21"}
+    table = kit_markdown()
+    assert "| ACP-CANCEL-207 | CAPABILITY | R18, R21 | checked |" in table
+
+
 def test_a_failed_requirement_names_its_rule_and_the_lines_that_show_it() -> None:
     entry = requirement(report("bad_R8_5_idle_without_stop_reason.jsonl"), "ACP-STATE-203")
     assert entry["rules"] == ["R8"]
@@ -227,7 +295,7 @@ def test_a_failed_requirement_names_its_rule_and_the_lines_that_show_it() -> Non
 
 
 def test_every_kit_id_of_the_catalogue_has_a_tier_and_a_trigger() -> None:
-    kit_ids = {r.kit_id for r in acp.RULES.values() if r.kit_id and r.checked}
+    kit_ids = {k for r in acp.RULES.values() if r.checked for k in r.kit_ids}
     assert kit_ids <= set(KIT_TIERS)
     assert kit_ids <= set(KIT_TRIGGERS)
     assert set(KIT_TRIGGERS) <= set(KIT_TIERS)
@@ -239,8 +307,8 @@ def test_kit_ids_whose_rules_are_not_checked_are_listed_apart() -> None:
     apart = {u["id"] for u in rep["unjudged"]}
     judged = {r["id"] for r in rep["requirements"]}
     assert not apart & judged
-    unchecked = {r.kit_id for r in acp.RULES.values() if r.kit_id and r.side != "client"}
-    unchecked -= {r.kit_id for r in acp.RULES.values() if r.kit_id and r.checked}
+    unchecked = {k for r in acp.RULES.values() if r.side != "client" for k in r.kit_ids}
+    unchecked -= {k for r in acp.RULES.values() if r.checked for k in r.kit_ids}
     assert apart == unchecked
     assert "ACP-TRANSPORT-201" in apart  # R45 (stdout stays pure ACP) is beyond a recording
 
@@ -248,7 +316,9 @@ def test_kit_ids_whose_rules_are_not_checked_are_listed_apart() -> None:
 def test_side_client_keeps_only_the_kit_ids_of_rules_binding_the_client() -> None:
     rep = report("good_extensions_and_batches.jsonl", side="client")
     ids = {r["id"] for r in rep["requirements"]}
-    binding = {r.kit_id for r in acp.RULES.values() if r.kit_id and r.checked and r.side != "agent"}
+    binding = {
+        k for r in acp.RULES.values() if r.checked and r.side != "agent" for k in r.kit_ids
+    }
     assert ids == binding
     assert "ACP-STATE-203" not in ids
 
@@ -385,7 +455,7 @@ REGISTRY_1314E09 = frozenset(
 def test_every_registry_id_is_mapped_untraceable_or_pending_exactly_once() -> None:
     assert len(REGISTRY_1314E09) == 106
     assert set(KIT_TIERS) == REGISTRY_1314E09
-    mapped = {r.kit_id for r in acp.RULES.values() if r.kit_id}
+    mapped = {k for r in acp.RULES.values() for k in r.kit_ids}
     untraceable, pending = set(KIT_UNTRACEABLE), set(KIT_PENDING)
     assert len(pending) == len(KIT_PENDING)
     assert not mapped & untraceable

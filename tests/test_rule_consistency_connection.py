@@ -72,6 +72,25 @@ _J37 = "bad_J37_1_answer_echoes_an_integer_id_as_a_string"
 _J38 = "bad_J38_1_response_with_both_result_and_error"
 _DOWNGRADE = "the replay's client offers its own version (2): it cannot ask for version 1"
 _J33 = "bad_J33_1_downgrade_request_answered_with_an_error"
+_ADVERTISED = (
+    "the client connection does not hold what initialize advertised against later traffic "
+    "(C2, J70-J79), and answers an agent's undefined method -32601 without naming it (J80)"
+)
+_ADVERTISED_CASES = (
+    "C2_4_image_prompt_without_the_capability",
+    "J70_5_image_prompt_refused_as_invalid",
+    "J71_5_audio_prompt_refused_as_invalid",
+    "J72_5_embedded_resource_prompt_refused_as_invalid",
+    "J73_5_resource_link_prompt_refused_as_invalid",
+    "J74_3_session_new_without_mcp_servers_refused",
+    "J75_3_resume_answered_method_not_found",
+    "J76_3_logout_answered_method_not_found",
+    "J77_3_login_answered_method_not_found",
+    "J77_5_session_new_unauthenticated_after_login",
+    "J78_3_session_new_unauthenticated_without_auth_methods",
+    "J79_4_elicitation_without_the_client_capability",
+    "J80_4_agent_reads_a_file_through_the_client",
+)
 DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, _J33): _DOWNGRADE for rev in REVISIONS},
     **{(rev, _J37): _MANGLED_ID for rev in REVISIONS},
@@ -82,6 +101,7 @@ DIVERGES: Final[dict[tuple[str, str], str]] = {
         (rev, "bad_J64_8_prompt_refused_after_a_custom_permission_outcome"): _CUSTOM_OUTCOME
         for rev in REVISIONS
     },
+    **{(rev, f"bad_{n}"): _ADVERTISED for rev in REVISIONS for n in _ADVERTISED_CASES},
     **{(rev, "bad_J4_5_second_session_new_answers_the_first_id"): _SESSION_ID for rev in REVISIONS},
     **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
     **{

@@ -79,6 +79,9 @@ class Rule:
         summary: the rule in one line.
         section: where the spec says it (the digest's source tags; see `docs/rules.md`).
         kit_id: the official conformance kit's requirement id, or None.
+        also_kit_ids: the kit's other requirements this rule's finding decides whole (a kit
+            requirement that restates a rule of another kit id: CANCEL-205 is J1's on a
+            cancel); `kit_ids` is both.
         note: why the level or the reading differs from the plain text, if it does.
         unchecked: for a rule `check_trace` does not report, why a recording cannot show
             it: `(kind, reason)`, the kind one of `UNCHECKED_KINDS` (Preview rules carry
@@ -98,6 +101,12 @@ class Rule:
     unchecked: tuple[UncheckedKind, str] | None = None
     since: str | None = None
     until: str | None = None
+    also_kit_ids: tuple[str, ...] = ()
+
+    @property
+    def kit_ids(self) -> tuple[str, ...]:
+        """Every kit requirement this rule decides: `kit_id`, then `also_kit_ids`."""
+        return (self.kit_id, *self.also_kit_ids) if self.kit_id else self.also_kit_ids
 
     @property
     def checked(self) -> bool:
@@ -141,10 +150,10 @@ _AGENT: Final[tuple[Rule, ...]] = (
     Rule("R15", "SHOULD", "agent", "After permission is granted (if needed), run the tool and mark it `in_progress`.", "PL §5"),  # noqa: E501
     Rule("R16", "MAY", "agent", "Stream complete tool-content items with `tool_call_content_chunk`; send the final status (and content) with `tool_call_update`.", "PL §5, TC"),  # noqa: E501
     Rule("R17", "MUST NOT", "agent", "Send display-terminal bytes through `tool_call_content_chunk`; they go through `terminal_output_chunk`.", "PL §5, TC", note="Implied by the text rather than stated with a keyword."),  # noqa: E501
-    Rule("R18", "MUST", "agent", "Custom values of open enums (stop reasons, tool kinds and statuses, plan types, entry priorities and statuses, permission option kinds, content block types, config option and command input types) start with `_`.", "PL, TC, AP, CT, CO, SS", "ACP-ENUM-201"),  # noqa: E501
+    Rule("R18", "MUST", "agent", "Custom values of open enums (stop reasons, tool kinds and statuses, plan types, entry priorities and statuses, permission option kinds, content block types, config option and command input types) start with `_`.", "PL, TC, AP, CT, CO, SS", "ACP-ENUM-201", also_kit_ids=('ACP-CANCEL-207',)),  # noqa: E501
     Rule("R19", "MUST NOT", "agent", "Invent non-`_` values anywhere an enum or union is open (`sessionUpdate`, `state`, tool content `type`, ...): unknown non-`_` values belong to future ACP.", "EX", "ACP-ENUM-202", note="The checker reports R18 at the sites R18 names and R19 at the other open sites."),  # noqa: E501
     Rule("R20", "SHOULD", "agent", "On `session/cancel`, stop model requests and tool invocations as soon as possible.", "PL Cancellation", "ACP-CANCEL-204"),  # noqa: E501
-    Rule("R21", "MUST", "agent", "After `session/cancel`, abort, flush pending updates, then end the work with idle and `stopReason: \"cancelled\"`.", "PL Cancellation, MG", "ACP-CANCEL-201"),  # noqa: E501
+    Rule("R21", "MUST", "agent", "After `session/cancel`, abort, flush pending updates, then end the work with idle and `stopReason: \"cancelled\"`.", "PL Cancellation, MG", "ACP-CANCEL-201", also_kit_ids=('ACP-CANCEL-206', 'ACP-CANCEL-207')),  # noqa: E501
     Rule("R22", "MUST", "agent", "Report cancellation as `cancelled` on the idle update, never as an error (catch what aborted operations throw).", "PL Cancellation (warning)", "ACP-CANCEL-203"),  # noqa: E501
     Rule("R23", "MUST", "agent", "Updates sent after receiving `session/cancel` are allowed, but all of them precede the idle+`cancelled` update.", "PL Cancellation", "ACP-CANCEL-202", note="The digest says MAY / MUST: sending them is allowed, their order is required."),  # noqa: E501
     Rule("R24", "MUST", "agent", "`session/close` cancels ongoing work as if `session/cancel` had been received, frees the session and answers `{}` (it MAY error for unknown sessions).", "SS", "ACP-CANCEL-208"),  # noqa: E501
@@ -174,7 +183,7 @@ _AGENT: Final[tuple[Rule, ...]] = (
 
 _CLIENT: Final[tuple[Rule, ...]] = (
     Rule("C1", "MUST", "client", "Finish `initialize` and session setup before sending prompts.", "PL"),  # noqa: E501
-    Rule("C2", "MUST", "client", "Send only prompt content types the negotiated prompt capabilities allow (`text` and `resource_link` always).", "PL §1, SCH"),  # noqa: E501
+    Rule("C2", "MUST", "client", "Send only prompt content types the negotiated prompt capabilities allow (`text` and `resource_link` always).", "PL §1, SCH", note="Judged from the recording's `initialize` on (the agent's `capabilities.session.prompt` markers); a block of an unknown type is not judged. What the agent then does with the content is not prescribed (J70-J72 judge only advertised content)."),  # noqa: E501
     Rule("C3", "SHOULD", "client", "Do not treat the `session/prompt` result as turn completion; drive the UI from `state_update` and take the stop reason from the idle update.", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
     Rule("C4", "SHOULD", "client", "Render the user's message from the agent's user-message update (its `messageId` is canonical).", "MG client checklist #3", note=_CHECKLIST),  # noqa: E501
     Rule("C5", "MUST", "client", "Apply message upserts and chunks per `messageId` in receive order (content replace, chunk append, `_meta` patch).", "PL Message IDs, SS", note=_NORMATIVE),  # noqa: E501
@@ -201,9 +210,17 @@ _CLIENT: Final[tuple[Rule, ...]] = (
     Rule("C26", "SHOULD", "client", "Ignore unrecognized custom notifications; answer unknown custom requests with `-32601`.", "EX"),  # noqa: E501
 )
 
+_PROMPT_CONTENT: Final = (
+    "Judged from the recording's `initialize` on, for a prompt on a session the recording set up "
+    "whose every block is baseline or advertised; what the agent does with content it did not "
+    "advertise is not prescribed (the client broke C2), and the kit does not test it either. "
+    "Only `-32602` is judged: other refusals (an unknown session, authentication, an internal "
+    "error) say nothing about the content."
+)
+
 _CHECKER: Final[tuple[Rule, ...]] = (
     Rule("D1", "MUST", "both", "Every message is a JSON-RPC 2.0 message (or non-empty batch) that decodes under the v2 schema; a known tag with a bad payload is invalid, not unknown.", "§1.1, §1.8, SCH", "ACP-PROMPT-205", note="Also reported for a trace line that is not a `{from, message}` entry. A client's empty batch is none: the transports page asks a sender for at least one entry with SHOULD, and JSON-RPC 2.0 defines its answer (J39)."),  # noqa: E501
-    Rule("J1", "MUST NOT", "agent", "Respond to a notification, to a request id the client never sent, or twice to one request (the agent-side twin of C25).", "§1.1, OV, TR", "ACP-JSONRPC-003"),  # noqa: E501
+    Rule("J1", "MUST NOT", "agent", "Respond to a notification, to a request id the client never sent, or twice to one request (the agent-side twin of C25).", "§1.1, OV, TR", "ACP-JSONRPC-003", also_kit_ids=('ACP-CANCEL-205',)),  # noqa: E501
     Rule("J2", "MUST", "both", "Known methods keep their direction and form: `session/prompt` (client) and `session/request_permission` (agent) are requests with an id not already in use; `session/resume` and `session/close` are the client's requests; `session/update` (agent) and `session/cancel` (client) are notifications.", "§1.2-§1.5, SCH"),  # noqa: E501
     Rule("J3", "MUST", "agent", "Name only a session that exists on the connection (in `session/update`, `session/request_permission` and every other agent message with a `sessionId`): one a `session/new` or `session/fork` answer gave, one the client resumed, or (Preview) a child a `subagent_update` announced.", "§1.3, §3.12, Q12", note="Judged when the recording starts with `initialize` (a recording that starts later cannot show its setup); an update racing an unanswered `session/new` is not flagged (Q12), one after `session/close` is R24's; J3 wins over R47: a later `subagent_update` announcing the id adds no R47 for that envelope (one finding per fault)."),  # noqa: E501
     Rule("J4", "MUST", "agent", "Give every session a `session/new` or `session/fork` answer creates an id no session of the connection already has.", "SS, SCH SessionId", "ACP-SESSION-002", note="The kit asks two `session/new` answers for distinct ids; the checker judges every creating answer against every session the recording set up (from the client's `initialize` on, as J3)."),  # noqa: E501
@@ -247,6 +264,17 @@ _CHECKER: Final[tuple[Rule, ...]] = (
     Rule("J62", "MUST", "agent", "Answer `session/set_config_option` with the complete option set: every `configId` the session last reported is still there.", "CO, SCH SetSessionConfigOptionResponse", "ACP-CONFIG-202", note="Judged against the last list the recording shows for the session (a session answer, `config_option_update` or an earlier set answer); the option the request set is R41's."),  # noqa: E501
     Rule("J63", "MUST", "agent", "Name a tool call with a non-empty `toolCallId` in `tool_call_update` and `tool_call_content_chunk`.", "TC, SCH ToolCallId", "ACP-PATCH-204", note="A chunk without `content` does not decode (D1)."),  # noqa: E501
     Rule("J64", "SHOULD", "agent", "Tolerate a custom `_` permission outcome: do not answer a prompt pending when it was given with -32602 (invalid params).", "EX", "ACP-ENUM-203", note="The kit also asks the turn to reach idle; a recording that ends first is R7's warning."),  # noqa: E501
+    Rule("J70", "MUST", "agent", "Accept `image` prompt content after advertising `capabilities.session.prompt.image`: never refuse such a prompt as invalid (`-32602`).", "PL §1, SCH PromptCapabilities", "ACP-PROMPTCAP-001", note=_PROMPT_CONTENT),  # noqa: E501
+    Rule("J71", "MUST", "agent", "Accept `audio` prompt content after advertising `capabilities.session.prompt.audio`: never refuse such a prompt as invalid (`-32602`).", "PL §1, SCH PromptCapabilities", "ACP-PROMPTCAP-002", note=_PROMPT_CONTENT),  # noqa: E501
+    Rule("J72", "MUST", "agent", "Accept embedded `resource` prompt content after advertising `capabilities.session.prompt.embeddedContext`: never refuse such a prompt as invalid (`-32602`).", "PL §1, SCH PromptCapabilities", "ACP-PROMPTCAP-003", note=_PROMPT_CONTENT),  # noqa: E501
+    Rule("J73", "SHOULD", "agent", "Accept the baseline prompt content: never refuse a prompt of `text` and `resource_link` blocks as invalid (`-32602`).", "PL §1, SCH PromptCapabilities, CT", "ACP-PROMPT-003", note="The schema makes `resource_link` baseline for every session agent, the content page requires only `text`; the kit judges it as a SHOULD, so does the catalogue. " + _PROMPT_CONTENT),  # noqa: E501
+    Rule("J74", "MUST", "agent", "Accept `session/new` whether `mcpServers` is omitted or `[]` (the two are equivalent in v2): never refuse either form as invalid (`-32602`).", "MG, SCH NewSessionRequest", "ACP-SESSION-203", note="Judged from the recording's `initialize` on, for a request of only an absolute `cwd`, no or no MCP servers and `_meta` (any other field could be what the agent refuses); other refusals (authentication, an internal error) are not this rule's."),  # noqa: E501
+    Rule("J75", "MUST", "agent", "Implement `session/resume` after advertising `capabilities.session` (it is a baseline method): never answer it `-32601` (method not found).", "SCH SessionCapabilities, SS", "ACP-RESUME-201", note="Judged from the recording's `initialize` on. The kit also asks a resume of a resumable session to succeed; which sessions can be resumed is the agent's knowledge, so other refusals are not judged."),  # noqa: E501
+    Rule("J76", "MUST", "agent", "Implement `auth/logout` after advertising a non-empty `authMethods`: never answer it `-32601` (method not found).", "SCH LogoutAuthRequest", "ACP-AUTH-203", note="Judged from the recording's `initialize` on. The kit asks a successful logout; a recording cannot tell a refused logout from a failed one, so only `-32601` is judged."),  # noqa: E501
+    Rule("J77", "MUST", "agent", "Honor `auth/login` with an advertised, non-`terminal` `methodId`: never answer it `-32601` (method not found), and once it succeeded never refuse `session/new` as unauthenticated (`-32000`).", "SCH LoginAuthRequest, AuthMethod", "ACP-AUTH-204", note="Judged from the recording's `initialize` on; a login that fails (bad credentials) is the agent's right and not judged."),  # noqa: E501
+    Rule("J78", "SHOULD", "agent", "Do not refuse `session/new` as unauthenticated (`-32000`) after advertising no auth methods: the client has no way to authenticate.", "SCH ErrorCode, AuthMethod", "ACP-AUTH-205", note="Answering `-32000` is a MAY of the schema; with no auth method there is no remedy, and the kit judges it as a SHOULD. Judged from the recording's `initialize` on."),  # noqa: E501
+    Rule("J79", "MUST NOT", "agent", "Send `elicitation/create` in a mode the client's `initialize` did not enable (`capabilities.elicitation.form`, `.url`); with no mode enabled, send none.", "SCH ClientCapabilities, ElicitationCapabilities", "ACP-CLIENTCAP-201", note="The kit asks no elicitation at all from a client enabling no mode; the capability gates each mode, so the checker judges the mode too. A custom `_` mode needs some mode enabled. Judged from the recording's `initialize` on."),  # noqa: E501
+    Rule("J80", "MUST NOT", "agent", "Call a method no client defines: the agent's requests and notifications are the client's methods (`session/update`, `session/request_permission`, `elicitation/create`, `elicitation/complete`), `$/cancel_request` or custom `_` methods; v2 has no `fs/*` or `terminal/*` client methods.", "EX, MG, SCH", "ACP-CLIENTCAP-202", note="A known agent method sent in the wrong direction (`session/prompt`, `session/cancel`) is J2's."),  # noqa: E501
     Rule("S1", "SHOULD NOT", "agent", "Go from `idle` straight to `requires_action`: foreground work should start with `running`.", "§5.2", note="The mirror does not describe this transition; reducers accept it, the checker flags it as unusual."),  # noqa: E501
     Rule("S2", "SHOULD NOT", "agent", "Repeat `idle` with a `stopReason` while already idle: it reads as a second completion.", "§5.2, Q21", note="Reducers treat repeats as idempotent (digest Q21); the checker flags them as unusual."),  # noqa: E501
 )
@@ -332,7 +360,7 @@ def _rows(rules: tuple[Rule, ...]) -> list[str]:
         text = r.summary + (f" *({r.note})*" if r.note else "")
         out.append(
             f"| {r.id} | {r.level} | {r.side} | {_cell(text)} | {_cell(r.section)} "
-            f"| {r.kit_id or ''} | {_cell(_checked(r))} |"
+            f"| {', '.join(r.kit_ids)} | {_cell(_checked(r))} |"
         )
     return out
 

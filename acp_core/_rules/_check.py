@@ -43,6 +43,8 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_answers import CHECKED as ANSWERS_CHECKED
 from ._check_answers import Answers
+from ._check_capabilities import CHECKED as CAPABILITY_CHECKED
+from ._check_capabilities import Capabilities
 from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
 from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import CHECKED as MESSAGE_CHECKED
@@ -77,6 +79,7 @@ CHECKED_RULES: Final = (
     | PREVIEW_CHECKED
     | FRAMING_CHECKED
     | ANSWERS_CHECKED
+    | CAPABILITY_CHECKED
     | {"J3", "J4", "J30", "J37"}
 )
 # `Rule.checked`/`checked_by` read it; the catalogue imports no checker.
@@ -172,6 +175,9 @@ class _Memory:
     # The client's session-management requests paired with the agent's answers (session/
     # list, close, delete, config; J50-J64). Mutable, copied by a draft as `framing` is.
     answers: Answers
+    # What `initialize` advertised, held against later traffic (J70-J80). Mutable, copied by
+    # a draft as `framing` is.
+    caps: Capabilities
     found: PVec[Violation]  # in the order found
     count: int  # entries read: the next one's index
 
@@ -190,6 +196,7 @@ def _start(revision: Revision) -> _Memory:
         initialize=None,
         framing=Framing(),
         answers=Answers(revision),
+        caps=Capabilities(),
         found=PVec(),
         count=0,
     )
@@ -216,6 +223,7 @@ class _Checker:
         # mutable, so the draft works on its own copy.
         self.framing = memory.framing.copy()
         self.answers = memory.answers.copy()
+        self.caps = memory.caps.copy()
         self.found = memory.found
         self.count = memory.count
         self.out: list[Violation] = []  # found by this draft, not yet in `found`
@@ -225,7 +233,7 @@ class _Checker:
         return _Memory(
             self.revision, self.preview, self.sessions, self.connection, self.seen,
             self.route, self.recent, self.recent_order, self.open, self.initialize,
-            self.framing, self.answers, self.found.extend(self.out), self.count,
+            self.framing, self.answers, self.caps, self.found.extend(self.out), self.count,
         )  # fmt: skip
 
     def read(self, entries: Iterable[object]) -> None:
@@ -353,6 +361,7 @@ class _Checker:
             sid = msg.session_id
         if unknown is not None:
             self.report(unknown[0], i, unknown[1])
+        self.report_all(i, self.caps.follow(side, msg))
         if side == AGENT and isinstance(msg, j.ErrorResponse):
             bad_error = error_finding(msg.error)
             if bad_error is not None:

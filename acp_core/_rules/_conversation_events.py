@@ -207,6 +207,11 @@ _CLIENT_REQUESTS: Final[Mapping[str, Kind]] = {
     j.Method.SESSION_RESUME: Kind.RESUME,
     "session/close": Kind.CLOSE,
 }
+#: The client's methods whose direction J2 judges here (an agent sending one is J2's fault,
+#: not a method no client defines: `_rules/_check_capabilities.py`'s J80 leaves them be).
+CLIENT_DIRECTED: Final = frozenset(
+    {j.Method.SESSION_PROMPT, j.Method.SESSION_CANCEL, *_CLIENT_REQUESTS}
+)
 
 
 #: The event kinds of reported states (they move the phase).

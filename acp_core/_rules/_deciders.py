@@ -24,6 +24,7 @@ from ._conversation_guards import GUARDS
 __all__ = ["DECIDED_BY"]
 
 _SITES: Final[Mapping[str, tuple[str, ...]]] = {
+    "C2": ("acp_core._rules._check_capabilities:unadvertised_content",),
     "C15": (
         "acp_core._rules._conversation:finish",
         "acp_core._rules._conversation_effects:_c15_answer",
@@ -93,6 +94,17 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J62": ("acp_core._rules._check_answers:Answers._with_options",),
     "J63": ("acp_core._rules._check_message:tool_call_id_finding",),
     "J64": ("acp_core._rules._check_answers:Answers._prompt",),
+    "J70": ("acp_core._rules._check_capabilities:prompt_refusal",),
+    "J71": ("acp_core._rules._check_capabilities:prompt_refusal",),
+    "J72": ("acp_core._rules._check_capabilities:prompt_refusal",),
+    "J73": ("acp_core._rules._check_capabilities:prompt_refusal",),
+    "J74": ("acp_core._rules._check_capabilities:new_session_refusal",),
+    "J75": ("acp_core._rules._check_capabilities:resume_refusal",),
+    "J76": ("acp_core._rules._check_capabilities:logout_refusal",),
+    "J77": ("acp_core._rules._check_capabilities:login_refusal",),
+    "J78": ("acp_core._rules._check_capabilities:new_session_refusal",),
+    "J79": ("acp_core._rules._check_capabilities:elicitation",),
+    "J80": ("acp_core._rules._check_capabilities:undefined_method",),
     "R4": ("acp_core._rules._check_undecodable:_explain",),
     "R5": ("acp_core._rules._check_message:MessageRules.message_id",),
     "R7": ("acp_core._rules._conversation:finish",),

@@ -2,8 +2,8 @@
 
 Owns: `KIT_TIERS` (the kit's tier of each of its v2 requirement ids), `KIT_TRIGGERS` (what a
 recording must hold for a requirement to count as exercised), `KIT_UNTRACEABLE` and
-`KIT_PENDING` (the ids no rule maps, and why), `Exercised` (that bookkeeping
-over a trace) and `tck_report`, the JSON report.
+`KIT_PENDING` (the ids no rule maps, and why; empty now), `Exercised` (that bookkeeping over
+a trace) and `tck_report`, the JSON report.
 Must not know: files, exit codes or printing (`__main__.py`); what any rule says or how it is
 checked (the catalogue and `_check.py`); the kit's requirement texts (only its ids and tiers).
 
@@ -16,7 +16,8 @@ A requirement's status in a recording is:
 - `failed`: `check_trace` reported one of its rules (not as a warning);
 - `passed`: none of them was reported and the recording exercised it: it holds one of the
   requirement's triggers (`KIT_TRIGGERS`: a method sent by one side, a `session/update` kind,
-  a foreground state, a resume with or without a replay cursor, a batch, a notification);
+  a foreground state, a resume with or without a replay cursor, a prompt content type, a
+  batch, a notification);
 - `not-observed`: neither. A recording that only ends too early to judge (an R7 warning) is
   not-observed too, unless another line failed the requirement. A kit id without an entry in
   `KIT_TRIGGERS` counts as exercised by any message of the side its rules bind.
@@ -120,9 +121,10 @@ _MESSAGES: Final = tuple(
 # asking for protocol version 1, or for any other), `client:notification`,
 # `client:extension-request` / `client:extension-notification` (a `_` method),
 # `client:unknown-method` (a request for a method no schema defines), `prompt:meta` (a prompt
-# carrying `_meta`), `batch`, and of a client batch `batch:empty` / `batch:notifications`
-# (only) / `batch:invalid` (an entry that is no message) / `batch:requests`, `agent` /
-# `client` (any message of that side).
+# carrying `_meta`), `prompt:<type>` (a session/prompt with a content block of that type),
+# `batch`, and of a client batch `batch:empty` / `batch:notifications` (only) /
+# `batch:invalid` (an entry that is no message) / `batch:requests`, `agent` / `client` (any
+# message of that side).
 # Any one of them exercises the requirement;
 # where the kit gates a requirement on an observation (STATE-202/203 on `running`, PERM-201 on
 # a permission request), the trigger is that observation.
@@ -153,6 +155,7 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     "ACP-RESUME-204": ("resume:replay",),
     "ACP-RESUME-205": ("resume:replay",),
     "ACP-CONFIG-206": ("update:config_option_update", "client:session/set_config_option"),
+    **dict.fromkeys(_ids("CANCEL-205 CANCEL-206 CANCEL-207"), ("client:session/cancel",)),
     "ACP-SCHEMA-002": ("agent",),
     "ACP-BATCH-208": ("batch",),
     "ACP-JSONRPC-003": ("client:notification",),
@@ -192,6 +195,18 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "ACP-PATCH-204": ("update:tool_call_update", "update:tool_call_content_chunk"),
     "ACP-ENUM-203": ("agent:session/request_permission",),
+    # J70-J80: what `initialize` advertised, held against later traffic
+    "ACP-PROMPTCAP-001": ("prompt:image",),
+    "ACP-PROMPTCAP-002": ("prompt:audio",),
+    "ACP-PROMPTCAP-003": ("prompt:resource",),
+    "ACP-PROMPT-003": ("prompt:resource_link",),
+    "ACP-SESSION-203": ("client:session/new",),
+    "ACP-RESUME-201": ("client:session/resume",),
+    "ACP-AUTH-203": ("client:auth/logout",),
+    "ACP-AUTH-204": ("client:auth/login",),
+    "ACP-AUTH-205": ("client:session/new",),
+    "ACP-CLIENTCAP-201": ("client:initialize",),
+    "ACP-CLIENTCAP-202": ("agent",),
     **dict.fromkeys(
         _ids("INIT-203 INIT-204 AUTH-201 AUTH-202 AUTH-206 AUTH-207"), ("client:initialize",)
     ),
@@ -226,15 +241,15 @@ KIT_UNTRACEABLE: Final[Mapping[str, str]] = MappingProxyType(
 #: The kit ids a recording could show that no catalogue rule checks yet (issue 25 item 1):
 #: listed apart in the report as `pending`, never silently dropped. Some are partly judged
 #: under another kit id's rule (D1 decodes every message, J1 forbids answering notifications).
-KIT_PENDING: Final[tuple[str, ...]] = _ids(
-    "AUTH-203 AUTH-204 AUTH-205 "
-    "SESSION-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 "
-    "PROMPT-003 CLIENTCAP-201 CLIENTCAP-202 CANCEL-205 CANCEL-206 CANCEL-207 RESUME-201 "
-)
+#: Empty since every traceable id has its rules (a kit requirement that restates a rule of
+#: another kit id is in that rule's `also_kit_ids`: CANCEL-205 is J1's, CANCEL-206 R21's,
+#: CANCEL-207 R18's and R21's); tests/test_check_tck.py keeps it so.
+KIT_PENDING: Final[tuple[str, ...]] = ()
 
 #: The MANDATORY kit ids only a probe exercises, which an ordinary client's recording never
 #: sends (see the module's header): unobserved, they do not block the verdict.
 KIT_PROBES: Final[frozenset[str]] = frozenset(_ids("INIT-202 BATCH-201 BATCH-202 EXT-001"))
+
 
 #: What exercises each kit requirement the catalogue maps (see the module's header).
 KIT_TRIGGERS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(_TRIGGERS)
@@ -317,10 +332,14 @@ class Exercised:
         elif method == "session/resume" and side == "client":
             replay = params.get("replayFrom") is not None
             self._add("resume:replay" if replay else "resume:live", index)
-        elif method == "session/prompt" and side == "client" and isinstance(
-            params.get("_meta"), Mapping
-        ):
-            self._add("prompt:meta", index)
+        elif method == "session/prompt" and side == "client":
+            if isinstance(params.get("_meta"), Mapping):
+                self._add("prompt:meta", index)
+            blocks = params.get("prompt")
+            for block in blocks if isinstance(blocks, list) else ():
+                kind = block.get("type") if isinstance(block, Mapping) else None
+                if isinstance(kind, str):
+                    self._add(f"prompt:{kind}", index)
         elif method == "initialize" and side == "client":
             asked = params.get("protocolVersion")
             downgrade = type(asked) is int and asked == 1
@@ -392,8 +411,8 @@ def tck_report(
 
     by_kit: dict[str, list[Rule]] = {}
     for rule in RULES.values():
-        if rule.kit_id and _binds(rule, side):
-            by_kit.setdefault(rule.kit_id, []).append(rule)
+        for kit_id in rule.kit_ids if _binds(rule, side) else ():
+            by_kit.setdefault(kit_id, []).append(rule)
     found: dict[str, list[Violation]] = {}
     for v in violations:
         found.setdefault(v.rule, []).append(v)
@@ -484,8 +503,8 @@ def kit_markdown() -> str:
     whether `check_trace` judges it, or why a recording cannot show it."""
     by_kit: dict[str, list[Rule]] = {}
     for rule in RULES.values():
-        if rule.kit_id:
-            by_kit.setdefault(rule.kit_id, []).append(rule)
+        for kit_id in rule.kit_ids:
+            by_kit.setdefault(kit_id, []).append(rule)
     order: dict[str, int] = {t: n for n, t in enumerate(TIERS)}
     rows: list[str] = []
     counts = dict.fromkeys(("checked", "not from a trace", "pending"), 0)
@@ -499,7 +518,8 @@ def kit_markdown() -> str:
         elif kit_id in KIT_UNTRACEABLE:
             kind, why = "not from a trace", KIT_UNTRACEABLE[kit_id]
         else:
-            kind, why = "pending", "a recording could show it; no rule checks it yet"
+            why = "a recording could show it; no rule checks it yet"
+            kind = "pending"
         counts[kind] += 1
         names = ", ".join(r.id for r in rules)
         rows.append(f"| {kit_id} | {KIT_TIERS[kit_id]} | {names} | {kind} | {why} |")
@@ -514,7 +534,8 @@ def kit_markdown() -> str:
             "",
             "Every requirement id of the official conformance kit's v2 registry (acp-tck,",
             "`src/tck/v2/requirements.py` at commit 1314e09), the catalogue rules that answer",
-            "it (`Rule.kit_id`), and whether `check_trace` (and `check --format tck`) judges it.",
+            "it (`Rule.kit_id`, `Rule.also_kit_ids`), and whether `check_trace` (and `check "
+            "--format tck`) judges it.",
             "",
             f"- {len(KIT_TIERS)} ids; {counts['not from a trace']} a recording cannot show;",
             f"  of the {traceable} it can, {counts['checked']} checked and"
