@@ -270,3 +270,63 @@ def test_each_probe_recording_breaks_its_rule_on_the_agents_side(path: Path) -> 
     found = agents_findings(entries)
     parts = path.stem.split("_")
     assert found == ([] if parts[0] == "good" else [(parts[1], int(parts[2]))])
+
+
+def _framing_with_everything() -> Any:
+    """A `Framing` holding something in each of its maps: a pending `_` request, answered
+    ids, a batch with a pending request and an invalid entry, an unanswered empty batch."""
+    from acp_core._rules._check_jsonrpc import Framing
+
+    framing = Framing()
+    lines: list[dict[str, Any]] = [
+        request(1, "session/set_mode"),
+        result(1),
+        request(9, "_zed/ping"),
+        client([call("a"), call("b"), 17]),
+        client([]),
+    ]
+    for i, entry in enumerate(lines):
+        framing.see(i, entry["from"], entry["message"])
+    return framing
+
+
+def test_framing_copy_shares_its_persistent_maps() -> None:
+    # `copy()` is O(1): a checker's draft takes one per call (`IncrementalCheck.feed`).
+    original = _framing_with_everything()
+    for name in ("_requests", "_answered", "_answered_order", "_batches", "_empty"):
+        assert getattr(original, name), name
+    twin = original.copy()
+    for name in type(original).__slots__:
+        assert getattr(twin, name) is getattr(original, name), name
+
+
+def test_framing_copy_changes_leave_the_original_as_it_was() -> None:
+    original = _framing_with_everything()
+    before = {name: getattr(original, name) for name in type(original).__slots__}
+    warnings = original.finish()
+    assert [w[0] for w in warnings] == ["J35", "J39"]
+    twin = original.copy()
+    continuation: list[dict[str, Any]] = [
+        agent([ok("a")]),  # the batch's reply array: J41 (17) and J42 ("b")
+        error(-32600, rid=None),  # the empty batch's answer
+        result(9),  # the `_` request's answer
+        request(2, "frobnicate"),
+        result(2),  # J34
+    ]
+    found = [
+        f[0]
+        for i, entry in enumerate(continuation, start=5)
+        for f in twin.see(i, entry["from"], entry["message"])[0]
+    ]
+    assert found == ["J41", "J42", "J34"]
+    assert twin.finish() == []
+    for name, value in before.items():
+        assert getattr(original, name) is value, name
+    assert original.finish() == warnings
+    # And the original reads the same continuation as the copy did.
+    again = [
+        f[0]
+        for i, entry in enumerate(continuation, start=5)
+        for f in original.see(i, entry["from"], entry["message"])[0]
+    ]
+    assert again == found

@@ -19,6 +19,12 @@ the checker does not report the same line again as D1 (an empty array) or J1 (a 
 to no request): one finding per fault. What only the end shows (a `_` request never
 answered, J35; an empty batch never answered, J39) is a warning, as R7 is: a recording may
 stop before the answer comes.
+
+Its memory is persistent maps, rebound and never changed in place, so `copy()` (a checker's
+draft takes one per call) is O(1) and shares them with the original. Where the order of a
+plain dict reached an output it is kept explicitly: a request's `order` (when its id was
+first pending: J35's order at the end), the answered ids oldest first (`_answered_order`),
+and the unanswered empty batches as a queue (`_empty`, from `_empty_head`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Final
 import attrs
 
 from acp_core._errors import Diagnostic
+from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 
 from ._check_message import Finding
@@ -73,12 +80,13 @@ class _Request:
     at: int
     batch: int | None  # the line of the batch it came in
     meta_prompt: bool  # a `session/prompt` whose params carry a `_meta` object
+    order: int  # when its id became pending (kept while it stays pending): `finish`'s order
 
 
-@attrs.define
+@attrs.frozen
 class _Batch:
     at: int
-    requests: set[RequestKey]  # not answered yet
+    requests: PMap[RequestKey, bool]  # not answered yet
     invalid: int  # entries that are no JSON-RPC message
 
 
@@ -103,28 +111,54 @@ def _error_code(raw: Mapping[str, object]) -> object:
 class Framing:
     """What the client asked and the agent has not answered yet. Local to one check."""
 
-    __slots__ = ("_answered", "_batches", "_empty", "_last", "_line", "_requests")
+    __slots__ = (
+        "_answered",
+        "_answered_order",
+        "_batches",
+        "_empty",
+        "_empty_head",
+        "_last",
+        "_line",
+        "_order",
+        "_requests",
+    )
 
     def __init__(self) -> None:
-        self._requests: dict[RequestKey, _Request] = {}
-        self._answered: dict[RequestKey, int] = {}
-        self._batches: dict[int, _Batch] = {}
-        self._empty: list[int] = []  # lines of empty batches not answered yet
+        self._requests: PMap[RequestKey, _Request] = PMap()
+        self._order = 0  # the next request's `order`
+        self._answered: PMap[RequestKey, int] = PMap()
+        self._answered_order: tuple[RequestKey, ...] = ()  # its keys, oldest first
+        self._batches: PMap[int, _Batch] = PMap()
+        # Lines of empty batches not answered yet, a queue: position -> line, the oldest at
+        # `_empty_head`, the next at `_empty_head + len(_empty)`.
+        self._empty: PMap[int, int] = PMap()
+        self._empty_head = 0
         self._last = _OTHER
         self._line = 0
 
     def copy(self) -> Framing:
-        """An independent copy (for a checker that forks)."""
-        twin = Framing()
-        twin._requests = dict(self._requests)
-        twin._answered = dict(self._answered)
-        twin._batches = {
-            at: attrs.evolve(b, requests=set(b.requests)) for at, b in self._batches.items()
-        }
-        twin._empty = list(self._empty)
+        """An independent copy (for a checker that forks): O(1), it shares the persistent
+        maps, which neither copy changes in place."""
+        twin = Framing.__new__(Framing)
+        twin._requests = self._requests
+        twin._order = self._order
+        twin._answered = self._answered
+        twin._answered_order = self._answered_order
+        twin._batches = self._batches
+        twin._empty = self._empty
+        twin._empty_head = self._empty_head
         twin._last = self._last
         twin._line = self._line
         return twin
+
+    def _push_empty(self, at: int) -> None:
+        self._empty = self._empty.set(self._empty_head + len(self._empty), at)
+
+    def _pop_empty(self) -> int:
+        at = self._empty[self._empty_head]
+        self._empty = self._empty.delete(self._empty_head)
+        self._empty_head += 1
+        return at
 
     def see(self, i: int, side: str, raw: object) -> tuple[list[Finding], bool]:
         """The findings of entry `i`, the message `raw` sent by `side`, and whether they
@@ -180,7 +214,7 @@ class Framing:
         self._last = _OTHER
         if not items:
             if len(self._empty) < _MAX_PENDING:
-                self._empty.append(self._line)
+                self._push_empty(self._line)
             return
         requests: set[RequestKey] = set()
         invalid = 0
@@ -196,7 +230,8 @@ class Framing:
                 self._last = _NOTIFICATION_BATCH
             return
         if len(self._batches) < _MAX_PENDING:
-            self._batches[self._line] = _Batch(self._line, requests, invalid)
+            pending: PMap[RequestKey, bool] = PMap((k, True) for k in requests)
+            self._batches = self._batches.set(self._line, _Batch(self._line, pending, invalid))
 
     def _request(self, raw: Mapping[str, object], batch: int | None) -> RequestKey:
         key = request_key(raw.get("id"))
@@ -204,9 +239,14 @@ class Framing:
         params = raw.get("params")
         meta = isinstance(params, Mapping) and isinstance(params.get("_meta"), Mapping)
         if len(self._requests) < _MAX_PENDING:
-            self._requests[key] = _Request(
-                method, self._line, batch, meta and method == "session/prompt"
-            )
+            old = self._requests.get(key)  # a pending id asked again keeps its place
+            if old is not None:
+                order = old.order
+            else:
+                order, self._order = self._order, self._order + 1
+            prompt = meta and method == "session/prompt"
+            request = _Request(method, self._line, batch, prompt, order)
+            self._requests = self._requests.set(key, request)
         return key
 
     # -- the agent -------------------------------------------------------------------------
@@ -221,18 +261,22 @@ class Framing:
         if found is None:
             return self._unasked(raw, key, code)
         key, request = found
-        del self._requests[key]
-        self._answered[key] = self._line
+        self._requests = self._requests.delete(key)
+        if key not in self._answered:
+            self._answered_order = (*self._answered_order, key)
+        self._answered = self._answered.set(key, self._line)
         if len(self._answered) > _RECENT:
-            del self._answered[next(iter(self._answered))]
+            self._answered = self._answered.delete(self._answered_order[0])
+            self._answered_order = self._answered_order[1:]
         out: list[Finding] = []
         if request.batch is not None:
             batch = self._batches.get(request.batch)
-            if batch is not None:
-                batch.requests.discard(key)
+            if batch is not None and key in batch.requests:
+                batch = attrs.evolve(batch, requests=batch.requests.delete(key))
+                self._batches = self._batches.set(request.batch, batch)
             if in_batch is None:
                 if batch is not None and not batch.requests and not batch.invalid:
-                    del self._batches[request.batch]
+                    self._batches = self._batches.delete(request.batch)
                 out.append(_j42(request.batch, f"a lone response to request {shown(rid)}"))
         method = request.method
         unknown = not method.startswith(("_", "$/")) and method not in KNOWN_METHODS
@@ -274,7 +318,7 @@ class Framing:
         if rid is not None and key in self._answered:
             return [], False  # a second answer: J1's
         if rid is None and self._empty:
-            at = self._empty.pop(0)
+            at = self._pop_empty()
             if "error" in raw and code == _INVALID_REQUEST:
                 return [], False
             got = "a result" if "result" in raw else f"error {shown(code)}"
@@ -291,7 +335,7 @@ class Framing:
     def _agent_batch(self, items: list[object]) -> tuple[list[Finding], bool]:
         if not items:
             if self._empty:
-                return [_j39(self._empty.pop(0), "an empty array")], True
+                return [_j39(self._pop_empty(), "an empty array")], True
             if self._last == _NOTIFICATION_BATCH:
                 return [_j40("an empty array")], True
             return [], False
@@ -303,10 +347,9 @@ class Framing:
         if batch_at is None and self._empty and all(
             isinstance(item, Mapping) and item.get("id") is None for item in items
         ):
-            return [_j39(self._empty.pop(0), "an array")], True
-        if batch_at is None:
-            batch_at = next((at for at, b in self._batches.items() if b.invalid), None)
-        batch = self._batches.get(batch_at) if batch_at is not None else None
+            return [_j39(self._pop_empty(), "an array")], True
+        if batch_at is None:  # the oldest batch with invalid entries (lines only grow)
+            batch_at = min((at for at, b in self._batches.items() if b.invalid), default=None)
         nulls = 0
         for item in items:
             assert isinstance(item, Mapping)
@@ -339,6 +382,8 @@ class Framing:
                 )
                 continue
             out.extend(self._answer(item, batch_at)[0])
+        # Read after the answers, which took theirs out of it (none removes it).
+        batch = self._batches.get(batch_at) if batch_at is not None else None
         if batch is not None:
             if nulls < batch.invalid:
                 out.append(
@@ -349,15 +394,16 @@ class Framing:
                         f"answers {nulls} with a -32600 error of a null id",
                     )
                 )
-            batch.invalid = 0
             if batch.requests:
                 left = ", ".join(shown(k[1]) for k in sorted(batch.requests, key=str))
                 out.append(_j42(batch.at, f"a reply array without the response(s) to {left}"))
                 for k in batch.requests:  # answered later on their own: J42 said so once
                     left_out = self._requests.get(k)
                     if left_out is not None:
-                        self._requests[k] = attrs.evolve(left_out, batch=None)
-            self._batches.pop(batch.at, None)
+                        self._requests = self._requests.set(
+                            k, attrs.evolve(left_out, batch=None)
+                        )
+            self._batches = self._batches.delete(batch.at)
         return out, False
 
     def finish(self) -> list[tuple[str, int, str]]:
@@ -369,10 +415,11 @@ class Framing:
                 f"the recording ends before the agent answers the `{r.method}` request: "
                 "every `_` request gets a response",
             )
-            for r in self._requests.values()
+            for r in sorted(self._requests.values(), key=lambda r: r.order)
             if r.method.startswith("_")
         ]
-        for at in self._empty:
+        head = self._empty_head
+        for at in (self._empty[n] for n in range(head, head + len(self._empty))):
             rule, message = _j39(at, "nothing before the recording ends")
             out.append((rule, at, message))
         return out
