@@ -299,3 +299,67 @@ def test_every_rule_carries_its_kit_id() -> None:
     for rule in {rule for rule, *_ in CASES}:
         assert acp.RULES[rule].kit_id, rule
         assert acp.RULES[rule].checked, rule
+
+
+_FIELDS = ("pending", "capabilities", "live", "closed", "deleted", "options", "prompts",
+           "permissions", "custom")  # fmt: skip
+
+
+def _answers(check: Any) -> Any:
+    return check._memory.answers
+
+
+def test_a_copy_shares_every_field_and_a_fed_copy_leaves_the_original_as_it_was() -> None:
+    from acp_core._rules._check_answers import Answers
+    from acp_core._state._pcoll import PMap
+    from acp_core.checker import IncrementalCheck
+
+    rev = acp.V2_2026_08
+    t = turn(rev, "_x")
+    # Every field holds something: a setup, a close, a delete, options, a pending list, a
+    # pending prompt and permission request, a prompt pending at a custom outcome.
+    prefix = [
+        *init(**FULL), *new(1, result={"sessionId": S, "configOptions": [select()]}),
+        *new(7, result={"sessionId": "sess_two"}),
+        client(id=8, method="session/close", params={"sessionId": "sess_two"}),
+        agent(id=8, result={}),
+        *delete(9, agent(id=9, result={}), sid="sess_gone"),
+        client(id=10, method="session/list", params={}), *t[:8],
+        agent(id=1, method="session/request_permission",
+              params={"sessionId": S, "title": "Again?",
+                      "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}),
+    ]  # fmt: skip
+    base = IncrementalCheck.start(rev).feed_all(prefix)
+    original = _answers(base)
+    assert isinstance(original, Answers)
+    for name in _FIELDS:
+        value = getattr(original, name)
+        assert value, name
+        assert name == "capabilities" or isinstance(value, PMap), name
+    twin = original.copy()
+    assert twin is not original
+    for name in (*_FIELDS, "revision"):
+        assert getattr(twin, name) is getattr(original, name), name
+    # Each entry changes the draft's copy; the stored record keeps the very same values.
+    before = {name: getattr(original, name) for name in _FIELDS}
+    verdict = base.finish()
+    rest = [
+        client(id=1, result={"outcome": {"outcome": "selected", "optionId": "ok"}}),
+        *t[8:], agent(id=10, result={"sessions": [info()]}),
+        *set_mode(11, [select("ask"), BOOL]), *close(12, agent(id=12, result={})),
+        *delete(13, agent(id=13, result={})),
+        client(id=14, method="session/delete", params={"sessionId": "sess_next"}),
+    ]  # fmt: skip
+    check = base
+    for entry in rest:
+        fed = check.feed(entry)
+        assert _answers(fed) is not _answers(check)
+        check = fed
+    assert [(v.rule, v.index) for v in check.finish() if not v.warning] == [
+        ("J64", len(prefix) + 1)
+    ]
+    changed = {n for n in _FIELDS if getattr(_answers(check), n) is not before[n]}
+    assert changed == set(_FIELDS) - {"capabilities"}
+    for name in _FIELDS:
+        assert getattr(original, name) is before[name], name
+    assert base.finish() == verdict

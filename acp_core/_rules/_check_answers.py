@@ -23,9 +23,10 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, TypeVar
 
 from acp_core._errors import DecodeError
+from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._codec import decode_update_diagnosed
@@ -37,6 +38,9 @@ from ._check_sessions import OpenSessions
 from ._predicates import RequestKey, is_absolute, request_key, shown
 
 __all__ = ["CHECKED", "Answers"]
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: The rules these checks report.
 CHECKED: Final = frozenset(
@@ -84,14 +88,19 @@ def _session_capability(result: object, name: str) -> bool:
 class _Request:
     __slots__ = ("deleted", "method", "params")
 
-    def __init__(self, method: str, params: Mapping[str, object], deleted: frozenset[str]):
+    def __init__(self, method: str, params: Mapping[str, object], deleted: PMap[str, bool]):
         self.method = method
         self.params = params
         self.deleted = deleted  # sessions deleted before the request was sent (J55)
 
 
+_NO_SESSIONS: Final[PMap[str, bool]] = PMap()
+
+
 class Answers:
-    """The answer checks of one recording (mutable, local to one `check_trace` call)."""
+    """The answer checks of one recording: a draft's record, changed by `see` (every field
+    is a persistent value, rebound rather than mutated, so `copy` is O(1) and the copy
+    shares everything with the stored record until it reads something)."""
 
     __slots__ = (
         "capabilities",
@@ -108,23 +117,29 @@ class Answers:
 
     def __init__(self, revision: Revision) -> None:
         self.revision = revision
-        self.pending: dict[RequestKey, _Request] = {}
+        self.pending: PMap[RequestKey, _Request] = PMap()
         self.capabilities: frozenset[str] | None = None  # the agent's session markers
-        self.live: set[str] = set()  # set up by an answer the recording holds
-        self.closed: set[str] = set()
-        self.deleted: set[str] = set()
-        self.options: dict[str, frozenset[str]] = {}  # session -> its last configIds
-        self.prompts: dict[RequestKey, str] = {}  # pending prompts -> session
-        self.permissions: dict[RequestKey, str] = {}  # the agent's pending asks -> session
-        self.custom: set[RequestKey] = set()  # prompts pending at a custom outcome (J64)
+        # Sets of sessions (and of prompts) as maps to True.
+        self.live = _NO_SESSIONS  # set up by an answer the recording holds
+        self.closed = _NO_SESSIONS
+        self.deleted = _NO_SESSIONS
+        self.options: PMap[str, frozenset[str]] = PMap()  # session -> its last configIds
+        self.prompts: PMap[RequestKey, str] = PMap()  # pending prompts -> session
+        self.permissions: PMap[RequestKey, str] = PMap()  # the agent's pending asks -> session
+        self.custom: PMap[RequestKey, bool] = PMap()  # prompts pending at a custom outcome (J64)
 
     def copy(self) -> Answers:
-        """An independent copy (for a checker that forks)."""
-        twin = Answers(self.revision)
-        twin.pending, twin.capabilities = dict(self.pending), self.capabilities
-        twin.live, twin.closed, twin.deleted = set(self.live), set(self.closed), set(self.deleted)
-        twin.options, twin.prompts = dict(self.options), dict(self.prompts)
-        twin.permissions, twin.custom = dict(self.permissions), set(self.custom)
+        """An independent copy (for a checker that forks): O(1), it shares every persistent
+        field with this one (neither is ever changed in place)."""
+        twin = Answers.__new__(Answers)
+        twin.revision, twin.pending, twin.capabilities = (
+            self.revision,
+            self.pending,
+            self.capabilities,
+        )
+        twin.live, twin.closed, twin.deleted = self.live, self.closed, self.deleted
+        twin.options, twin.prompts = self.options, self.prompts
+        twin.permissions, twin.custom = self.permissions, self.custom
         return twin
 
     def see(self, side: str, msg: object, sessions: OpenSessions) -> list[Finding]:
@@ -133,7 +148,7 @@ class Answers:
             self._client(msg)
             return []
         if isinstance(msg, j.RequestPermissionRequest):
-            self.permissions[request_key(msg.id)] = msg.session_id
+            self.permissions = self.permissions.set(request_key(msg.id), msg.session_id)
         elif isinstance(msg, j.UpdateSessionNotification):
             return self._update(msg)
         elif isinstance(msg, (j.Response, j.ErrorResponse)):
@@ -144,36 +159,48 @@ class Answers:
 
     def _client(self, msg: object) -> None:
         if isinstance(msg, j.PromptRequest):
-            self.prompts[request_key(msg.id)] = msg.session_id
+            self.prompts = self.prompts.set(request_key(msg.id), msg.session_id)
         elif isinstance(msg, j.Request) and msg.method in _TRACKED:
             params = msg.params if isinstance(msg.params, Mapping) else {}
-            self.pending[request_key(msg.id)] = _Request(
-                msg.method, params, frozenset(self.deleted)
+            self.pending = self.pending.set(
+                request_key(msg.id), _Request(msg.method, params, self.deleted)
             )
         elif isinstance(msg, j.Response):
-            sid = self.permissions.pop(request_key(msg.id), None)
+            sid = self._unask(request_key(msg.id))
             result = msg.result
             outcome = result.get("outcome") if isinstance(result, Mapping) else None
             tag = outcome.get("outcome") if isinstance(outcome, Mapping) else None
             if sid is not None and isinstance(tag, str) and tag.startswith("_"):
-                self.custom |= {k for k, s in self.prompts.items() if s == sid}
+                for k, s in self.prompts.items():
+                    if s == sid:
+                        self.custom = self.custom.set(k, True)
         elif isinstance(msg, j.ErrorResponse):
-            self.permissions.pop(request_key(msg.id), None)
+            self._unask(request_key(msg.id))
+
+    def _unask(self, key: RequestKey) -> str | None:
+        """Forget the agent's permission request `key`; the session it asked for."""
+        sid = self.permissions.get(key)
+        if sid is not None:
+            self.permissions = self.permissions.delete(key)
+        return sid
 
     # -- the agent's side --------------------------------------------------------------
 
     def _update(self, msg: j.UpdateSessionNotification) -> list[Finding]:
         if isinstance(msg.update, u.ConfigOptionUpdate):  # the session's option set now
-            self.options[msg.session_id] = frozenset(_ids(msg.update.config_options))
+            self.options = self.options.set(
+                msg.session_id, frozenset(_ids(msg.update.config_options))
+            )
         return []
 
     def _answer(self, msg: j.Response | j.ErrorResponse, sessions: OpenSessions) -> list[Finding]:
         key = request_key(msg.id)
         if key in self.prompts:
             return self._prompt(key, msg)
-        request = self.pending.pop(key, None)
+        request = self.pending.get(key)
         if request is None:
             return []
+        self.pending = self.pending.delete(key)
         method, result = request.method, msg.result if isinstance(msg, j.Response) else None
         sid_param = request.params.get("sessionId")
         sid = sid_param if isinstance(sid_param, str) else None
@@ -196,9 +223,11 @@ class Answers:
         return self._with_options(request, sid, result)
 
     def _prompt(self, key: RequestKey, msg: j.Response | j.ErrorResponse) -> list[Finding]:
-        sid = self.prompts.pop(key)
+        sid = self.prompts[key]
+        self.prompts = self.prompts.delete(key)
         custom = key in self.custom
-        self.custom.discard(key)
+        if custom:
+            self.custom = self.custom.delete(key)
         if custom and isinstance(msg, j.ErrorResponse) and msg.error.code == _INVALID_PARAMS:
             return [
                 (
@@ -214,7 +243,7 @@ class Answers:
         if sid is None:
             return []
         if isinstance(msg, j.Response):
-            self.closed.add(sid)  # (a result other than {} is R24's)
+            self.closed = self.closed.set(sid, True)  # (a result other than {} is R24's)
             return []
         if sid in self.live and sid not in self.closed:
             return [
@@ -239,10 +268,10 @@ class Answers:
                     )
                 ]
             if sid is not None:
-                self.deleted.add(sid)
-                self.live.discard(sid)
-                self.closed.discard(sid)
-                self.options.pop(sid, None)
+                self.deleted = self.deleted.set(sid, True)
+                self.live = _without(self.live, sid)
+                self.closed = _without(self.closed, sid)
+                self.options = _without(self.options, sid)
             return []
         if sid is None or "delete" not in (self.capabilities or ()):
             return []
@@ -361,9 +390,9 @@ class Answers:
         if sid is None:
             return []
         if method in _SETUP:
-            self.live.add(sid)
-            self.closed.discard(sid)
-            self.deleted.discard(sid)
+            self.live = self.live.set(sid, True)
+            self.closed = _without(self.closed, sid)
+            self.deleted = _without(self.deleted, sid)
         raw = result.get("configOptions") if isinstance(result, Mapping) else None
         if raw is None:
             return []
@@ -393,7 +422,7 @@ class Answers:
                 if finding is not None:
                     found.append(finding)
         if _items(raw) is not None:
-            self.options[sid] = frozenset(_raw_ids(raw))
+            self.options = self.options.set(sid, frozenset(_raw_ids(raw)))
         return found
 
     def _decode(
@@ -428,6 +457,10 @@ class Answers:
                         )
                     )
         return options
+
+
+def _without(m: PMap[K, V], key: K) -> PMap[K, V]:
+    return m.delete(key) if key in m else m
 
 
 def _ids(options: tuple[u.SessionConfigOption, ...]) -> list[str]:
