@@ -174,3 +174,64 @@ def test_a_forked_check_keeps_what_was_advertised_apart() -> None:
     good = base.feed_all([prompt([IMAGE]), agent(id=2, result={})])
     assert [v.rule for v in bad.finish()] == ["J70"]
     assert [v.rule for v in good.finish() if v.rule in _RULES] == []
+
+
+_PERSISTENT = ("auth_methods", "pending", "sessions", "client", "agent")
+
+
+def test_copy_shares_the_stored_maps_and_following_the_copy_leaves_them_alone() -> None:
+    # copy() is O(1): it shares every value (persistent maps), and whatever the copy follows
+    # rebinds its own attributes, never the original's (IncrementalCheck forks on this).
+    from acp_core._rules._check_capabilities import Capabilities
+    from acp_core.checker import IncrementalCheck
+
+    trace = [*init(ALL_CONTENT, auth=AUTH), *session(), prompt([IMAGE])]  # the prompt pending
+    base = IncrementalCheck.start(acp.V2_2026_08).feed_all(trace)
+    caps: Capabilities = base._memory.caps
+    assert set(caps.sessions) == {"s1"}
+    assert set(caps.auth_methods) == {"api_key"}
+    assert len(caps.pending) == 1
+    before = {name: getattr(caps, name) for name in Capabilities.__slots__}
+    found = base.finish()
+
+    twin = caps.copy()
+    assert twin is not caps
+    for name in Capabilities.__slots__:
+        assert getattr(twin, name) is getattr(caps, name), name
+    assert all(getattr(caps, name) is not None for name in _PERSISTENT)
+
+    # the copy follows traffic that changes each map: a refusal (pending), a close (sessions),
+    # a new session (pending, then sessions) and a login (pending, logged_in)
+    later = [
+        refused(2, -32602),
+        client(id=3, method="session/close", params={"sessionId": "s1"}),
+        *session("s2", rid=4),
+        login("api_key", rid=5),
+        agent(id=5, result={}),
+    ]
+    twin_found = []
+    for entry in later:
+        msg = acp.decode_message(entry["message"], revision=acp.V2_2026_08)
+        twin_found.extend(twin.follow(entry["from"], msg))
+    assert [rule for rule, _ in twin_found] == ["J70"]
+    assert set(twin.sessions) == {"s2"}
+    assert len(twin.pending) == 0
+    assert twin.logged_in
+    for name in ("pending", "sessions"):
+        assert getattr(twin, name) is not getattr(caps, name), name
+    # the original: the same objects, the same state, the same findings
+    assert {name: getattr(caps, name) for name in Capabilities.__slots__} == before
+    for name in Capabilities.__slots__:
+        assert getattr(caps, name) is before[name], name
+    assert set(caps.sessions) == {"s1"}
+    assert len(caps.pending) == 1
+    assert not caps.logged_in
+    assert base.finish() == found
+
+    # the same through the checker's own draft: feeding a fork leaves the stored one alone
+    fed = base.feed_all(later)
+    assert [v.rule for v in fed.finish() if v.rule in _RULES] == ["J70"]
+    assert base._memory.caps is caps
+    for name in Capabilities.__slots__:
+        assert getattr(caps, name) is before[name], name
+    assert base.finish() == found

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from acp_core._state._pcoll import PMap
 from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
 
@@ -73,7 +74,12 @@ def _marker(parent: object, key: str) -> bool:
 
 
 class Capabilities:
-    """What one recording's `initialize` advertised (mutable, local to one `check_trace`)."""
+    """What one recording's `initialize` advertised.
+
+    Mutable, but only by rebinding: every attribute holds an immutable value (the
+    collections are persistent maps), so `copy` is a shallow copy of the references, O(1),
+    and a draft that follows traffic on its copy never changes the one it copied.
+    """
 
     __slots__ = (
         "agent",
@@ -91,20 +97,19 @@ class Capabilities:
         self.started = False
         self.judged = False  # the recording starts with the client's `initialize`
         self.init: RequestKey | None = None  # the pending `initialize`
-        self.client: Mapping[str, object] = {}  # the client's `capabilities`
+        self.client: Mapping[str, object] = PMap()  # the client's `capabilities`
         self.agent: Mapping[str, object] | None = None  # the agent's, once answered
-        self.auth_methods: dict[str, str] = {}  # advertised methodId -> type
+        self.auth_methods: PMap[str, str] = PMap()  # advertised methodId -> type
         self.logged_in = False  # an `auth/login` with an advertised method succeeded
-        self.pending: dict[RequestKey, tuple[str, object]] = {}  # client request -> (method, msg)
-        self.sessions: set[str] = set()
+        # client request -> (method, msg)
+        self.pending: PMap[RequestKey, tuple[str, object]] = PMap()
+        self.sessions: PMap[str, bool] = PMap()  # a set: the sessions seen set up
 
     def copy(self) -> Capabilities:
-        """An independent copy (for a checker that forks)."""
-        twin = Capabilities()
+        """An independent copy (for a checker that forks): O(1), as every value is immutable."""
+        twin = Capabilities.__new__(Capabilities)
         for name in self.__slots__:
             setattr(twin, name, getattr(self, name))
-        twin.auth_methods, twin.pending = dict(self.auth_methods), dict(self.pending)
-        twin.sessions = set(self.sessions)
         return twin
 
     def follow(self, side: str, msg: object) -> list[Finding]:
@@ -133,15 +138,17 @@ class Capabilities:
 
     def _client(self, msg: object) -> None:
         if isinstance(msg, j.PromptRequest):
-            self.pending[request_key(msg.id)] = ("session/prompt", msg)
+            self.pending = self.pending.set(request_key(msg.id), ("session/prompt", msg))
         elif isinstance(msg, j.Request) and msg.method == "initialize" and self.init is None:
             self.init = request_key(msg.id)
             self.client = _obj(_obj(msg.params).get("capabilities"))
         elif isinstance(msg, j.Request) and msg.method in _TRACKED:
-            self.pending[request_key(msg.id)] = (msg.method, msg.params)
+            self.pending = self.pending.set(request_key(msg.id), (msg.method, msg.params))
         elif isinstance(msg, j.Request) and msg.method in ("session/close", "session/delete"):
             # from the request on, a prompt may be refused as naming no session
-            self.sessions.discard(str(_obj(msg.params).get("sessionId")))
+            sid = str(_obj(msg.params).get("sessionId"))
+            if sid in self.sessions:
+                self.sessions = self.sessions.delete(sid)
 
     # -- the agent's answers -----------------------------------------------------------------
 
@@ -150,7 +157,9 @@ class Capabilities:
         if key == self.init and self.agent is None:
             self._advertised(msg)
             return []
-        asked = self.pending.pop(key, None)
+        asked = self.pending.get(key)
+        if asked is not None:
+            self.pending = self.pending.delete(key)
         if asked is None or self.agent is None:
             return []
         method, request = asked
@@ -183,7 +192,8 @@ class Capabilities:
             method_id = _obj(m).get("methodId")
             if isinstance(method_id, str):
                 kind = _obj(m).get("type")
-                self.auth_methods[method_id] = kind if isinstance(kind, str) else "agent"
+                named = kind if isinstance(kind, str) else "agent"
+                self.auth_methods = self.auth_methods.set(method_id, named)
 
     def _succeeded(self, method: str, request: object, result: object) -> None:
         if method in ("session/new", "session/fork"):
@@ -195,7 +205,7 @@ class Capabilities:
             if method == "auth/login" and _login_honoured(_obj(request), self.auth_methods):
                 self.logged_in = True
         if isinstance(sid, str):
-            self.sessions.add(sid)
+            self.sessions = self.sessions.set(sid, True)
 
     def _prompt(self, request: j.PromptRequest, code: int) -> list[Finding]:
         if code != j.ErrorCode.INVALID_PARAMS or request.session_id not in self.sessions:
