@@ -170,13 +170,13 @@ class _Memory:
     # The client's pending `initialize` (request key, params): its answer is J5-J10's.
     initialize: tuple[RequestKey, object] | None
     # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44).
-    # Mutable: a draft copies it before it reads (never changes the one stored here).
+    # This and the two below change by rebinding persistent maps: a draft reads a copy
+    # (`copy()` shares those maps, O(1)), so the one stored here never changes.
     framing: Framing
     # The client's session-management requests paired with the agent's answers (session/
-    # list, close, delete, config; J50-J64). Mutable, copied by a draft as `framing` is.
+    # list, close, delete, config; J50-J64).
     answers: Answers
-    # What `initialize` advertised, held against later traffic (J70-J80). Mutable, copied by
-    # a draft as `framing` is.
+    # What `initialize` advertised, held against later traffic (J70-J80).
     caps: Capabilities
     found: PVec[Violation]  # in the order found
     count: int  # entries read: the next one's index
@@ -219,8 +219,7 @@ class _Checker:
         self.recent_order = memory.recent_order
         self.open = memory.opened
         self.initialize = memory.initialize
-        # What the client asked in JSON-RPC terms and the agent has not answered (J34-J44):
-        # mutable, so the draft works on its own copy.
+        # The components that change by rebinding: the draft reads its own O(1) copies.
         self.framing = memory.framing.copy()
         self.answers = memory.answers.copy()
         self.caps = memory.caps.copy()
