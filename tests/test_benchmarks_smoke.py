@@ -220,3 +220,16 @@ def test_the_remote_benchmark_streams_every_update_on_every_transport() -> None:
     assert all(len(r) == 1 and r[0] > 0 for r in rates.values())
     assert len(lines) == 1
     assert lines[0].startswith("round 1/1: stdio ")
+
+
+def test_the_incremental_check_benchmark_feeds_a_growing_recording(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks import incremental_check
+
+    assert incremental_check.main(["--sessions", "3", "6"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["feed_us"]) == {"3", "6"}
+    # The recording it builds is a clean one: what it times is the checker's bookkeeping.
+    entries = incremental_check._SETUP + incremental_check.sessions(0, 6)
+    assert acp_core.check_trace(entries, revision=acp_core.V2_PREVIEW) == ()
