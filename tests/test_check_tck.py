@@ -207,7 +207,7 @@ CASES = [
     *((kit, name, "failed", at) for kit, name, at in _MANAGED_BAD),
     # a kit requirement a rule of another kit id decides whole (`Rule.also_kit_ids`)
     *((kit, "good_cancel_turn.jsonl", "passed", [7]) for kit in _CANCEL_ALSO),
-    ("ACP-CANCEL-205", "bad_J1_8_agent_answers_the_cancel_notification.jsonl", "failed", [8]),
+    ("ACP-CANCEL-205", "bad_J1_5_agent_answers_the_cancel_notification.jsonl", "failed", [5]),
     ("ACP-CANCEL-206", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
     ("ACP-CANCEL-207", "bad_R21_7_cancelled_turn_ends_with_end_turn.jsonl", "failed", [7]),
     *((kit, "good_prompt_turn.jsonl", "not-observed", []) for kit in _CANCEL_ALSO),

@@ -95,6 +95,14 @@ def test_decoding_at_the_renaming_revision_reads_the_new_key() -> None:
     assert not update.extra
 
 
+def test_the_renaming_revision_takes_the_generic_walk_for_tool_call_updates() -> None:
+    # The hand-written fast path reads `rawInput`: a revision that renames it must not use it.
+    from acp_core._wire._codec_tables import tables
+
+    assert not tables(RENAMING).update.tool_calls
+    assert tables(V2_PREVIEW).update.tool_calls
+
+
 def test_the_old_keys_are_unknown_keys_at_the_renaming_revision() -> None:
     old = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "rawInput": 1, "rawOutput": 2}
     update = acp.decode_update(old, strict=True, revision=RENAMING)

@@ -160,11 +160,12 @@ def decode_update_diagnosed(
         DecodeError: the object is not a valid update (in strict mode also for anything
             lenient mode would have tolerated).
     """
-    fast = fast_update(obj)
+    t = tables(revision)
+    fast = fast_update(obj, t.update.tool_calls)
     if fast is not None:
         return Decoded(fast, ())
     ctx = Ctx(strict=strict)
-    value = tables(revision).session_update.decode(_plain(obj), None, ctx)
+    value = t.session_update.decode(_plain(obj), None, ctx)
     return Decoded(value, ctx.finish())
 
 
@@ -176,10 +177,11 @@ def decode_update(
     Raises:
         DecodeError: the object is not a valid update; `path` names where.
     """
-    fast = fast_update(obj)
+    t = tables(revision)
+    fast = fast_update(obj, t.update.tool_calls)
     if fast is not None:
         return fast
-    union = tables(revision).session_update
+    union = t.session_update
     value: u.SessionUpdate = union.decode(_plain(obj), None, shared_ctx(strict))
     return value
 

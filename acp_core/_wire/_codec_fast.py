@@ -23,7 +23,7 @@ from . import _updates as u
 from ._fastnew import fast_constructor
 from ._json import EMPTY_OBJECT, UNSET, freeze_json
 
-__all__ = ["fast_update"]
+__all__ = ["TOOL_CALL_KEYS", "fast_update"]
 
 _MAKE_TEXT: Final = fast_constructor(c.TextContent)
 _MAKE_TOOL_CONTENT: Final = fast_constructor(c.ToolContent)
@@ -102,15 +102,27 @@ def _tool_call_update(obj: dict[str, object]) -> u.ToolCallUpdate | None:
     )  # fmt: skip
 
 
-def fast_update(obj: object) -> u.SessionUpdate | None:
-    """The update `obj` decodes to if it is one of the hot shapes, else None."""
+#: The `tool_call_update` fields the path reads, by attribute: their wire keys (what a
+#: revision's table must still say for the path to apply: `_codec_tables.UpdateCodec`).
+TOOL_CALL_KEYS: Final = {
+    "tool_call_id": "toolCallId", "title": "title", "kind": "kind", "status": "status",
+    "locations": "locations", "raw_input": "rawInput", "raw_output": "rawOutput",
+}  # fmt: skip
+
+
+def fast_update(obj: object, tool_calls: bool = False) -> u.SessionUpdate | None:
+    """The update `obj` decodes to if it is one of the hot shapes, else None.
+
+    `tool_calls`: the revision decodes `tool_call_update`'s plain fields under the keys and
+    codecs this path assumes (`TOOL_CALL_KEYS`), so the path may take them too. The other
+    shapes are the same at every revision the registry holds."""
     if type(obj) is not dict:
         return None
     tag = obj.get("sessionUpdate")
     if type(tag) is not str:  # an unhashable tag (a list) must not reach the dict lookup
         return None
     if tag == "tool_call_update":
-        return _tool_call_update(obj)
+        return _tool_call_update(obj) if tool_calls else None
     if len(obj) != 3:
         return None
     make = _FAST_CHUNKS.get(tag)

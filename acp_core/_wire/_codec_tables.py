@@ -33,7 +33,8 @@ from . import _updates_session as us
 from . import _updates_tools as ut
 from ._codec_core import OBJECT, REQUEST_ID, Codec, Ctx, ListCodec, Record, Union
 from ._codec_derive import Deriver, Members, members_of
-from ._codec_fast import fast_update
+from ._codec_fast import TOOL_CALL_KEYS, fast_update
+from ._codec_values import JSON, STR
 from ._fastnew import fast_constructor
 from ._fields import PREVIEW_NAME, since_of
 from ._json import Path, render_path
@@ -118,18 +119,47 @@ def _diff_change(d: Deriver) -> Codec:
 
 
 class UpdateCodec(Codec):
-    """The `SessionUpdate` union, trying the fast path for streamed chunks first."""
+    """The `SessionUpdate` union, trying the fast path for streamed chunks first (and for
+    plain tool call updates where this revision keys them as the path assumes)."""
 
     def __init__(self, union: Union) -> None:
         self.union = union
         self.expected = union.expected
+        self.tool_calls = _plain_tool_calls(union)
 
     def decode(self, obj: object, path: Path, ctx: Ctx) -> Any:
-        fast = fast_update(obj)
+        fast = fast_update(obj, self.tool_calls)
         return self.union.decode(obj, path, ctx) if fast is None else fast
 
     def encode(self, value: Any) -> object:
         return self.union.encode(value)
+
+
+def _plain_tool_calls(union: Union) -> bool:
+    # Whether this revision's `tool_call_update` reads the fast path's fields as it does:
+    # the same keys, plain strings, raw JSON, locations of `{"path": str}`; a revision that
+    # renames or retypes one of them (tests/test_revision_rename.py) takes the generic walk.
+    record = union.variants.get("tool_call_update")
+    if not isinstance(record, Record):
+        return False
+    fields = {f.attr: f for f in record.fields if f.on_wire}
+    if any(fields.get(attr) is None or fields[attr].key != key
+           for attr, key in TOOL_CALL_KEYS.items()):  # fmt: skip
+        return False
+    keys = [f.key for f in fields.values()]
+    if len(keys) != len(set(keys)):
+        return False
+    strings = ("tool_call_id", "title", "kind", "status")
+    if any(fields[a].codec is not STR for a in strings) or any(
+        fields[a].codec is not JSON for a in ("raw_input", "raw_output")
+    ):
+        return False
+    locations = fields["locations"].codec
+    item = locations.item if isinstance(locations, ListCodec) else None
+    if not isinstance(item, Record):
+        return False
+    path = next((f for f in item.fields if f.attr == "path"), None)
+    return path is not None and path.key == "path" and path.codec is STR and path.required
 
 
 _NAMES: Final[dict[Members, str]] = {
