@@ -1,8 +1,10 @@
 """The trace checker: which protocol rules a recorded ACP conversation breaks, and where.
 
-Owns: `Violation`, `check_trace` and `CHECKED_RULES` (declared to the catalogue at import:
-`Rule.checked` reads it), and the routing of a recording's
-messages to one conversation machine per session.
+Owns: `Violation`, `check_trace`, `IncrementalCheck` (the checker as a frozen value, fed one
+entry at a time: `check_trace` is its fold) with its memory (`_Memory`) and per-call draft
+(`_Checker`), `LiveCheck` (the proxy's holder of one), `CHECKED_RULES` (declared to the
+catalogue at import: `Rule.checked` reads it), and the routing of a recording's messages to
+one conversation machine per session.
 Must not know: files, JSON text or exit codes (`__main__.py`), what any lifecycle rule says
 (`_rules/_conversation.py`), what a single message breaks on its own (`_rules/_check_message.py`).
 
