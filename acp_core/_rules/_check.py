@@ -543,9 +543,10 @@ class LiveCheck:
         """Check one more entry; the violations it adds, in the order found."""
         if self._finished:
             raise ArgumentError("LiveCheck.feed after finish")
-        before = len(self._check._memory.found)
-        self._check = self._check.feed(entry)
-        return self._check._memory.found[before:]
+        draft = _Checker(self._check._memory)
+        draft.read((entry,))
+        self._check = IncrementalCheck(draft.memory())
+        return tuple(draft.out)  # what this entry added (slicing `found` would copy it all)
 
     def finish(self) -> tuple[Violation, ...]:
         """The violations only the end of the stream shows (C15 never answered, R7 while
