@@ -34,11 +34,8 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
-from acp_core._rules._check_message import (
-    error_finding,
-    handshake_findings,
-    initialize_findings,
-)
+from acp_core._rules._check_initialize import handshake_findings, initialize_findings
+from acp_core._rules._check_message import error_finding
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._wire._codec import decode_message, decode_update
 from acp_core._wire._fastnew import fast_evolve

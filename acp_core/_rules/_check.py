@@ -47,17 +47,12 @@ from ._check_answers import CHECKED as ANSWERS_CHECKED
 from ._check_answers import Answers
 from ._check_capabilities import CHECKED as CAPABILITY_CHECKED
 from ._check_capabilities import Capabilities
+from ._check_initialize import CHECKED as INITIALIZE_CHECKED
+from ._check_initialize import handshake_findings, initialize_findings
 from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
 from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import CHECKED as MESSAGE_CHECKED
-from ._check_message import (
-    Finding,
-    MessageRules,
-    Seen,
-    error_finding,
-    handshake_findings,
-    initialize_findings,
-)
+from ._check_message import Finding, MessageRules, Seen, error_finding
 from ._check_preview import CHECKED as PREVIEW_CHECKED
 from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_sessions import NO_SESSIONS, OpenSessions
@@ -78,6 +73,7 @@ _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
 CHECKED_RULES: Final = (
     LIFECYCLE_CHECKED
     | MESSAGE_CHECKED
+    | INITIALIZE_CHECKED
     | PREVIEW_CHECKED
     | FRAMING_CHECKED
     | ANSWERS_CHECKED
