@@ -9,6 +9,11 @@ sent through the checker's cross-session rules (`ClientConnection.judge`, a froz
 `_rules/_check_preview.PreviewState`): the agent's faults become `Finding` events with the
 rule `check` reports, and a MUST this client would break is refused before anything changes.
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
+
+Over the ~600-line guide on purpose: one job, the client connection's value and the one step
+that changes it (`Build` from start to `done`); the host intents' sending is that step's
+outbound half and shares every field of `Build`. The seam to cut next is `host_intent` (the
+intents' wire) into its own module once `Build` is a value its callers can pass.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ Must not know: which stream a message belongs on, what a status code means for t
 protocol, what a frame that is not JSON is answered, or what an agent answers
 (`http_receive`/`http_send`, `decode_frame` and the agent connection decide all of it).
 
+Over the ~600-line guide on purpose: one job, the one ASGI application a host mounts on one
+path, whose two scopes ("http" and "websocket") share its connections, tasks, shutdown and
+authorization. The seam if it grows: the "websocket" scope's loop into a module of its own.
+
 Theory of operation. The endpoint's `HttpServer` and every connection's `AgentConnection`
 are values changed only by synchronous code between two awaits, so each change is atomic on
 the event loop and no lock is needed: a POST's body is read (awaited), then in one go it is
