@@ -25,6 +25,8 @@ import posixpath
 from collections.abc import Mapping
 from typing import Final, TypeVar
 
+import attrs
+
 from acp_core._errors import DecodeError
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
@@ -35,6 +37,7 @@ from acp_core._wire._revision import Revision
 
 from ._check_message import Finding, select_value_finding
 from ._check_sessions import OpenSessions
+from ._draft import SlotDraft
 from ._predicates import RequestKey, is_absolute, request_key, shown
 
 __all__ = ["CHECKED", "Answers"]
@@ -85,19 +88,17 @@ def _session_capability(result: object, name: str) -> bool:
     return isinstance(session, Mapping) and isinstance(session.get(name), Mapping)
 
 
+@attrs.frozen
 class _Request:
-    __slots__ = ("deleted", "method", "params")
-
-    def __init__(self, method: str, params: Mapping[str, object], deleted: PMap[str, bool]):
-        self.method = method
-        self.params = params
-        self.deleted = deleted  # sessions deleted before the request was sent (J55)
+    method: str
+    params: Mapping[str, object]
+    deleted: PMap[str, bool]  # sessions deleted before the request was sent (J55)
 
 
 _NO_SESSIONS: Final[PMap[str, bool]] = PMap()
 
 
-class Answers:
+class Answers(SlotDraft):
     """The answer checks of one recording: a draft's record, changed by `see` (every field
     is a persistent value, rebound rather than mutated, so `copy` is O(1) and the copy
     shares everything with the stored record until it reads something)."""

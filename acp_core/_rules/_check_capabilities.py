@@ -37,6 +37,7 @@ from acp_core._wire import _jsonrpc as j
 
 from ._check_message import Finding
 from ._conversation_events import CLIENT_DIRECTED
+from ._draft import SlotDraft
 from ._predicates import RequestKey, is_absolute, request_key, shown
 
 __all__ = ["CHECKED", "Capabilities"]
@@ -73,7 +74,7 @@ def _marker(parent: object, key: str) -> bool:
     return isinstance(_obj(parent).get(key), Mapping)
 
 
-class Capabilities:
+class Capabilities(SlotDraft):
     """What one recording's `initialize` advertised.
 
     Mutable, but only by rebinding: every attribute holds an immutable value (the

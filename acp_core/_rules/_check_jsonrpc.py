@@ -39,6 +39,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 
 from ._check_message import Finding
+from ._draft import SlotDraft
 from ._predicates import RequestKey, id_twin, request_key, shown
 
 __all__ = ["CHECKED", "KNOWN_METHODS", "Framing", "meta_finding", "response_finding"]
@@ -108,7 +109,7 @@ def _error_code(raw: Mapping[str, object]) -> object:
     return error.get("code") if isinstance(error, Mapping) else None
 
 
-class Framing:
+class Framing(SlotDraft):
     """What the client asked and the agent has not answered yet. Local to one check."""
 
     __slots__ = (

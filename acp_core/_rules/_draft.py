@@ -3,7 +3,8 @@
 Owns: `twins(frozen_cls, draft_cls)` (the generated `thaw` / `freeze` pair between a frozen
 attrs record and a slotted draft class with the same fields), `OMap` (a persistent map that
 iterates in insertion order, as a `dict` does, for the few maps whose order reaches the order
-of findings) with its functional edits `oset`, `opop`, `oitems`, and `EMPTY`.
+of findings) with its functional edits `oset`, `opop`, `oitems`, `EMPTY`, and `SlotDraft` (the
+base of the checker's components that live by rebinding: equal when their fields are).
 Must not know: any ACP rule.
 
 Why. A function over a frozen value may edit a private draft of it in place, as long as the
@@ -28,7 +29,18 @@ import immutables
 from acp_core._state._pcoll import PMap
 from acp_core._wire._fastnew import compile_generated
 
-__all__ = ["EMPTY", "EMPTY_OMAP", "OMap", "oitems", "opop", "oset", "padd", "ppop", "twins"]
+__all__ = [
+    "EMPTY",
+    "EMPTY_OMAP",
+    "OMap",
+    "SlotDraft",
+    "oitems",
+    "opop",
+    "oset",
+    "padd",
+    "ppop",
+    "twins",
+]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -36,6 +48,26 @@ F = TypeVar("F")
 D = TypeVar("D")
 
 EMPTY: PMap[Any, Any] = immutables.Map()
+
+
+class SlotDraft:
+    """A slotted component that changes only by rebinding its fields to persistent values
+    (`Framing`, `Answers`, `Capabilities`): two are equal when their fields are, so a value
+    that holds one (a checker's memory, a connection) compares by what it remembers."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        names: tuple[str, ...] = self.__slots__
+        return all(getattr(self, name) == getattr(other, name) for name in names)
+
+    def __hash__(self) -> int:
+        # Equal components hash equal, which is all a hash owes. A value holding one (a
+        # connection in `explore`'s reached set) is told apart by its other fields; hashing
+        # every persistent map on each lookup would cost more than it tells.
+        return hash(type(self))
 
 
 def twins(

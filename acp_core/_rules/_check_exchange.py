@@ -1,0 +1,99 @@
+"""The checker's rules over a connection's exchange, as one value a live connection holds.
+
+Owns: `ExchangeRules`, a frozen value of the three checker components that judge what the agent
+answers to what the client sent and advertised: JSON-RPC framing (`_rules/_check_jsonrpc.
+Framing`: J34-J44, J38), the answers to session management (`_rules/_check_answers.Answers`:
+J50-J64) and what `initialize` advertised held against later traffic (`_rules/_check_capabilities.
+Capabilities`: J70-J80, C2), with the sessions set up (`OpenSessions`, which J56 reads); and
+`exchange_quiet`, the test for the traffic none of them reads.
+Must not know: what any of those rules says (each is decided in its component, the checker's
+one home for it), the conversation of a session (`_rules/_conversation.py`), engines, I/O.
+
+Why a value of its own. The trace checker (`_rules/_check.py`) keeps the same components in
+its memory and feeds them in its own order, between decoding and the session machines. A client
+connection sees the same traffic live and must name the same rule for the same fault; it holds
+one `ExchangeRules` and shows it every message it receives and sends: `see_raw` with the JSON
+before decoding (framing judges the raw shape: a reply to what asked for none is named there,
+and the connection then handles that line no further, as the checker does), and `see` with each
+decoded message. Each call returns the next value; the components' persistent maps are shared,
+so a call costs what the message changes, and the stream of session updates (the bulk of the
+traffic) changes nothing here (`exchange_quiet`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from acp_core._wire import _jsonrpc as j
+from acp_core._wire._revision import Revision
+from acp_core._wire._updates import ConfigOptionUpdate
+from acp_core._wire._updates_preview import SubagentUpdate
+
+from ._check_answers import Answers
+from ._check_capabilities import Capabilities
+from ._check_jsonrpc import Framing
+from ._check_message import Finding
+from ._check_sessions import NO_SESSIONS, OpenSessions
+
+__all__ = ["ExchangeRules", "exchange_quiet"]
+
+# The updates a component reads: the option set of a session (J62), an announced child (J56).
+_READ_UPDATES: Final = (ConfigOptionUpdate, SubagentUpdate)
+
+
+@attrs.frozen
+class ExchangeRules:
+    """What one connection's exchange showed so far, for the rules that span it (a value).
+
+    Attributes:
+        framing, answers, caps: the checker's components (each changes only by rebinding its
+            persistent maps; this value holds one that nobody changes any more).
+        opened: the sessions set up, as the checker counts them.
+        at: how many messages framing read (the label its batch findings give a line).
+    """
+
+    framing: Framing
+    answers: Answers
+    caps: Capabilities
+    opened: OpenSessions = NO_SESSIONS
+    at: int = 0
+
+    @staticmethod
+    def start(revision: Revision) -> ExchangeRules:
+        """Before the connection's first message."""
+        return ExchangeRules(Framing(), Answers(revision), Capabilities())
+
+    def see_raw(self, side: str, raw: object) -> tuple[ExchangeRules, list[Finding], bool]:
+        """`raw` (the JSON of one wire message of `side`, before decoding): the next value,
+        what framing finds, and whether that names the message's fault (judge it no
+        further: it is a reply to what asked for none, or a response of no valid shape)."""
+        if side == "agent" and type(raw) is dict and "method" in raw:
+            return self, [], False  # the agent's own request or notification: framing reads none
+        framing = self.framing.copy()
+        found, judged = framing.see(self.at, side, raw)
+        return attrs.evolve(self, framing=framing, at=self.at + 1), found, judged
+
+    def see(self, side: str, message: j.Message) -> tuple[ExchangeRules, list[Finding]]:
+        """`message` (one decoded message of `side`, an item of a batch): the next value and
+        what the answers and the advertised capabilities find."""
+        if exchange_quiet(self, side, message):
+            return self, []
+        opened, _ = self.opened.follow(side, message)  # J3/J4/J30 are the connection's own
+        caps, answers = self.caps.copy(), self.answers.copy()
+        found = caps.follow(side, message)
+        found.extend(answers.see(side, message, opened))
+        return attrs.evolve(self, caps=caps, answers=answers, opened=opened), found
+
+
+def exchange_quiet(rules: ExchangeRules, side: str, message: object) -> bool:
+    """True when `see` would change nothing and find nothing: an agent's session update that
+    no component reads, once the exchange has started."""
+    return (
+        side == "agent"
+        and type(message) is j.UpdateSessionNotification
+        and rules.opened.started
+        and rules.caps.started
+        and not isinstance(message.update, _READ_UPDATES)
+    )
