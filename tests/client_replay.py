@@ -4,12 +4,14 @@ as rule ids (its `Finding` events and its sessions' engine violations).
 
 tests/test_rule_consistency_connection.py uses it to hold the checker and the client connection
 to the same verdict on the same traffic. Each session the trace names is opened first (a
-`session/new` the scripted agent answers with that id), so the connection knows it.
+`session/new` the scripted agent answers with that id), so the connection knows it; a trace
+that starts with `initialize` plays that handshake before.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from acp_core import connection as c
@@ -32,11 +34,19 @@ class Refused(Exception):  # noqa: N818 (what happened, not a failure of the har
 class ClientReplay:
     """One client connection, fed a trace line by line."""
 
-    def __init__(self, revision: Revision, sessions: tuple[str, ...]) -> None:
+    def __init__(
+        self, revision: Revision, sessions: tuple[str, ...], handshake: Sequence[Entry] = ()
+    ) -> None:
         self.revision = revision
         self.conn = c.new_client_connection(_INFO, revision=revision)
         self.events: list[object] = []
         self.trace: list[Entry] = []
+        for entry in handshake:
+            self.feed(entry)
+        self.open(sessions)
+
+    def open(self, sessions: tuple[str, ...]) -> None:
+        """Open each session (a `session/new` the scripted agent answers with its id)."""
         for sid in sessions:
             out = self._do(c.NewSession("/w", request_id=f"open-{sid}"))
             self._receive({"jsonrpc": "2.0", "id": out[0]["id"], "result": {"sessionId": sid}})
@@ -124,10 +134,15 @@ class ClientReplay:
 
 def sessions_named(entries: list[Entry]) -> tuple[str, ...]:
     """The top-level sessions a trace names (opened before it plays): every `sessionId` of a
-    line's params but those the trace announces as children."""
+    line's params but those the trace announces as children or sets up itself (an answer
+    that gives it)."""
     named: list[str] = []
-    children: set[str] = set()
+    children: set[object] = set()
+    set_up: set[object] = set()
     for entry in entries:
+        result = entry["message"].get("result") if isinstance(entry["message"], dict) else None
+        if entry["from"] == "agent" and isinstance(result, dict):
+            set_up.add(result.get("sessionId"))  # the trace sets it up itself
         params = entry["message"].get("params") if isinstance(entry["message"], dict) else None
         if not isinstance(params, dict):
             continue
@@ -137,15 +152,36 @@ def sessions_named(entries: list[Entry]) -> tuple[str, ...]:
         sid = params.get("sessionId")
         if isinstance(sid, str) and sid not in named:
             named.append(sid)
-    return tuple(sid for sid in named if sid not in children)
+    return tuple(sid for sid in named if sid not in children and sid not in set_up)
 
 
 def play(entries: list[Entry], revision: Revision) -> ClientReplay:
-    """A client connection that played `entries` (stopping at a line it refused to send)."""
-    replay = ClientReplay(revision, sessions_named(entries) or ("sess_parent",))
-    for entry in entries:
+    """A client connection that played `entries` (stopping at a line it refused to send).
+
+    A trace that starts with the client's `initialize` plays it, up to the agent's answer,
+    before the sessions are opened: the connection and the checker then both judge the
+    traffic against what the handshake advertised (J70-J80, C2), as a live connection does."""
+    handshake = _handshake(entries)
+    replay = ClientReplay(revision, (), entries[:handshake])
+    replay.open(sessions_named(entries) or ("sess_parent",))
+    for entry in entries[handshake:]:
         replay.feed(entry)
     return replay
+
+
+def _handshake(entries: list[Entry]) -> int:
+    # How many leading lines are the client's `initialize` and what comes until its answer.
+    first = entries[0]["message"] if entries else None
+    if entries[0]["from"] != "client" or not isinstance(first, dict):
+        return 0
+    if first.get("method") != "initialize" or "id" not in first:
+        return 0
+    for n, entry in enumerate(entries[1:], start=2):
+        message = entry["message"]
+        answer = entry["from"] == "agent" and isinstance(message, dict) and "method" not in message
+        if answer and message.get("id") == first["id"]:
+            return n
+    return 0
 
 
 __all__ = ["ClientReplay", "Refused", "play", "sessions_named"]

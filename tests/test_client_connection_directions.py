@@ -21,23 +21,23 @@ SID = "sess_1"
 _INFO = c.Implementation("directions-client", "1")
 _REVISIONS = [acp.V2_2026_08, acp.V2_2026_11, acp.V2_PREVIEW]
 
-_AGENT_REQUESTS: list[tuple[str, dict[str, Any], str | None]] = [
-    # (method, params, the rule the machine names)
+_AGENT_REQUESTS: list[tuple[str, dict[str, Any], str]] = [
+    # (method, params, the rule the connection and the checker name)
     ("session/prompt", {"sessionId": SID, "prompt": [{"type": "text", "text": "hi"}]}, "J2"),
     ("session/close", {"sessionId": SID}, "J2"),
     ("session/resume", {"sessionId": SID, "cwd": "/w", "mcpServers": []}, "J2"),
-    # A method no client defines: the checker's J80, which the connection does not judge yet
-    # (tests/test_rule_consistency_connection.py pins it); it still answers -32601.
-    ("session/set_mode", {"sessionId": SID, "modeId": "x"}, None),
-    ("no/such_method", {"sessionId": SID}, None),
-    ("no/such_method", {}, None),
+    # A method no client defines: the checker's J80, named through the connection's exchange
+    # rules (`_rules/_check_exchange.py`); it is still answered -32601.
+    ("session/set_mode", {"sessionId": SID, "modeId": "x"}, "J80"),
+    ("no/such_method", {"sessionId": SID}, "J80"),
+    ("no/such_method", {}, "J80"),
 ]
 
 
 @pytest.mark.parametrize("revision", _REVISIONS, ids=lambda r: r.name)
 @pytest.mark.parametrize(("method", "params", "rule"), _AGENT_REQUESTS)
 def test_every_agent_request_is_answered_and_client_requests_are_j2(
-    revision: acp.Revision, method: str, params: dict[str, Any], rule: str | None
+    revision: acp.Revision, method: str, params: dict[str, Any], rule: str
 ) -> None:
     entries = [
         {
@@ -52,11 +52,10 @@ def test_every_agent_request_is_answered_and_client_requests_are_j2(
         if e["from"] == "client" and e["message"].get("id") == "a1"
     ]
     assert [a["error"]["code"] for a in answers] == [-32601]
-    assert replay.rules() == ([] if rule is None else [rule])
-    # The checker says the same of the traffic the connection exchanged (J80 besides, for a
-    # method no client defines).
+    assert replay.rules() == [rule]
+    # The checker says the same of the traffic the connection exchanged.
     checked = [v.rule for v in acp.check_trace(replay.trace, revision=revision)]
-    assert checked == (["J80"] if rule is None else [rule])
+    assert checked == [rule]
 
 
 def test_the_connection_stays_usable_after_an_agents_prompt() -> None:

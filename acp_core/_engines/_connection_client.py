@@ -37,7 +37,7 @@ from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
 from acp_core._rules._check_message import error_finding
 from acp_core._rules._check_undecodable import explain_undecodable
-from acp_core._wire._codec import decode_message, decode_update
+from acp_core._wire._codec import decode_message, decode_update, encode_message
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
 from acp_core._wire._jsonrpc import (
@@ -227,7 +227,8 @@ def _opened(
         b.finding("J30", f"session/new answered without a session id ({session_id!r})")
         return
     if session_id in b.sessions:
-        b.finding("D1", f"session/new answered with an unusable sessionId {session_id!r}")
+        # The checker's J4: the id of a session this connection already has.
+        b.finding("J4", f"session/new answered with {session_id!r}, the id of an open session")
         return
     engine = new_client(session_id, revision=b.conn.revision)
     config = _config(result) or ()
@@ -382,7 +383,7 @@ def _receive(b: Build, message: Message) -> None:
         assert isinstance(message, Notification)
         if is_extension(message.method):
             b.event(ExtensionNotification(message.method, message.params))
-        else:
+        elif not b.judges_exchange:  # else the checker's J80 named it (`Build.exchanged`)
             b.finding("X0", f"unknown notification {message.method!r} ignored")
     else:
         b.finding("E3", f"a client does not receive {kind.__name__}")
@@ -417,6 +418,8 @@ def _received_value(b: Build, value: object) -> None:
 
 
 def _decoded_value(b: Build, value: object) -> None:
+    if b.exchanged_raw("agent", value):
+        return  # a reply to what asked for none, or no response's shape: named, no more
     try:
         decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
     except DecodeError as e:
@@ -434,6 +437,24 @@ def _decoded_value(b: Build, value: object) -> None:
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
+    _exchanged(b, decoded)
+    _receive_message(b, decoded)
+
+
+def _exchanged(b: Build, decoded: Message | Batch) -> None:
+    if b.judges_exchange:
+        for item in decoded.items if type(decoded) is Batch else (decoded,):
+            if type(item) is not InvalidEntry:
+                b.exchanged("agent", item)  # type: ignore[arg-type]
+
+
+def _received_decoded(b: Build, decoded: Message | Batch) -> None:
+    # A message the host decoded itself (`Received`): the exchange rules read its JSON too.
+    if b.judges_exchange and b.exchanged_raw(
+        "agent", encode_message(decoded, revision=b.conn.revision)
+    ):
+        return
+    _exchanged(b, decoded)
     _receive_message(b, decoded)
 
 
@@ -486,7 +507,7 @@ CLIENT_INPUTS: Final = SideInputs(
     "a client connection input",
     Build,
     _received_value,
-    _receive_message,
+    _received_decoded,
     _session_intent,
     _host_answer,
     _host_intent,

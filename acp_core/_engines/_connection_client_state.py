@@ -8,6 +8,9 @@ the host intents themselves are values of `_engines/_connection_client_intents.p
 sent through the checker's cross-session rules (`ClientConnection.judge`, a frozen
 `_rules/_check_preview.PreviewState`): the agent's faults become `Finding` events with the
 rule `check` reports, and a MUST this client would break is refused before anything changes.
+At every revision `Build` also shows every v2 message it receives and sends to the checker's
+exchange rules (`ClientConnection.exchange`, `_rules/_check_exchange.ExchangeRules`: framing,
+the answers to session management, what `initialize` advertised), with the same two outcomes.
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
 
 Over the ~600-line guide on purpose: one job, the client connection's value and the one step
@@ -25,6 +28,7 @@ import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
+from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
@@ -143,6 +147,10 @@ class ClientConnection:
         judge: from 2026-11 on, the checker's rules across the sessions of the connection
             (children, replay windows, keys, item cancels), fed every message sent and
             received; what the agent breaks there is a `Finding` event (None: 2026-08).
+        exchange: the checker's rules over the exchange (`_rules/_check_exchange.py`: how the
+            agent answers what this client sent and what `initialize` advertised, J34-J44,
+            J50-J64, J70-J80, C2), fed every v2 message sent and received, at every revision;
+            the agent's faults are `Finding` events (None once the agent speaks v1).
         sessions: every session active on this connection, by id.
         outgoing: our requests not answered yet, by id.
         incoming: agent requests handed to the host and not answered yet.
@@ -178,6 +186,7 @@ class ClientConnection:
     # state: left out of equality (like `ClientEngine.messages`).
     judged: int = attrs.field(default=0, eq=False)
     closed: tuple[tuple[str, ClientEngine], ...] = ()  # last: earlier fields keep their places
+    exchange: ExchangeRules | None = None
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -219,6 +228,7 @@ def new_client_connection(
         decoder=decoder,
         protocols=protocols,
         judge=PreviewState(revision) if revision.includes("2026-11") else None,
+        exchange=ExchangeRules.start(revision),
     )
 
 
@@ -235,6 +245,7 @@ class Build:
         self.closed = conn.closed
         self.next_request_id = conn.next_request_id
         self.v1 = conn.v1
+        self.exchange = conn.exchange
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
@@ -308,12 +319,55 @@ class Build:
         if self.conn.judge is None or self.v1 is not None:
             self.finding(rule, detail)
 
+    @property
+    def judges_exchange(self) -> bool:
+        """The checker's exchange rules run (v2): a finding they make is not made twice."""
+        return self.exchange is not None and self.v1 is None
+
+    def exchanged_raw(self, side: str, raw: object) -> bool:
+        """Show the exchange rules the JSON of one wire message of `side` (before decoding);
+        True when their finding names its fault (the connection handles it no further, as
+        the checker judges it no further)."""
+        rules = self.exchange
+        if rules is None or self.v1 is not None:
+            return False
+        self.exchange, found, judged = rules.see_raw(side, raw)
+        self._exchange_findings(side, found)
+        return judged
+
+    def exchanged(self, side: str, message: Message) -> None:
+        """Show the exchange rules one decoded message of `side` (an item of a batch)."""
+        rules = self.exchange
+        if rules is None or self.v1 is not None or exchange_quiet(rules, side, message):
+            return
+        self.exchange, found = rules.see(side, message)
+        self._exchange_findings(side, found)
+
+    def _exchange_findings(self, side: str, found: list[tuple[str, str]]) -> None:
+        for rule_id, why in found:
+            rule = RULES[rule_id]
+            if side == "client" and rule.side == "client" and rule.level in _MUSTS:
+                # this client would break a MUST by sending it: refused, nothing changed
+                raise LocalProtocolError(rule_id, f"{why} (the rule: {rule.summary})")
+            self.finding(rule_id, why)
+
     def received(self, message: Message) -> None:
         """`message` arrived (decoded, one item of a batch): the judge sees it in `done`."""
         if self.conn.judge is not None and self.v1 is None:
             self.inbound.append(message)
 
-    def _judged(self) -> None:
+    def _sent(self) -> list[Message]:
+        # What this step sends, decoded (the connection writes single messages, never batches)
+        # and shown to the exchange rules in wire order (what arrived was shown on arrival).
+        sent = []
+        for wire in self.wire:
+            message = decode_message(wire, revision=self.conn.revision)
+            if not self.exchanged_raw("client", wire):
+                self.exchanged("client", message)  # type: ignore[arg-type]
+            sent.append(message)
+        return sent  # type: ignore[return-value]
+
+    def _judged(self, sent: list[Message]) -> None:
         # The rules across the sessions of the connection (children, replay windows, keys,
         # item cancels: `_rules/_check_preview.py`, the checker's one home for them) over
         # what arrived, then what this step sends, in wire order. The agent's faults are
@@ -325,10 +379,8 @@ class Build:
                 at += 1
                 continue
             judge, at = self._observe(judge, at, "agent", message)
-        for wire in self.wire:
-            judge, at = self._observe(
-                judge, at, "client", decode_message(wire, revision=self.conn.revision)
-            )
+        for message in sent:
+            judge, at = self._observe(judge, at, "client", message)
         self.changes["judge"], self.changes["judged"] = judge, at
 
     def _observe(
@@ -363,10 +415,16 @@ class Build:
         return type(update) is SubagentUpdate and update.session_id in self.conn.orphans
 
     def done(self) -> ConnectionStep:
-        if self.conn.judge is not None and self.v1 is None and (self.inbound or self.wire):
-            self._judged()
+        v2 = self.v1 is None
+        sent = self._sent() if v2 and self.wire and self.exchange is not None else None
+        if self.conn.judge is not None and v2 and (self.inbound or self.wire):
+            if sent is None:
+                sent = [decode_message(w, revision=self.conn.revision) for w in self.wire]  # type: ignore[misc]
+            self._judged(sent)
         if self.v1 is not self.conn.v1:
             self.changes["v1"] = self.v1
+        if self.exchange is not self.conn.exchange:
+            self.changes["exchange"] = self.exchange if v2 else None
         conn = fast_evolve(  # one generated rebuild per received message (no converters)
             self.conn,
             sessions=self.sessions,
