@@ -331,8 +331,14 @@ def _projected(handler: Callable[[Build, Any], Any]) -> Callable[[Build, Any], A
 
 
 def _received_gated(b: Build, value: object) -> None:
+    b.exchanged_raw("client", value)  # the checker's framing rules read every line's JSON
     if not _refused(b, value):
         _received_value(b, value)
+
+
+def _received_decoded(b: Build, decoded: Message | Batch) -> None:
+    b.heard_decoded(decoded)
+    _receive_message(b, decoded)
 
 
 #: The agent side's inputs, routed by `connection_step` (`_engines/_connection.py`): `Parsed` /
@@ -343,7 +349,7 @@ AGENT_INPUTS: Final = SideInputs(
     "an agent connection input",
     Build,
     _projected(_received_gated),
-    _projected(_receive_message),
+    _projected(_received_decoded),
     _projected(session_intent),
     _projected(host_answer),
     _projected(_own_input),

@@ -7,7 +7,10 @@ connection-unique request ids (`fresh_id`), host intents (`session_intent`, `ope
 `host_answer`) and the end of a deferred close (`finish_close`). From 2026-11 on, `Build.done`
 passes every message the step received and sent through the checker's cross-session rules
 (`AgentConnection.judge`, a frozen `_rules/_check_preview.PreviewState`): a host intent that
-would break a MUST there is refused, the client's faults are `Finding` events.
+would break a MUST there is refused, the client's faults are `Finding` events. At every
+revision it does the same with the checker's exchange rules (`AgentConnection.exchange`,
+`_rules/_check_exchange.ExchangeRules`: how the host answers what the client asked, what
+`initialize` advertised on both sides), reading each line's JSON as it arrives.
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
 `_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
 """
@@ -21,15 +24,16 @@ import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
+from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet, exchange_quiet_wire
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet_wire
 from acp_core._rules._conversation import Conversation
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
-from acp_core._wire._codec import decode_message
+from acp_core._wire._codec import decode_message, encode_message
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
-from acp_core._wire._jsonrpc import Message, Request
+from acp_core._wire._jsonrpc import Batch, Message, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 
@@ -61,6 +65,7 @@ __all__ = [
     "settled",
 ]
 
+_MUSTS: Final = ("MUST", "MUST NOT")
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
 _NO_BYTES: Final = NdjsonDecoder()
 
@@ -142,6 +147,11 @@ class AgentConnection:
             fed every message sent and received (None: 2026-08; not fed once serving v1).
         refused: the protocol version of an `initialize` this connection refused (None if
             none): until an `initialize` succeeds, every other request is refused too.
+        exchange: the checker's rules over the exchange (`_rules/_check_exchange.py`: how the
+            agent answers what the client sent and what `initialize` advertised on both sides,
+            J34-J44, J50-J64, J70-J80, C2), fed every v2 message received and sent, at every
+            revision: a host intent that would make the agent break a MUST there is refused,
+            the client's faults are `Finding` events (None once serving v1).
     """
 
     info: Implementation
@@ -164,6 +174,7 @@ class AgentConnection:
     judge: PreviewState | None = None
     # How many messages `judge` has seen: the line label of its findings (not state).
     judged: int = attrs.field(default=0, eq=False)
+    exchange: ExchangeRules | None = None  # last: earlier fields keep their places
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -231,6 +242,7 @@ def new_agent_connection(
         new_session_config=new_session_config,
         protocols=protocols,
         judge=PreviewState(revision) if revision.includes("2026-11") else None,
+        exchange=ExchangeRules.start(revision),
     )
 
 
@@ -246,7 +258,12 @@ class Build:
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
-        self.inbound: list[Message] = []  # what arrived this step, for `judge` (in order)
+        self.inbound: list[Message] = []  # what arrived this step, for the rules (in order)
+        self.exchange = conn.exchange
+        # The step's input came from the client (bytes, a message): what the agent sends in
+        # answer is judged as a finding, never refused (receiving never raises).
+        self.heard = False
+        self._sent: dict[int, Message] = {}  # outbound messages decoded, by wire index
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
@@ -264,9 +281,68 @@ class Build:
         self.events.append(Finding(rule, detail))
 
     def received(self, message: Message) -> None:
-        """`message` arrived (decoded, one item of a batch): the judge sees it in `done`."""
-        if self.conn.judge is not None:
+        """`message` arrived (decoded, one item of a batch): the rules see it in `done`."""
+        if self.conn.judge is not None or self.exchange is not None:
             self.inbound.append(message)
+
+    def exchanged_raw(self, sender: str, raw: object) -> bool:
+        """Show the exchange rules the JSON of one wire message of `sender` (the client's
+        before it is decoded, the agent's as it is sent); True when their finding names its
+        fault (a reply to what asked for none: the checker judges it no further)."""
+        if sender == "client":
+            self.heard = True
+        rules = self.exchange
+        if rules is None or self._v1():
+            return False
+        self.exchange, found, judged = rules.see_raw(sender, raw)
+        self._findings(sender, found)
+        return judged
+
+    def heard_decoded(self, decoded: Message | Batch) -> None:
+        """A message the host decoded itself (`Received`): the exchange rules read its JSON
+        as they read the bytes' (the JSON-RPC framing rules judge the raw shape)."""
+        self.heard = True
+        if self.exchange is not None and not self._v1():
+            self.exchanged_raw("client", encode_message(decoded, revision=self.conn.revision))
+
+    def _exchanged(self, sender: str, message: Message) -> None:
+        rules = self.exchange
+        if rules is None or exchange_quiet(rules, sender, message):
+            return
+        self.exchange, found = rules.see(sender, message)
+        self._findings(sender, found)
+
+    def _v1(self) -> bool:
+        return self.changes.get("v1", self.conn.v1) is not None
+
+    def _findings(self, sender: str, found: list[tuple[str, str]]) -> None:
+        # The agent's own MUST, in a step the host asked for, is refused (nothing changed);
+        # everything else is a finding.
+        for rule_id, why in found:
+            rule = RULES[rule_id]
+            own = sender == "agent" and rule.side == "agent" and rule.level in _MUSTS
+            if own and not self.heard:
+                raise LocalProtocolError(rule_id, f"{why} (the rule: {rule.summary})")
+            self.finding(rule_id, why)
+
+    def _decoded(self, index: int) -> Message:
+        # One outbound message decoded (once, for whichever rules read it).
+        if index not in self._sent:
+            decoded = decode_message(self.wire[index], revision=self.conn.revision)
+            self._sent[index] = decoded  # type: ignore[assignment]
+        return self._sent[index]
+
+    def _exchange_step(self) -> None:
+        # What arrived (its JSON was shown on arrival), then what this step sends, in order.
+        for message in self.inbound:
+            self._exchanged("client", message)
+        for index, wire in enumerate(self.wire):
+            rules = self.exchange
+            assert rules is not None
+            if exchange_quiet_wire(rules, "agent", wire):  # the bulk: the agent's output
+                continue
+            if not self.exchanged_raw("agent", wire):
+                self._exchanged("agent", self._decoded(index))
 
     def _judged(self) -> None:
         # The rules across the sessions of the connection (`_rules/_check_preview.py`, the
@@ -276,14 +352,13 @@ class Build:
         # replay, an answer), it is a finding: receiving never raises.
         judge, at = self.conn.judge, self.conn.judged
         assert judge is not None
-        revision = self.conn.revision
         for message in self.inbound:
             judge, at = self._observe(judge, at, "client", message)
-        for wire in self.wire:
+        for index, wire in enumerate(self.wire):
             if quiet_wire(judge, "agent", wire):  # the bulk of the traffic: text chunks
                 at += 1
                 continue
-            judge, at = self._observe(judge, at, "agent", decode_message(wire, revision=revision))
+            judge, at = self._observe(judge, at, "agent", self._decoded(index))
         self.changes["judge"], self.changes["judged"] = judge, at
 
     def _observe(
@@ -294,21 +369,17 @@ class Build:
             sid = message.params.get("sessionId")
         session = sid if isinstance(sid, str) else None
         judge, findings = observe_connection(judge, at, sender, message, session=session)
-        for f in findings:
-            rule = RULES[f.rule]
-            own = sender == "agent" and rule.side == "agent"
-            if own and not self.inbound and rule.level in ("MUST", "MUST NOT"):
-                raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
-            self.finding(f.rule, f.message)
+        self._findings(sender, [(f.rule, f.message) for f in findings])
         return judge, at + 1
 
     def done(self) -> ConnectionStep:
-        if (
-            self.conn.judge is not None
-            and self.changes.get("v1", self.conn.v1) is None
-            and (self.inbound or self.wire)
-        ):
+        v2 = not self._v1()
+        if v2 and self.exchange is not None and (self.inbound or self.wire):
+            self._exchange_step()
+        if self.conn.judge is not None and v2 and (self.inbound or self.wire):
             self._judged()
+        if self.exchange is not self.conn.exchange or not v2:
+            self.changes["exchange"] = self.exchange if v2 else None
         conn = attrs.evolve(
             self.conn,
             sessions=self.sessions,

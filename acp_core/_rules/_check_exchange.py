@@ -22,7 +22,8 @@ traffic) changes nothing here (`exchange_quiet`).
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 import attrs
 
@@ -37,10 +38,11 @@ from ._check_jsonrpc import Framing
 from ._check_message import Finding
 from ._check_sessions import NO_SESSIONS, OpenSessions
 
-__all__ = ["ExchangeRules", "exchange_quiet"]
+__all__ = ["ExchangeRules", "exchange_quiet", "exchange_quiet_wire"]
 
 # The updates a component reads: the option set of a session (J62), an announced child (J56).
 _READ_UPDATES: Final = (ConfigOptionUpdate, SubagentUpdate)
+_READ_TAGS: Final = frozenset(dict(cls.__wire_tag__)["sessionUpdate"] for cls in _READ_UPDATES)
 
 
 @attrs.frozen
@@ -96,4 +98,21 @@ def exchange_quiet(rules: ExchangeRules, side: str, message: object) -> bool:
         and rules.opened.started
         and rules.caps.started
         and not isinstance(message.update, _READ_UPDATES)
+    )
+
+
+def exchange_quiet_wire(rules: ExchangeRules, side: str, wire: Mapping[str, Any]) -> bool:
+    """`exchange_quiet` for a message still in its JSON form (what an agent connection
+    sends): true only where decoding it and asking `exchange_quiet` would be, so the bulk of
+    an agent's output is never decoded for these rules."""
+    if side != "agent" or wire.get("method") != j.Method.SESSION_UPDATE or "id" in wire:
+        return False
+    params = wire.get("params")
+    update = params.get("update") if isinstance(params, Mapping) else None
+    tag = update.get("sessionUpdate") if isinstance(update, Mapping) else None
+    return (
+        isinstance(tag, str)
+        and tag not in _READ_TAGS
+        and rules.opened.started
+        and rules.caps.started
     )
