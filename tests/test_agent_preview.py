@@ -127,7 +127,9 @@ def _call_with_session(session_id: str) -> acp.ToolCallUpdate:
     ("update", "session_id", "rule"),
     [
         (acp.AgentMessageChunk("m", acp.TextContent("x")), "c9", "R47"),
-        (_call_with_session("c9"), None, "R47"),
+        # The checker's rule for each way of naming a session (`named_sessions`, one home).
+        (_call_with_session("c9"), None, "R56"),
+        (acp.ToolCallContentChunk("t", acp.SessionReference("c9")), None, "R56"),
         (acp.SessionMessage("sm", sender_session_id=SID, recipient_session_id="c9"), None, "R47"),
         (acp.SubagentUpdate("c2", title="g"), "c9", "R47"),
         (acp.SubagentUpdate("c1"), "c1", "R48"),  # a session cannot be its own child
@@ -140,6 +142,7 @@ def _call_with_session(session_id: str) -> acp.ToolCallUpdate:
     ids=[
         "child traffic",
         "session content",
+        "session content chunk",
         "session message",
         "grandchild of nobody",
         "own child",

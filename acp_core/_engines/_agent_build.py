@@ -118,10 +118,10 @@ class Build:
         if background is not None and isinstance(update, _LISTING) and update.background is UNSET:
             update = attrs.evolve(update, background=background)  # R74: once reporting, always
         session_id = self.session.session_id
-        for named in named_sessions(update):  # R47, R56: only sessions the client knows
+        for named, rule in named_sessions(update):  # only sessions the client knows
             if named != session_id and named not in self.get("children").parents:
                 raise refuse(
-                    "R47",
+                    rule,
                     f"{named!r} is named before it was announced: announce it first with "
                     "SendUpdate(SubagentUpdate(...)) on its parent",
                 )

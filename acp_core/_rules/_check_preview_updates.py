@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
+from acp_core._state._reduce_children import named_sessions
 from acp_core._wire import _content as c
 from acp_core._wire import _updates as u
 from acp_core._wire import _updates_2026_11 as u11
@@ -35,7 +36,7 @@ from ._predicates import shown
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["background_items", "has_cancel", "on_update", "session_refs"]
+__all__ = ["background_items", "has_cancel", "on_update"]
 
 _STATE_UPDATES: Final = (
     u.RunningStateUpdate,
@@ -56,8 +57,9 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         _history(r, i, sid, upd)
     if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
         r.edit_book().user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
-    rule = "R56" if isinstance(upd, (u.ToolCallUpdate, u.ToolCallContentChunk)) else "R47"
-    for ref in session_refs(upd):
+    for ref, rule in named_sessions(upd):  # type: ignore[arg-type]
+        if rule == "R74":
+            continue  # a background entry: judged with its list (`_state`, R74)
         if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
             r.unclaimed = r.unclaimed.set(ref, (i, rule))
     if isinstance(upd, _OUTPUT):
@@ -348,17 +350,6 @@ def _suggestions(r: PreviewDraft, i: int, upd: up.PromptSuggestionsUpdate) -> No
     for s in upd.suggestions:
         if all(isinstance(b, c.TextContent) and not b.text.strip() for b in s.prompt):
             r.report("R79", i, "a prompt suggestion is only empty or whitespace text")
-
-
-def session_refs(upd: object) -> list[str]:
-    """The session ids an update names besides its envelope (R47, R56)."""
-    if isinstance(upd, up.SessionMessage):
-        return [s for s in (upd.sender_session_id, upd.recipient_session_id) if isinstance(s, str)]
-    if isinstance(upd, u.ToolCallUpdate) and isinstance(upd.content, tuple):
-        return [x.session_id for x in upd.content if isinstance(x, c.SessionReference)]
-    if isinstance(upd, u.ToolCallContentChunk) and isinstance(upd.content, c.SessionReference):
-        return [upd.content.session_id]
-    return []
 
 
 def has_cancel(caps: object) -> bool | None:

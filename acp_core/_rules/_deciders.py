@@ -128,7 +128,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R47": (
         "acp_core._rules._check_preview:PreviewDraft.use",
         "acp_core._rules._check_preview_updates:_announce",
-        "acp_core._rules._check_preview_updates:on_update",
+        "acp_core._state._reduce_children:named_sessions",
     ),
     "R48": ("acp_core._rules._check_preview_updates:_announce",),
     "R49": ("acp_core._rules._check_preview_updates:_announce",),
@@ -136,7 +136,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R52": ("acp_core._rules._check_message:child_directory_findings",),
     "R53": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R54": ("acp_core._rules._check_message:MessageRules.root_keys",),
-    "R56": ("acp_core._rules._check_preview_updates:on_update",),
+    "R56": ("acp_core._state._reduce_children:named_sessions",),
     "R57": (
         "acp_core._rules._check_preview_answers:_resume",
         "acp_core._rules._check_preview_updates:_marker",

@@ -22,7 +22,7 @@ from acp_core._errors import Diagnostic
 from acp_core._wire._content import SessionReference
 from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
-from acp_core._wire._updates import SessionUpdate, ToolCallUpdate
+from acp_core._wire._updates import SessionUpdate, ToolCallContentChunk, ToolCallUpdate
 from acp_core._wire._updates_2026_11 import BackgroundSubagent
 from acp_core._wire._updates_preview import SessionMessage, SubagentUpdate
 
@@ -155,19 +155,24 @@ def _announce(
     return evolve_frozen(tree, sessions=sessions)
 
 
-def named_sessions(update: SessionUpdate) -> list[str]:
-    """Session ids an update names besides its envelope (R47, R56, R74): one home for the
-    view's diagnostics and the agent engine's refusals."""
-    out: list[str] = []
+def named_sessions(update: SessionUpdate) -> list[tuple[str, str]]:
+    """The session ids an update names besides its envelope, each with the rule that judges
+    naming a session before the client knows it: R47 for a `session_message`'s sender or
+    recipient, R56 for a `session` tool-content item (in a tool call or a content chunk),
+    R74 for a background list's `subagent` entry. The one home of this question: the view's
+    diagnostics, the agent engine's refusals and the checker all read it."""
+    out: list[tuple[str, str]] = []
     background = getattr(update, "background", None)
     if isinstance(background, tuple):
-        out.extend(b.session_id for b in background if type(b) is BackgroundSubagent)
+        out.extend((b.session_id, "R74") for b in background if type(b) is BackgroundSubagent)
     if type(update) is ToolCallUpdate and isinstance(update.content, tuple):
-        out.extend(i.session_id for i in update.content if type(i) is SessionReference)
-    if type(update) is SessionMessage:
+        out.extend((i.session_id, "R56") for i in update.content if type(i) is SessionReference)
+    elif type(update) is ToolCallContentChunk and type(update.content) is SessionReference:
+        out.append((update.content.session_id, "R56"))
+    elif type(update) is SessionMessage:
         for sid in (update.sender_session_id, update.recipient_session_id):
             if isinstance(sid, str):
-                out.append(sid)
+                out.append((sid, "R47"))
     return out
 
 
@@ -190,7 +195,7 @@ def reduce_tree(
         return evolve_frozen(tree, orphans=tree.orphans.set(session_id, bucket.append(update)))
     if type(update) is SubagentUpdate:
         return _announce(tree, session_id, update, revision)
-    for named in named_sessions(update):
+    for named, _rule in named_sessions(update):
         if named not in tree.sessions and named != session_id:
             tree = _diagnose(tree, UNKNOWN_SESSION_REFERENCE, named, "names an unknown session")
     new = reduce(state, update, revision=revision)
