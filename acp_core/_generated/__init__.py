@@ -1,0 +1,1 @@
+"""Generated value-class methods (tools/generate_values.py)."""
