@@ -1,12 +1,13 @@
 """The cost of `import acp_core`, and of the first use of its names, in fresh interpreters.
 
-Best of N wall-clock milliseconds per case (the minimum is the least noisy on a shared machine),
-each case as its difference to a bare interpreter and its ratio to it. With `--baseline DIR`
-(another checkout, e.g. `git worktree add --detach ../base main`) the same cases run for both
-trees side by side in one run, alternating tree by tree inside each round, so load on the
-machine falls on both alike.
+Best of N per case (the minimum is the least noisy on a shared machine), in the child's CPU
+time by default (`--clock wall` for wall-clock time), each case as its difference to a bare
+interpreter and its ratio to it. With `--baseline DIR`
+(another checkout, e.g. `git worktree add --detach ../base main`; repeatable) the same cases
+run for every tree side by side in one run, alternating tree by tree inside each round, so
+load on the machine falls on all alike.
 
-Run: `python benchmarks/import_time.py [--runs N] [--baseline DIR]`.
+Run: `python benchmarks/import_time.py [--runs N] [--baseline DIR ...]`.
 Bytecode is written and kept (`PYTHONDONTWRITEBYTECODE` is unset for the children, and one
 unmeasured warm-up run per case and tree writes it), as in an installed package: what is
 measured is loading, not compiling the package's source.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -58,30 +60,41 @@ CASES = (
 )
 
 
-def run_ms(tree: Path, code: str) -> float:
+def run_ms(tree: Path, code: str, clock: str = "cpu") -> float:
+    """One fresh interpreter running `code` with `tree` first on the path: its CPU time (user +
+    system, what the child itself spent: the least disturbed by other load on the machine) or
+    its wall-clock time, in ms."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(tree)
-    start = time.perf_counter()
     command = [sys.executable, "-W", "ignore::DeprecationWarning", "-c", code]
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(command, check=True, env=env, cwd=tree)
-    return (time.perf_counter() - start) * 1000
+    after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - start
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (cpu if clock == "cpu" else wall) * 1000
 
 
-def best_ms(code: str, runs: int, tree: Path | None = None) -> float:
+def best_ms(code: str, runs: int, tree: Path | None = None, clock: str = "wall") -> float:
     """Best of `runs` fresh interpreters running `code` on `tree` (default: this one)."""
     tree = tree or Path(__file__).resolve().parent.parent
-    return min(run_ms(tree, code) for _ in range(runs))
+    return min(run_ms(tree, code, clock) for _ in range(runs))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--baseline", type=Path, help="another source tree, measured alongside")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="another source tree, measured alongside (repeatable)",
+    )
     args = parser.parse_args()
     here = Path(__file__).resolve().parent.parent
-    trees = [("this tree", here)]
-    if args.baseline is not None:
-        trees.insert(0, ("baseline", args.baseline.resolve()))
+    trees = [(tree.resolve().name, tree.resolve()) for tree in args.baseline]
+    trees.append(("this tree", here))
     for _, tree in trees:  # warm-up: writes the bytecode, fills the OS cache
         for _, code in CASES:
             run_ms(tree, code)
@@ -89,9 +102,10 @@ def main() -> None:
     for _ in range(args.runs):
         for label, code in CASES:
             for name, tree in trees:
-                best[name, label] = min(best[name, label], run_ms(tree, code))
+                best[name, label] = min(best[name, label], run_ms(tree, code, args.clock))
     out = sys.stdout
-    out.write(f"best of {args.runs}, wall clock ms; +ms and x over a bare interpreter\n")
+    clock = "CPU time (user + system)" if args.clock == "cpu" else "wall clock"
+    out.write(f"best of {args.runs}, {clock}, ms; +ms and x over a bare interpreter\n")
     out.write(f"{'case':<38}" + "".join(f"{name:>26}" for name, _ in trees) + "\n")
     for label, _ in CASES:
         row = f"{label:<38}"

@@ -1,5 +1,5 @@
 """The value classes' generated methods (acp_core/_wire/_value.py, tools/generate_values.py):
-the checked-in files are what the generator writes now, every core value class uses them,
+the checked-in module is what the generator writes now, every core value class uses it,
 they give each class the same constructor as attrs would, and a class that changed since
 its file was written is built by attrs itself."""
 
@@ -59,7 +59,7 @@ def survey(*, use_generated: bool) -> dict[str, list[str]]:
     return result
 
 
-def test_the_checked_in_generated_files_are_current() -> None:
+def test_the_checked_in_generated_module_is_current() -> None:
     run = subprocess.run(
         [sys.executable, "tools/generate_values.py", "--check"],
         capture_output=True,
@@ -76,39 +76,39 @@ def test_every_core_value_class_has_attrs_constructor_signature_from_generated_c
     assert len(generated) > 200
     for name, (signature, init_annotations, filename) in generated.items():
         assert (signature, init_annotations) == tuple(plain[name][:2]), name
-        from_file = "_generated" in filename
+        from_file = filename.endswith("_value_methods.py")
         assert from_file == (name not in BUILT_BY_ATTRS), f"{name}: __init__ from {filename}"
-        assert "_generated" not in plain[name][2], name
+        assert "attrs generated" in plain[name][2], name
 
 
 @_value.frozen
 class _NoGeneratedFile:
-    """A value class of a module (this test) that has no generated file: attrs builds it."""
+    """A value class the generated module does not know: attrs builds it."""
 
     a: int
     b: tuple[int, ...] = ()
 
 
-def test_a_class_without_generated_methods_is_built_by_attrs() -> None:
+def test_a_class_the_generated_module_does_not_know_is_built_by_attrs() -> None:
     assert "attrs generated" in _NoGeneratedFile.__init__.__code__.co_filename
     assert _NoGeneratedFile(1) == _NoGeneratedFile(1, ())
     assert repr(_NoGeneratedFile(1)) == "_NoGeneratedFile(a=1, b=())"
 
 
-def test_a_class_changed_since_its_file_was_generated_is_built_by_attrs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_class_changed_since_the_module_was_generated_is_built_by_attrs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     class Stale:
         a: int
         b: int = 2
 
     class Fake:
-        SPECS: ClassVar = {"Stale": "111 - a:a:n101111"}  # written when Stale had one field
+        SPECS: ClassVar = {"acp_core._nowhere:Stale": "111 - a:a:n101111"}  # Stale had one field
 
         @staticmethod
-        def make_Stale(built, f, nothing):  # type: ignore[no-untyped-def]
+        def make_acp_core___nowhere__Stale(built, f, nothing):  # type: ignore[no-untyped-def]
             raise AssertionError("a stale factory must not be used")
 
     Stale.__module__ = "acp_core._nowhere"
-    monkeypatch.setitem(_value._LOADED, "acp_core._nowhere", Fake)
+    monkeypatch.setattr(_value, "_methods", Fake)
     built = _value.frozen(Stale)
     assert "attrs generated" in built.__init__.__code__.co_filename
     assert built(1) == built(1, 2)

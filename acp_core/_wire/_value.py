@@ -5,17 +5,19 @@ Owns: `frozen`, the decorator every value class in the package uses in place of
 `__hash__` must do; and the switch `USE_GENERATED` the generator turns off.
 Must not know: any ACP type.
 
-Why: attrs writes and compiles four methods per class when the class is created; with ~300
-value classes that compile was about 40% of the first use of the package (issue 24). The same
-methods, written once by `tools/generate_values.py` into `acp_core/_generated/` (one module per
-defining module, compiled to bytecode like any source), cost nothing to compile at import. attrs
-still builds the class (slots, `__attrs_attrs__`, `attrs.fields`, `attrs.evolve`, pickling,
-`__match_args__`), asked only not to write those four methods.
+Why: attrs writes and compiles four methods per class when the class is created; compiling
+them was about a third of the first use of the package (issue 24, cProfile of touching the
+six common names: 0.105 s of 0.313 s in `compile`). The same methods, written once by
+`tools/generate_values.py` into `_value_methods.py` (compiled to bytecode like any source),
+cost nothing to compile at import. attrs still builds the class (slots, `__attrs_attrs__`,
+`attrs.fields`, `attrs.evolve`, pickling, `__match_args__`), asked not to write those four
+methods; it still compiles one, `__attrs_init__`, which it adds to every class built with
+`init=False` (docs/performance.md says what that leaves).
 
 Never stale: each generated factory carries the `spec_of` of the class it was written for; a
 class whose spec differs (its fields changed since the file was generated), or that has no
 generated factory, is built by `attrs.frozen` itself, exactly as before.
-tests/test_values_generated.py checks the checked-in files are what the generator writes now.
+tests/test_values_generated.py checks the checked-in module is what the generator writes now.
 
 Type checkers see `attrs.frozen` (the `TYPE_CHECKING` branch), so the attrs mypy plugin
 types every value class as before.
@@ -23,30 +25,21 @@ types every value class as before.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 import attrs
 
-__all__ = ["USE_GENERATED", "frozen", "generated_module_name", "spec_of"]
+__all__ = ["USE_GENERATED", "frozen", "spec_of"]
 
 TYPE_CHECKING = False
 
 #: Off while `tools/generate_values.py` imports the package: it reads attrs' own classes.
 USE_GENERATED = True
 
-#: Defining module name -> its generated module (None: there is none).
-_LOADED: dict[str, Any] = {}
 #: Every class built here while `USE_GENERATED` is off, for the generator: (class, which of
 #: init/repr/eq it asks for).
 BUILT: list[tuple[type, tuple[bool, bool, bool]]] = []
-
-
-def generated_module_name(module: str) -> str:
-    """`acp_core._wire._content` -> `acp_core._generated._wire__content`."""
-    tail = module.removeprefix("acp_core.")
-    return "acp_core._generated." + tail.replace(".", "_")
 
 
 def _field_spec(a: Any) -> str | None:
@@ -96,13 +89,17 @@ def __ne__(self: Any, other: Any) -> Any:  # noqa: N807  (installed as the metho
     return not result
 
 
-def _generated_module(module: str) -> Any:
-    if module not in _LOADED:
-        try:
-            _LOADED[module] = importlib.import_module(generated_module_name(module))
-        except ModuleNotFoundError:
-            _LOADED[module] = None
-    return _LOADED[module]
+#: The generated methods' module, loaded with the first value class (None: not loaded yet).
+_methods: Any = None
+
+
+def _generated() -> Any:
+    global _methods  # noqa: PLW0603  (loaded once, on first use)
+    if _methods is None:
+        from . import _value_methods
+
+        _methods = _value_methods
+    return _methods
 
 
 def _install(built: type, make: Callable[..., Any], own: tuple[bool, bool, bool]) -> None:
@@ -126,12 +123,13 @@ def _build(cls: type, options: dict[str, Any]) -> type:
         bool(options.get("repr", True)),
         bool(options.get("eq", True)),
     )
-    generated = _generated_module(cls.__module__) if USE_GENERATED else None
-    found = getattr(generated, "SPECS", {}).get(cls.__qualname__) if generated else None
+    key = f"{cls.__module__}:{cls.__qualname__}"
+    generated = _generated() if USE_GENERATED else None
+    found = generated.SPECS.get(key) if generated is not None else None
     if found is not None:
         built: type = attrs.frozen(cls, **{**options, "init": False, "repr": False, "eq": False})
         if spec_of(built, own) == found:
-            make = getattr(generated, "make_" + cls.__qualname__.replace(".", "__"))
+            make = getattr(generated, "make_" + key.replace(":", ".").replace(".", "__"))
             _install(built, make, own)
             return built
     built = attrs.frozen(cls, **options)

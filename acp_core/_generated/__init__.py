@@ -1,1 +1,0 @@
-"""Generated value-class methods (tools/generate_values.py)."""
