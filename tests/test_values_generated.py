@@ -127,3 +127,70 @@ def test_generated_methods_behave_as_attrs_methods() -> None:
     assert attrs.evolve(text, text="y") == TextContent("y")
     assert TextContent.__init__.__qualname__ == "TextContent.__init__"
     assert TextContent.__init__.__module__ == "acp_core._wire._content"
+
+
+#: The quick start (README) in a fresh interpreter, counting what `compile_generated` and attrs
+#: compile on the way; prints the two counts.
+QUICK_START_COMPILES = """
+import attr._make as attrs_make
+from acp_core._wire import _fastnew
+ours, theirs = [], []
+_fastnew.compile = lambda *a: ours.append(a[1]) or compile(*a)
+attrs_compile = attrs_make._linecache_and_compile
+def counted(script, filename, *rest, **kw):
+    theirs.append(filename)
+    return attrs_compile(script, filename, *rest, **kw)
+attrs_make._linecache_and_compile = counted
+import acp_core as acp
+agent, client = acp.new_agent("s1"), acp.new_client("s1")
+client, out = acp.step(client, acp.intents.SendPrompt((acp.values.TextContent("Hi"),)))
+agent, out = acp.step(agent, acp.Received(acp.decode_message(out[0])))
+acp.fold(acp.new_session("s1"), ())
+acp.check_trace(())
+print(len(ours), len(theirs), len([f for f in theirs if f.endswith("methods acp_core._wire._revision.Revision>")]))
+"""
+
+
+def test_the_quick_start_compiles_no_generated_source_of_ours() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", QUICK_START_COMPILES],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    ours, attrs_classes, revision = map(int, out.stdout.split())
+    assert ours == 0  # every fast constructor, decoder and draft builder came precompiled
+    # attrs still compiles one method (`__attrs_init__`) per value class it builds, and all
+    # of Revision's own methods (a validator: built by attrs alone).
+    assert attrs_classes > 0
+    assert revision == 1
+
+
+def test_a_precompiled_source_is_the_code_compile_would_make() -> None:
+    from acp_core._wire import _compiled_sources, _fastnew
+
+    source, stored = next(iter(_compiled_sources.SOURCES.items()))
+    name = source[len("def ") : source.index("(")]
+    namespace: dict[str, object] = {}
+    fn = _fastnew.compile_generated(source.rstrip("\n").split("\n"), name, namespace, "t")
+    fresh: dict[str, object] = {}
+    exec(compile(source, "<acp_core generated t>", "exec"), fresh)
+    made = fresh[name].__code__  # type: ignore[attr-defined]
+    assert fn.__code__ is not made
+    assert fn.__code__.co_code == made.co_code
+    assert fn.__code__.co_consts == made.co_consts
+    assert fn.__code__.co_names == made.co_names
+    assert fn.__code__.co_filename == made.co_filename
+    assert fn.__qualname__ == name
+    assert fn.__globals__ is namespace
+    assert getattr(_compiled_sources, stored).__code__.co_code == made.co_code
+
+
+def test_a_source_the_package_did_not_precompile_is_compiled() -> None:
+    from acp_core._wire._fastnew import compile_generated
+
+    namespace: dict[str, object] = {"k": 3}
+    fn = compile_generated(["def f(x):", "    return x * k"], "f", namespace, "unknown source")
+    assert fn(2) == 6
+    assert fn.__code__.co_filename == "<acp_core generated unknown source>"
