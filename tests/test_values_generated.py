@@ -147,7 +147,8 @@ client, out = acp.step(client, acp.intents.SendPrompt((acp.values.TextContent("H
 agent, out = acp.step(agent, acp.Received(acp.decode_message(out[0])))
 acp.fold(acp.new_session("s1"), ())
 acp.check_trace(())
-print(len(ours), len(theirs), len([f for f in theirs if f.endswith("methods acp_core._wire._revision.Revision>")]))
+revision = [f for f in theirs if f.endswith("methods acp_core._wire._revision.Revision>")]
+print(len(ours), len(theirs), len(revision))
 """
 
 
