@@ -11,7 +11,7 @@ something the protocol forbids (an engine intent), `RemoteProtocolError` when th
 
 from __future__ import annotations
 
-import attrs
+from acp_core._wire._value import frozen
 
 __all__ = [
     "AcpError",
@@ -108,7 +108,7 @@ class RemoteProtocolError(ProtocolError):
     """The peer sent something the protocol forbids."""
 
 
-@attrs.frozen
+@frozen
 class Diagnostic:
     """Something tolerated instead of rejected: a field dropped, an anomaly in a reducer.
 

@@ -63,6 +63,7 @@ from acp_core._wire._updates import (
     UserMessageChunk,
 )
 from acp_core._wire._updates_2026_11 import BackgroundWork
+from acp_core._wire._value import frozen
 
 from ._agent_build import (
     Build,
@@ -98,7 +99,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@frozen
 class Turn:
     """The foreground work in progress.
 
@@ -116,7 +117,7 @@ class Turn:
     cancel_requested: bool = False
 
 
-@attrs.frozen
+@frozen
 class AgentEngine:
     """The agent side of one session (a value: keep the old one to go back in time).
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import attrs
-
 from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import (
     CancelRequestNotification,
@@ -21,6 +19,7 @@ from acp_core._wire._jsonrpc import (
     ToolCallPermissionSubject,
 )
 from acp_core._wire._updates import RequiresActionStateUpdate, ToolCallUpdate
+from acp_core._wire._value import frozen
 
 from ._agent_build import Build, known_tool_call, refuse
 from ._agent_preview import send_update
@@ -29,7 +28,7 @@ from ._intents import CancelPermission, RequestPermission
 __all__ = ["PERMISSION_STEPS", "PendingPermission"]
 
 
-@attrs.frozen
+@frozen
 class PendingPermission:
     """A permission request the client has not answered yet.
 

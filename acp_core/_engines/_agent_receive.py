@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import attrs
-
 from acp_core._errors import AcpError, RemoteProtocolError
 from acp_core._rules._predicates import APPROVING_OPTION_KINDS
 from acp_core._wire._codec import decode_permission_result
@@ -34,6 +32,7 @@ from acp_core._wire._jsonrpc import (
     SelectedOutcome,
 )
 from acp_core._wire._updates import RunningStateUpdate, ToolCallUpdate
+from acp_core._wire._value import frozen
 
 from ._agent_build import Build
 from ._agent_cancel import cancel_foreground_children
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["PermissionDecision", "received"]
 
 
-@attrs.frozen
+@frozen
 class PermissionDecision:
     """How a permission request was answered.
 

@@ -76,6 +76,7 @@ from acp_core._wire._updates import (
     ToolCallUpdate,
 )
 from acp_core._wire._updates_preview import ReplayComplete, SubagentUpdate
+from acp_core._wire._value import frozen
 
 from . import _client_preview as preview
 from ._client_build import Build as _Build
@@ -93,7 +94,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@frozen
 class ClientEngine:
     """The client side of one session (a value).
 

@@ -14,6 +14,7 @@ import attrs
 
 from acp_core._rules._predicates import request_key
 from acp_core._wire._jsonrpc import PromptRequest
+from acp_core._wire._value import frozen
 
 if TYPE_CHECKING:
     from ._client import ClientEngine
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@frozen
 class SentPrompt:
     """A prompt this client sent.
 

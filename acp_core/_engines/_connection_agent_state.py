@@ -36,6 +36,7 @@ from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_jso
 from acp_core._wire._jsonrpc import Batch, Message, Request
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
+from acp_core._wire._value import frozen
 
 from ._agent import AgentEngine, Turn, agent_step, new_agent
 from ._agent_cancel import descendants
@@ -70,7 +71,7 @@ _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type:
 _NO_BYTES: Final = NdjsonDecoder()
 
 
-@attrs.frozen
+@frozen
 class AgentSession:
     """One session of the connection, agent side.
 
@@ -105,7 +106,7 @@ def _key_map(value: Any) -> PMap[str, str]:
     return keys
 
 
-@attrs.frozen
+@frozen
 class OpenSession:
     """Host intent: put a session on the connection, detached, from a state the host kept
     (restored from a journal, or a fork it made). A state caught mid-turn gets an
@@ -121,7 +122,7 @@ class OpenSession:
     prompt_keys: PMap[str, str] = attrs.field(factory=PMap, converter=_key_map)
 
 
-@attrs.frozen
+@frozen
 class AgentConnection:
     """The agent side of one connection (a value: keep the old one to go back in time).
 

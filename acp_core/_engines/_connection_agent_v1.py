@@ -39,6 +39,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._v1._v1_wire import PLAN_ID, TOOL_FIELDS
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import Request
+from acp_core._wire._value import frozen
 
 from ._connection_values import Finding, Initialized, error_reply, params_object, result_reply
 
@@ -65,7 +66,7 @@ V1_TOOL_STATUSES: Final = frozenset(("pending", "in_progress", "completed", "fai
 _PLAN_ENTRY_FIELDS: Final = ("content", "priority", "status", "_meta")
 
 
-@attrs.frozen
+@frozen
 class V1Serving:
     """What the v1 projection of an agent connection remembers between steps.
 

@@ -12,6 +12,7 @@ import attrs
 
 from acp_core._wire._json import UNSET, JsonValue, Unset
 from acp_core._wire._jsonrpc import PromptRequest
+from acp_core._wire._value import frozen
 
 __all__ = [
     "CancelRequest",
@@ -29,14 +30,14 @@ def _prompts(value: object) -> tuple[PromptRequest, ...]:
     return tuple(value)  # type: ignore[arg-type]
 
 
-@attrs.frozen
+@frozen
 class Initialize:
     """Send `initialize` (protocol version 2, this client's info and capabilities)."""
 
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class NewSession:
     """Send `session/new` for `cwd` (absolute)."""
 
@@ -44,7 +45,7 @@ class NewSession:
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class ResumeSession:
     """Send `session/resume`; with `replay` the agent replays the whole history first
     (`replayFrom: {"type": "start"}`) into a fresh view of the session.
@@ -60,7 +61,7 @@ class ResumeSession:
     unanswered: tuple[PromptRequest, ...] = attrs.field(default=(), converter=_prompts)
 
 
-@attrs.frozen
+@frozen
 class CloseSession:
     """Send `session/close`; the session is forgotten once answered (`-32002` too)."""
 
@@ -68,7 +69,7 @@ class CloseSession:
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class SetConfigOption:
     """Send `session/set_config_option` (`type` `boolean` for a bool value, else `id`)."""
 
@@ -78,7 +79,7 @@ class SetConfigOption:
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class SendRequest:
     """Send any other request (`session/list`, `session/delete`, `session/fork`, `_x`...);
     its answer comes back as a `RequestAnswered` event."""
@@ -88,7 +89,7 @@ class SendRequest:
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class SendNotification:
     """Send a notification (an extension's, typically)."""
 
@@ -96,7 +97,7 @@ class SendNotification:
     params: JsonValue | Unset = UNSET
 
 
-@attrs.frozen
+@frozen
 class CancelRequest:
     """Withdraw a pending request of ours with `$/cancel_request` (it is still answered)."""
 

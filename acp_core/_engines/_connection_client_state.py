@@ -56,6 +56,7 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._updates_preview import SubagentUpdate
+from acp_core._wire._value import frozen
 
 from ._client import ClientEngine, client_step, new_client
 from ._client_build import machine_follows
@@ -93,7 +94,7 @@ _NO_BYTES: Final = NdjsonDecoder()
 _NO_CAPABILITIES: Final = EMPTY_OBJECT
 
 
-@attrs.frozen
+@frozen
 class ClientSession:
     """One session of the connection, client side.
 
@@ -120,7 +121,7 @@ class ClientSession:
         return self.replay == "replaying"
 
 
-@attrs.frozen
+@frozen
 class PendingRequest:
     """A request this client sent and the agent has not answered."""
 
@@ -131,7 +132,7 @@ class PendingRequest:
     message_id: str | None = None  # v1 prompt: the user message the normalizer made for it
 
 
-@attrs.frozen
+@frozen
 class ClientConnection:
     """The client side of one connection (a value).
 

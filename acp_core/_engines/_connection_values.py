@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-import attrs
-
 from acp_core._rules._predicates import is_absolute
 from acp_core._wire._framing import encode_ndjson
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
+from acp_core._wire._value import frozen
 
 if TYPE_CHECKING:
     from acp_core._wire._jsonrpc import RequestPermissionRequest
@@ -63,7 +62,7 @@ UNSUPPORTED_VERSION: Final = -32022
 # -- host inputs ---------------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class Implementation:
     """`info` of `initialize`: who is speaking."""
 
@@ -78,7 +77,7 @@ class Implementation:
         return out
 
 
-@attrs.frozen
+@frozen
 class SessionIntent:
     """An engine intent for one session of the connection (`intent` as `step` takes it).
 
@@ -90,7 +89,7 @@ class SessionIntent:
     intent: object
 
 
-@attrs.frozen
+@frozen
 class AnswerRequest:
     """Answer a request the connection handed to the host with a success `result`."""
 
@@ -98,7 +97,7 @@ class AnswerRequest:
     result: JsonValue
 
 
-@attrs.frozen
+@frozen
 class FailRequest:
     """Answer a request the connection handed to the host with a JSON-RPC error."""
 
@@ -111,7 +110,7 @@ class FailRequest:
 # -- typed requests handed to the host -----------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class ListSessions:
     """`session/list`: the host answers with `{sessions, nextCursor?}`."""
 
@@ -120,7 +119,7 @@ class ListSessions:
     cursor: str | None = None
 
 
-@attrs.frozen
+@frozen
 class DeleteSession:
     """`session/delete`: the host deletes its record and answers `{}`; on success the
     connection forgets the session too."""
@@ -129,7 +128,7 @@ class DeleteSession:
     session_id: str
 
 
-@attrs.frozen
+@frozen
 class ForkSession:
     """`session/fork` (unstable): the host creates the fork, answers `{sessionId}`, and opens
     it on the connection with `OpenSession`."""
@@ -139,7 +138,7 @@ class ForkSession:
     params: JsonObject
 
 
-@attrs.frozen
+@frozen
 class ExtensionRequest:
     """A request whose method starts with `_` (or, from a v1 agent, one of v1's `fs/*` and
     `terminal/*` methods): the host answers it (or fails it)."""
@@ -149,7 +148,7 @@ class ExtensionRequest:
     params: JsonValue | Unset = UNSET
 
 
-@attrs.frozen
+@frozen
 class ExtensionNotification:
     """A notification whose method starts with `_`."""
 
@@ -160,7 +159,7 @@ class ExtensionNotification:
 # -- events ----------------------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class Finding:
     """Something received that the connection could not process and owed no reply to (a
     notification, a stray response), or a request it answered with an error that broke a
@@ -181,7 +180,7 @@ class Finding:
     detail: str
 
 
-@attrs.frozen
+@frozen
 class Initialized:
     """`initialize` completed: on the client, the agent answered it; on the agent, the
     connection answered the client's with success. The peer's side of the handshake.
@@ -200,7 +199,7 @@ class Initialized:
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class SessionOpened:
     """A session became active on this connection (`session/new`, or `session/resume`).
 
@@ -213,7 +212,7 @@ class SessionOpened:
     request_id: int | str | None = None
 
 
-@attrs.frozen
+@frozen
 class SessionClosed:
     """A session stopped being active on this connection (closed, deleted).
 
@@ -224,7 +223,7 @@ class SessionClosed:
     children: tuple[str, ...] = ()
 
 
-@attrs.frozen
+@frozen
 class PromptReceived:
     """A prompt is waiting in the session's engine (`engine.prompts`): accept or reject it."""
 
@@ -232,7 +231,7 @@ class PromptReceived:
     request_id: int | str | None
 
 
-@attrs.frozen
+@frozen
 class CancelReceived:
     """`session/cancel` reached the session's engine: wind the turn down.
 
@@ -245,7 +244,7 @@ class CancelReceived:
     children: tuple[str, ...] = ()
 
 
-@attrs.frozen
+@frozen
 class CloseRequested:
     """`session/close` for a session with a turn running: end the turn (it was cancelled);
     the close is answered as soon as the session is idle and the children its cancel reached
@@ -257,7 +256,7 @@ class CloseRequested:
     children: tuple[str, ...] = ()
 
 
-@attrs.frozen
+@frozen
 class RequestCancelled:
     """A request handed to the host no longer expects the host's answer: the peer withdrew
     it (`$/cancel_request`; it was answered already, `-32800` or, for a permission request,
@@ -267,7 +266,7 @@ class RequestCancelled:
     request_id: int | str | None
 
 
-@attrs.frozen
+@frozen
 class PermissionRequested:
     """Client side: the agent asked for permission (`session/request_permission`) and the
     request waits for the host: answer it with
@@ -283,7 +282,7 @@ class PermissionRequested:
     request: RequestPermissionRequest
 
 
-@attrs.frozen
+@frozen
 class PermissionAnswered:
     """Agent side: the client answered a permission request the host sent with
     `RequestPermission` (its `request_id` is the one `ConnectionStep.ids` returned).
@@ -296,7 +295,7 @@ class PermissionAnswered:
     decision: PermissionDecision
 
 
-@attrs.frozen
+@frozen
 class ViewChanged:
     """Client side: what the client shows for a session changed (`conn.view(session_id)` is
     a new value; the event fires only when it is).
@@ -309,7 +308,7 @@ class ViewChanged:
     update: SessionUpdate | None
 
 
-@attrs.frozen
+@frozen
 class PromptEnded:
     """Client side: a prompt the host sent is over: its work ended (the idle that ends it
     arrived, `stop_reason` is that idle's, None when it reported none), or the agent
@@ -324,7 +323,7 @@ class PromptEnded:
     error: JsonObject | None = None
 
 
-@attrs.frozen
+@frozen
 class RequestAnswered:
     """The peer answered a request this host sent through the connection."""
 
@@ -379,7 +378,7 @@ class ConnectionStep(_ConnectionStepShape):
         raise AttributeError(msg)
 
 
-@attrs.frozen
+@frozen
 class SideInputs:
     """How one connection side handles the inputs both sides take (`connection_step` in
     `_engines/_connection.py` routes them; each side module declares its own value).

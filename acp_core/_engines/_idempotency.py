@@ -22,6 +22,7 @@ from typing import Final
 import attrs
 
 from acp_core._state._pcoll import PMap
+from acp_core._wire._value import frozen
 
 __all__ = [
     "ANSWER",
@@ -49,7 +50,7 @@ def valid_key(key: object) -> bool:
     return type(key) is str and 1 <= len(key) <= _MAX_KEY
 
 
-@attrs.frozen
+@frozen
 class KeyEntry:
     """One key: the request that carries the attempt, retries joined to it, and the inserted
     message once there is one."""
@@ -59,7 +60,7 @@ class KeyEntry:
     message_id: str | None = None
 
 
-@attrs.frozen
+@frozen
 class KeyLedger:
     """Every key seen in one session."""
 
@@ -88,7 +89,7 @@ class KeyLedger:
         return tuple(r for entry in self.keys.values() for r in entry.joined)
 
 
-@attrs.frozen
+@frozen
 class Admission:
     """The answer to a keyed prompt: `kind` is `NEW`, `ANSWER` (with `message_id`) or `JOIN`
     (with `original`, the request whose outcome it shares)."""

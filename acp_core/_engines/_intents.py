@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from typing import Any, Generic, NamedTuple, TypeAlias, TypeVar
 
-import attrs
-
 from acp_core._errors import ArgumentError
 from acp_core._wire._content import ContentBlock, ToolCallContent, ToolCallLocation
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, Meta, Patch, Unset
 from acp_core._wire._jsonrpc import Batch, Message, PermissionOption
 from acp_core._wire._updates import Cost, OtherPlan, PlanEntry, PlanItems, TerminalExitStatus
+from acp_core._wire._value import frozen
 
 from ._intent_checks import (
     _blocks,
@@ -121,7 +120,7 @@ class Step(_StepShape[E]):
         raise AttributeError(msg)
 
 
-@attrs.frozen
+@frozen
 class Received:
     """A message that arrived from the peer (decode it with `decode_message` first); a
     `Batch` is its messages received in array order."""
@@ -142,7 +141,7 @@ class Received:
 # -- agent intents -----------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class AcceptPrompt(_Checked):
     """Accept a received `session/prompt`: answer it, report the user message, go `running`.
 
@@ -156,7 +155,7 @@ class AcceptPrompt(_Checked):
     chunked: bool = _f(_bool, False)
 
 
-@attrs.frozen
+@frozen
 class RejectPrompt(_Checked):
     """Answer a received `session/prompt` with a JSON-RPC error instead of accepting it."""
 
@@ -166,7 +165,7 @@ class RejectPrompt(_Checked):
     data: JsonValue | Unset = _f(_or_unset(_json), UNSET)
 
 
-@attrs.frozen
+@frozen
 class ReportUserMessage(_Checked):
     """Report a user message the agent inserted (e.g. a queued prompt) as the user's turn."""
 
@@ -175,12 +174,12 @@ class ReportUserMessage(_Checked):
     chunked: bool = _f(_bool, False)
 
 
-@attrs.frozen
+@frozen
 class StartWork(_Checked):
     """Start foreground work the agent initiated itself (no prompt): reports `running`."""
 
 
-@attrs.frozen
+@frozen
 class SendAgentText(_Checked):
     """Stream one block (or text) of the agent's reply as an `agent_message_chunk`.
 
@@ -194,7 +193,7 @@ class SendAgentText(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class SendThought(_Checked):
     """Stream one block (or text) of the agent's reasoning as an `agent_thought_chunk`."""
 
@@ -204,7 +203,7 @@ class SendThought(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class SendAgentMessage(_Checked):
     """Report a whole agent message (`agent_message`): its content replaces any chunks."""
 
@@ -213,7 +212,7 @@ class SendAgentMessage(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class ReportPlan(_Checked):
     """Report a plan's complete current content (`plan_update`).
 
@@ -225,7 +224,7 @@ class ReportPlan(_Checked):
     plan: PlanItems | OtherPlan | None = _f(_or_none(_plan), None)
 
 
-@attrs.frozen
+@frozen
 class StartToolCall(_Checked):
     """Report a new tool call (its first `tool_call_update`, with a title)."""
 
@@ -239,7 +238,7 @@ class StartToolCall(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class PatchToolCall(_Checked):
     """Patch a reported tool call (only the fields given are sent)."""
 
@@ -254,7 +253,7 @@ class PatchToolCall(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class SendToolContent(_Checked):
     """Stream one complete content item of a tool call (`tool_call_content_chunk`)."""
 
@@ -263,7 +262,7 @@ class SendToolContent(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class FinishToolCall(_Checked):
     """Report a tool call's final status (default `completed`), optionally with content."""
 
@@ -273,7 +272,7 @@ class FinishToolCall(_Checked):
     raw_output: JsonValue | Unset = _f(_or_unset(_json), UNSET)
 
 
-@attrs.frozen
+@frozen
 class PatchTerminal(_Checked):
     """Patch a display terminal; `output` (raw bytes) replaces all of its bytes."""
 
@@ -285,7 +284,7 @@ class PatchTerminal(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class SendTerminalOutput(_Checked):
     """Append raw bytes to a display terminal (`terminal_output_chunk`, base64 per chunk)."""
 
@@ -293,7 +292,7 @@ class SendTerminalOutput(_Checked):
     data: bytes = _f(_bytes)
 
 
-@attrs.frozen
+@frozen
 class ReportUsage(_Checked):
     """Report context use (`usage_update`); `cost` is cumulative for the session."""
 
@@ -302,7 +301,7 @@ class ReportUsage(_Checked):
     cost: Patch[Cost] = _f(_patch(_cost), UNSET)
 
 
-@attrs.frozen
+@frozen
 class PatchSessionInfo(_Checked):
     """Patch the session's title / updatedAt (`session_info_update`)."""
 
@@ -311,7 +310,7 @@ class PatchSessionInfo(_Checked):
     meta: Meta = _f(_meta, UNSET)
 
 
-@attrs.frozen
+@frozen
 class RequestPermission(_Checked):
     """Ask the user (`session/request_permission`); blocks foreground work until answered.
 
@@ -328,14 +327,14 @@ class RequestPermission(_Checked):
     session_id: str | None = _f(_or_none(_str), None)
 
 
-@attrs.frozen
+@frozen
 class CancelPermission(_Checked):
     """Withdraw a pending permission request (`$/cancel_request`); the client still answers."""
 
     request_id: int | str | None = _f(_request_id)
 
 
-@attrs.frozen
+@frozen
 class EndTurn(_Checked):
     """End the foreground work: idle with a stop reason (`cancelled` after a cancel)."""
 
@@ -343,7 +342,7 @@ class EndTurn(_Checked):
     meta: JsonObject | Unset = _f(_or_unset(_object), UNSET)
 
 
-@attrs.frozen
+@frozen
 class ReportAbort(_Checked):
     """The agent's work failed with an exception. After a cancel this ends the work as
     `cancelled` (never an error, R22); otherwise with `stop_reason` (default: `error` where
@@ -356,7 +355,7 @@ class ReportAbort(_Checked):
 # -- client intents ----------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class SendPrompt(_Checked):
     """Send a `session/prompt`."""
 
@@ -369,13 +368,13 @@ class SendPrompt(_Checked):
     idempotency_key: str | None = _f(_or_none(_idempotency_key), None)
 
 
-@attrs.frozen
+@frozen
 class SendCancel(_Checked):
     """Send `session/cancel`: cancels pending permission requests and marks unfinished tool
     calls of the current work `cancelled` locally."""
 
 
-@attrs.frozen
+@frozen
 class AnswerPermission(_Checked):
     """Answer a pending permission request with the option the user picked."""
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Final, TypeAlias, get_args
 
-import attrs
-
 from acp_core._wire._updates import RunningStateUpdate, SessionUpdate
 from acp_core._wire._updates_2026_11 import BackgroundWork
+from acp_core._wire._value import frozen
 
 from . import _intents
 from ._intent_checks import (
@@ -65,7 +64,7 @@ _background_items: Final = _tuple_of(_background_item)
 # -- agent intents -----------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class SendUpdate(_Checked):
     """Report any session update (`session/update`), Preview variants included.
 
@@ -78,7 +77,7 @@ class SendUpdate(_Checked):
     session_id: str | None = _f(_or_none(_str), None)
 
 
-@attrs.frozen
+@frozen
 class ReportBackground(_Checked):
     """Report the background-work list (2026-11 on), sent now as a state snapshot and then
     on every `state_update` of the session (R74). Each item is reported (terminal, tool call)
@@ -91,7 +90,7 @@ class ReportBackground(_Checked):
 # -- client intents ----------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class CancelChild(_Checked):
     """Send `session/cancel` for a child session, only while the child advertises
     `capabilities.cancel` (C35; else `LocalProtocolError` C29)."""
@@ -99,7 +98,7 @@ class CancelChild(_Checked):
     session_id: str = _f(_str)
 
 
-@attrs.frozen
+@frozen
 class CancelToolCall(_Checked):
     """Send `tool_call/cancel`, only while the call advertises `capabilities.cancel` (C41).
     `session_id` names a child's call (None: the client's session)."""
@@ -109,7 +108,7 @@ class CancelToolCall(_Checked):
     request_id: int | str | None = _f(_request_id, None)
 
 
-@attrs.frozen
+@frozen
 class CancelTerminal(_Checked):
     """Send `terminal/cancel`, only while the terminal advertises `capabilities.cancel` (C41).
     `session_id` names a child's terminal (None: the client's session)."""
@@ -119,7 +118,7 @@ class CancelTerminal(_Checked):
     request_id: int | str | None = _f(_request_id, None)
 
 
-@attrs.frozen
+@frozen
 class RetryPrompt(_Checked):
     """Send the prompt `original` (its request id) again, with its content and its
     `idempotencyKey` (C42, C45); a prompt sent without a key is never retried (C45)."""

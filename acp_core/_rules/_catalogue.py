@@ -37,11 +37,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
-import attrs
-
 from acp_core._errors import AcpError, ArgumentError
 from acp_core._wire._fields import BASE_REVISION
 from acp_core._wire._revision import Revision, RuleScope, declare_rule_scopes
+from acp_core._wire._value import frozen
 
 from ._catalogue_preview import KIT_IDS, PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
 from ._severity import CLASSES, SPEC_TAGS
@@ -68,7 +67,7 @@ LEVELS: Final[tuple[Level, ...]] = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", 
 SIDES: Final[tuple[Side, ...]] = ("agent", "client", "both")
 
 
-@attrs.frozen
+@frozen
 class Rule:
     """One obligation of the protocol.
 

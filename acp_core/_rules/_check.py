@@ -41,6 +41,7 @@ from acp_core._state._pcoll import PMap, PVec
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message_diagnosed
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._value import frozen
 
 from ._catalogue import RULES, Level, Side, declare_checked
 from ._check_answers import CHECKED as ANSWERS_CHECKED
@@ -85,7 +86,7 @@ declare_checked(DECIDED_BY)
 _MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 
 
-@attrs.frozen
+@frozen
 class Violation:
     """One broken rule in a trace.
 
@@ -143,7 +144,7 @@ _NO_SEEN: Final[tuple[PMap[str, str], PMap[str, bool]]] = Seen().memory()
 Route = tuple[str, RequestKey]
 
 
-@attrs.frozen
+@frozen
 class _Memory:
     """What a checker has read so far, as values: the state of `IncrementalCheck` (every
     field is frozen or persistent, so a fork shares it and an extension replaces only what
@@ -459,7 +460,7 @@ def _printable(message: str) -> str:
     return message.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-@attrs.frozen(repr=False)
+@frozen(repr=False)
 class IncrementalCheck:
     """`check_trace` one entry at a time, as a value: `feed(entry)` returns the check that has
     also read `entry` and leaves this one as it was, so a check forks for free (keep it and

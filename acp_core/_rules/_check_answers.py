@@ -25,8 +25,6 @@ import posixpath
 from collections.abc import Mapping
 from typing import Final, TypeVar
 
-import attrs
-
 from acp_core._errors import DecodeError
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
@@ -34,6 +32,7 @@ from acp_core._wire import _updates as u
 from acp_core._wire._codec import decode_update_diagnosed
 from acp_core._wire._json import thaw_json
 from acp_core._wire._revision import Revision
+from acp_core._wire._value import frozen
 
 from ._check_message import Finding, select_value_finding
 from ._check_sessions import OpenSessions
@@ -88,7 +87,7 @@ def _session_capability(result: object, name: str) -> bool:
     return isinstance(session, Mapping) and isinstance(session.get(name), Mapping)
 
 
-@attrs.frozen
+@frozen
 class _Request:
     method: str
     params: Mapping[str, object]

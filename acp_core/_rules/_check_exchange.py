@@ -31,6 +31,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire._revision import Revision
 from acp_core._wire._updates import ConfigOptionUpdate
 from acp_core._wire._updates_preview import SubagentUpdate
+from acp_core._wire._value import frozen
 
 from ._check_answers import Answers
 from ._check_capabilities import Capabilities
@@ -45,7 +46,7 @@ _READ_UPDATES: Final = (ConfigOptionUpdate, SubagentUpdate)
 _READ_TAGS: Final = frozenset(dict(cls.__wire_tag__)["sessionUpdate"] for cls in _READ_UPDATES)
 
 
-@attrs.frozen
+@frozen
 class ExchangeRules:
     """What one connection's exchange showed so far, for the rules that span it (a value).
 

@@ -37,6 +37,7 @@ import attrs
 from acp_core._errors import Diagnostic
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
+from acp_core._wire._value import frozen
 
 from ._check_message import Finding
 from ._draft import SlotDraft
@@ -75,7 +76,7 @@ _EXT_NOTIFICATION: Final = "a `_` notification"
 _NOTIFICATION_BATCH: Final = "a batch of notifications only"
 
 
-@attrs.frozen
+@frozen
 class _Request:
     method: str
     at: int
@@ -84,7 +85,7 @@ class _Request:
     order: int  # when its id became pending (kept while it stays pending): `finish`'s order
 
 
-@attrs.frozen
+@frozen
 class _Batch:
     at: int
     requests: PMap[RequestKey, bool]  # not answered yet

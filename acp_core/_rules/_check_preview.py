@@ -40,6 +40,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._revision import Revision
+from acp_core._wire._value import frozen
 
 from ._check_preview_answers import RESTRICTED, agent_answer
 from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
@@ -84,7 +85,7 @@ _ITEM_ID: Final[Mapping[type, Any]] = {
 }
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class PreviewState:
     """The cross-session memory of one connection at one revision (a frozen value)."""
 

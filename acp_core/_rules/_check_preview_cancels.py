@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-import attrs
-
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_evolve
+from acp_core._wire._value import frozen
 
 from ._draft import EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._predicates import RequestKey, request_key, shown
@@ -44,7 +43,7 @@ __all__ = ["Cancels", "CancelsDraft", "Elicitation", "freeze_cancels", "thaw_can
 Item = tuple[str, str]  # ("tool_call", id) | ("subagent", session id)
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class Elicitation:
     """A pending `elicitation/create` tied to a tool call."""
 
@@ -54,7 +53,7 @@ class Elicitation:
     cancel_at: int | None = None  # line of the cancel it is pending at
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class Cancels:
     """R72's and R73's memory of a recording so far (a frozen value)."""
 

@@ -35,11 +35,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-import attrs
-
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._fastnew import fast_evolve
+from acp_core._wire._value import frozen
 
 from ._draft import EMPTY, ppop, twins
 from ._predicates import RequestKey, request_key, shown
@@ -56,7 +55,7 @@ _CANCELLED: Final = j.ErrorCode.REQUEST_CANCELLED
 Outcome = tuple[str, object]  # ("ok", messageId) or ("error", code)
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class _Attempt:
     """One `session/prompt` request, from its sending to its answer."""
 
@@ -71,7 +70,7 @@ class _Attempt:
     window: RequestKey | None = None  # the replay window it was sent in (R59)
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class _Group:
     """The attempts of one key sent while its original was unanswered (R68)."""
 
@@ -81,7 +80,7 @@ class _Group:
     withdrawn: bool = False  # a $/cancel_request named one of its attempts
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class PromptBook:
     """The prompt memory of a recording so far (a frozen value)."""
 

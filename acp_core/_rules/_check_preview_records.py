@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Final
 
-import attrs
-
 from acp_core._state._pcoll import PMap
+from acp_core._wire._value import frozen
 
 from ._draft import EMPTY
 
@@ -22,7 +21,7 @@ __all__ = ["EXITED", "FINAL_TOOL", "NEW_TERMINAL", "NEW_TOOL", "Resume", "Termin
 _NO: Final[frozenset[str]] = frozenset()
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class Resume:
     """A `session/resume` request being served (until its answer)."""
 
@@ -37,7 +36,7 @@ class Resume:
     users: PMap[str, bool] = EMPTY  # user message ids the replay showed
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class Tool:
     """What the recording said of one tool call."""
 
@@ -46,7 +45,7 @@ class Tool:
     name: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class Terminal:
     """What the recording said of one terminal."""
 

@@ -27,6 +27,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._updates_preview import SubagentUpdate
+from acp_core._wire._value import frozen
 
 from ._predicates import RequestKey, request_key, shown
 
@@ -37,7 +38,7 @@ _RESUMING = frozenset({"session/resume", "session/load"})
 Found = tuple[str, str] | None
 
 
-@attrs.frozen
+@frozen
 class OpenSessions:
     """The sessions of one recording, as far as it has been read (a value: `follow` returns
     the next one).

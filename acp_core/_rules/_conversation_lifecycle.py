@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-import attrs
+from acp_core._wire._value import frozen
 
 from ._conversation_effects import _EFFECTS, INERT
 from ._conversation_events import Obs
@@ -192,7 +192,7 @@ HOLDS: Final[Mapping[str, frozenset[Stage]]] = {
 }
 
 
-@attrs.frozen
+@frozen
 class Entry:
     """One cell of the table.
 

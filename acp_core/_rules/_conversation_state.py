@@ -18,6 +18,7 @@ import attrs
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._value import frozen
 
 from ._predicates import RequestKey, request_key
 
@@ -110,7 +111,7 @@ class Kind(enum.Enum):
     OTHER = "other"  #: requests, answers and notifications the lifecycle does not follow
 
 
-@attrs.frozen
+@frozen
 class Finding:
     """A broken rule: its id, where (`at`, the label the caller gave), and why.
 
@@ -123,7 +124,7 @@ class Finding:
     warning: bool = False
 
 
-@attrs.frozen
+@frozen
 class Prompt:
     """A `session/prompt` the agent has not finished with.
 
@@ -149,7 +150,7 @@ class Prompt:
         return self.result_id if revision.prompt_result_has_message_id else self.bound_id
 
 
-@attrs.frozen
+@frozen
 class Turn:
     """Foreground work from its start to the idle that ends it."""
 
@@ -160,7 +161,7 @@ class Turn:
     started_at: int | None = None  # where that first `running` (or `requires_action`) was
 
 
-@attrs.frozen
+@frozen
 class Pending:
     """A request waiting for its answer."""
 
@@ -169,7 +170,7 @@ class Pending:
     detail: object = None  # what the answer is judged against (set_config_option: configId)
 
 
-@attrs.frozen
+@frozen
 class Conversation:
     """One session's lifecycle, as seen from both sides (a value; see `_rules/_conversation.py`)."""
 
@@ -374,7 +375,7 @@ def _always(revision: Revision) -> bool:
     return True
 
 
-@attrs.frozen
+@frozen
 class Guard:
     """One rule check: `check(conversation, event)` returns the finding's message or None."""
 

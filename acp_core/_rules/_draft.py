@@ -28,6 +28,7 @@ import immutables
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire._fastnew import compile_generated
+from acp_core._wire._value import frozen
 
 __all__ = [
     "EMPTY",
@@ -101,7 +102,7 @@ def twins(
     return thaw, freeze
 
 
-@attrs.frozen(slots=True)
+@frozen(slots=True)
 class OMap(Generic[K, V]):
     """A persistent map that iterates in insertion order (a re-set key keeps its place, a
     deleted one set again goes last), as a `dict`: for maps whose order reaches the order of

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
-import attrs
+from acp_core._wire._value import frozen
 
 __all__ = [
     "CLASSES",
@@ -63,7 +63,7 @@ _MEANING: Final[Mapping[tuple[Grade, Kind], str]] = MappingProxyType(
 )
 
 
-@attrs.frozen(order=False)
+@frozen(order=False)
 class Severity:
     """The class of a finding.
 

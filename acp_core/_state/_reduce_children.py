@@ -25,6 +25,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionUpdate, ToolCallContentChunk, ToolCallUpdate
 from acp_core._wire._updates_2026_11 import BackgroundSubagent
 from acp_core._wire._updates_preview import SessionMessage, SubagentUpdate
+from acp_core._wire._value import frozen
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._reduce import reduce
@@ -61,7 +62,7 @@ UNKNOWN_SESSION_REFERENCE: Final = "reduce.unknown-session-reference"  # R56 / R
 _EMPTY: Final[PMap[str, object]] = PMap()
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class SessionTree:
     """What a client knows about every session of one connection, as one value.
 

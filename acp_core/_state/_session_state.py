@@ -35,6 +35,7 @@ from acp_core._wire._updates_2026_11 import (
     BackgroundToolCall,
     BackgroundWork,
 )
+from acp_core._wire._value import frozen
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._state_entities import (
@@ -90,7 +91,7 @@ def _item_id(item: BackgroundWork) -> str | None:
     return None  # an unknown item type names nothing this library can look up
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class Foreground:
     """The agent's reported foreground state.
 
@@ -121,7 +122,7 @@ class Foreground:
         return any(type(b) is kind and _item_id(b) == item_id for b in self.background or ())
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class EntityRef:
     """A timeline entry: `kind` is `message`, `toolCall` or `plan`."""
 
@@ -129,7 +130,7 @@ class EntityRef:
     id: str
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class SessionInfo:
     """Session metadata patched by `session_info_update`."""
 
@@ -138,7 +139,7 @@ class SessionInfo:
     meta: JsonObject | None = None
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class Usage:
     """Context window use and cumulative cost from the latest `usage_update`."""
 
@@ -148,7 +149,7 @@ class Usage:
     meta: JsonObject | None = None
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class SessionAux:
     """The parts of a session that change rarely (kept apart so hot updates skip them)."""
 
@@ -161,7 +162,7 @@ class SessionAux:
     extras: SessionExtras = NO_EXTRAS
 
 
-@attrs.frozen(field_transformer=freezing_state_fields, eq=False, repr=False, weakref_slot=False)
+@frozen(field_transformer=freezing_state_fields, eq=False, repr=False, weakref_slot=False)
 class SessionState:
     """Everything a client knows about one session, as an immutable value.
 

@@ -16,6 +16,7 @@ from acp_core._wire._json import JsonObject, JsonValue
 from acp_core._wire._updates import OtherPlan, PlanItems, TerminalExitStatus, ToolCallStatus
 from acp_core._wire._updates_2026_11 import TerminalCapabilities, TerminalSize, ToolCallCapabilities
 from acp_core._wire._updates_preview import PlanMarkdown
+from acp_core._wire._value import frozen
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._state_freezing import freezing_state_fields
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class MessageState:
     """A user message, agent message or thought.
 
@@ -47,7 +48,7 @@ class MessageState:
     chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class ToolCallState:
     """A tool call as the client should show it (fields unset are None)."""
 
@@ -81,7 +82,7 @@ def _joined(chunks: PVec[bytes]) -> bytes:
     return b"".join(chunks)
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class TerminalState:
     """A display-only terminal: raw bytes (kept as decoded chunks), command, cwd, exit."""
 
@@ -107,7 +108,7 @@ class TerminalState:
         return self.exit_status is not None
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class PlanState:
     """The current content of one plan and the `_meta` of the update that set it."""
 

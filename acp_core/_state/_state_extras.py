@@ -22,6 +22,7 @@ from acp_core._wire._updates_preview import (
     SessionCancelCapabilities,
     SubagentSessionCapabilities,
 )
+from acp_core._wire._value import frozen
 
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._state_freezing import freezing_state_fields
@@ -55,7 +56,7 @@ REPLAY_COMPLETE: Final = "complete"
 REPLAY_TRUNCATED: Final = "truncated"
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class CompactionState:
     """One context compaction: its status, summary blocks, error text and `_meta`."""
 
@@ -66,7 +67,7 @@ class CompactionState:
     chunk_meta: PMap[int, JsonObject] = attrs.field(factory=PMap)
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class SessionMessageState:
     """An inter-session message as one transcript shows it (incoming, outgoing or relayed).
 
@@ -90,7 +91,7 @@ class SessionMessageState:
         return "relayed"
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class ReplayWindow:
     """Where a session is in a resume replay: `phase` and the resume request that asked."""
 
@@ -103,7 +104,7 @@ class ReplayWindow:
         return self.phase == REPLAY_REPLAYING
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class ChildLink:
     """A child session as its parent announced it (`subagent_update`, Preview digest §3.2).
 
@@ -131,7 +132,7 @@ class ChildLink:
         return caps is not None and isinstance(caps.cancel, SessionCancelCapabilities)
 
 
-@attrs.frozen(field_transformer=freezing_state_fields)
+@frozen(field_transformer=freezing_state_fields)
 class SessionExtras:
     """The 2026-11 / Preview parts of a session's view.
 

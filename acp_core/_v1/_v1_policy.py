@@ -12,6 +12,8 @@ from typing import Final
 
 import attrs
 
+from acp_core._wire._value import frozen
+
 __all__ = [
     "DUPLICATE_FULL_REPLY",
     "ECHO_REPLACES_PROMPT",
@@ -107,7 +109,7 @@ class EchoPolicy:
     KNOWN: Final = frozenset({DROP, REPLACE, KEEP})
 
 
-@attrs.frozen
+@frozen
 class BoundaryPolicy:
     """Which updates end a synthetic (id-less) message, so the next chunk starts a new one.
 
@@ -134,7 +136,7 @@ class BoundaryPolicy:
     other_updates: bool = True
 
 
-@attrs.frozen
+@frozen
 class V1Policy:
     """How the normalizer reads v1 traffic; every field has a default matching real agents.
 

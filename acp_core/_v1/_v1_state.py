@@ -27,6 +27,7 @@ from acp_core._wire._jsonrpc import (
     RpcError,
 )
 from acp_core._wire._updates import SessionUpdate
+from acp_core._wire._value import frozen
 
 from ._v1_policy import V1Policy
 
@@ -101,7 +102,7 @@ V2_ONLY: Final = frozenset(
 # -- output values ---------------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class NormalizedUpdate:
     """A v2 update for `session_id`, from the trace entry `index`."""
 
@@ -110,7 +111,7 @@ class NormalizedUpdate:
     index: int
 
 
-@attrs.frozen
+@frozen
 class PromptError:
     """The agent answered the prompt `request_id` with a JSON-RPC error (digest 6.2 r3)."""
 
@@ -118,7 +119,7 @@ class PromptError:
     error: RpcError
 
 
-@attrs.frozen
+@frozen
 class V1Elicitation:
     """The agent's `elicitation/create`: a question to the user, waiting for an answer.
 
@@ -133,7 +134,7 @@ class V1Elicitation:
     params: JsonObject
 
 
-@attrs.frozen
+@frozen
 class V1ElicitationAnswer:
     """The client's answer to the elicitation `request_id`.
 
@@ -148,7 +149,7 @@ class V1ElicitationAnswer:
     answer: JsonValue
 
 
-@attrs.frozen
+@frozen
 class NormalizedEvent:
     """A lifecycle event that is not a session update: a prompt error, the client's
     `session/cancel`, a v1 permission request in its v2 shape (digest 6.2 r18), or an
@@ -165,7 +166,7 @@ class NormalizedEvent:
     index: int
 
 
-@attrs.frozen
+@frozen
 class V1Output:
     """What one step produced, in order within each kind."""
 
@@ -177,7 +178,7 @@ class V1Output:
 # -- state -----------------------------------------------------------------------------------
 
 
-@attrs.frozen
+@frozen
 class Run:
     """An id-less message of one role: its synthetic id and the texts its chunks carried."""
 
@@ -188,7 +189,7 @@ class Run:
     open: bool
 
 
-@attrs.frozen
+@frozen
 class ToolSeen:
     """A tool call seen so far: created by `tool_call`, or a placeholder with the fields
     its updates set (a late `tool_call` must not overwrite them)."""
@@ -198,7 +199,7 @@ class ToolSeen:
     terminals: tuple[str, ...] = ()  # the v1 terminals its current content shows
 
 
-@attrs.frozen
+@frozen
 class Echo:
     """The live prompt, for recognising an agent's echo of it (until the reply starts)."""
 
@@ -210,7 +211,7 @@ class Echo:
     replacing: bool = False
 
 
-@attrs.frozen
+@frozen
 class V1Session:
     """Normalizer state of one session (all private detail; compare, do not inspect)."""
 
@@ -225,7 +226,7 @@ class V1Session:
     exited: PMap[str, bool] = attrs.field(factory=PMap)  # v1 terminal id -> exit status seen
 
 
-@attrs.frozen
+@frozen
 class Pending:
     """A request awaiting its response, keyed in `V1State.requests` by `request_ref`:
     the client's prompts and `session/new`, the agent's permission requests, elicitations
@@ -249,7 +250,7 @@ class Pending:
     cwd: str | None = None
 
 
-@attrs.frozen
+@frozen
 class V1State:
     """The normalizer's state: the policy, per-session state, outstanding requests, and
     each session's conversation machine following the v2 updates emitted for it (the one
@@ -261,7 +262,7 @@ class V1State:
     machines: PMap[str, Conversation] = attrs.field(factory=PMap)
 
 
-@attrs.frozen
+@frozen
 class V1Result:
     """A whole trace normalized: the final state and everything the steps produced."""
 

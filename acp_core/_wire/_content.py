@@ -25,6 +25,7 @@ import attrs
 from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._value import frozen
 
 __all__ = [
     "Annotations",
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Annotations:
     """Display hints on a content block (MCP annotations)."""
 
@@ -64,7 +65,7 @@ class Annotations:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TextContent:
     """`{"type": "text"}`: text, rendered as Markdown by clients."""
 
@@ -76,7 +77,7 @@ class TextContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ImageContent:
     """`{"type": "image"}`: base64 image data."""
 
@@ -90,7 +91,7 @@ class ImageContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AudioContent:
     """`{"type": "audio"}`: base64 audio data."""
 
@@ -103,7 +104,7 @@ class AudioContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Icon:
     """An icon of a resource link."""
 
@@ -114,7 +115,7 @@ class Icon:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ResourceLink:
     """`{"type": "resource_link"}`: a reference to a resource the agent can fetch."""
 
@@ -132,7 +133,7 @@ class ResourceLink:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TextResourceContents:
     """Text form of an embedded resource."""
 
@@ -143,7 +144,7 @@ class TextResourceContents:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class BlobResourceContents:
     """Binary (base64) form of an embedded resource."""
 
@@ -154,7 +155,7 @@ class BlobResourceContents:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class EmbeddedResource:
     """`{"type": "resource"}`: resource contents embedded in the message."""
 
@@ -166,7 +167,7 @@ class EmbeddedResource:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherContent:
     """A content block of a type this library does not know; `raw` is the whole object."""
 
@@ -207,7 +208,7 @@ class DiffFileType:
     SYMLINK: Final = "symlink"
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class DiffChange:
     """One affected path of a diff. `old_path` is required for `move` and `copy` only."""
 
@@ -220,7 +221,7 @@ class DiffChange:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherDiffChange:
     """A diff change with an operation this library does not know; `raw` is verbatim."""
 
@@ -234,7 +235,7 @@ class OtherDiffChange:
         return tag
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class DiffPatch:
     """Patch text agreeing with a diff's changes (`format` is open; `git_patch` is known)."""
 
@@ -243,7 +244,7 @@ class DiffPatch:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ToolContent:
     """`{"type": "content"}`: a content block produced by a tool (schema name `Content`)."""
 
@@ -254,7 +255,7 @@ class ToolContent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Diff:
     """`{"type": "diff"}`: file changes; `changes` is authoritative, `patch` optional."""
 
@@ -266,7 +267,7 @@ class Diff:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalRef:
     """`{"type": "terminal"}`: a display anchor for an agent-owned terminal (schema `Terminal`)."""
 
@@ -277,7 +278,7 @@ class TerminalRef:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherToolCallContent:
     """Tool-call content of a type this library does not know; `raw` is verbatim."""
 
@@ -291,7 +292,7 @@ class OtherToolCallContent:
         return tag
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionReference:
     """`{"type": "session"}` (Preview): a display-only link to a session the client knows;
     it grants no control and proves no work (C52)."""
@@ -309,7 +310,7 @@ ToolCallContent: TypeAlias = (
 )
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ToolCallLocation:
     """A file location a tool call touches (`line` is 1-based; 0 means no line)."""
 

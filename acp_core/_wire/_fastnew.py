@@ -19,6 +19,7 @@ codec, the state builders and the persistent vector all build through it.
 from __future__ import annotations
 
 import linecache
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -41,9 +42,44 @@ def compile_generated(
     filename = f"<acp_core generated {label}>"
     # (size, mtime=None: never checked against a file, lines, fullname), as attrs does.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)  # our own generated source only
+    if RECORD is not None:
+        RECORD.append((source, name))
+    code = _precompiled(source, name, filename)
+    if code is not None:
+        namespace[name] = types.FunctionType(code, namespace, name)
+    else:
+        exec(compile(source, filename, "exec"), namespace)  # our own generated source only
     fn: Callable[..., Any] = namespace[name]
     return fn
+
+
+#: While `tools/generate_values.py` runs: every (source, name) compiled, for it to write.
+RECORD: list[tuple[str, str]] | None = None
+#: `_compiled_sources` (generated), loaded on the first call; False: do not use it.
+_sources: Any = None
+
+
+def _precompiled(source: str, name: str, filename: str) -> types.CodeType | None:
+    """The code of `source` compiled with the package (`_compiled_sources.py`, written by
+    tools/generate_values.py), or None if that module does not hold this exact source.
+
+    Only a source that is one `def` without defaults or decorators is stored there, each
+    under its own name; its code object is the one `compile(source)` would define (same
+    bytecode), given back the generated function's name and the label's file name and first
+    line, so tracebacks and `inspect.getsource` show the same as a fresh compile. Looked up by
+    the exact text, so a changed generator can only miss (and compile as before)."""
+    global _sources  # noqa: PLW0603  (loaded once, on first use)
+    if _sources is None:
+        from . import _compiled_sources
+
+        _sources = _compiled_sources if RECORD is None else False
+    if _sources is False:
+        return None
+    stored = _sources.SOURCES.get(source)
+    if stored is None:
+        return None
+    code: types.CodeType = getattr(_sources, stored).__code__
+    return code.replace(co_name=name, co_qualname=name, co_filename=filename, co_firstlineno=1)
 
 
 def fast_constructor(cls: type[T]) -> Callable[..., T]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Final
 
-import attrs
+from ._value import frozen
 
 __all__ = ["BASE_REVISION", "PREVIEW_NAME", "WIRE", "WireField", "since_of", "wire", "wire_tag"]
 
@@ -38,7 +38,7 @@ WIRE: Final = "acp.wire"
 INT_CODECS: Final = frozenset({"uint16", "uint32", "uint64", "int64"})
 
 
-@attrs.frozen
+@frozen
 class WireField:
     """The exceptions of one field (`None` = follow the derivation rule).
 

@@ -23,13 +23,12 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-import attrs
-
 from acp_core._errors import ArgumentError, bytes_argument
 
 from ._fastnew import fast_constructor
 from ._freezing import freezing_fields
 from ._pieces import push_piece
+from ._value import frozen
 
 __all__ = [
     "DEFAULT_MAX_LINE",
@@ -57,14 +56,14 @@ def _no_constant(name: str) -> Any:
 _DECODER: Final = json.JSONDecoder(parse_constant=_no_constant)
 
 
-@attrs.frozen
+@frozen
 class Parsed:
     """One complete JSON value, freshly parsed (the caller owns it; nothing else holds it)."""
 
     value: Any
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class FramingError:
     """A line (or frame) that could not become a JSON value.
 
@@ -156,7 +155,7 @@ _parse: Final = _parse_stdlib if _FAST_LOADS is None else _parse_fast
 # -- newline-delimited JSON ----------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class NdjsonDecoder:
     """The state of an NDJSON byte stream between two `feed_ndjson` calls.
 

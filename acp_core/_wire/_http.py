@@ -39,6 +39,7 @@ from acp_core._errors import ArgumentError, DecodeError
 from ._fastnew import evolve_frozen
 from ._freezing import Converter, freeze_fields_with, freeze_given, freezing_fields
 from ._sse import SseEvent, encode_comment, encode_event
+from ._value import frozen
 
 __all__ = [
     "CONNECTION_STREAM",
@@ -94,7 +95,7 @@ def _map_fields(where: str, typed: str) -> Converter | None:
 _FREEZING_MAPS: Final = freeze_fields_with(_map_fields)
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class HttpLimits:
     """What one connection may hold (the TypeScript SDK's defaults where it has one).
 
@@ -112,7 +113,7 @@ class HttpLimits:
     replay_bytes: int = 1024 * 1024
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class HttpRequest:
     """One HTTP request to the endpoint: method, headers (names in any case), body bytes."""
 
@@ -126,7 +127,7 @@ class HttpRequest:
         return next((v for k, v in self.headers if k.lower() == wanted), None)
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class HttpResponse:
     """An HTTP answer to write: status, headers, body (for an SSE stream: its first bytes)."""
 
@@ -135,7 +136,7 @@ class HttpResponse:
     body: bytes = b""
 
 
-@attrs.frozen(field_transformer=_FREEZING_MAPS)
+@frozen(field_transformer=_FREEZING_MAPS)
 class OutboundStream:
     """One SSE stream of a connection: its numbered events, written or waiting.
 
@@ -202,7 +203,7 @@ def _trimmed(
     )
 
 
-@attrs.frozen(field_transformer=_FREEZING_MAPS)
+@frozen(field_transformer=_FREEZING_MAPS)
 class HttpConnection:
     """One initialized (or initializing) connection.
 
@@ -226,7 +227,7 @@ class HttpConnection:
     buffering: int = 0
 
 
-@attrs.frozen(field_transformer=_FREEZING_MAPS)
+@frozen(field_transformer=_FREEZING_MAPS)
 class HttpServer:
     """Every connection of one endpoint, by connection id."""
 
@@ -239,7 +240,7 @@ def new_http_server(limits: HttpLimits | None = None) -> HttpServer:
     return HttpServer(HttpLimits() if limits is None else limits)
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class StreamOpened:
     """A GET opened a stream: write `HttpReceived.response` (its body holds what the stream
     owed: the events after `Last-Event-ID`, or those buffered for it), then each later
@@ -254,7 +255,7 @@ class StreamOpened:
     missed: tuple[int, int] | None = None
 
 
-@attrs.frozen
+@frozen
 class HttpReceived:
     """What an HTTP request asks of the host (it keeps `inbound` as parsed, as `Parsed`
     does: a fresh JSON message the host hands to its agent connection, which decodes it).
@@ -276,7 +277,7 @@ class HttpReceived:
     closed: bool = False
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class HttpSent:
     """Where one agent message went.
 

@@ -24,6 +24,7 @@ from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, Unset
 from ._updates import SessionUpdate, ToolCallUpdate
+from ._value import frozen
 
 __all__ = [
     "Batch",
@@ -100,7 +101,7 @@ class PermissionOptionKind:
 # -- permission values -------------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PermissionOption:
     """A choice offered in a permission prompt."""
 
@@ -111,7 +112,7 @@ class PermissionOption:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ToolCallPermissionSubject:
     """`{"type": "tool_call"}`: the client applies `tool_call` like a `tool_call_update`."""
 
@@ -121,7 +122,7 @@ class ToolCallPermissionSubject:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CommandPermissionSubject:
     """`{"type": "command"}`: a command the agent wants to run (a description, not a patch)."""
 
@@ -135,7 +136,7 @@ class CommandPermissionSubject:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherPermissionSubject:
     """A permission subject this library does not know; `raw` is verbatim."""
 
@@ -147,7 +148,7 @@ PermissionSubject: TypeAlias = (
 )
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SelectedOutcome:
     """`{"outcome": "selected"}`: the user picked `option_id`."""
 
@@ -158,7 +159,7 @@ class SelectedOutcome:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CancelledOutcome:
     """`{"outcome": "cancelled"}`: the work was cancelled before the user answered."""
 
@@ -167,7 +168,7 @@ class CancelledOutcome:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherPermissionOutcome:
     """An outcome this library does not know. An agent must never read it as approval."""
 
@@ -177,7 +178,7 @@ class OtherPermissionOutcome:
 PermissionOutcome: TypeAlias = SelectedOutcome | CancelledOutcome | OtherPermissionOutcome
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class RequestPermissionResult:
     """The result of `session/request_permission`."""
 
@@ -186,7 +187,7 @@ class RequestPermissionResult:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PromptResult:
     """The result of `session/prompt`: `{}` in the 2026-08 revision.
 
@@ -205,7 +206,7 @@ class PromptResult:
 # unknown keys inside `params`.
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class UpdateSessionNotification:
     """`session/update` (agent -> client)."""
 
@@ -216,7 +217,7 @@ class UpdateSessionNotification:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PromptRequest:
     """`session/prompt` (client -> agent)."""
 
@@ -232,7 +233,7 @@ class PromptRequest:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CancelToolCallRequest:
     """`tool_call/cancel` (client -> agent, 2026-11 on): only while the call advertises
     `capabilities.cancel` (C41); answered `{}` once accepted (R75)."""
@@ -247,7 +248,7 @@ class CancelToolCallRequest:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CancelTerminalRequest:
     """`terminal/cancel` (client -> agent, 2026-11 on): only while the terminal advertises
     `capabilities.cancel` (C41); answered `{}` once accepted (R75)."""
@@ -262,7 +263,7 @@ class CancelTerminalRequest:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CancelSessionNotification:
     """`session/cancel` (client -> agent)."""
 
@@ -272,7 +273,7 @@ class CancelSessionNotification:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class RequestPermissionRequest:
     """`session/request_permission` (agent -> client). v2: `title` is required."""
 
@@ -289,7 +290,7 @@ class RequestPermissionRequest:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CancelRequestNotification:
     """`$/cancel_request` (either direction)."""
 
@@ -302,7 +303,7 @@ class CancelRequestNotification:
 # -- generic envelopes -------------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Request:
     """Any other request, kept verbatim (`params` is `UNSET` when absent)."""
 
@@ -312,7 +313,7 @@ class Request:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Notification:
     """Any other notification, kept verbatim."""
 
@@ -321,7 +322,7 @@ class Notification:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Response:
     """A success response; decode `result` with the decoder of the request's method."""
 
@@ -330,7 +331,7 @@ class Response:
     envelope_extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class RpcError:
     """The `error` member of an error response."""
 
@@ -340,7 +341,7 @@ class RpcError:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ErrorResponse:
     """An error response."""
 
@@ -364,7 +365,7 @@ Message: TypeAlias = (
 )
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class InvalidEntry:
     """A batch entry that did not decode; the receiver answers it with `code` and `id: null`."""
 
@@ -374,7 +375,7 @@ class InvalidEntry:
     code: int
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Batch:
     """A JSON-RPC batch (accepted on input, processed in array order, never emitted)."""
 

@@ -38,6 +38,7 @@ from acp_core._errors import AcpError, ArgumentError
 from ._fields import BASE_REVISION, PREVIEW_NAME, since_of
 from ._freezing import freezing_fields
 from ._updates import SessionUpdate, StopReason, ToolCallStatus
+from ._value import frozen
 
 __all__ = [
     "DEFAULT_REVISION",
@@ -66,7 +67,7 @@ def decoded_update_tags(lineage: tuple[str, ...]) -> frozenset[str]:
     )
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Revision:
     """One v2 draft and the facts that differ in it.
 
@@ -165,7 +166,7 @@ class Revision:
         return frozenset(i for i in _declared_scopes() if _added(_base(), i, self))
 
 
-@attrs.frozen
+@frozen
 class RuleScope:
     """The revisions one catalogue rule applies in, as its `Rule` declares them.
 

@@ -17,6 +17,7 @@ from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
 from ._updates import AvailableCommand, SessionConfigOption
+from ._value import frozen
 
 __all__ = [
     "ClientCapabilities",
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ReplayFromStart:
     """`replayFrom: {"type": "start"}`: replay the whole history."""
 
@@ -41,14 +42,14 @@ class ReplayFromStart:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherReplayFrom:
     """A replay cursor of a type this library does not know; `raw` keeps it."""
 
     raw: JsonObject
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ResumeSessionRequest:
     """`session/resume` params: resume `session_id`; a `replay_from` cursor asks for history
     ending with `replay_complete` (R57). `mcp_servers` entries are kept as sent."""
@@ -64,7 +65,7 @@ class ResumeSessionRequest:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class NewSessionResult:
     """The `session/new` result: the new id, and what the view starts with."""
 
@@ -77,7 +78,7 @@ class NewSessionResult:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ResumeSessionResult:
     """The `session/resume` result (after the replay and the state snapshot, R62)."""
 
@@ -89,7 +90,7 @@ class ResumeSessionResult:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ContentTypeCapability:
     """A content-type marker (`{}` = allowed)."""
 
@@ -97,7 +98,7 @@ class ContentTypeCapability:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PromptSuggestionsCapabilities:
     """`session.promptSuggestions` (unstable): the client shows suggestions; which block
     types beyond text and resource links they may hold."""
@@ -109,7 +110,7 @@ class PromptSuggestionsCapabilities:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ClientSessionCapabilities:
     """The client's `session` capability group (Preview); `{}` advertises nothing."""
 
@@ -120,7 +121,7 @@ class ClientSessionCapabilities:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ClientCapabilities:
     """The client capabilities this library reads; the other groups are kept in `extra`."""
 

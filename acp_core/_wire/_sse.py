@@ -31,12 +31,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-import attrs
-
 from acp_core._errors import ArgumentError, SseError, bytes_argument
 
 from ._freezing import freezing_fields
 from ._pieces import push_piece
+from ._value import frozen
 
 __all__ = [
     "DEFAULT_MAX_SSE_BUFFER",
@@ -56,7 +55,7 @@ _TEXT_LINE_END: Final = re.compile(r"\r\n|\r|\n")
 _BOM: Final = b"\xef\xbb\xbf"
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SseEvent:
     """One dispatched event.
 
@@ -74,7 +73,7 @@ class SseEvent:
     retry: int | None = None
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SseDecoder:
     """The state of an event stream between two `feed_sse` calls.
 

@@ -73,6 +73,7 @@ from ._updates_tools import (
     ToolCallUpdate,
     ToolKind,
 )
+from ._value import frozen
 
 if TYPE_CHECKING:
     from ._jsonrpc import RpcError
@@ -164,7 +165,7 @@ class SessionConfigOptionCategory:
 # -- messages --------------------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class _ContentChunk:
     message_id: str
     content: ContentBlock
@@ -172,28 +173,28 @@ class _ContentChunk:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class UserMessageChunk(_ContentChunk):
     """`user_message_chunk`: append one block to the user message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="user_message_chunk")
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AgentMessageChunk(_ContentChunk):
     """`agent_message_chunk`: append one block to the agent message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_message_chunk")
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AgentThoughtChunk(_ContentChunk):
     """`agent_thought_chunk`: append one block to the thought `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_thought_chunk")
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class _MessageUpsert:
     message_id: str
     content: Patch[tuple[ContentBlock, ...]] = UNSET
@@ -201,21 +202,21 @@ class _MessageUpsert:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class UserMessage(_MessageUpsert):
     """`user_message`: create or patch the user message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="user_message")
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AgentMessage(_MessageUpsert):
     """`agent_message`: create or patch the agent message `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_message")
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AgentThought(_MessageUpsert):
     """`agent_thought`: create or patch the thought `message_id`."""
 
@@ -225,7 +226,7 @@ class AgentThought(_MessageUpsert):
 # -- foreground state ------------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class RunningStateUpdate:
     """`state_update` with `state: running`: foreground work is in progress."""
 
@@ -239,7 +240,7 @@ class RunningStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class IdleStateUpdate:
     """`state_update` with `state: idle`; `stop_reason` says why work ended (if it did)."""
 
@@ -256,7 +257,7 @@ class IdleStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class RequiresActionStateUpdate:
     """`state_update` with `state: requires_action`: work is blocked on the user."""
 
@@ -270,7 +271,7 @@ class RequiresActionStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherStateUpdate:
     """`state_update` with a state this library does not know; `raw` is the whole update."""
 
@@ -295,7 +296,7 @@ StateUpdate: TypeAlias = (
 )
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherUpdate:
     """A `sessionUpdate` this library does not know; `raw` is the whole update object."""
 

@@ -21,6 +21,7 @@ from ._content import ContentBlock
 from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._value import frozen
 
 __all__ = [
     "BackgroundSubagent",
@@ -62,7 +63,7 @@ class CompactionStatus:
 # -- background work (on every state update) ----------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class BackgroundTerminal:
     """`{"type": "terminal"}`: a display terminal whose process runs in the background."""
 
@@ -74,7 +75,7 @@ class BackgroundTerminal:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class BackgroundToolCall:
     """`{"type": "tool_call"}`: a tool call that keeps running in the background."""
 
@@ -86,7 +87,7 @@ class BackgroundToolCall:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class BackgroundSubagent:
     """`{"type": "subagent"}` (Preview): a detached child session still at work."""
 
@@ -98,7 +99,7 @@ class BackgroundSubagent:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherBackgroundWork:
     """A background item of a type this library does not know (C49: still means work runs)."""
 
@@ -120,7 +121,7 @@ BackgroundWork: TypeAlias = (
 # -- per-item capabilities and terminal size -----------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CancelCapability:
     """A `cancel` capability marker: present (even empty) means the item may be cancelled."""
 
@@ -128,7 +129,7 @@ class CancelCapability:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ToolCallCapabilities:
     """What the client may do to one tool call (replaced whole by each update)."""
 
@@ -142,7 +143,7 @@ class ToolCallCapabilities:
         return isinstance(self.cancel, CancelCapability)
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalCapabilities:
     """What the client may do to one display terminal (replaced whole by each update)."""
 
@@ -156,7 +157,7 @@ class TerminalCapabilities:
         return isinstance(self.cancel, CancelCapability)
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalSize:
     """The size a terminal's program runs with (for faithful rendering)."""
 
@@ -169,7 +170,7 @@ class TerminalSize:
 # -- notices and compaction ---------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Notice:
     """`notice`: a live, transient message for the user (never history, R65)."""
 
@@ -183,7 +184,7 @@ class Notice:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CompactionUpdate:
     """`compaction_update`: create or patch the compaction `compaction_id`.
 
@@ -201,7 +202,7 @@ class CompactionUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class CompactionSummaryChunk:
     """`compaction_summary_chunk`: append one block to a compaction's summary."""
 

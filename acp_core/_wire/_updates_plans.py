@@ -16,6 +16,7 @@ from ._fields import wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta
 from ._updates_preview import PlanMarkdown
+from ._value import frozen
 
 __all__ = [
     "OtherPlan",
@@ -52,7 +53,7 @@ class PlanEntryStatus:
 # -- plans -----------------------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PlanEntry:
     """One entry of an `items` plan."""
 
@@ -63,7 +64,7 @@ class PlanEntry:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PlanItems:
     """`{"type": "items"}` plan content: the complete entry list."""
 
@@ -75,7 +76,7 @@ class PlanItems:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherPlan:
     """Plan content of a type this library does not know; `raw` keeps it (with `planId`)."""
 
@@ -98,7 +99,7 @@ class OtherPlan:
         return plan_id
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PlanUpdate:
     """`plan_update`: replace the whole content of the plan `plan.plan_id`."""
 

@@ -18,6 +18,7 @@ from ._content import ContentBlock
 from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._value import frozen
 
 if TYPE_CHECKING:
     from ._updates import StateUpdate
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class UnknownStateUpdate:
     """`state_update` with `state: "unknown"`: foreground activity cannot be observed now.
 
@@ -53,7 +54,7 @@ class UnknownStateUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionCancelCapabilities:
     """The `cancel` marker of a child: present (even `{}`) lets the client cancel the child."""
 
@@ -61,7 +62,7 @@ class SessionCancelCapabilities:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SubagentSessionCapabilities:
     """What the client may do to a child session (none unless stated, C29)."""
 
@@ -70,7 +71,7 @@ class SubagentSessionCapabilities:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SubagentUpdate:
     """`subagent_update` on the parent: announce (first sight) or patch the child `session_id`.
 
@@ -91,7 +92,7 @@ class SubagentUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionMessage:
     """`session_message`: create or patch the inter-session message `message_id` (R54)."""
 
@@ -108,7 +109,7 @@ class SessionMessage:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionMessageChunk:
     """`session_message_chunk`: append one block to the inter-session message `message_id`."""
 
@@ -121,7 +122,7 @@ class SessionMessageChunk:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ReplayComplete:
     """`replay_complete`: the end of the history a `session/resume` with a cursor asked for."""
 
@@ -132,7 +133,7 @@ class ReplayComplete:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PlanRemoved:
     """`plan_removed`: delete the plan `plan_id` (an unknown id changes nothing, C46)."""
 
@@ -144,7 +145,7 @@ class PlanRemoved:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PlanMarkdown:
     """`{"type": "markdown"}` plan content: the whole plan as Markdown; `path` only names a file."""
 
@@ -158,7 +159,7 @@ class PlanMarkdown:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PromptSuggestion:
     """One suggested prompt, sendable unchanged as `session/prompt.prompt` (at least one block)."""
 
@@ -167,7 +168,7 @@ class PromptSuggestion:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class PromptSuggestionsUpdate:
     """`prompt_suggestions_update` (unstable): the complete suggestion list; `()` withdraws all."""
 

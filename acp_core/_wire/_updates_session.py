@@ -15,6 +15,7 @@ import attrs
 from ._fields import wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._value import frozen
 
 __all__ = [
     "AvailableCommand",
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TextCommandInput:
     """`{"type": "text"}` command input with a hint."""
 
@@ -45,14 +46,14 @@ class TextCommandInput:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherCommandInput:
     """Command input of a type this library does not know; `raw` is verbatim."""
 
     raw: JsonObject
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AvailableCommand:
     """A slash command the agent offers."""
 
@@ -65,7 +66,7 @@ class AvailableCommand:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class AvailableCommandsUpdate:
     """`available_commands_update`: the complete command list."""
 
@@ -78,7 +79,7 @@ class AvailableCommandsUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionConfigSelectOption:
     """One value of a select config option."""
 
@@ -89,7 +90,7 @@ class SessionConfigSelectOption:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionConfigSelectGroup:
     """A named group of select values."""
 
@@ -102,7 +103,7 @@ class SessionConfigSelectGroup:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionConfigSelect:
     """`{"type": "select"}` config option; `options` is flat or grouped."""
 
@@ -118,7 +119,7 @@ class SessionConfigSelect:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionConfigBoolean:
     """`{"type": "boolean"}` config option."""
 
@@ -133,7 +134,7 @@ class SessionConfigBoolean:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class OtherSessionConfigOption:
     """A config option of a type this library does not know; `raw` is verbatim."""
 
@@ -145,7 +146,7 @@ SessionConfigOption: TypeAlias = (
 )
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ConfigOptionUpdate:
     """`config_option_update`: the complete config option set."""
 
@@ -158,7 +159,7 @@ class ConfigOptionUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class SessionInfoUpdate:
     """`session_info_update`: patch the session's title, updatedAt and `_meta`."""
 
@@ -170,7 +171,7 @@ class SessionInfoUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class Cost:
     """Cumulative session cost."""
 
@@ -180,7 +181,7 @@ class Cost:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class UsageUpdate:
     """`usage_update`: context window use and (optionally) cumulative cost."""
 

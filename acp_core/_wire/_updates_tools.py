@@ -18,6 +18,7 @@ from ._fields import wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
 from ._updates_2026_11 import TerminalCapabilities, TerminalSize, ToolCallCapabilities
+from ._value import frozen
 
 __all__ = [
     "TerminalExitStatus",
@@ -70,7 +71,7 @@ class ToolCallStatus:
 # -- tool calls ------------------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ToolCallUpdate:
     """`tool_call_update`: create (first sight) or patch the tool call `tool_call_id`."""
 
@@ -95,7 +96,7 @@ class ToolCallUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class ToolCallContentChunk:
     """`tool_call_content_chunk`: append one content item to a tool call."""
 
@@ -110,7 +111,7 @@ class ToolCallContentChunk:
 # -- display terminals -----------------------------------------------------------------
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalOutput:
     """A full replacement snapshot of a terminal's bytes (`data` is base64)."""
 
@@ -119,7 +120,7 @@ class TerminalOutput:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalExitStatus:
     """Exit information; any instance (even with nothing set) marks the terminal exited."""
 
@@ -132,7 +133,7 @@ class TerminalExitStatus:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalUpdate:
     """`terminal_update`: create or patch the display terminal `terminal_id`."""
 
@@ -152,7 +153,7 @@ class TerminalUpdate:
     extra: JsonObject = EMPTY_OBJECT
 
 
-@attrs.frozen(field_transformer=freezing_fields)
+@frozen(field_transformer=freezing_fields)
 class TerminalOutputChunk:
     """`terminal_output_chunk`: append base64-encoded bytes to a terminal."""
 
