@@ -121,6 +121,19 @@ class PVec(Generic[T]):
         tail_len = self._tail_len
         return _raw(self._base, tail_len + len(new), self if tail_len else None, _bundle(new))
 
+    def compacted(self) -> PVec[T]:
+        """The same vector with its unsealed tail held by one node instead of a chain.
+
+        A vector built by `append` keeps one node per tail item (up to 32). A vector that
+        will be kept but no longer appended to (a message that stopped streaming) can drop
+        that chain: one node and one bundle instead of up to 32 nodes, which the cyclic
+        garbage collector would otherwise walk on every full collection for as long as the
+        vector lives. O(tail length); equal to `self`.
+        """
+        if self._prev is None:
+            return self
+        return _raw(self._base, self._tail_len, None, _bundle(self._tail()))
+
     # -- reading ------------------------------------------------------------------------
 
     @property

@@ -363,6 +363,23 @@ new_entity_ref: Final[Callable[[str, str], EntityRef]] = fast_constructor(Entity
 new_foreground: Final[Callable[..., Foreground]] = fast_constructor(Foreground)
 
 
+def messages_written_back(state: SessionState) -> PMap[str, MessageState]:
+    """Every message, for a builder that names the messages (the hot one leaves the slot).
+
+    The same map as `state.messages`, except that the leaving message's content is
+    compacted: its tail chain of up to 32 nodes (one per streamed chunk) becomes one node,
+    so a long session keeps fewer objects for the cyclic garbage collector to walk.
+    """
+    hot_id = state._hot_id
+    if hot_id is None:
+        return state._messages
+    base = state._messages[hot_id]
+    content = state._hot_content.compacted()  # type: ignore[union-attr]
+    return state._messages.set(
+        hot_id, new_message_state(base.role, content, base.meta, base.chunk_meta)
+    )
+
+
 def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
     """`state` with `ref` appended to the timeline."""
     return with_timeline(state, state.timeline.append(ref))
