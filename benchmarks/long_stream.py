@@ -166,7 +166,10 @@ def run_here(events: int, paths: list[str], hosts: list[str]) -> dict[str, Any]:
     wire = mixed(events).v2
     gc.collect()
     gc.freeze()
-    results = [measure(events, p, h, wire) for p in paths for h in hosts]
+    try:
+        results = [measure(events, p, h, wire) for p in paths for h in hosts]
+    finally:
+        gc.unfreeze()
     return {
         "python": sys.version.split()[0],
         "tree": str(Path(acp_core.__file__).resolve().parent.parent),

@@ -3,6 +3,7 @@ implementations it compares compute the same session. No timing here (see benchm
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -292,3 +293,22 @@ def test_the_incremental_check_benchmark_feeds_a_growing_recording(
     # The recording it builds is a clean one: what it times is the checker's bookkeeping.
     entries = incremental_check._SETUP + incremental_check.sessions(0, 6)
     assert acp_core.check_trace(entries, revision=acp_core.V2_PREVIEW) == ()
+
+
+def test_the_long_stream_benchmark_reports_tenths_and_tracked_objects() -> None:
+    from benchmarks import long_stream
+
+    data = long_stream.run_here(2_000, ["reduce", "fold"], ["default", "freeze"])
+    assert [(r["path"], r["host"]) for r in data["results"]] == [
+        ("reduce", "default"),
+        ("reduce", "freeze"),
+        ("fold", "default"),
+        ("fold", "freeze"),
+    ]
+    for r in data["results"]:
+        assert len(r["us_per_event_by_tenth"]) == 10
+        assert all(us > 0 for us in r["us_per_event_by_tenth"])
+        # what the state holds, whatever the host did with the collector
+        assert 1.0 < r["tracked_per_event"] <= 1.8
+        assert r["tracked_types_per_event"]["TextContent"] > 0.5
+    assert gc.get_freeze_count() == 0  # the benchmark leaves nothing frozen behind
