@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acp_core
-from acp_core._state._pcoll import EMPTY_VEC, PVec
+from acp_core._state._pcoll import EMPTY_VEC, PVec, compact_tail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -52,11 +52,13 @@ def reduced_one_by_one(wire: list[dict[str, object]]) -> acp_core.SessionState:
 
 
 @given(st.lists(st.integers(), max_size=80), st.integers(0, 80))
-def test_compacted_is_the_same_vector_and_keeps_growing_alike(items: list[int], more: int) -> None:
+def test_compact_tail_is_the_same_vector_and_keeps_growing_alike(
+    items: list[int], more: int
+) -> None:
     vec: PVec[int] = EMPTY_VEC
     for x in items:
         vec = vec.append(x)
-    compact = vec.compacted()
+    compact = compact_tail(vec)
     assert compact == vec
     assert list(compact) == items
     assert len(compact) == len(items)

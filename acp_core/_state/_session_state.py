@@ -36,7 +36,7 @@ from acp_core._wire._updates_2026_11 import (
     BackgroundWork,
 )
 
-from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._pcoll import EMPTY_VEC, PMap, PVec, compact_tail
 from ._state_entities import (
     MessageState,
     PlanState,
@@ -374,7 +374,7 @@ def messages_written_back(state: SessionState) -> PMap[str, MessageState]:
     if hot_id is None:
         return state._messages
     base = state._messages[hot_id]
-    content = state._hot_content.compacted()  # type: ignore[union-attr]
+    content = compact_tail(state._hot_content)  # type: ignore[arg-type]
     return state._messages.set(
         hot_id, new_message_state(base.role, content, base.meta, base.chunk_meta)
     )
