@@ -21,6 +21,11 @@ Phases:
                 (`receive_bytes`: engines, bookkeeping and the client's view as well).
   bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser, where the
                 `fast` extra (orjson) would otherwise be used (`acp_core.JSON_PARSER`).
+  anchors       `mixed` only, over the `bytes` phase's reads (benchmarks/anchors.py), where
+                installed: msgspec's typed decode into frozen Structs (timed in the rounds
+                with everything else), and the TypeScript SDK's validated path under Node
+                (benchmarks/ts_sdk_anchor.mjs, a subprocess after the rounds). An anchor
+                that cannot run is reported absent, with the reason.
   split         acp_core only, no workload: one NDJSON line of 1 KB and one of 64 KB fed to
                 `feed_ndjson` a byte at a time; microseconds per byte at each length and their
                 ratio (1.0: a feed costs the same whatever the decoder holds;
@@ -47,7 +52,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `acp_cor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import acp_core
-from benchmarks import bytes_phase, sdk_adapter, split_phase
+from benchmarks import anchors, bytes_phase, sdk_adapter, split_phase
 from benchmarks.floor import floor_message_text, floor_terminal_bytes, fold_floor, new_floor_state
 from benchmarks.workloads import SESSION_ID, Workload, build_all
 
@@ -62,6 +67,8 @@ APPLY_GC_OFF = "apply_gc_off"  # extra key: `apply` with the cyclic GC off (what
 BYTES = "bytes"  # NDJSON bytes to folded sessions (framing, parse, decode, route, fold)
 BYTES_CONNECTION = "bytes_connection"  # acp_core only: the bytes through a ClientConnection
 BYTES_STDLIB = "bytes_stdlib"  # acp_core only: `bytes` with the stdlib JSON parser forced
+MSGSPEC = "msgspec"  # anchor: msgspec typed decode of the mixed bytes (benchmarks/anchors.py)
+TS_SDK = "ts_sdk"  # anchor: the TypeScript SDK's validated path, under Node
 SPLIT = "split"  # acp_core only: one line fed a byte at a time, 1 KB and 64 KB (µs per byte)
 SDK_PRIVATE = "private_merge"  # extra key: the SDK's non-public merge without snapshots
 SDK_AT_END = "apply_at_end"  # extra key: public apply() once the session is full size
@@ -82,6 +89,7 @@ RETAIN_MAX_BYTES = 200
 FINAL_MAX_BYTES = 100
 SDK_MIN_RATIO = 100.0
 SPLIT_MAX = 1.5  # issue 24: µs per byte at 64 KB over 1 KB, a byte per feed
+TS_SDK_MIN_RATIO = 4.0  # issue 24: ClientConnection vs the TS SDK's validated path, same bytes
 
 
 # -- timing --------------------------------------------------------------------------------
@@ -494,9 +502,25 @@ def main(argv: list[str] | None = None) -> int:
     # collection, which would charge each implementation for the harness's own heap; the GC
     # still runs, as usual, over everything an implementation allocates.
     split = split_cases()
+    mixed_wl = next(w for w in workloads if w.name == "mixed")
+    mixed_reads = bytes_phase.ndjson_reads(SESSION_ID, mixed_wl.v2)
+    found_msgspec = anchors.msgspec_decoder()
+    anchor_cases = []
+    if not isinstance(found_msgspec, str):
+        decode_struct = found_msgspec[0]
+        anchor_cases.append(
+            Case(
+                MSGSPEC,
+                BYTES,
+                lambda: anchors.msgspec_bytes(decode_struct, mixed_reads),
+                len(mixed_wl.v2),
+            )
+        )
     gc.collect()
     gc.freeze()
-    run_alternating([c for cs in cases_by_name.values() for c in cs] + split, repeats)
+    run_alternating(
+        [c for cs in cases_by_name.values() for c in cs] + split + anchor_cases, repeats
+    )
     for wl in workloads:
         decoded = decoded_by_name[wl.name]
         cases = cases_by_name[wl.name]
@@ -575,6 +599,11 @@ def main(argv: list[str] | None = None) -> int:
         f"\nsplit: one line fed a byte at a time, µs per byte: {sizes}; ratio "
         f"{out[SPLIT]['ratio']:.2f} (1.00 = flat)"
     )
+
+    out["anchors"] = anchors_result(
+        out["results"]["mixed"][ACP], found_msgspec, anchor_cases, mixed_reads, repeats
+    )
+    print_anchors(out["anchors"])
 
     # Per-event cost growth, memory, snapshots.
     r = out["results"]
@@ -676,6 +705,92 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def anchors_result(
+    connection: dict[str, Any],
+    found_msgspec: tuple[Any, str] | str,
+    anchor_cases: list[Case],
+    reads: list[bytes],
+    repeats: int,
+) -> dict[str, Any]:
+    """The `anchors` entry of the JSON: the client connection beside msgspec and the TS SDK on
+    the same `mixed` bytes, µs per event (wall and CPU), and the ratios."""
+    events = b"".join(reads).count(b"\n")
+    conn = {
+        "us_per_event": 1e6 / connection[BYTES_CONNECTION],
+        "us_per_event_median": 1e6 / connection[BYTES_CONNECTION + "_median"],
+        "us_per_event_cpu": 1e6 / connection[BYTES_CONNECTION + "_cpu"],
+    }
+    msg: dict[str, Any]
+    if isinstance(found_msgspec, str):
+        msg = {"absent": found_msgspec}
+    else:
+        case = anchor_cases[0]
+        msg = {
+            "version": found_msgspec[1],
+            "us_per_event": 1e6 / case.best(),
+            "us_per_event_median": 1e6 / case.median(),
+            "us_per_event_cpu": 1e6 * min(case.cpu_samples) / case.events,
+        }
+    ts = anchors.ts_sdk(reads, repeats)
+    key = "us_per_event_cpu" if CLOCK == "cpu" else "us_per_event"
+    found: dict[str, Any] = {
+        "definition": "the mixed workload's NDJSON bytes (64 KiB reads), microseconds per "
+        "event: client_connection = acp_core's bytes_connection phase; msgspec = lines "
+        "split by hand and decoded into frozen msgspec Structs (no state kept); ts_sdk = "
+        "the TypeScript SDK's validation of each session/update and its ActiveSession "
+        "bookkeeping, under Node (best of its own rounds, after this run's rounds); "
+        f"ratios on the run's clock ({key}): the anchor's time over the connection's",
+        "events": events,
+        "client_connection": conn,
+        MSGSPEC: msg,
+        TS_SDK: ts,
+    }
+    for name, anchor in ((MSGSPEC, msg), (TS_SDK, ts)):
+        found[f"{name}_over_connection"] = (
+            anchor[key] / conn[key] if "absent" not in anchor else None
+        )
+    return found
+
+
+def print_anchors(a: dict[str, Any]) -> None:
+    print(f"\nanchors (mixed, the same NDJSON bytes), µs per event ({CLOCK} clock / CPU):")
+    conn = a["client_connection"]
+    print(f"  ClientConnection  {conn['us_per_event']:.2f} / {conn['us_per_event_cpu']:.2f}")
+    for name, label in ((MSGSPEC, "msgspec"), (TS_SDK, "TS SDK")):
+        x = a[name]
+        if "absent" in x:
+            print(f"  {label:16s}  absent: {x['absent']}")
+        else:
+            ratio = a[f"{name}_over_connection"]
+            print(
+                f"  {label:16s}  {x['us_per_event']:.2f} / {x['us_per_event_cpu']:.2f}  "
+                f"(its time / the connection's: {ratio:.2f}x)"
+            )
+
+
+def anchor_rows(a: dict[str, Any]) -> list[list[str]]:
+    """The anchors table (Markdown and printed): µs per event and the ratio to the connection."""
+    rows = [["path (mixed, same bytes)", "µs/event", "µs/event (CPU)", "its time / connection"]]
+    # µs/event is on the run's clock (`--clock`); Node reports its wall clock there.
+    conn = a["client_connection"]
+    rows.append(["acp_core ClientConnection", f"{conn['us_per_event']:.2f}",
+                 f"{conn['us_per_event_cpu']:.2f}", "1.00x"])  # fmt: skip
+    labels = {
+        MSGSPEC: "msgspec typed decode (frozen Structs, no state)",
+        TS_SDK: "TypeScript SDK validated path (Node)",
+    }
+    for name, label in labels.items():
+        x = a[name]
+        if "absent" in x:
+            rows.append([label, "absent", "", x["absent"]])
+        else:
+            version = x.get("version") or x.get("sdk", "")
+            rows.append([f"{label}, {version}", f"{x['us_per_event']:.2f}",
+                         f"{x['us_per_event_cpu']:.2f}",
+                         f"{a[name + '_over_connection']:.2f}x"])  # fmt: skip
+    return rows
+
+
 def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
     r = out["results"]
     flat = out["flatness"]
@@ -769,6 +884,13 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
         split <= SPLIT_MAX,
         "x",
     )
+    over_ts = out["anchors"][f"{TS_SDK}_over_connection"]
+    name = "mixed ClientConnection vs the TS SDK's validated path (same bytes)"
+    if over_ts is None:
+        ts.append({"name": name, "value": None, "measured": "absent",
+                   "limit": f">= {TS_SDK_MIN_RATIO:.0f}x", "met": None})  # fmt: skip
+    else:
+        add(name, over_ts, f">= {TS_SDK_MIN_RATIO:.0f}x", over_ts >= TS_SDK_MIN_RATIO, "x")
     for name, res in r.items():
         if not (have_sdk and SDK in res):
             continue
@@ -847,7 +969,8 @@ def markdown(out: dict[str, Any]) -> str:
     imports: dict[str, float] = out.get("import_ms", {})
     tg = [["target", "measured", "limit", "met"]]
     for t in out["targets"]:
-        tg.append([t["name"], t["measured"], t["limit"], "yes" if t["met"] else "**no**"])
+        met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
+        tg.append([t["name"], t["measured"], t["limit"], met])
     return (
         "\n\n".join(
             (
@@ -858,6 +981,8 @@ def markdown(out: dict[str, Any]) -> str:
                 + ", ".join(f"{k} {v:.0%}" for k, v in out["gc_share"].items() if k != "definition")
                 + ".",
                 "NDJSON bytes to folded sessions (`bytes` phase):\n\n" + md(raw),
+                "Anchors, the `mixed` bytes (`anchors` in the JSON):\n\n"
+                + md(anchor_rows(out["anchors"])),
                 "One line fed a byte at a time (`split` phase), µs per byte: "
                 + ", ".join(
                     f"{int(k) // 1024} KB {v:.2f}" for k, v in out[SPLIT]["us_per_byte"].items()

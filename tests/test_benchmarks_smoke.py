@@ -3,6 +3,7 @@ implementations it compares compute the same session. No timing here (see benchm
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -183,6 +184,65 @@ def test_harness_runs_end_to_end_without_the_sdk(
     assert doc["split"]["ratio"] > 0
     assert any(t["name"].startswith("split:") for t in doc["targets"])
     assert "| stream_large | acp_core |" in md_file.read_text()
+    # The anchors: each present with a time, or absent with the reason; never a failure.
+    anchors_doc = doc["anchors"]
+    assert anchors_doc["events"] == 300
+    assert anchors_doc["client_connection"]["us_per_event"] > 0
+    for name in ("msgspec", "ts_sdk"):
+        entry = anchors_doc[name]
+        assert ("absent" in entry) != ("us_per_event" in entry), entry
+        if "absent" in entry:
+            assert entry["absent"]
+            assert anchors_doc[f"{name}_over_connection"] is None
+        else:
+            assert entry["us_per_event"] > 0
+            assert anchors_doc[f"{name}_over_connection"] > 0
+    ts_target = next(t for t in doc["targets"] if "TS SDK" in t["name"])
+    assert ts_target["met"] is None if "absent" in anchors_doc["ts_sdk"] else ts_target["value"]
+    assert "Anchors, the `mixed` bytes" in md_file.read_text()
+
+
+def test_absent_anchors_are_reported_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import anchors, bytes_phase, run
+
+    monkeypatch.setattr(anchors, "ts_sdk_absent", lambda: "node not found on PATH")
+    reads = bytes_phase.ndjson_reads(SID, workloads.mixed(40).v2)
+    connection = {"bytes_connection": 1e5, "bytes_connection_median": 1e5,
+                  "bytes_connection_cpu": 1e5}  # fmt: skip
+    found = run.anchors_result(connection, "msgspec not installed", [], reads, 1)
+    assert found["events"] == 40
+    assert found["msgspec"] == {"absent": "msgspec not installed"}
+    assert found["ts_sdk"] == {"absent": "node not found on PATH"}
+    assert found["msgspec_over_connection"] is None is found["ts_sdk_over_connection"]
+    rows = run.anchor_rows(found)
+    assert ["TypeScript SDK validated path (Node)", "absent", "", "node not found on PATH"] in rows
+
+
+def test_the_anchors_read_every_line_of_the_same_bytes() -> None:
+    from benchmarks import anchors, bytes_phase
+
+    wl = workloads.mixed(300)
+    reads = bytes_phase.ndjson_reads(SID, wl.v2)
+    found = anchors.msgspec_decoder()
+    if isinstance(found, str):
+        assert "msgspec not installed" in found
+    else:
+        decoded = anchors.msgspec_bytes(found[0], reads)
+        assert len(decoded) == 300
+        kinds = {type(n.params.update).__name__ for n in decoded}
+        assert {"AgentChunk", "ToolCallUpdate", "ToolContentChunk", "PlanUpdate"} <= kinds
+        text = next(n for n in decoded if type(n.params.update).__name__ == "AgentChunk")
+        assert text.params.update.content.text == next(
+            u["content"]["text"] for u in wl.v2 if u["sessionUpdate"] == "agent_message_chunk"
+        )
+    ts = anchors.ts_sdk(reads, 1)
+    if "absent" in ts:
+        assert ts["absent"] == anchors.ts_sdk_absent()
+    else:  # the SDK validated every update of the mixed workload and kept every message
+        assert ts["events"] == 300
+        assert ts["refused"] == 0
+        assert ts["messages"] == len({u["messageId"] for u in wl.v2 if "messageId" in u})
+        assert ts["us_per_event"] > 0
 
 
 def test_the_bytes_phase_readers_build_the_same_session_as_decode_and_fold() -> None:
@@ -233,3 +293,22 @@ def test_the_incremental_check_benchmark_feeds_a_growing_recording(
     # The recording it builds is a clean one: what it times is the checker's bookkeeping.
     entries = incremental_check._SETUP + incremental_check.sessions(0, 6)
     assert acp_core.check_trace(entries, revision=acp_core.V2_PREVIEW) == ()
+
+
+def test_the_long_stream_benchmark_reports_tenths_and_tracked_objects() -> None:
+    from benchmarks import long_stream
+
+    data = long_stream.run_here(2_000, ["reduce", "fold"], ["default", "freeze"])
+    assert [(r["path"], r["host"]) for r in data["results"]] == [
+        ("reduce", "default"),
+        ("reduce", "freeze"),
+        ("fold", "default"),
+        ("fold", "freeze"),
+    ]
+    for r in data["results"]:
+        assert len(r["us_per_event_by_tenth"]) == 10
+        assert all(us > 0 for us in r["us_per_event_by_tenth"])
+        # what the state holds, whatever the host did with the collector
+        assert 1.0 < r["tracked_per_event"] <= 1.8
+        assert r["tracked_types_per_event"]["TextContent"] > 0.5
+    assert gc.get_freeze_count() == 0  # the benchmark leaves nothing frozen behind

@@ -55,6 +55,7 @@ from ._session_state import (
     MessageState,
     SessionState,
     ToolCallState,
+    messages_written_back,
     new_entity_ref,
     new_message_state,
     with_messages,
@@ -125,7 +126,7 @@ def _write_pending(state: SessionState, pending: dict[str, _Buffer]) -> SessionS
     """Write buffered message chunks into the state: one map update per message."""
     if not pending:
         return state
-    messages = state.messages  # the hot message (if any) written back
+    messages = messages_written_back(state)  # the hot message (if any) written back
     for message_id, buffer in pending.items():
         role, base, blocks, metas = buffer.role, buffer.base, buffer.blocks, buffer.metas
         if base is None:

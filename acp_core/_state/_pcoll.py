@@ -22,7 +22,7 @@ import immutables
 
 from acp_core._wire._fastnew import fast_constructor
 
-__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "in_order", "pmap"]
+__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "compact_tail", "in_order", "pmap"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -232,6 +232,20 @@ def _bundle(items: tuple[object, ...]) -> object:
 _raw: Callable[
     [tuple[tuple[tuple[object, ...], ...], int], int, PVec[Any] | None, object], PVec[Any]
 ] = fast_constructor(PVec)
+
+
+def compact_tail(vec: PVec[T]) -> PVec[T]:
+    """`vec` with its unsealed tail held by one node instead of a chain (equal to `vec`).
+
+    A vector built by `append` keeps one node per tail item (up to 32). A vector that will
+    be kept but no longer appended to (a message that stopped streaming) can drop that
+    chain: one node and one bundle instead of up to 32 nodes, which the cyclic garbage
+    collector would otherwise walk on every full collection for as long as the vector lives.
+    O(tail length). Not a `PVec` method: the public type's surface stays as it was.
+    """
+    if vec._prev is None:
+        return vec
+    return _raw(vec._base, vec._tail_len, None, _bundle(vec._tail()))
 
 
 def _push_block(

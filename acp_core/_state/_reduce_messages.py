@@ -37,6 +37,7 @@ from ._session_state import (
     USER,
     SessionState,
     appended_to_streamed,
+    messages_written_back,
     new_entity_ref,
     new_message_state,
     with_messages,
@@ -57,7 +58,7 @@ def _chunk(
         streamed = appended_to_streamed(state, message_id, block, role)
         if streamed is not None:
             return streamed
-    messages = state.messages  # the hot message (if any) written back
+    messages = messages_written_back(state)  # the hot message (if any) written back
     old = messages.get(message_id)
     timeline = state.timeline
     new_hot_id: str | None = None
@@ -120,7 +121,7 @@ def _upsert(
     state: SessionState, u: UserMessage | AgentMessage | AgentThought, role: str
 ) -> SessionState:
     message_id = u.message_id
-    messages = state.messages
+    messages = messages_written_back(state)
     old = messages.get(message_id)
     timeline = state.timeline
     if old is None:

@@ -37,7 +37,7 @@ from acp_core._wire._updates_2026_11 import (
 )
 from acp_core._wire._value import frozen
 
-from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._pcoll import EMPTY_VEC, PMap, PVec, compact_tail
 from ._state_entities import (
     MessageState,
     PlanState,
@@ -362,6 +362,23 @@ new_entity_ref: Final[Callable[[str, str], EntityRef]] = fast_constructor(Entity
 #: Positional `Foreground` constructor for the reducers (every field, in class order): they
 #: pass values a decoder froze already, which `__init__`'s converters would only copy again.
 new_foreground: Final[Callable[..., Foreground]] = fast_constructor(Foreground)
+
+
+def messages_written_back(state: SessionState) -> PMap[str, MessageState]:
+    """Every message, for a builder that names the messages (the hot one leaves the slot).
+
+    The same map as `state.messages`, except that the leaving message's content is
+    compacted: its tail chain of up to 32 nodes (one per streamed chunk) becomes one node,
+    so a long session keeps fewer objects for the cyclic garbage collector to walk.
+    """
+    hot_id = state._hot_id
+    if hot_id is None:
+        return state._messages
+    base = state._messages[hot_id]
+    content = compact_tail(state._hot_content)  # type: ignore[arg-type]
+    return state._messages.set(
+        hot_id, new_message_state(base.role, content, base.meta, base.chunk_meta)
+    )
 
 
 def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
