@@ -151,7 +151,8 @@ _PERMISSION = {
 }
 
 #: Lines a run must take, or stop at: plain chunks (folded), chunks of a mismatched role
-#: (R5), with unknown keys (R43), with `_meta`, with an image; tool calls, state changes,
+#: (R5), with unknown keys (R43), with `_meta`, with an image; tool content chunks (folded
+#: once their tool call is known, R14 before), tool calls, state changes,
 #: usage, the exchange's own reads (config options), the Preview's markers and children,
 #: another session, an unknown one, undecodable params, requests, answers, garbage.
 LINES: tuple[bytes, ...] = (
@@ -177,6 +178,21 @@ LINES: tuple[bytes, ...] = (
             "sessionUpdate": "tool_call_content_chunk",
             "toolCallId": "c1",
             "content": {"type": "content", "content": {"type": "text", "text": "out"}},
+        }
+    ),
+    _update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c9",  # R14: first seen by a chunk
+            "content": {"type": "content", "content": {"type": "text", "text": "out"}},
+        }
+    ),
+    _update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c1",
+            "content": {"type": "content", "content": {"type": "text", "text": "m"}},
+            "_meta": {"k": 2},
         }
     ),
     _update(_STATE),
@@ -250,3 +266,17 @@ def test_receive_updates_equals_client_steps_one_at_a_time(
             assert together.sent is not engine.sent  # stopped where a prompt record moved
         engine, messages, pieces = together, messages[len(changed) :], pieces + 1
     assert pieces > 1
+
+
+def test_a_folded_tool_chunk_joins_the_work_a_cancel_marks() -> None:
+    # A tool call first reported while idle joins the running work at its next chunk (Q18):
+    # the folded chunk grows the work's tool calls as `_apply` does, so a cancel marks it.
+    conn = _ready()
+    tool = {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read"}
+    content = {"type": "content", "content": {"type": "text", "text": "out"}}
+    chunk = {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": content}
+    data = _update(tool) + _update(_STATE) + _update(chunk) * 2
+    step = _assert_same(conn, data)
+    assert "c1" in step.connection.engine(SID).work_tool_calls
+    cancelled = c.connection_step(step.connection, c.SessionIntent(SID, acp.SendCancel()))
+    assert cancelled.connection.view(SID).tool_calls["c1"].status == "cancelled"

@@ -52,6 +52,7 @@ __all__ = [
     "child_directory_findings",
     "error_finding",
     "plain_chunk_role",
+    "plain_tool_chunk",
     "plan_path_finding",
     "select_value_finding",
     "terminal_cwd_finding",
@@ -240,6 +241,22 @@ def update_findings(revision: Revision, state: SessionState, upd: u.SessionUpdat
         if known is None or known == role:
             return []
     return MessageRules(revision).update(StateSeen(state), upd)
+
+
+def plain_tool_chunk(upd: object) -> str | None:
+    """The tool call id of a plain tool content chunk (a non-empty id; one text block as
+    `content`; no unknown keys, annotations or `_meta` anywhere), None for any other update:
+    such a chunk breaks no rule of its own once its tool call is known (R14 judges a first
+    sight by a chunk; J63 an empty id; R43 unknown keys)."""
+    if type(upd) is not u.ToolCallContentChunk or upd.extra or upd.meta is not UNSET:
+        return None
+    item = upd.content
+    if type(item) is not c.ToolContent or item.extra or item.meta is not UNSET:
+        return None
+    block = item.content
+    if type(block) is not c.TextContent or block.annotations is not UNSET or block.extra:
+        return None
+    return upd.tool_call_id or None
 
 
 def plain_chunk_role(upd: object) -> str | None:
