@@ -10,7 +10,10 @@ the connection's own state.
 
 from __future__ import annotations
 
+from typing import Final
+
 from acp_core._rules._predicates import request_key
+from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._json import UNSET, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import (
     CancelRequestNotification,
@@ -31,6 +34,10 @@ from ._connection_values import (
 from ._intents import AnswerPermission, Received
 
 __all__ = ["engine_events", "update_run_events"]
+
+#: `ViewChanged` without attrs' frozen `__init__` (one per update of a run: the bulk of the
+#: events a client connection makes).
+_MAKE_VIEW_CHANGED: Final = fast_constructor(ViewChanged)
 
 
 def _cause(intent: object) -> SessionUpdate | None:
@@ -105,11 +112,9 @@ def update_run_events(
     """`engine_events` of the steps of `_client.receive_updates`, one per message of
     `messages` (`changed`: whether each changed the view; only the last can have changed
     the prompt records), joined in order: the same events, and the prompts still open."""
-    events: list[object] = [
-        ViewChanged(session_id, m.update)
-        for m, shows in zip(messages, changed, strict=False)
-        if shows
-    ]
+    make = _MAKE_VIEW_CHANGED
+    shown = zip(messages, changed, strict=False)  # the messages taken, with their flags
+    events: list[object] = [make(session_id, m.update) for m, shows in shown if shows]
     last = Received(messages[len(changed) - 1])
     return events, _prompts_ended(events, session_id, before, after, last, open_prompts)
 

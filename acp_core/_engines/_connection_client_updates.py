@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from acp_core._errors import DecodeError
 from acp_core._rules._check_exchange import exchange_quiet
-from acp_core._rules._check_preview import observe_connection
+from acp_core._rules._check_preview import observe_connection_fully, quiet
 from acp_core._wire._codec import decode_message
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import Parsed
@@ -99,9 +99,12 @@ def receive_update_run(
                 break
         next_judge = judge
         if judge is not None:
-            next_judge, findings = observe_connection(judge, at, "agent", message, session=sid)
-            if findings:
-                break
+            if not quiet(judge, "agent", message):  # (the bulk of the traffic is)
+                next_judge, findings = observe_connection_fully(
+                    judge, at, "agent", message, session=sid
+                )
+                if findings:
+                    break
             at += 1
         rules, judge = next_rules, next_judge
         messages.append(message)
