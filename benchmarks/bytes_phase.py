@@ -8,8 +8,10 @@ Owns: the byte stream of a workload (its updates as `session/update` lines, cut 
 - `acp_bytes_stdlib`: the same with the standard library's parser where the `fast` extra
   (orjson) is installed;
 - `acp_connection`: the same bytes through a `ClientConnection` (`receive_bytes`), which also
-  keeps the client engine's bookkeeping and its view (two folds per update): what a client
-  built on the connection pays;
+  runs the session's machine, the message checks, the exchange rules and the judge across
+  sessions on every update, and keeps the client engine's bookkeeping and its view (a
+  read's run of updates for one session is one engine step, its plain chunks folded): what
+  a client built on the connection pays;
 - `floor_bytes`: the practical floor over the same reads: split lines by hand, `json.loads`,
   route, and the mutable floor fold.
 Must not know: timing (run.py times these), other phases.

@@ -2,9 +2,10 @@
 
 Owns: one measurement, run as `python -m benchmarks.connection_sessions`: a client connection
 with N open sessions (N = 1, 100, 1,000, 3,000), then the cost, on one of them, of an agent's
-permission request received and answered, of a `$/cancel_request` for it, and of one
-`agent_message_chunk`. It prints microseconds per round and the ratio to N = 1, side by side
-in one run (never a timed test). Flat means the ratio stays near 1.0.
+permission request received and answered, of a `$/cancel_request` for it, of one
+`agent_message_chunk` (decoded, and as bytes read), and of a prompt sent, cancelled
+(`session/cancel`) and answered `cancelled`. It prints microseconds per round and the ratio
+to N = 1, side by side in one run (never a timed test). Flat means the ratio stays near 1.0.
 Must not know: anything but the public API.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from acp_core import connection as c
 from acp_core import intents as i
+from acp_core import values as v
 from acp_core.codec import decode_message
 
 ROUNDS = 300
@@ -64,8 +66,25 @@ _CHUNK = i.Received(
 )
 
 
+_CHUNK_LINE = c.encode_ndjson(
+    {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {
+            "sessionId": "s0",
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "m1",
+                "content": {"type": "text", "text": "x"},
+            },
+        },
+    }
+)
+
+
 def per_round(n: int) -> dict[str, float]:
-    """Microseconds per permission round, withdrawal round and chunk, with `n` sessions."""
+    """Microseconds per permission round, withdrawal round, chunk and prompt cancelled, with
+    `n` sessions."""
     conn = _connection_with(n)
     out: dict[str, float] = {}
     start = time.process_time()
@@ -83,13 +102,32 @@ def per_round(n: int) -> dict[str, float]:
     for _ in range(ROUNDS):
         conn = c.connection_step(conn, _CHUNK).connection
     out["chunk"] = (time.process_time() - start) / ROUNDS * 1e6
+    start = time.process_time()
+    for _ in range(ROUNDS):  # the same chunk as bytes read (`receive_bytes`: a run of one)
+        conn = c.receive_bytes(conn, _CHUNK_LINE).connection
+    out["chunk read"] = (time.process_time() - start) / ROUNDS * 1e6
+    start = time.process_time()
+    for k in range(ROUNDS):
+        prompt = i.SendPrompt((v.TextContent("go"),), request_id=30_000 + k)
+        conn = c.connection_step(conn, c.SessionIntent("s0", prompt)).connection
+        conn = c.connection_step(conn, c.SessionIntent("s0", i.SendCancel())).connection
+        conn = c.connection_step(conn, _cancelled(30_000 + k)).connection
+    out["cancel"] = (time.process_time() - start) / ROUNDS * 1e6
     return out
+
+
+def _cancelled(request_id: int) -> Any:
+    answer = {"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "cancelled"}}
+    return i.Received(decode_message(answer))
 
 
 def main() -> int:
     rows = {n: per_round(n) for n in SIZES}
     base = rows[SIZES[0]]
-    print("sessions  permission us (ratio)  withdrawal us (ratio)  chunk us (ratio)")
+    print(
+        "sessions  permission us (ratio)  withdrawal us (ratio)  chunk us (ratio)"
+        "  chunk read us (ratio)  cancel us (ratio)"
+    )
     for n, row in rows.items():
         cells = "  ".join(f"{row[k]:9.1f} ({row[k] / base[k]:4.2f}x)" for k in base)
         print(f"{n:8d}  {cells}")

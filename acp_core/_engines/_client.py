@@ -42,9 +42,16 @@ import attrs
 
 from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
 from acp_core._rules._check import Violation
-from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
-from acp_core._rules._conversation import Conversation
+from acp_core._rules._check_message import (
+    MessageRules,
+    StateSeen,
+    plain_chunk_role,
+    plain_tool_chunk,
+    update_findings,
+)
+from acp_core._rules._conversation import Conversation, quiet_update
 from acp_core._rules._predicates import RequestKey, request_key
+from acp_core._state._fold import fold
 from acp_core._state._pcoll import PMap, PVec, in_order
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
@@ -90,6 +97,7 @@ __all__ = [
     "client_step",
     "new_client",
     "prompt_message_id",
+    "receive_updates",
     "sent_prompt",
 ]
 
@@ -412,3 +420,87 @@ def client_step(engine: ClientEngine, intent: object) -> Step[ClientEngine]:
     b = _Build(engine)
     handler(b, intent)
     return b.done()
+
+
+# -- many updates at once ------------------------------------------------------------------
+
+
+def receive_updates(
+    engine: ClientEngine, messages: list[UpdateSessionNotification]
+) -> tuple[ClientEngine, list[bool]]:
+    """`client_step(engine, Received(m))` for the messages in order, as one step, up to and
+    including the first whose machine step changes the prompt records (a prompt's work
+    ended, or a prompt was bound: the connection reports that at its message): the engine
+    after them (equal to stepping them one at a time, violations and their indexes
+    included) and, for each message taken, whether it changed the view.
+
+    Each message is an agent's update for this very session, neither the Preview's replay
+    marker nor a `subagent_update` (the connection routes those alone). Every message goes
+    through the session's machine, in order, as `client_step` would. Runs of plain text
+    chunks (`plain_chunk_role`) whose message ids keep their roles, and of plain tool
+    content chunks (`plain_tool_chunk`) of known tool calls, are then folded at once
+    (`fold`: one write per streamed message or tool call): they break no rule of their own,
+    move no foreground, and each appends a block, so each changes the view. Every other
+    update goes through `_apply`, as `client_step` would."""
+    b = _Build(engine)
+    sent = engine.sent
+    changed: list[bool] = []
+    run: list[SessionUpdate] = []
+    roles: dict[str, str] = {}  # message id -> role, for the chunks in `run`
+    session: SessionState = engine.session  # as of the start of `run`
+    for message in messages:
+        update = message.update
+        moved = False  # only the machine moves the prompt records (`_apply` never does)
+        if quiet_update(b.conversation, update):
+            b.at += 1  # what `b.receive` does on the machine's quiet path
+        else:
+            b.receive(message)
+            moved = b.get("sent") is not sent
+        role = plain_chunk_role(update)
+        if role is not None:
+            chunk: Any = update
+            message_id: str = chunk.message_id
+            known = roles.get(message_id)
+            if known is None:
+                known = session.message_role(message_id)
+            if known is None or known == role:
+                roles[message_id] = role
+                run.append(update)
+                changed.append(True)
+                if moved:
+                    break
+                continue
+        tool_call_id = plain_tool_chunk(update)
+        if tool_call_id is not None and tool_call_id in session.tool_calls:
+            # Appended to a known tool call: nothing to find, a new view; the work's tool
+            # calls grow as `_apply` grows them (no update of the run moves the foreground).
+            if session.foreground.state != "idle":
+                b.set(work_tool_calls=b.get("work_tool_calls").set(tool_call_id, True))
+            run.append(update)
+            changed.append(True)
+            if moved:
+                break
+            continue
+        _fold_run(b, run)
+        roles.clear()
+        view = b.get("view")
+        _apply(b, update)
+        session = b.get("session")
+        changed.append(b.get("view") is not view)
+        if moved:
+            break
+    _fold_run(b, run)
+    return b.done().state, changed
+
+
+def _fold_run(b: _Build, run: list[SessionUpdate]) -> None:
+    # Plain chunks move no foreground: only the session and the view change (the view stays
+    # the session itself when no local mark sets it apart).
+    if not run:
+        return
+    revision = b.engine.revision
+    session: SessionState = b.get("session")
+    view: SessionState = b.get("view")
+    folded = fold(session, run, revision=revision)
+    b.set(session=folded, view=folded if view is session else fold(view, run, revision=revision))
+    run.clear()

@@ -2,7 +2,9 @@
 
 Owns: the dispatch on the connection's type and the routing of the inputs both sides take
 (framing output, received messages, session intents, the host's answers) to the side's
-handlers (`SideInputs`), nothing else.
+handlers (`SideInputs`), nothing else; on the client side, a read's runs of session updates
+go to `_engines/_connection_client_updates.py` (one step a run, the same connection and
+events as one step a message).
 Must not know: what any input means (`_engines/_connection_agent.py`,
 `_engines/_connection_client.py`).
 """
@@ -19,6 +21,7 @@ from acp_core._wire._framing import FramingError, Parsed, feed_ndjson
 from ._connection_agent import AGENT_INPUTS, AgentConnection
 from ._connection_client import CLIENT_INPUTS
 from ._connection_client_state import ClientConnection
+from ._connection_client_updates import receive_update_run
 from ._connection_values import (
     AnswerRequest,
     ConnectionStep,
@@ -90,8 +93,15 @@ def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> Conn
     wire: list[dict[str, Any]] = []
     events: list[object] = []
     ids: list[int | str | None] = []
-    for event in framed:
-        step = connection_step(conn, event)
+    at, end = 0, len(framed)
+    while at < end:
+        run = receive_update_run(conn, framed, at) if type(conn) is ClientConnection else None
+        if run is not None:  # the agent's updates for one session, received as one step
+            step, taken = run
+            at += taken
+        else:
+            step = connection_step(conn, framed[at])
+            at += 1
         conn = step.connection
         wire.extend(step.outbound)
         events.extend(step.events)

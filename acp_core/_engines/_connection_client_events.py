@@ -2,14 +2,18 @@
 
 Owns: `engine_events` (by comparing the session's engine before and after the step: a
 permission request that now waits for the host, one that left without the host's answer,
-a view that is a new value, a prompt of the host's whose work ended or that was rejected).
+a view that is a new value, a prompt of the host's whose work ended or that was rejected)
+and `update_run_events`, its twin for a run of updates received as one engine step.
 Must not know: how the engine decides (it reads the engine's public fields only), the wire,
 the connection's own state.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from acp_core._rules._predicates import request_key
+from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._json import UNSET, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import (
     CancelRequestNotification,
@@ -29,7 +33,11 @@ from ._connection_values import (
 )
 from ._intents import AnswerPermission, Received
 
-__all__ = ["engine_events"]
+__all__ = ["engine_events", "update_run_events"]
+
+#: `ViewChanged` without attrs' frozen `__init__` (one per update of a run: the bulk of the
+#: events a client connection makes).
+_MAKE_VIEW_CHANGED: Final = fast_constructor(ViewChanged)
 
 
 def _cause(intent: object) -> SessionUpdate | None:
@@ -90,16 +98,46 @@ def engine_events(
             )
     if after.view is not before.view:
         events.append(ViewChanged(session_id, _cause(intent)))
-    if open_prompts and after.sent is not before.sent:
-        still: list[int | str | None] = []
-        for request_id in open_prompts:
-            record = after.sent.get(request_key(request_id))
-            if record is not None and record.state == "rejected":
-                error = _error(intent, request_id)
-                events.append(PromptEnded(session_id, request_id, None, error))
-            elif record is not None and record.ended:
-                events.append(PromptEnded(session_id, request_id, record.stop_reason))
-            else:
-                still.append(request_id)
-        open_prompts = tuple(still)
-    return events, open_prompts
+    return events, _prompts_ended(events, session_id, before, after, intent, open_prompts)
+
+
+def update_run_events(
+    session_id: str,
+    before: ClientEngine,
+    after: ClientEngine,
+    messages: list[UpdateSessionNotification],
+    changed: list[bool],
+    open_prompts: tuple[int | str | None, ...],
+) -> tuple[list[object], tuple[int | str | None, ...]]:
+    """`engine_events` of the steps of `_client.receive_updates`, one per message of
+    `messages` (`changed`: whether each changed the view; only the last can have changed
+    the prompt records), joined in order: the same events, and the prompts still open."""
+    make = _MAKE_VIEW_CHANGED
+    shown = zip(messages, changed, strict=False)  # the messages taken, with their flags
+    events: list[object] = [make(session_id, m.update) for m, shows in shown if shows]
+    last = Received(messages[len(changed) - 1])
+    return events, _prompts_ended(events, session_id, before, after, last, open_prompts)
+
+
+def _prompts_ended(
+    events: list[object],
+    session_id: str,
+    before: ClientEngine,
+    after: ClientEngine,
+    intent: object,
+    open_prompts: tuple[int | str | None, ...],
+) -> tuple[int | str | None, ...]:
+    # A prompt of the host's whose work ended, or that was rejected: `PromptEnded`.
+    if not open_prompts or after.sent is before.sent:
+        return open_prompts
+    still: list[int | str | None] = []
+    for request_id in open_prompts:
+        record = after.sent.get(request_key(request_id))
+        if record is not None and record.state == "rejected":
+            error = _error(intent, request_id)
+            events.append(PromptEnded(session_id, request_id, None, error))
+        elif record is not None and record.ended:
+            events.append(PromptEnded(session_id, request_id, record.stop_reason))
+        else:
+            still.append(request_id)
+    return tuple(still)

@@ -51,6 +51,8 @@ __all__ = [
     "StateSeen",
     "child_directory_findings",
     "error_finding",
+    "plain_chunk_role",
+    "plain_tool_chunk",
     "plan_path_finding",
     "select_value_finding",
     "terminal_cwd_finding",
@@ -232,20 +234,48 @@ def update_findings(revision: Revision, state: SessionState, upd: u.SessionUpdat
     message id names another role); every other check `update` runs finds nothing in it, so
     the answer is the same without building the checks' memory.
     """
-    role = _CHUNK_ROLE.get(type(upd))
+    role = plain_chunk_role(upd)
     if role is not None:
         chunk: Any = upd
-        content = chunk.content
-        if (
-            type(content) is c.TextContent
-            and content.annotations is UNSET
-            and not content.extra
-            and not chunk.extra
-        ):
-            known = state.message_role(chunk.message_id)
-            if known is None or known == role:
-                return []
+        known = state.message_role(chunk.message_id)
+        if known is None or known == role:
+            return []
     return MessageRules(revision).update(StateSeen(state), upd)
+
+
+def plain_tool_chunk(upd: object) -> str | None:
+    """The tool call id of a plain tool content chunk (a non-empty id; one text block as
+    `content`; no unknown keys, annotations or `_meta` anywhere), None for any other update:
+    such a chunk breaks no rule of its own once its tool call is known (R14 judges a first
+    sight by a chunk; J63 an empty id; R43 unknown keys)."""
+    if type(upd) is not u.ToolCallContentChunk or upd.extra or upd.meta is not UNSET:
+        return None
+    item = upd.content
+    if type(item) is not c.ToolContent or item.extra or item.meta is not UNSET:
+        return None
+    block = item.content
+    if type(block) is not c.TextContent or block.annotations is not UNSET or block.extra:
+        return None
+    return upd.tool_call_id or None
+
+
+def plain_chunk_role(upd: object) -> str | None:
+    """The role of a plain text chunk (no unknown keys, no annotations), None for any other
+    update: such a chunk breaks R5 at most (`update_findings`), and only when its message id
+    names a message of another role."""
+    role = _CHUNK_ROLE.get(type(upd))
+    if role is None:
+        return None
+    chunk: Any = upd
+    content = chunk.content
+    if (
+        type(content) is c.TextContent
+        and content.annotations is UNSET
+        and not content.extra
+        and not chunk.extra
+    ):
+        return role
+    return None
 
 
 class MessageRules:
@@ -407,7 +437,6 @@ class MessageRules:
                     self.add(select_value_finding(option))
         elif isinstance(upd, u.OtherUpdate):
             self.enum("sessionUpdate", upd.session_update)
-
 
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]

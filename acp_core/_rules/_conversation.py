@@ -1,6 +1,6 @@
 """The conversation machine: every rule about the order of messages in one ACP session.
 
-Owns: `observe` (the one entry point), `observe_update`, `finish` (what the end of a
+Owns: `observe` (the one entry point), `observe_update`, `quiet_update`, `finish` (what the end of a
 recording shows), `TRANSITIONS` (the reported foreground phase) and the per-revision memo of
 the lifecycle table; it re-exports `Conversation`, `Stage`, `Phase`, `Finding`, `LIFECYCLE`
 and `GUARDS` for its users. Must not know: which side it runs on (h11's Rule 2: it is told
@@ -101,6 +101,7 @@ __all__ = [
     "finish",
     "observe",
     "observe_update",
+    "quiet_update",
 ]
 
 #: The foreground phase after each reported state (every transition is legal for the
@@ -226,6 +227,12 @@ def observe(
         if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
             o.set(phase=target, phase_at=at)
     return (_rebuild(o.conv, o.changes) if o.changes else o.conv), tuple(o.found)
+
+
+def quiet_update(conv: Conversation, update: object) -> bool:
+    """Whether the agent's `session/update` carrying `update` is on the quiet path: `observe`
+    returns `conv` itself and finds nothing (a caller may skip the call)."""
+    return _quiet(conv, update)
 
 
 def observe_update(

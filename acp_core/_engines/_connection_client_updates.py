@@ -1,0 +1,130 @@
+"""A run of the agent's session updates read at once, received by the client connection in
+one step.
+
+Owns: `receive_update_run`: from a position in one read's framed values, the run of
+`session/update` notifications for one open session on which the connection's own rules
+find nothing (the exchange rules, the judge across sessions), received as one step: the
+session's engine takes them at once (`_client.receive_updates`: one engine rebuild, runs of
+plain text chunks folded), the connection is rebuilt once, and the events are those
+stepping each message would give (`_connection_client_events.update_run_events`).
+Must not know: what any message means beyond the run's conditions (the general path is
+`_engines/_connection_client.py`, taken for the first message outside a run), I/O.
+
+Theory of operation.
+- The law: receiving a read through `receive_bytes` gives the same connection and the same
+  events as `connection_step` on each of its framed values in order
+  (tests/test_connection_update_runs.py). Stepped alone, an update of an open session that
+  is not replaying is shown to the exchange rules, stepped into its session's engine, and
+  shown to the judge, in that order, with events in that order. So a run takes a message
+  only where the exchange rules and the judge find nothing in it (their findings would
+  come before and after its `ViewChanged`); they are fed each message here, in order, and
+  what they were fed for the message that ends the run is dropped (they are values).
+- The engine takes the run up to the first message that moves a prompt record (a prompt
+  bound, ended or rejected: its `PromptEnded` comes right after that message's view
+  event); the rules and the judge are taken as they were after that message, and the rest
+  of the read goes on from there.
+- A session replaying history, or closed, a child's traffic, the Preview's announcements
+  and replay markers, anything on a v1 connection: never in a run (stepped alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from acp_core._errors import DecodeError
+from acp_core._rules._check_exchange import exchange_quiet
+from acp_core._rules._check_preview import observe_connection_fully, quiet
+from acp_core._wire._codec import decode_message
+from acp_core._wire._fastnew import fast_evolve
+from acp_core._wire._framing import Parsed
+from acp_core._wire._jsonrpc import UpdateSessionNotification
+from acp_core._wire._updates_preview import ReplayComplete, SubagentUpdate
+
+from ._client import receive_updates
+from ._connection_client_events import update_run_events
+from ._connection_client_state import ClientConnection
+from ._connection_values import ConnectionStep
+
+__all__ = ["receive_update_run"]
+
+_SESSION_UPDATE = "session/update"
+
+
+def _session_named(value: object) -> str | None:
+    # The session a framed value's `session/update` notification names, read off its JSON.
+    if type(value) is not dict or value.get("method") != _SESSION_UPDATE or "id" in value:
+        return None
+    params = value.get("params")
+    sid = params.get("sessionId") if type(params) is dict else None
+    return sid if type(sid) is str else None
+
+
+def receive_update_run(
+    conn: ClientConnection, framed: Sequence[object], start: int
+) -> tuple[ConnectionStep, int] | None:
+    """The step that receives the run of session updates starting at `framed[start]`, and
+    how many framed values it took (at least one); None when `framed[start]` starts no run
+    (step it alone)."""
+    if conn.v1 is not None:
+        return None
+    first = framed[start]
+    if type(first) is not Parsed:
+        return None
+    sid = _session_named(first.value)
+    if sid is None:
+        return None
+    session = conn.sessions.get(sid)
+    if session is None or session.replaying:
+        return None
+    revision = conn.revision
+    rules, judge, at = conn.exchange, conn.judge, conn.judged
+    messages: list[UpdateSessionNotification] = []
+    fed: list[tuple[Any, Any, int]] = []  # the rules and the judge after each message taken
+    end = start
+    while end < len(framed):
+        item = framed[end]
+        if type(item) is not Parsed or _session_named(item.value) != sid:
+            break
+        try:
+            message: Any = decode_message(item.value, revision=revision)
+        except DecodeError:
+            break
+        if type(message) is not UpdateSessionNotification or type(message.update) in _ALONE:
+            break
+        next_rules = rules
+        if rules is not None and not exchange_quiet(rules, "agent", message):
+            next_rules, found = rules.see("agent", message)
+            if found:  # none of today's exchange rules finds a fault in an update: a guard
+                break
+        next_judge = judge
+        if judge is not None:
+            if not quiet(judge, "agent", message):  # (the bulk of the traffic is)
+                next_judge, findings = observe_connection_fully(
+                    judge, at, "agent", message, session=sid
+                )
+                if findings:
+                    break
+            at += 1
+        rules, judge = next_rules, next_judge
+        messages.append(message)
+        fed.append((rules, judge, at))
+        end += 1
+    if not messages:
+        return None
+    engine, changed = receive_updates(session.engine, messages)
+    rules, judge, at = fed[len(changed) - 1]  # the engine stops where a prompt record moved
+    events, open_prompts = update_run_events(
+        sid, session.engine, engine, messages, changed, session.open_prompts
+    )
+    session = fast_evolve(session, engine=engine, open_prompts=open_prompts)
+    sessions = conn.sessions.set(sid, session)
+    if judge is None:
+        conn = fast_evolve(conn, sessions=sessions, exchange=rules)
+    else:
+        conn = fast_evolve(conn, sessions=sessions, exchange=rules, judge=judge, judged=at)
+    return ConnectionStep(conn, (), tuple(events)), len(changed)
+
+
+#: Updates the connection itself routes (`_connection_client._update`): never in a run.
+_ALONE: Final = frozenset({ReplayComplete, SubagentUpdate})
