@@ -3,9 +3,10 @@
 Owns: one measurement, run as `python -m benchmarks.connection_sessions`: a client connection
 with N open sessions (N = 1, 100, 1,000, 3,000), then the cost, on one of them, of an agent's
 permission request received and answered, of a `$/cancel_request` for it, of one
-`agent_message_chunk` (decoded, and as bytes read), and of a prompt sent, cancelled
-(`session/cancel`) and answered `cancelled`. It prints microseconds per round and the ratio
-to N = 1, side by side in one run (never a timed test). Flat means the ratio stays near 1.0.
+`agent_message_chunk` (decoded, and as bytes read), of a prompt sent, cancelled
+(`session/cancel`) and answered `cancelled`, and of a chunk on an announced child. It
+prints microseconds per round and the ratio to N = 1, side by side in one run (never a timed
+test). Flat means the ratio stays near 1.0.
 Must not know: anything but the public API.
 """
 
@@ -113,7 +114,30 @@ def per_round(n: int) -> dict[str, float]:
         conn = c.connection_step(conn, c.SessionIntent("s0", i.SendCancel())).connection
         conn = c.connection_step(conn, _cancelled(30_000 + k)).connection
     out["cancel"] = (time.process_time() - start) / ROUNDS * 1e6
+    conn = c.connection_step(conn, _update("s0", _ANNOUNCE)).connection
+    start = time.process_time()
+    for _ in range(ROUNDS):  # a chunk on s0's child: routed by the connection's owner index
+        conn = c.connection_step(conn, _CHILD_CHUNK).connection
+    out["child chunk"] = (time.process_time() - start) / ROUNDS * 1e6
     return out
+
+
+def _update(session_id: str, update: dict[str, Any]) -> Any:
+    params = {"sessionId": session_id, "update": update}
+    return i.Received(
+        decode_message({"jsonrpc": "2.0", "method": "session/update", "params": params})
+    )
+
+
+_ANNOUNCE = {"sessionUpdate": "subagent_update", "sessionId": "c0"}
+_CHILD_CHUNK = _update(
+    "c0",
+    {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "k",
+        "content": {"type": "text", "text": "x"},
+    },
+)
 
 
 def _cancelled(request_id: int) -> Any:
@@ -126,7 +150,7 @@ def main() -> int:
     base = rows[SIZES[0]]
     print(
         "sessions  permission us (ratio)  withdrawal us (ratio)  chunk us (ratio)"
-        "  chunk read us (ratio)  cancel us (ratio)"
+        "  chunk read us (ratio)  cancel us (ratio)  child chunk us (ratio)"
     )
     for n, row in rows.items():
         cells = "  ".join(f"{row[k]:9.1f} ({row[k] / base[k]:4.2f}x)" for k in base)

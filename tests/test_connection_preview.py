@@ -518,3 +518,48 @@ def test_c45_r69_one_user_message_per_submission_across_a_restart(steps: list[st
     assert later.findings("client") + later.findings("agent") == []
     assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
     assert acp.check_trace(later.agent_trace, revision=acp.PREVIEW) == ()
+
+
+# -- who owns a child: the connection's index (`ClientConnection.child_owners`) --------------
+
+
+def _open(c: Client, sid: str) -> None:
+    out = c.do(acp.NewSession("/w"))
+    c.agent({"id": out[0]["id"], "result": {"sessionId": sid}})
+
+
+def test_the_owner_index_follows_announcements_and_leaves_with_a_closed_session() -> None:
+    c = Client()
+    for n in range(50):  # many top-level sessions: routing must not depend on them
+        _open(c, f"other_{n}")
+    c.update(SID, announce(C1))
+    c.update(C1, announce(G1))
+    assert dict(c.conn.child_owners) == {C1: SID, G1: SID}
+    c.update(G1, CHUNK)
+    assert "m" in c.engine().children.sessions[G1].messages
+    out = c.do(acp.CloseSession(SID))
+    c.agent({"id": out[0]["id"], "result": {}})
+    assert SID not in c.conn.sessions
+    assert dict(c.conn.child_owners) == {}  # bounded: its children left with it
+
+
+def test_a_second_top_level_parent_is_r48_and_the_first_keeps_the_child() -> None:
+    c = Client()
+    _open(c, "sess_2")
+    c.update(SID, announce(C1))
+    c.update("sess_2", announce(C1))  # a second parent: the first announcement keeps it
+    assert c.findings() == ["R48"]
+    assert C1 not in c.conn.sessions["sess_2"].engine.children.parents
+    c.update(C1, CHUNK)
+    assert "m" in c.engine().children.sessions[C1].messages
+    # The checker names the same rule for the same traffic.
+    trace = [{"from": "agent", "message": m} for m in _agent_lines(c)]
+    assert "R48" in [v.rule for v in acp.check_trace(trace, revision=acp.PREVIEW)]
+
+
+def _agent_lines(c: Client) -> list[dict[str, Any]]:
+    lines = []
+    for sid in (SID, "sess_2"):
+        params = {"sessionId": sid, "update": announce(C1)}
+        lines.append({"jsonrpc": "2.0", "method": "session/update", "params": params})
+    return lines

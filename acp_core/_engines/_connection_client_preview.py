@@ -16,7 +16,7 @@ from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSes
 from acp_core._wire._updates_preview import SubagentUpdate
 
 from ._client_preview import speaks_children
-from ._connection_client_state import Build, step_session
+from ._connection_client_state import Build, child_owner, step_session
 from ._intents import Received
 
 __all__ = [
@@ -54,14 +54,6 @@ def hold(b: Build, message: Message) -> bool:
     return True
 
 
-def _owner(b: Build, session_id: str) -> str | None:
-    # The top-level session whose engine knows `session_id` as a child (or grandchild).
-    for top, session in b.sessions.items():
-        if session_id in session.engine.children.parents:
-            return top
-    return None
-
-
 def refused_announcement(b: Build, owner: str, message: UpdateSessionNotification) -> bool:
     """R48 as a connection sees it, before `message` reaches `owner`'s tree: a
     `subagent_update` may not make another top-level session of this connection a child
@@ -75,6 +67,10 @@ def refused_announcement(b: Build, owner: str, message: UpdateSessionNotificatio
     if child in b.sessions and child != owner:
         b.finding("R48", f"{announcer!r} announced {child!r}, a top-level session, as a child")
         return True
+    other = child_owner(b, child)
+    if other is not None and other != owner:
+        b.judged_finding("R48", f"{announcer!r} announced {child!r}, a child in {other!r}'s tree")
+        return True  # the first announcement keeps it (P5)
     tree = b.sessions[owner].engine.children
     line = [announcer]
     while (parent := tree.parents.get(line[-1])) is not None and parent not in line:
@@ -94,7 +90,7 @@ def route_child(b: Build, message: UpdateSessionNotification | RequestPermission
     (the caller reports what it always did)."""
     if not speaks_children(b.conn.revision):
         return False
-    owner = _owner(b, message.session_id)
+    owner = child_owner(b, message.session_id)
     if owner is None:
         if isinstance(message, RequestPermissionRequest):
             return False  # answered -32002 by the caller: no session of ours

@@ -163,6 +163,10 @@ class ClientConnection:
             the agent (an index `step_session` keeps, so finding one costs the same with one
             session or 3,000; an entry a closed or replaced session left is checked and
             dropped when read).
+        child_owners: which top-level session's engine holds each announced child (and
+            grandchild), the first to announce it: an index `step_session` keeps, so routing a
+            child's traffic costs the same with one session or 3,000 (a stale entry is
+            dropped when read; a closed session's children leave with it).
         next_request_id: the next id for a request we send (unique on the connection).
         decoder: the NDJSON framing state.
     """
@@ -188,6 +192,7 @@ class ClientConnection:
     judged: int = attrs.field(default=0, eq=False)
     closed: tuple[tuple[str, ClientEngine], ...] = ()  # last: earlier fields keep their places
     exchange: ExchangeRules | None = None
+    child_owners: PMap[str, str] = attrs.field(factory=PMap)
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -243,6 +248,7 @@ class Build:
         self.incoming = conn.incoming
         self.orphans = conn.orphans
         self.permission_owners = conn.permission_owners
+        self.child_owners = conn.child_owners
         self.closed = conn.closed
         self.next_request_id = conn.next_request_id
         self.v1 = conn.v1
@@ -306,6 +312,11 @@ class Build:
         so a late update is still judged (R24); the oldest beyond the bound is forgotten."""
         kept = tuple(item for item in self.closed if item[0] != session_id)
         self.closed = (*kept, (session_id, engine))[-CLOSED_SESSIONS_KEPT:]
+        owners = self.child_owners
+        for child in engine.children.parents:  # its children leave with it
+            if owners.get(child) == session_id:
+                owners = owners.delete(child)
+        self.child_owners = owners
 
     def machine_findings(self, before: ClientEngine, after: ClientEngine) -> None:
         """The violations `after`'s machine added, as `Finding` events (for a session the
@@ -433,6 +444,7 @@ class Build:
             incoming=self.incoming,
             orphans=self.orphans,
             permission_owners=self.permission_owners,
+            child_owners=self.child_owners,
             closed=self.closed,
             next_request_id=self.next_request_id,
             **self.changes,
@@ -475,6 +487,9 @@ def step_session(
         b.permission_owners = _index_permissions(
             b.permission_owners, session_id, session.engine.pending, engine.pending, intent
         )
+    before, after = session.engine.children.parents, engine.children.parents
+    if after is not before:
+        _index_children(b, session_id, before, after, intent)
     b.sessions = b.sessions.set(
         session_id, fast_evolve(session, engine=engine, open_prompts=open_prompts)
     )
@@ -512,6 +527,46 @@ def _index_permissions(
         if request_id not in before:
             edit[request_id] = session_id
     return edit.finish()
+
+
+def _index_children(
+    b: Build, session_id: str, before: PMap[str, str], after: PMap[str, str], intent: object
+) -> None:
+    """`child_owners` after one step of `session_id` changed its tree's children: one child
+    announced is one index edit; anything else is a walk over this session's own tree."""
+    message = intent.message if type(intent) is Received else None
+    update = message.update if type(message) is UpdateSessionNotification else None
+    child = update.session_id if type(update) is SubagentUpdate else None
+    grew = len(after) == len(before) + 1
+    if child is not None and grew and child in after and child not in before:
+        _claim(b, child, session_id)  # the one child the announcement added
+        return
+    for child in before:
+        if child not in after and b.child_owners.get(child) == session_id:
+            b.child_owners = b.child_owners.delete(child)
+    for child in after:
+        if child not in before:
+            _claim(b, child, session_id)
+
+
+def _claim(b: Build, child: str, session_id: str) -> None:
+    # The first top-level session to announce a child owns it (P5: a second parent is R48).
+    if child_owner(b, child) is None:
+        b.child_owners = b.child_owners.set(child, session_id)
+
+
+def child_owner(b: Build, child: str) -> str | None:
+    """The top-level session whose engine holds the announced child `child` (None: no
+    session of this connection announced it); an entry a closed or replaced session left
+    is dropped."""
+    session_id = b.child_owners.get(child)
+    if session_id is None:
+        return None
+    session = b.sessions.get(session_id)
+    if session is not None and child in session.engine.children.parents:
+        return session_id
+    b.child_owners = b.child_owners.delete(child)
+    return None
 
 
 def permission_owner(b: Build, request_id: int | str | None) -> str | None:
