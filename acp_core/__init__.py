@@ -81,8 +81,8 @@ __all__ = [
 _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ("acp_core._engines._renamed", "UpdatePlan UpdateSessionInfo UpdateTerminal UpdateToolCall"),
     ("acp_core._engines._agent", "AgentEngine"),
-    ("acp_core._engines._agent_permissions", "PendingPermission"),
-    ("acp_core._engines._agent", "PermissionDecision Turn new_agent permission_decision"),
+    ("acp_core._engines._agent_records", "PendingPermission PermissionDecision Turn"),
+    ("acp_core._engines._agent", "new_agent permission_decision"),
     ("acp_core._rules._check", "IncrementalCheck LiveCheck Violation check_trace"),
     (
         "acp_core._engines._client",
