@@ -3,6 +3,9 @@
 Usage: python benchmarks/engine_steps.py OLD_TREE NEW_TREE [--rounds N] [--turns T] [--json FILE]
        python benchmarks/engine_steps.py --one TREE [--turns T]   (one tree, prints JSON)
 
+The client engine is timed on the same conversation from its side: what the agent's script
+receives is sent by client intents, and every message the agent sent is received.
+
 The conversation is built from intents and pre-decoded received messages at the default
 revision (the Preview), so what is timed is `step` alone: per turn a keyed prompt received
 and accepted, streamed text and a thought, a tool call with a permission request answered
@@ -95,21 +98,79 @@ def _script(turns: int) -> list[object]:
     return script
 
 
+def _client_script(turns: int) -> list[object]:
+    """The client's side of the same conversation: each message the agent's script receives
+    is sent by a client intent instead (`SendPrompt`, `AnswerPermission`, `SendCancel`,
+    `CancelToolCall`), and everything the agent sends is received, decoded, in order."""
+    import acp_core as acp
+    from acp_core import codec, intents, values
+
+    revision = codec.PREVIEW
+    client_side: list[object] = []
+    agent = acp.new_agent(SID)
+    for item in _script(turns):
+        if type(item) is intents.Received:
+            message = item.message
+            kind = type(message).__name__
+            if kind == "PromptRequest":
+                text = message.prompt[0].text
+                client_side.append(
+                    intents.SendPrompt(
+                        (values.TextContent(text),),
+                        request_id=message.id,
+                        idempotency_key=message.idempotency_key,
+                    )
+                )
+            elif kind == "Response":
+                option = message.result["outcome"]["optionId"]
+                client_side.append(intents.AnswerPermission(message.id, option))
+            elif kind == "CancelSessionNotification":
+                client_side.append(intents.SendCancel())
+            elif kind == "CancelToolCallRequest":
+                client_side.append(
+                    intents.CancelToolCall(
+                        message.tool_call_id, session_id=message.session_id, request_id=message.id
+                    )
+                )
+            else:
+                raise AssertionError(kind)
+        agent, out = acp.step(agent, item)
+        for wire in out:
+            decoded = codec.decode_message(wire, strict=True, revision=revision)
+            client_side.append(intents.Received(decoded))
+    return client_side
+
+
+def _best(engine: Any, script: list[object], repeats: int) -> tuple[float, Any]:
+    import acp_core as acp
+
+    best = float("inf")
+    step = acp.step
+    for _ in range(repeats):
+        state = engine
+        start = time.process_time()
+        for intent in script:
+            state = step(state, intent).state
+        best = min(best, time.process_time() - start)
+    return best, state
+
+
 def measure(turns: int, repeats: int = 5) -> dict[str, float]:
-    """CPU seconds per step of the scripted conversation (best of `repeats`)."""
+    """CPU microseconds per step of each side's scripted conversation (best of `repeats`)."""
     import acp_core as acp
 
     script = _script(turns)
-    best = float("inf")
-    for _ in range(repeats):
-        engine = acp.new_agent(SID)
-        step = acp.step
-        start = time.process_time()
-        for intent in script:
-            engine = step(engine, intent).state
-        best = min(best, time.process_time() - start)
-    assert engine.violations == (), engine.violations
-    return {"per_step_us": best / len(script) * 1e6, "steps": float(len(script))}
+    best, agent = _best(acp.new_agent(SID), script, repeats)
+    assert agent.violations == (), agent.violations
+    client_script = _client_script(turns)
+    client_best, client = _best(acp.new_client(SID), client_script, repeats)
+    assert client.violations == (), client.violations
+    return {
+        "per_step_us": best / len(script) * 1e6,
+        "steps": float(len(script)),
+        "client_per_step_us": client_best / len(client_script) * 1e6,
+        "client_steps": float(len(client_script)),
+    }
 
 
 def _run_tree(tree: Path, turns: int) -> dict[str, float]:
@@ -133,28 +194,31 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.turns)))
         return 0
     old, new = (t.resolve() for t in args.trees)
-    olds: list[float] = []
-    news: list[float] = []
-    for r in range(args.rounds):
-        order = ((old, olds), (new, news)) if r % 2 == 0 else ((new, news), (old, olds))
-        for tree, into in order:
-            into.append(_run_tree(tree, args.turns)["per_step_us"])
-    ratios = [n / o for o, n in zip(olds, news, strict=True)]
-    summary = {
-        "old_us_per_step": statistics.median(olds),
-        "new_us_per_step": statistics.median(news),
-        "ratio_new_over_old": statistics.median(ratios),
-        "ratios": ratios,
-        "rounds": args.rounds,
-        "turns": args.turns,
+    figures: dict[str, dict[Path, list[float]]] = {
+        side: {old: [], new: []} for side in ("per_step_us", "client_per_step_us")
     }
-    print(f"old {old}: {summary['old_us_per_step']:.2f} us/step (median of {args.rounds})")
-    print(f"new {new}: {summary['new_us_per_step']:.2f} us/step")
-    print(
-        f"new/old: {summary['ratio_new_over_old']:.3f} (per round: "
-        + ", ".join(f"{x:.3f}" for x in ratios)
-        + ")"
-    )
+    for r in range(args.rounds):
+        for tree in (old, new) if r % 2 == 0 else (new, old):
+            result = _run_tree(tree, args.turns)
+            for side, by_tree in figures.items():
+                by_tree[tree].append(result[side])
+    summary: dict[str, Any] = {"rounds": args.rounds, "turns": args.turns}
+    for side, label in (("per_step_us", "agent"), ("client_per_step_us", "client")):
+        olds, news = figures[side][old], figures[side][new]
+        ratios = [n / o for o, n in zip(olds, news, strict=True)]
+        summary[label] = {
+            "old_us_per_step": statistics.median(olds),
+            "new_us_per_step": statistics.median(news),
+            "ratio_new_over_old": statistics.median(ratios),
+            "ratios": ratios,
+        }
+        print(
+            f"{label}: old {statistics.median(olds):.2f} us/step, new "
+            f"{statistics.median(news):.2f} us/step (medians of {args.rounds}); new/old "
+            f"{statistics.median(ratios):.3f} (per round: "
+            + ", ".join(f"{x:.3f}" for x in ratios)
+            + ")"
+        )
     if args.json is not None:
         args.json.write_text(json.dumps(summary, indent=2))
     return 0

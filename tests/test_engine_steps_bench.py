@@ -1,6 +1,6 @@
-"""The engine-step benchmark's script is a clean conversation: every step is legal, the client
-breaks no rule, and it reaches every step module of the agent engine (benchmarks/engine_steps.py;
-no timing here)."""
+"""The engine-step benchmark's scripts are a clean conversation: every step is legal, neither
+side breaks a rule, and they reach every step module of the agent and the client engine
+(benchmarks/engine_steps.py; no timing here)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from acp_core._engines import (
     _agent_output,
     _agent_permissions,
     _agent_turn,
+    _client_cancel,
+    _client_items,
+    _client_permissions,
+    _client_prompts,
 )
 from benchmarks import engine_steps
 
@@ -45,7 +49,28 @@ def test_the_script_is_a_clean_conversation_over_every_step_module() -> None:
     assert "CancelToolCallRequest" in received
 
 
+def test_the_client_script_is_the_same_conversation_from_the_other_side() -> None:
+    script = engine_steps._client_script(8)
+    client = acp.new_client(engine_steps.SID)
+    for intent in script:
+        client = acp.step(client, intent).state
+    assert client.violations == ()
+    assert [p.state for p in client.prompts] == ["accepted"] * 8
+    every_fourth_cancelled = ["end_turn", "end_turn", "end_turn", "cancelled"] * 2
+    assert [p.stop_reason for p in client.prompts] == every_fourth_cancelled
+    kinds = {type(i) for i in script}
+    for table in (
+        _client_prompts.PROMPT_STEPS,
+        _client_cancel.CANCEL_STEPS,
+        _client_permissions.PERMISSION_STEPS,
+        _client_items.ITEM_STEPS,
+    ):
+        assert kinds & set(table)
+
+
 def test_measure_reports_a_cost_per_step() -> None:
     result = engine_steps.measure(2, repeats=1)
     assert result["steps"] == len(engine_steps._script(2))
+    assert result["client_steps"] == len(engine_steps._client_script(2))
     assert result["per_step_us"] > 0
+    assert result["client_per_step_us"] > 0

@@ -244,8 +244,12 @@ AGENT_INPUTS: Final = (
     *CHILDREN_STEPS,
     *ITEM_STEPS,
 )
-assert len(AGENT_INPUTS) == len(_STEPS)  # every step has its input, and no input is missed
-_AGENT_STEPS: Final = {kind: _STEPS[kind] for kind in AGENT_INPUTS}
+# Every step has its input, and each input is listed once.
+assert set(AGENT_INPUTS) == set(_STEPS)
+assert len(AGENT_INPUTS) == len(_STEPS)
+_AGENT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
+    kind: _STEPS[kind] for kind in AGENT_INPUTS
+}
 
 
 def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
