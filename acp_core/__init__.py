@@ -81,13 +81,11 @@ __all__ = [
 _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ("acp_core._engines._renamed", "UpdatePlan UpdateSessionInfo UpdateTerminal UpdateToolCall"),
     ("acp_core._engines._agent", "AgentEngine"),
-    ("acp_core._engines._agent_permissions", "PendingPermission"),
-    ("acp_core._engines._agent", "PermissionDecision Turn new_agent permission_decision"),
+    ("acp_core._engines._agent_records", "PendingPermission PermissionDecision Turn"),
+    ("acp_core._engines._agent", "new_agent permission_decision"),
     ("acp_core._rules._check", "IncrementalCheck LiveCheck Violation check_trace"),
-    (
-        "acp_core._engines._client",
-        "ClientEngine SentPrompt new_client prompt_message_id sent_prompt",
-    ),
+    ("acp_core._engines._client", "ClientEngine new_client prompt_message_id sent_prompt"),
+    ("acp_core._engines._client_records", "SentPrompt"),
     (
         "acp_core._wire._codec",
         "Decoded decode_message decode_message_diagnosed decode_permission_result "

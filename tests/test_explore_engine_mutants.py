@@ -18,8 +18,8 @@ import pytest
 import acp_core as acp
 from acp_core.__main__ import main
 from acp_core._engines import (
+    _agent_children,
     _agent_keys,
-    _agent_preview,
     _connection_agent_setup,
     _connection_agent_state,
     _idempotency,
@@ -41,15 +41,15 @@ def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
     """The agent engine registers a child it announces (its tree knows the child, so it lets
     the child's traffic through) but never sends the `subagent_update`: the child's traffic
     reaches the client unannounced (R47; the checker's J3: a session nobody set up)."""
-    real = _agent_preview.send_update
+    real = _agent_children.send_update
 
     def send_update(b: Any, update: Any, session_id: str | None) -> None:
         if type(update) is acp.SubagentUpdate:
-            b.set(children=_agent_preview._reduce(b, b.engine.session_id, update))
+            b.children = _agent_children._reduce(b, b.engine.session_id, update)
             return
         real(b, update, session_id)
 
-    monkeypatch.setattr(_agent_preview, "send_update", send_update)
+    monkeypatch.setattr(_agent_children, "send_update", send_update)
 
 
 def every_retry_is_new(monkeypatch: pytest.MonkeyPatch) -> None:

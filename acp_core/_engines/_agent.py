@@ -1,9 +1,24 @@
 """The agent engine: an agent states its intent, the engine returns the protocol messages.
 
 Owns: `AgentEngine` (the agent side of one session, as a value), `new_agent`, and the
-agent half of `step`. Enforces the agent rules of the catalogue (R1-R46 in docs/rules.md)
-by construction or by refusing the intent with `LocalProtocolError(rule)`.
-Must not know: I/O, clocks, randomness; the wire format beyond `encode_update`.
+agent half of `step`: the step table, `AGENT_INPUTS`, and the next engine made of a finished
+`Build`. Enforces the agent rules of the catalogue (R1-R46 in docs/rules.md) by construction
+or by refusing the intent with `LocalProtocolError(rule)`.
+Must not know: I/O, clocks, randomness; the wire format beyond `encode_update`; what any one
+intent or received message does (the step modules below).
+
+The modules, one part of the protocol each, imported only from here downward (none imports
+this module: a step reads the engine through `_agent_build.AgentView`):
+- `_agent_records`: `Turn`, `PendingPermission`, `PermissionDecision` (the leaf).
+- `_agent_build`: `Build`, one step's typed changes, and the checks on every outbound message.
+- `_agent_turn`: prompts answered, turns started and ended.
+- `_agent_output`: messages, thoughts, plans, tool calls, terminals, usage.
+- `_agent_permissions`: permission requests, asked, withdrawn and answered.
+- `_agent_children`: child sessions (Preview): announcing them and reporting on them.
+- `_agent_items`: the background list and the item cancels (2026-11).
+- `_agent_cancel`: what a `session/cancel` reaches: the turn's requests, held prompts, children.
+- `_agent_keys`: prompts' idempotency keys.
+- `_agent_receive`: which received message goes where.
 
 Theory of operation.
 - The engine keeps the `SessionState` of everything it sent, by folding its own updates
@@ -32,6 +47,7 @@ Theory of operation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
@@ -43,39 +59,20 @@ from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
-from acp_core._wire._codec import encode_result
-from acp_core._wire._content import (
-    ContentBlock,
-)
-from acp_core._wire._json import UNSET, JsonObject
-from acp_core._wire._jsonrpc import (
-    ErrorResponse,
-    PromptRequest,
-    PromptResult,
-    Response,
-    RpcError,
-)
+from acp_core._wire._jsonrpc import PromptRequest
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
-from acp_core._wire._updates import (
-    IdleStateUpdate,
-    RunningStateUpdate,
-    UserMessage,
-    UserMessageChunk,
-)
 from acp_core._wire._updates_2026_11 import BackgroundWork
 from acp_core._wire._value import frozen
 
-from ._agent_build import (
-    Build,
-    new_message_id,
-    refuse,
-)
+from ._agent_build import Build
 from ._agent_cancel import cancelled_children
-from ._agent_keys import prompt_inserted, prompt_released
+from ._agent_children import CHILDREN_STEPS
+from ._agent_items import ITEM_STEPS
 from ._agent_output import OUTPUT_STEPS
-from ._agent_permissions import PERMISSION_STEPS, PendingPermission
-from ._agent_preview import PREVIEW_STEPS
-from ._agent_receive import PermissionDecision, received
+from ._agent_permissions import PERMISSION_STEPS
+from ._agent_receive import received
+from ._agent_records import PendingPermission, PermissionDecision, Turn
+from ._agent_turn import TURN_STEPS
 from ._idempotency import KeyLedger
 from ._intents import (
     AcceptPrompt,
@@ -100,24 +97,6 @@ __all__ = [
 
 
 @frozen
-class Turn:
-    """The foreground work in progress.
-
-    Attributes:
-        prompt_id: id of the prompt that started it; None for agent-initiated work.
-        user_message_id: id under which the user message was reported.
-        cancel_requested: the client sent `session/cancel` during this turn (as read through
-            `AgentEngine.turn`: the conversation machine holds the cancel, so the value
-            stored with the engine is never consulted).
-    """
-
-    prompt_id: int | str | None
-    prompt_driven: bool
-    user_message_id: str | None
-    cancel_requested: bool = False
-
-
-@frozen
 class AgentEngine:
     """The agent side of one session (a value: keep the old one to go back in time).
 
@@ -139,7 +118,7 @@ class AgentEngine:
             message this engine sends passes it first.
         violations: what the client broke, in the order received (`check_trace`'s values).
         children: the child sessions this engine announced and what it sent on them, as the
-            client's `SessionTree` holds them (Preview; `_engines/_agent_preview.py`).
+            client's `SessionTree` holds them (Preview; `_engines/_agent_children.py`).
         child_conversations: each child's lifecycle, one conversation machine per child.
         cancelled_children: (a property) the children whose work was cancelled and has not
             ended yet: the client's cancel of a child, or the parent's cancel reaching the
@@ -241,124 +220,37 @@ def permission_decision(
     return engine.decisions.get(request_id)
 
 
-# -- agent intents -------------------------------------------------------------------------
+# -- the step table ------------------------------------------------------------------------
 
-
-def _report_user_message(
-    b: Build, content: tuple[ContentBlock, ...], message_id: str, *, chunked: bool
-) -> None:
-    if chunked and content:
-        for block in content:
-            b.update(UserMessageChunk(message_id, block))
-    else:
-        b.update(UserMessage(message_id, content))
-
-
-def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
-    engine = b.engine
-    prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
-    if prompt is None:
-        raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
-    if engine.turn is not None:
-        raise refuse(
-            "E1",
-            "foreground work is active: end it before accepting another prompt (Q4), "
-            "or reject the prompt",
-        )
-    if prompt is not engine.prompts[0] and not engine.revision.prompt_result_has_message_id:
-        # Q7: with `{}` results a client binds user messages to its prompts first in, first
-        # out, so a newer prompt inserted first would be taken for the older one.
-        raise refuse(
-            "E1",
-            f"prompt {engine.prompts[0].id!r} is older: accept or reject it first "
-            "(the 2026-08 result names no message, Q7)",
-        )
-    content = prompt.prompt if intent.content is None else intent.content
-    if intent.user_message_id is not None and b.session.message(intent.user_message_id):
-        # R5: the prompt lands as a new message; reusing an id would overwrite an old one and
-        # leave the client nothing new to bind the prompt to (Q7).
-        raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
-    message_id = new_message_id(b, intent.user_message_id, "user")
-    result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
-    encoded = encode_result(result, revision=engine.revision)
-    b.send(Response(prompt.id, encoded))  # type: ignore[arg-type]
-    prompt_inserted(b, prompt, message_id, encoded)  # type: ignore[arg-type]  # R68
-    _report_user_message(b, content, message_id, chunked=intent.chunked)
-    b.update(RunningStateUpdate())
-    b.set(turn=Turn(prompt.id, True, message_id), open_message=None)
-
-
-def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
-    engine = b.engine
-    prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
-    if prompt is None:
-        raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
-    error = RpcError(intent.code, intent.message, intent.data)
-    b.send(ErrorResponse(prompt.id, error))
-    prompt_released(b, prompt, error)  # joined retries share the outcome (R68, P15)
-
-
-def _report_user(b: Build, intent: ReportUserMessage) -> None:
-    message_id = new_message_id(b, intent.message_id, "user")
-    _report_user_message(b, intent.content, message_id, chunked=intent.chunked)
-    turn = b.engine.turn
-    if turn is not None and turn.user_message_id is None:
-        b.set(turn=attrs.evolve(turn, user_message_id=message_id))
-    b.set(open_message=None)
-
-
-def _start_work(b: Build, intent: StartWork) -> None:
-    if b.engine.turn is not None:
-        raise refuse("E1", "foreground work is already active")
-    if b.engine.prompts:
-        # A client that sees `running` after its prompt takes it for that prompt's turn;
-        # waiting prompts come first: accept or reject them before starting own work (Q4).
-        raise refuse("E1", "a received prompt is waiting: accept or reject it first")
-    b.update(RunningStateUpdate())
-    b.set(turn=Turn(None, False, None), open_message=None)
-
-
-def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
-    turn = b.engine.turn
-    if turn is None:
-        raise refuse("R7", "there is no foreground work to end")
-    if turn.prompt_driven and turn.user_message_id is None:
-        raise refuse("R2", "report the user message before ending the turn")
-    if turn.cancel_requested:
-        stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
-    # The machine ends the work with this idle: requests it asked become background, so a
-    # late answer does not hold up the next turn (`Conversation.blocks`).
-    b.update(IdleStateUpdate(stop_reason, UNSET if meta is None else meta))
-    b.set(turn=None, open_message=None)
-
-
-def _end_turn(b: Build, intent: EndTurn) -> None:
-    _end(b, intent.stop_reason, None if intent.meta is UNSET else intent.meta)
-
-
-def _report_abort(b: Build, intent: ReportAbort) -> None:
-    # R22: an abort caused by the cancel is reported as `cancelled`, never as an error.
-    stop = intent.stop_reason
-    if stop is None:
-        stop = "error" if "error" in b.engine.revision.stop_reasons else "_error"
-    _end(b, stop)
-
-
-_AGENT_STEPS: Final[dict[type[Any], Any]] = {
-    AcceptPrompt: _accept_prompt,
-    RejectPrompt: _reject_prompt,
-    ReportUserMessage: _report_user,
-    StartWork: _start_work,
+_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
+    **TURN_STEPS,
     **OUTPUT_STEPS,
     **PERMISSION_STEPS,
-    EndTurn: _end_turn,
-    ReportAbort: _report_abort,
     Received: received,
-    **PREVIEW_STEPS,
+    **CHILDREN_STEPS,
+    **ITEM_STEPS,
 }
 
-#: The agent engine's input alphabet (used by the totality tests).
-AGENT_INPUTS: Final = tuple(_AGENT_STEPS)
+#: The agent engine's input alphabet (used by the totality tests, which draw in this order).
+AGENT_INPUTS: Final = (
+    AcceptPrompt,
+    RejectPrompt,
+    ReportUserMessage,
+    StartWork,
+    *OUTPUT_STEPS,
+    *PERMISSION_STEPS,
+    EndTurn,
+    ReportAbort,
+    Received,
+    *CHILDREN_STEPS,
+    *ITEM_STEPS,
+)
+# Every step has its input, and each input is listed once.
+assert set(AGENT_INPUTS) == set(_STEPS)
+assert len(AGENT_INPUTS) == len(_STEPS)
+_AGENT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
+    kind: _STEPS[kind] for kind in AGENT_INPUTS
+}
 
 
 def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
@@ -376,4 +268,25 @@ def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
         raise LocalProtocolError("E0", f"not an agent intent: {type(intent).__name__}")
     b = Build(engine)
     handler(b, intent)
-    return b.done()
+    violations = engine.violations
+    if b.violations:
+        violations = (*violations, *b.violations)
+    # `evolve` carries the fields no step changes (`revision`, `id_prefix`, any added later).
+    after = attrs.evolve(
+        engine,
+        session=b.session,
+        turn=b.turn,
+        pending=b.pending,
+        decisions=b.decisions,
+        open_message=b.open_message,
+        counter=b.counter,
+        next_request_id=b.next_request_id,
+        conversation=b.conversation,
+        violations=violations,
+        children=b.children,
+        child_conversations=b.child_conversations,
+        keys=b.keys,
+        background=b.background,
+        messages=b.at,
+    )
+    return Step(after, tuple(b.wire), tuple(b.ids))

@@ -1,28 +1,33 @@
 """What one agent step builds, and the checks every agent intent shares.
 
 Owns: `Build` (one step's changes: the session folded so far, the wire dicts, the machine,
-the generated ids), `refuse`, the checks of intents no message carries alone (message ids,
-known tool calls), and the one judging home of every outbound
-message's own values: `Build.obey` (every update, through the checker's judgement of one
-update, `_rules/_check_message.update_findings`) and `Build.single` (every other message the
-checker judges on its own: permission requests, `MessageRules.permission`).
-Must not know: what any particular intent means (`_engines/_agent.py`, `_engines/_agent_output.py`).
+the generated ids, and every engine field a step may change, each a typed attribute: `mypy
+--strict` refuses a misspelled or mistyped field, `__slots__` refuses a misspelled one at run
+time), `AgentView` (what a step reads of the engine it steps), `refuse` and `remote`, the
+checks of intents no message carries alone (message ids, known tool calls), and the one
+judging home of every outbound message's own values:
+`Build.obey` (every update, through the checker's judgement of one update,
+`_rules/_check_message.update_findings`) and `Build.single` (every other message the checker
+judges on its own: permission requests, `MessageRules.permission`).
+Must not know: what any particular intent means (the step modules, `_engines/_agent_*.py`),
+nor `AgentEngine` itself: a step reads the engine through `AgentView` and `_engines/_agent.py`
+makes the next engine of a finished `Build`, so no step module imports the engine's module.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import attrs
 
-from acp_core._errors import LocalProtocolError
+from acp_core._errors import LocalProtocolError, RemoteProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
 from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
 from acp_core._rules._conversation import Conversation, Finding, Sender, observe
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce import reduce
-from acp_core._state._reduce_children import named_sessions
+from acp_core._state._reduce_children import SessionTree, named_sessions
 from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import encode_message, encode_update
 from acp_core._wire._content import (
@@ -30,45 +35,129 @@ from acp_core._wire._content import (
     TextContent,
 )
 from acp_core._wire._json import UNSET
-from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSessionNotification
+from acp_core._wire._jsonrpc import (
+    ErrorCode,
+    Message,
+    PromptRequest,
+    RequestPermissionRequest,
+    UpdateSessionNotification,
+)
+from acp_core._wire._revision import Revision
 from acp_core._wire._updates import (
     IdleStateUpdate,
     RequiresActionStateUpdate,
     RunningStateUpdate,
     SessionUpdate,
 )
+from acp_core._wire._updates_2026_11 import BackgroundWork
 
-from ._intents import Step
-
-if TYPE_CHECKING:
-    from acp_core._wire._revision import Revision
-
-    from ._agent import AgentEngine
+from ._agent_records import PendingPermission, PermissionDecision, Turn
+from ._idempotency import KeyLedger
 
 #: The state updates that carry the background list (R74).
 _LISTING: Final = (RunningStateUpdate, IdleStateUpdate, RequiresActionStateUpdate)
 
 __all__ = [
+    "AgentView",
     "Build",
     "as_block",
     "known_tool_call",
     "new_message_id",
     "refuse",
+    "remote",
 ]
 
 
-class Build:
-    """Collects one step's changes. Local to a single step call, never shared."""
+class AgentView(Protocol):
+    """What a step reads of the engine it steps (`AgentEngine` is the one implementation;
+    the step modules see it through this, so none imports `_engines/_agent.py`)."""
 
-    def __init__(self, engine: AgentEngine) -> None:
+    @property
+    def session(self) -> SessionState: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def revision(self) -> Revision: ...
+    @property
+    def id_prefix(self) -> str: ...
+    @property
+    def conversation(self) -> Conversation: ...
+    @property
+    def messages(self) -> int: ...
+    @property
+    def turn(self) -> Turn | None: ...
+    @property
+    def prompts(self) -> tuple[PromptRequest, ...]: ...
+    # The stored fields behind the `turn` and `pending` views: what `Build` starts from.
+    @property
+    def _turn(self) -> Turn | None: ...
+    @property
+    def _pending(self) -> PMap[int | str | None, PendingPermission]: ...
+    @property
+    def decisions(self) -> PMap[int | str | None, PermissionDecision]: ...
+    @property
+    def open_message(self) -> tuple[str, str] | None: ...
+    @property
+    def counter(self) -> int: ...
+    @property
+    def next_request_id(self) -> int: ...
+    @property
+    def children(self) -> SessionTree: ...
+    @property
+    def child_conversations(self) -> PMap[str, Conversation]: ...
+    @property
+    def keys(self) -> KeyLedger: ...
+    @property
+    def background(self) -> tuple[BackgroundWork, ...] | None: ...
+
+
+class Build:
+    """Collects one step's changes. Local to a single step call, never shared.
+
+    `engine` is the engine as the step began (read it for what the step must not see
+    change, such as `engine.turn`); the other attributes start as the engine's and are
+    what the step changed: `_engines/_agent.py` makes the next engine of them."""
+
+    __slots__ = (
+        "at",
+        "background",
+        "child_conversations",
+        "children",
+        "conversation",
+        "counter",
+        "decisions",
+        "engine",
+        "ids",
+        "keys",
+        "next_request_id",
+        "open_message",
+        "pending",
+        "session",
+        "turn",
+        "violations",
+        "wire",
+    )
+
+    def __init__(self, engine: AgentView) -> None:
         self.engine = engine
         self.session = engine.session
         self.wire: list[dict[str, Any]] = []
-        self.changes: dict[str, Any] = {}
         self.conversation = engine.conversation
-        self.violations: list[Violation] = []
+        self.violations: list[Violation] = []  # the client's, found in this step
         self.ids: list[int | str | None] = []
         self.at = engine.messages
+        # The engine's fields a step may change (the stored ones: `pending` is the stored
+        # requests, not `AgentEngine.pending`'s view, whose `foreground` no step reads).
+        self.turn = engine._turn
+        self.pending = engine._pending
+        self.decisions = engine.decisions
+        self.open_message = engine.open_message
+        self.counter = engine.counter
+        self.next_request_id = engine.next_request_id
+        self.children = engine.children
+        self.child_conversations = engine.child_conversations
+        self.keys = engine.keys
+        self.background = engine.background
 
     def own(self, message: Message) -> None:
         # Every message we send passes the single-message rules and the conversation machine
@@ -100,13 +189,13 @@ class Build:
     def child_machine(self, session_id: str, sender: Sender, message: Message) -> None:
         """A child session's message through the child's own conversation machine (Preview:
         each child has the lifecycle of a session, R50; R21/R23 apply per child)."""
-        machines: PMap[str, Conversation] = self.get("child_conversations")
+        machines = self.child_conversations
         conv = machines.get(session_id)
         if conv is None:
             conv = Conversation.start(self.engine.revision)
         conv, findings = observe(conv, sender, message, at=self.at)
         self.at += 1
-        self.set(child_conversations=machines.set(session_id, conv))
+        self.child_conversations = machines.set(session_id, conv)
         if sender == "agent":
             self._judge(findings)
         else:
@@ -114,12 +203,12 @@ class Build:
                 self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
 
     def update(self, update: SessionUpdate) -> None:
-        background = self.get("background")
+        background = self.background
         if background is not None and isinstance(update, _LISTING) and update.background is UNSET:
             update = attrs.evolve(update, background=background)  # R74: once reporting, always
         session_id = self.session.session_id
         for named, rule in named_sessions(update):  # only sessions the client knows
-            if named != session_id and named not in self.get("children").parents:
+            if named != session_id and named not in self.children.parents:
                 raise refuse(
                     rule,
                     f"{named!r} is named before it was announced: announce it first with "
@@ -155,7 +244,7 @@ class Build:
 
     def send_child(self, session_id: str, message: Message) -> None:
         """Send a request or answer of the child `session_id` (its machine judges it)."""
-        self.single(self.get("children").sessions[session_id], message)
+        self.single(self.children.sessions[session_id], message)
         self.child_machine(session_id, "agent", message)
         self.wire.append(encode_message(message, revision=self.engine.revision))
 
@@ -170,33 +259,15 @@ class Build:
         self.own(message)
         self.wire.append(encode_message(message, revision=self.engine.revision))
 
-    def set(self, **changes: Any) -> None:
-        self.changes.update(changes)
-
-    def get(self, name: str) -> Any:
-        return self.changes[name] if name in self.changes else getattr(self.engine, name)
-
     def new_id(self, kind: str, taken: PMap[str, Any]) -> str:
-        n = self.get("counter")
+        n = self.counter
         while True:
             candidate = f"{self.engine.id_prefix}{kind}-{n}"
             n += 1
             if candidate not in taken:
-                self.set(counter=n)
+                self.counter = n
                 self.ids.append(candidate)
                 return candidate
-
-    def done(self) -> Step[AgentEngine]:
-        if self.violations:
-            self.set(violations=(*self.engine.violations, *self.violations))
-        engine = attrs.evolve(
-            self.engine,
-            session=self.session,
-            conversation=self.conversation,
-            messages=self.at,
-            **self.changes,
-        )
-        return Step(engine, tuple(self.wire), tuple(self.ids))
 
 
 def _update_wire(session_id: str, update: SessionUpdate, revision: Revision) -> dict[str, Any]:
@@ -212,6 +283,11 @@ def _update_wire(session_id: str, update: SessionUpdate, revision: Revision) -> 
 
 def refuse(rule: str, detail: str) -> LocalProtocolError:
     return LocalProtocolError(rule, detail)
+
+
+def remote(rule: str, detail: str, code: int = ErrorCode.INVALID_REQUEST) -> RemoteProtocolError:
+    """The client broke `rule` with a message no answer can carry (raised by `step`)."""
+    return RemoteProtocolError(rule, detail, code)
 
 
 def as_block(content: str | ContentBlock) -> ContentBlock:

@@ -1,10 +1,12 @@
-"""The agent engine's prompt keys and cancel duties of the Preview.
+"""The agent engine's prompt keys (the Preview's `idempotencyKey`).
 
 Owns: what the agent engine does with a prompt's `idempotencyKey` (R67, R68: insert once,
 answer a retry of an inserted prompt with the original `messageId`, let a retry of a held
-prompt share the original's outcome; the ledger itself is `_engines/_idempotency.py`) and the
-withdrawal of the cancelled work's permission requests with `$/cancel_request` (R71).
-Must not know: I/O; how prompts are accepted or turns run (`_engines/_agent.py`).
+prompt share the original's outcome, P15: a released key is free again; the ledger itself is
+`_engines/_idempotency.py`), kept in `Build.keys`.
+Must not know: I/O; how prompts are accepted or turns run (`_engines/_agent_turn.py`), or why
+a held prompt is released (a rejection, `_engines/_agent_turn.py`; a cancel,
+`_engines/_agent_cancel.py`).
 
 The ledger lives in the engine (`AgentEngine.keys`), so it is remembered with the session
 (R69): an engine restored from storage keeps answering retries after a reconnect.
@@ -12,12 +14,9 @@ The ledger lives in the engine (`AgentEngine.keys`), so it is remembered with th
 
 from __future__ import annotations
 
-from acp_core._state._pcoll import in_order
 from acp_core._wire._codec import encode_result
-from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import JsonObject
 from acp_core._wire._jsonrpc import (
-    CancelRequestNotification,
     ErrorResponse,
     PromptRequest,
     PromptResult,
@@ -28,7 +27,7 @@ from acp_core._wire._jsonrpc import (
 from ._agent_build import Build
 from ._idempotency import ANSWER, JOIN, admit, inserted, released
 
-__all__ = ["keyed_prompt", "prompt_inserted", "prompt_released", "withdraw_permissions"]
+__all__ = ["keyed_prompt", "prompt_inserted", "prompt_released"]
 
 
 def keyed_prompt(b: Build, prompt: PromptRequest) -> bool:
@@ -38,8 +37,8 @@ def keyed_prompt(b: Build, prompt: PromptRequest) -> bool:
     key = prompt.idempotency_key
     if not isinstance(key, str):
         return True
-    ledger, admission = admit(b.get("keys"), key, prompt.id)
-    b.set(keys=ledger)
+    ledger, admission = admit(b.keys, key, prompt.id)
+    b.keys = ledger
     if admission.kind == ANSWER:
         result = encode_result(PromptResult(admission.message_id), revision=b.engine.revision)  # type: ignore[arg-type]
         b.send(Response(prompt.id, result))  # type: ignore[arg-type]
@@ -53,8 +52,8 @@ def prompt_inserted(b: Build, prompt: PromptRequest, message_id: str, result: Js
     key = prompt.idempotency_key
     if not isinstance(key, str):
         return
-    ledger, joined = inserted(b.get("keys"), key, message_id)
-    b.set(keys=ledger)
+    ledger, joined = inserted(b.keys, key, message_id)
+    b.keys = ledger
     for request_id in joined:
         b.send(Response(request_id, result))
 
@@ -65,18 +64,7 @@ def prompt_released(b: Build, prompt: PromptRequest, error: RpcError) -> None:
     key = prompt.idempotency_key
     if not isinstance(key, str):
         return
-    ledger, joined = released(b.get("keys"), key)
-    b.set(keys=ledger)
+    ledger, joined = released(b.keys, key)
+    b.keys = ledger
     for request_id in joined:
         b.send(ErrorResponse(request_id, error))
-
-
-def withdraw_permissions(b: Build) -> None:
-    """R71 (a MUST from the Preview on; P25 keeps 2026-11 at SHOULD, so nothing is sent
-    there): on `session/cancel`, withdraw each pending permission request of the cancelled
-    foreground work with `$/cancel_request`; background requests stay open (C40)."""
-    if not b.engine.revision.includes(PREVIEW_NAME):
-        return
-    for request_id, pending in in_order(b.get("pending")):
-        if pending.session_id is None and b.conversation.blocks(request_id):
-            b.send(CancelRequestNotification(request_id))

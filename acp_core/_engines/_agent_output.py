@@ -5,7 +5,8 @@ Owns: the steps of the intents that report work (`OUTPUT_STEPS`): each checks it
 on its own (R33 and the rest) is judged again as it goes out (`Build.obey`). They are allowed
 inside a turn and outside one (background activity, R40); the conversation machine judges
 their order when `Build` sends them.
-Must not know: prompts, turns, permissions or received messages (`_engines/_agent.py`).
+Must not know: prompts, turns, permissions or received messages (`_engines/_agent_turn.py`,
+`_engines/_agent_permissions.py`, `_engines/_agent_receive.py`).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _stream(
         b.update(AgentMessageChunk(message_id, block, meta))
     else:
         b.update(AgentThoughtChunk(message_id, block, meta))
-    b.set(open_message=(role, message_id))
+    b.open_message = (role, message_id)
 
 
 def _send_text(b: Build, intent: SendAgentText) -> None:
@@ -88,7 +89,7 @@ def _send_thought(b: Build, intent: SendThought) -> None:
 def _send_message(b: Build, intent: SendAgentMessage) -> None:
     message_id = new_message_id(b, intent.message_id, "agent")
     b.update(AgentMessage(message_id, intent.content, intent.meta))
-    b.set(open_message=("agent", message_id))
+    b.open_message = ("agent", message_id)
 
 
 def _update_plan(b: Build, intent: ReportPlan) -> None:
@@ -104,7 +105,7 @@ def _update_plan(b: Build, intent: ReportPlan) -> None:
     if not plan.plan_id:
         raise refuse("R29", "every plan carries a non-empty planId")
     b.update(PlanUpdate(plan))
-    b.set(open_message=None)
+    b.open_message = None
 
 
 def _start_tool_call(b: Build, intent: StartToolCall) -> None:
@@ -128,7 +129,7 @@ def _start_tool_call(b: Build, intent: StartToolCall) -> None:
             intent.meta,
         )
     )
-    b.set(open_message=None)
+    b.open_message = None
 
 
 def _update_tool_call(b: Build, intent: PatchToolCall) -> None:
@@ -146,13 +147,13 @@ def _update_tool_call(b: Build, intent: PatchToolCall) -> None:
             intent.meta,
         )
     )
-    b.set(open_message=None)
+    b.open_message = None
 
 
 def _send_tool_content(b: Build, intent: SendToolContent) -> None:
     known_tool_call(b, intent.tool_call_id)
     b.update(ToolCallContentChunk(intent.tool_call_id, intent.content, intent.meta))
-    b.set(open_message=None)
+    b.open_message = None
 
 
 def _finish_tool_call(b: Build, intent: FinishToolCall) -> None:
@@ -165,7 +166,7 @@ def _finish_tool_call(b: Build, intent: FinishToolCall) -> None:
             raw_output=intent.raw_output,
         )
     )
-    b.set(open_message=None)
+    b.open_message = None
 
 
 def _b64(data: bytes) -> str:

@@ -1,8 +1,25 @@
 """The client engine: prompt bookkeeping, permission answers, and the local cancel overlay.
 
-Owns: `ClientEngine` (the client side of one session, as a value), `new_client`, and the
-client half of `step`. Applies the client rules of the catalogue (C-rules in docs/rules.md).
-Must not know: I/O, clocks, randomness, the agent engine.
+Owns: `ClientEngine` (the client side of one session, as a value), `new_client`,
+`sent_prompt` and `prompt_message_id` (reading a prompt's record), and the client half of
+`step`: the step table, `CLIENT_INPUTS`, which intents send a request the connection numbers
+(`session_request_method`), the next engine made of a finished `Build`, and
+`machine_follows`. Applies the client rules of the catalogue (C-rules in docs/rules.md).
+Must not know: I/O, clocks, randomness, the agent engine; what any one intent or received
+message does (the step modules below).
+
+The modules, one part of the protocol each, imported only from here downward (none imports
+this module: a step reads the engine through `_client_build.ClientView`):
+- `_client_records`: `SentPrompt` (the leaf).
+- `_client_build`: `Build`, one step's typed changes; the machines every message passes.
+- `_client_view`: an agent update folded into the session and the view.
+- `_client_prompts`: prompts sent, retried and answered.
+- `_client_permissions`: the agent's permission requests, held and answered.
+- `_client_cancel`: the client's `session/cancel`, of its session or a child's.
+- `_client_children`: a child's traffic, views and lifecycles (Preview).
+- `_client_items`: item cancels (2026-11).
+- `_client_receive`: which received message goes where.
+`_client_resume` sits above this module: what a resume does to an engine.
 
 Theory of operation.
 - `session` is the pure fold of what the agent reported (updates, and the `tool_call`
@@ -28,77 +45,59 @@ Theory of operation.
   with `$/cancel_request` (R71), and a `$/cancel_request` for an open request is answered
   `cancelled` (Q17, C40) at every revision.
 - At the Preview, traffic for another session id is a child's (C28) or waits for its
-  announcement (P3); `_engines/_client_preview.py` owns it and the Preview intents.
+  announcement (P3); `_engines/_client_children.py` owns it.
 - Unknown requests are answered with -32601 (C26); notifications are never answered (C25).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
+from acp_core._errors import LocalProtocolError
 from acp_core._rules._check import Violation
-from acp_core._rules._check_message import (
-    MessageRules,
-    StateSeen,
-    plain_chunk_role,
-    plain_tool_chunk,
-    update_findings,
-)
+from acp_core._rules._check_message import plain_chunk_role, plain_tool_chunk
 from acp_core._rules._conversation import Conversation, quiet_update
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._fold import fold
-from acp_core._state._pcoll import PMap, PVec, in_order
-from acp_core._state._reduce import reduce
+from acp_core._state._pcoll import PMap, PVec
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
-from acp_core._wire._codec import decode_prompt_result, encode_result
-from acp_core._wire._json import UNSET, JsonValue, freeze_json
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._jsonrpc import (
-    CancelledOutcome,
-    CancelRequestNotification,
-    CancelSessionNotification,
-    ErrorCode,
-    ErrorResponse,
-    Notification,
+    Message,
+    Method,
     PromptRequest,
-    Request,
     RequestPermissionRequest,
-    RequestPermissionResult,
-    Response,
-    RpcError,
-    SelectedOutcome,
-    ToolCallPermissionSubject,
     UpdateSessionNotification,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
-from acp_core._wire._updates import (
-    SessionUpdate,
-    ToolCallContentChunk,
-    ToolCallStatus,
-    ToolCallUpdate,
-)
-from acp_core._wire._updates_preview import ReplayComplete, SubagentUpdate
+from acp_core._wire._updates import SessionUpdate
 from acp_core._wire._value import frozen
 
-from . import _client_preview as preview
-from ._client_build import Build as _Build
-from ._client_prompts import SentPrompt, prompt_message_id, sent_prompt
+from ._client_build import Build
+from ._client_cancel import CANCEL_STEPS
+from ._client_items import ITEM_STEPS
+from ._client_permissions import PERMISSION_STEPS
+from ._client_prompts import PROMPT_STEPS, unanswered
+from ._client_receive import received
+from ._client_records import SentPrompt
+from ._client_view import apply_update
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
-from ._request_ids import REQUESTS, id_refusal, valid_request_id
+from ._intents_preview import CancelChild, CancelTerminal, CancelToolCall, RetryPrompt
 
 __all__ = [
     "ClientEngine",
     "SentPrompt",
     "client_step",
+    "machine_follows",
     "new_client",
     "prompt_message_id",
     "receive_updates",
     "sent_prompt",
+    "session_request_method",
 ]
 
 
@@ -117,7 +116,7 @@ class ClientEngine:
         next_request_id: next JSON-RPC id for requests this client sends.
         conversation: the lifecycle of this session, as the conversation machine sees it.
         children: the Preview's child sessions, their views and links (C27, C28;
-            `_engines/_client_preview.py`); `lifecycles`: a conversation machine per child.
+            `_engines/_client_children.py`); `lifecycles`: a conversation machine per child.
         requests: `tool_call/cancel` / `terminal/cancel` requests not answered yet, by
             request key: (method, session id).
         violations: what the agent broke, in the order received (`check_trace`'s values).
@@ -155,7 +154,7 @@ class ClientEngine:
     def unanswered(self) -> tuple[PromptRequest, ...]:
         """The keyed submissions no attempt of which was answered, oldest first: hand them to
         `ResumeSession(unanswered=...)` when the connection was lost (C45)."""
-        return preview.unanswered(self)
+        return unanswered(self.prompts)
 
     @property
     def cancel_requested(self) -> bool:
@@ -172,239 +171,57 @@ def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> Cli
     )
 
 
-@functools.cache
-def _cancelled(revision: Revision) -> JsonValue:
-    # Built on first use, not at import: encoding derives the codec's tables (issue 15).
-    return freeze_json(
-        encode_result(RequestPermissionResult(CancelledOutcome()), revision=revision)
-    )
+def sent_prompt(client: ClientEngine, request_id: int | str | None) -> SentPrompt | None:
+    """The record of the prompt `request_id`: whether it was accepted, its user message, and
+    whether its work ended (`ended`) with which stop reason (`stop_reason`)."""
+    return client.sent.get(request_key(request_id))
 
 
-def _apply(b: _Build, update: SessionUpdate, *, subject: bool = False) -> None:
-    """Fold one agent update into both the session and the view, with the bookkeeping.
-
-    `subject`: the update is the `tool_call` subject of a permission request (T10). It
-    restates the tool call rather than reporting a new status, so it leaves a local cancel
-    mark in the view alone (only a status the agent *reports* wins over it, Q19).
-    """
-    before: SessionState = b.get("session")
-    view: SessionState = b.get("view")
-    revision = b.engine.revision
-    if not subject:
-        b.record(update_findings(revision, before, update))
-    session = reduce(before, update, revision=revision)
-    view_update = update
-    if subject and isinstance(update, ToolCallUpdate):
-        shown = view.tool_calls.get(update.tool_call_id)
-        known = before.tool_calls.get(update.tool_call_id)
-        if shown is not None and known is not None and shown.status != known.status:
-            view_update = attrs.evolve(update, status=UNSET)
-    if view is before and view_update is update:
-        # No local mark sets the view apart: it is the session, and reducing it a second
-        # time would build the same value again (reduce is a pure function of its inputs).
-        shown_state = session
-    else:
-        shown_state = reduce(view, view_update, revision=revision)
-    b.set(session=session, view=shown_state)
-    was_idle = before.foreground.state == "idle"
-    now_idle = session.foreground.state == "idle"
-    if was_idle and not now_idle:
-        b.set(work_tool_calls=PMap())  # new foreground work starts (Q18)
-    if not now_idle and isinstance(update, (ToolCallUpdate, ToolCallContentChunk)):
-        b.set(work_tool_calls=b.get("work_tool_calls").set(update.tool_call_id, True))
+def prompt_message_id(client: ClientEngine, request_id: int | str | None) -> str | None:
+    """The user message id the agent reported for the prompt `request_id` (Q7)."""
+    prompt = sent_prompt(client, request_id)
+    return None if prompt is None else prompt.message_id
 
 
-def _answer_cancelled(b: _Build, request_id: int | str | None) -> None:
-    pending: PMap[int | str | None, RequestPermissionRequest] = b.get("pending")
-    asked = pending.get(request_id)
-    b.send(
-        Response(request_id, _cancelled(b.engine.revision)),
-        None if asked is None else asked.session_id,
-    )
-    b.set(pending=pending.delete(request_id))
+# -- the step table ------------------------------------------------------------------------
 
-
-# -- client intents ------------------------------------------------------------------------
-
-
-def _send_prompt(b: _Build, intent: SendPrompt) -> None:
-    engine = b.engine
-    request_id = intent.request_id
-    if request_id is None:
-        request_id = engine.next_request_id
-        while request_key(request_id) in engine.sent:
-            request_id += 1
-        b.set(next_request_id=request_id + 1)
-        b.ids.append(request_id)
-    elif request_key(request_id) in engine.sent or request_key(request_id) in engine.requests:
-        raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
-    key_ = preview.idempotency_key(engine, intent.idempotency_key)
-    request = PromptRequest(request_id, engine.session_id, intent.content, intent.meta, key_)
-    b.send(request)
-    key = request_key(request_id)
-    record = SentPrompt(request_id, request=request)
-    b.set(sent=engine.sent.set(key, record), order=engine.order.append(key))
-
-
-def _send_cancel(b: _Build, intent: SendCancel) -> None:
-    engine = b.engine
-    b.send(CancelSessionNotification(engine.session_id))
-    if engine.revision.applies("C15"):  # 2026-08; later C40 leaves them open (background)
-        for request_id, asked in in_order(engine.pending):
-            if asked.session_id == engine.session_id:
-                _answer_cancelled(b, request_id)  # C15
-    if engine.session.foreground.state == "idle":
-        return  # nothing is running: nothing to mark, and expect no reply (Q20)
-    view = engine.view
-    for tool_call_id in engine.work_tool_calls:
-        call = view.tool_calls.get(tool_call_id)
-        if call is not None and call.status not in ToolCallStatus.TERMINAL:
-            # C14: shown cancelled at once; a later status from the agent wins (Q19).
-            mark = ToolCallUpdate(tool_call_id, status="cancelled")
-            view = reduce(view, mark, revision=engine.revision)
-    b.set(view=view)
-
-
-def _answer_permission(b: _Build, intent: AnswerPermission) -> None:
-    request = b.engine.pending.get(intent.request_id)
-    if request is None:
-        raise LocalProtocolError(
-            "E2", f"no pending permission request has id {intent.request_id!r}"
-        )
-    if all(o.option_id != intent.option_id for o in request.options):
-        raise LocalProtocolError(
-            "E4", f"option {intent.option_id!r} was not offered by request {intent.request_id!r}"
-        )
-    result = encode_result(
-        RequestPermissionResult(SelectedOutcome(intent.option_id)), revision=b.engine.revision
-    )
-    b.send(Response(intent.request_id, freeze_json(result)), request.session_id)
-    b.set(pending=b.engine.pending.delete(intent.request_id))
-
-
-# -- received messages ---------------------------------------------------------------------
-
-
-def _remote(rule: str, detail: str) -> RemoteProtocolError:
-    return RemoteProtocolError(rule, detail, ErrorCode.INVALID_REQUEST)
-
-
-def _prompt_answered(b: _Build, message: Response | ErrorResponse) -> bool:
-    sent: PMap[RequestKey, SentPrompt] = b.get("sent")
-    key = request_key(message.id)
-    prompt = sent.get(key)
-    if prompt is None or prompt.state != "sent":
-        return False
-    if isinstance(message, ErrorResponse):
-        answered = attrs.evolve(prompt, state="rejected")
-    else:
-        try:
-            decode_prompt_result(message.result)
-        except AcpError:
-            raise _remote("R1", f"prompt {message.id!r} answered with a malformed result") from None
-        answered = attrs.evolve(prompt, state="accepted")  # the machine binds the id (Q7)
-        mid = message.result.get("messageId") if isinstance(message.result, Mapping) else None
-        if b.engine.revision.prompt_result_has_message_id and isinstance(mid, str):
-            # A keyed retry the machine resolved to an earlier insertion leaves its prompts
-            # at once (R67): its record takes the messageId here (C44).
-            answered = attrs.evolve(answered, message_id=mid)
-    b.set(sent=preview.bind_lost(sent.set(key, answered), answered))
-    return True
-
-
-def _id_refused(b: _Build, request: object) -> bool:
-    """An agent request the client cannot serve under its id (null, not a string or an
-    integer, or the id of a permission request still pending, a child's included) is answered
-    -32600 with `id: null` before any machine sees it: the pending request stays as it was."""
-    request_id = getattr(request, "id", None)
-    error = id_refusal(request_id, b.get("pending").__contains__)
-    if error is None:
-        return False
-    b.at += 1  # the refused request was received: later indexes stay those of the trace
-    if valid_request_id(request_id):
-        b.record([("J2", error.message)])  # the reuse a machine would have seen (at its index)
-    b.send(ErrorResponse(None, error))
-    return True
-
-
-def _received(b: _Build, intent: Received) -> None:
-    message = intent.single
-    engine = b.engine
-    if isinstance(message, REQUESTS) and _id_refused(b, message):
-        return
-    session_id = getattr(message, "session_id", engine.session_id)
-    if session_id != engine.session_id:
-        if not preview.speaks_children(engine.revision) or not isinstance(
-            message, (UpdateSessionNotification, RequestPermissionRequest)
-        ):
-            raise _remote("E3", f"{type(message).__name__} for session {session_id!r}")
-        _child_received(b, message)  # C28: a child's traffic, never E3
-        return
-    if isinstance(message, (Response, ErrorResponse)):
-        asked = engine.requests.get(request_key(message.id))
-        b.receive(message, None if asked is None else asked[1])
-    else:
-        b.receive(message)  # before any answer this step sends in reply
-    if isinstance(message, UpdateSessionNotification):
-        if type(message.update) is ReplayComplete:
-            # The marker closes the replay window `resume_sent` opened in the tree; the view
-            # keeps no window of its own (it stays what the agent's engine holds).
-            preview.child_update(b, message)
-            return
-        _apply(b, message.update)
-        if isinstance(message.update, SubagentUpdate):
-            preview.child_update(b, message)  # C27: the child is registered
-    elif isinstance(message, RequestPermissionRequest):
-        b.record(MessageRules(engine.revision).permission(StateSeen(engine.session), message))
-        if isinstance(message.subject, ToolCallPermissionSubject):
-            _apply(b, message.subject.tool_call, subject=True)  # T10
-        b.set(pending=engine.pending.set(message.id, message))
-        if b.conversation.cancel_at is not None and engine.revision.applies("C15"):
-            _answer_cancelled(b, message.id)  # C15: everything pending after a cancel
-    elif isinstance(message, CancelRequestNotification):
-        if message.request_id in engine.pending:
-            _answer_cancelled(b, message.request_id)  # Q17
-    elif isinstance(message, (Response, ErrorResponse)):
-        if not _prompt_answered(b, message) and preview.cancel_answered(b, message) is None:
-            raise _remote("E3", f"response {message.id!r} answers no request of this client")
-    elif isinstance(message, (Request, PromptRequest)):
-        # Every request gets its answer; one the client never serves (a `session/prompt` from
-        # the agent: J2, as the machine says) gets method-not-found.
-        b.send(ErrorResponse(message.id, RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found")))
-    elif isinstance(message, Notification):
-        pass  # C26: unknown notifications are ignored (and never answered, C25)
-    else:
-        raise _remote("E3", f"a client does not receive {type(message).__name__}")
-
-
-def _child_received(
-    b: _Build, message: UpdateSessionNotification | RequestPermissionRequest
-) -> None:
-    # Traffic of a child (or of an id nobody announced yet: it waits, P3) at the Preview.
-    b.receive(message, message.session_id)
-    if isinstance(message, UpdateSessionNotification):
-        preview.child_update(b, message)
-        return
-    if not preview.child_permission(b, message):
-        return
-    pending: PMap[int | str | None, RequestPermissionRequest] = b.get("pending")
-    if isinstance(message.subject, ToolCallPermissionSubject):  # T10, on the child's view
-        preview.child_update(
-            b, UpdateSessionNotification(message.session_id, message.subject.tool_call)
-        )
-    b.set(pending=pending.set(message.id, message))
-
-
-_CLIENT_STEPS: Final[dict[type[Any], Any]] = {
-    SendPrompt: _send_prompt,
-    SendCancel: _send_cancel,
-    AnswerPermission: _answer_permission,
-    Received: _received,
-    **preview.CLIENT_PREVIEW_STEPS,
+_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
+    **PROMPT_STEPS,
+    **CANCEL_STEPS,
+    **PERMISSION_STEPS,
+    Received: received,
+    **ITEM_STEPS,
 }
 
-#: The client engine's input alphabet.
-CLIENT_INPUTS: Final = tuple(_CLIENT_STEPS)
+#: The client engine's input alphabet (the totality tests draw in this order).
+CLIENT_INPUTS: Final = (
+    SendPrompt,
+    SendCancel,
+    AnswerPermission,
+    Received,
+    CancelChild,
+    CancelToolCall,
+    CancelTerminal,
+    RetryPrompt,
+)
+# Every step has its input, and each input is listed once.
+assert set(CLIENT_INPUTS) == set(_STEPS)
+assert len(CLIENT_INPUTS) == len(_STEPS)
+_CLIENT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
+    kind: _STEPS[kind] for kind in CLIENT_INPUTS
+}
+
+_REQUESTS: Final[dict[type, str]] = {
+    CancelToolCall: Method.TOOL_CALL_CANCEL,
+    CancelTerminal: Method.TERMINAL_CANCEL,
+    RetryPrompt: Method.SESSION_PROMPT,
+}
+
+
+def session_request_method(intent: object) -> str | None:
+    """The method of the request a Preview intent sends (None: it sends none); a connection
+    numbers these requests and routes their answers back to the engine."""
+    return _REQUESTS.get(type(intent))
 
 
 def client_step(engine: ClientEngine, intent: object) -> Step[ClientEngine]:
@@ -417,9 +234,48 @@ def client_step(engine: ClientEngine, intent: object) -> Step[ClientEngine]:
     handler = _CLIENT_STEPS.get(type(intent))
     if handler is None:
         raise LocalProtocolError("E0", f"not a client intent: {type(intent).__name__}")
-    b = _Build(engine)
+    b = Build(engine)
     handler(b, intent)
-    return b.done()
+    return Step(_next_engine(engine, b), tuple(b.wire), tuple(b.ids))
+
+
+def _next_engine(engine: ClientEngine, b: Build) -> ClientEngine:
+    violations = engine.violations
+    if b.violations:
+        violations = (*violations, *b.violations)
+    # One generated rebuild (fields without converters): this runs once per message. Every
+    # field a step may change is named; `revision` is carried.
+    return fast_evolve(
+        engine,
+        session=b.session,
+        view=b.view,
+        sent=b.sent,
+        order=b.order,
+        pending=b.pending,
+        work_tool_calls=b.work_tool_calls,
+        next_request_id=b.next_request_id,
+        conversation=b.conversation,
+        violations=violations,
+        children=b.children,
+        lifecycles=b.lifecycles,
+        requests=b.requests,
+        messages=b.at,
+    )
+
+
+def machine_follows(engine: ClientEngine, sender: str, message: Message) -> ClientEngine:
+    """The connection sent a request of this engine's session itself (`session/resume`,
+    `session/close`, `session/set_config_option`: `sender` "client") or got its answer
+    ("agent"): the session's machine follows it as if the engine had, so it knows the replay
+    window (R38, R39) or the close (R24) and keeps what the answer broke in `violations`
+    (R24, R38, R41; any revision). A MUST of our own it would break raises, as `Build.send`."""
+    b = Build(engine)
+    if sender == "client":
+        b.send(message)
+        b.wire.clear()  # the connection writes the request itself
+    else:
+        b.receive(message)
+    return _next_engine(engine, b)
 
 
 # -- many updates at once ------------------------------------------------------------------
@@ -441,8 +297,8 @@ def receive_updates(
     content chunks (`plain_tool_chunk`) of known tool calls, are then folded at once
     (`fold`: one write per streamed message or tool call): they break no rule of their own,
     move no foreground, and each appends a block, so each changes the view. Every other
-    update goes through `_apply`, as `client_step` would."""
-    b = _Build(engine)
+    update goes through `apply_update`, as `client_step` would."""
+    b = Build(engine)
     sent = engine.sent
     changed: list[bool] = []
     run: list[SessionUpdate] = []
@@ -450,12 +306,12 @@ def receive_updates(
     session: SessionState = engine.session  # as of the start of `run`
     for message in messages:
         update = message.update
-        moved = False  # only the machine moves the prompt records (`_apply` never does)
+        moved = False  # only the machine moves the prompt records (`apply_update` never does)
         if quiet_update(b.conversation, update):
             b.at += 1  # what `b.receive` does on the machine's quiet path
         else:
             b.receive(message)
-            moved = b.get("sent") is not sent
+            moved = b.sent is not sent
         role = plain_chunk_role(update)
         if role is not None:
             chunk: Any = update
@@ -473,9 +329,10 @@ def receive_updates(
         tool_call_id = plain_tool_chunk(update)
         if tool_call_id is not None and tool_call_id in session.tool_calls:
             # Appended to a known tool call: nothing to find, a new view; the work's tool
-            # calls grow as `_apply` grows them (no update of the run moves the foreground).
+            # calls grow as `apply_update` grows them (no update of the run moves the
+            # foreground).
             if session.foreground.state != "idle":
-                b.set(work_tool_calls=b.get("work_tool_calls").set(tool_call_id, True))
+                b.work_tool_calls = b.work_tool_calls.set(tool_call_id, True)
             run.append(update)
             changed.append(True)
             if moved:
@@ -483,24 +340,24 @@ def receive_updates(
             continue
         _fold_run(b, run)
         roles.clear()
-        view = b.get("view")
-        _apply(b, update)
-        session = b.get("session")
-        changed.append(b.get("view") is not view)
+        view = b.view
+        apply_update(b, update)
+        session = b.session
+        changed.append(b.view is not view)
         if moved:
             break
     _fold_run(b, run)
-    return b.done().state, changed
+    return _next_engine(engine, b), changed
 
 
-def _fold_run(b: _Build, run: list[SessionUpdate]) -> None:
+def _fold_run(b: Build, run: list[SessionUpdate]) -> None:
     # Plain chunks move no foreground: only the session and the view change (the view stays
     # the session itself when no local mark sets it apart).
     if not run:
         return
     revision = b.engine.revision
-    session: SessionState = b.get("session")
-    view: SessionState = b.get("view")
+    session, view = b.session, b.view
     folded = fold(session, run, revision=revision)
-    b.set(session=folded, view=folded if view is session else fold(view, run, revision=revision))
+    b.session = folded
+    b.view = folded if view is session else fold(view, run, revision=revision)
     run.clear()

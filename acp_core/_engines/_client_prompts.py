@@ -1,64 +1,159 @@
-"""The prompt records of the client engine: `SentPrompt` and the queries that read them.
+"""The prompts the client sends: sending, retrying, and what their answers say.
 
-Owns: `SentPrompt` (what the client knows of one prompt it sent), `sent_prompt` and
-`prompt_message_id` (reading one record off a `ClientEngine`).
-Must not know: how the records are kept up to date (the client engine's step does that),
-I/O, clocks, randomness, the agent engine.
+Owns: the steps of `SendPrompt` (a fresh request id, E2; a new `idempotencyKey` only, C42,
+C43, the Preview's) and `RetryPrompt` (the same key on every attempt, C42, C45, on this
+connection or, for a submission carried over by `ResumeSession(unanswered=...)`, the next
+one), `prompt_answered` (a prompt's result or error: `accepted` / `rejected`, R1 for a
+malformed result, a `messageId` bound at once, C44), `unanswered` (the keyed submissions to
+retry after a lost connection, C45) and `bind_lost`; `Build.sent` and `Build.order` are this
+module's (the machine's binding is copied in by `_engines/_client_build.py`, Q7).
+Must not know: how answers are routed here (`_engines/_client_receive.py`), how a resumed
+engine takes the carried submissions (`_engines/_client_resume.py`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
 
 import attrs
 
-from acp_core._rules._predicates import request_key
-from acp_core._wire._jsonrpc import PromptRequest
-from acp_core._wire._value import frozen
+from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
+from acp_core._rules._predicates import RequestKey, request_key
+from acp_core._state._pcoll import PMap
+from acp_core._wire._codec import decode_prompt_result
+from acp_core._wire._fields import PREVIEW_NAME
+from acp_core._wire._json import UNSET, Unset
+from acp_core._wire._jsonrpc import ErrorCode, ErrorResponse, PromptRequest, Response
 
-if TYPE_CHECKING:
-    from ._client import ClientEngine
+from ._client_build import Build, ClientView
+from ._client_records import SentPrompt
+from ._intents import SendPrompt
+from ._intents_preview import RetryPrompt
 
 __all__ = [
-    "SentPrompt",
-    "prompt_message_id",
-    "sent_prompt",
+    "PROMPT_STEPS",
+    "bind_lost",
+    "idempotency_key",
+    "prompt_answered",
+    "unanswered",
 ]
 
 
-@frozen
-class SentPrompt:
-    """A prompt this client sent.
-
-    Attributes:
-        request_id: its JSON-RPC id.
-        state: `sent`, `accepted` (answered `{}`), `rejected` (answered with an error; a
-            rejected prompt never has work) or `lost` (sent on an earlier connection that was
-            lost before the answer; carried over by `ResumeSession(unanswered=...)` to be
-            retried with `RetryPrompt`, C45).
-        message_id: the user message the agent reported for it, once bound (Q7).
-        ended: the idle that ends its work arrived.
-        stop_reason: that idle's stop reason (None while running, or when it had none).
-        request: the request as sent (what `RetryPrompt` sends again, C42, C45).
-        retry_of: for a retry, the request id of the first attempt.
-    """
-
-    request_id: int | str | None
-    state: str = "sent"
-    message_id: str | None = None
-    ended: bool = False
-    stop_reason: str | None = None
-    request: PromptRequest | None = attrs.field(default=None, eq=False)  # a record, not identity
-    retry_of: int | str | None = None
+def idempotency_key(engine: ClientView, key: str | None) -> str | Unset:
+    """The key a new `SendPrompt` carries (C42, C43): none, or one never used before in this
+    session (a retry goes through `RetryPrompt`, which sends the same key again)."""
+    if key is None:
+        return UNSET
+    if not engine.revision.includes(PREVIEW_NAME):
+        raise LocalProtocolError(
+            "E0", f"idempotencyKey is a Preview field; revision {engine.revision.name} lacks it"
+        )
+    for record in engine.sent.values():
+        if record.request is not None and record.request.idempotency_key == key:
+            raise LocalProtocolError(
+                "C43",
+                f"idempotencyKey {key!r} already names the submission of prompt "
+                f"{record.request_id!r}: retry it with RetryPrompt, or use a new key",
+            )
+    return key
 
 
-def sent_prompt(client: ClientEngine, request_id: int | str | None) -> SentPrompt | None:
-    """The record of the prompt `request_id`: whether it was accepted, its user message, and
-    whether its work ended (`ended`) with which stop reason (`stop_reason`)."""
-    return client.sent.get(request_key(request_id))
+def unanswered(prompts: Iterable[SentPrompt]) -> tuple[PromptRequest, ...]:
+    """The keyed submissions among `prompts` (in sending order) that no attempt has been
+    answered for, oldest first: what a client retries after its connection was lost (C45).
+    Each is the request as first sent (its id names it for `RetryPrompt`); a prompt without a
+    key is never among them (C45: without a key, no automatic retry)."""
+    answered: set[str] = set()
+    first: dict[str, PromptRequest] = {}
+    for record in prompts:
+        request = record.request
+        key = None if request is None else request.idempotency_key
+        if request is None or not isinstance(key, str):
+            continue
+        first.setdefault(key, request)
+        if record.state in ("accepted", "rejected"):
+            answered.add(key)
+    return tuple(r for k, r in first.items() if k not in answered)
 
 
-def prompt_message_id(client: ClientEngine, request_id: int | str | None) -> str | None:
-    """The user message id the agent reported for the prompt `request_id` (Q7)."""
-    prompt = sent_prompt(client, request_id)
-    return None if prompt is None else prompt.message_id
+def bind_lost(
+    sent: PMap[RequestKey, SentPrompt], answered: SentPrompt
+) -> PMap[RequestKey, SentPrompt]:
+    """C44: a retry of a submission carried over from a lost connection was answered with a
+    `messageId`: the carried record names that message too (its own answer never came)."""
+    if answered.retry_of is None or answered.message_id is None:
+        return sent
+    key = request_key(answered.retry_of)
+    first = sent.get(key)
+    if first is None or first.state != "lost":
+        return sent
+    return sent.set(key, attrs.evolve(first, message_id=answered.message_id))
+
+
+def _send_prompt(b: Build, intent: SendPrompt) -> None:
+    engine = b.engine
+    request_id = intent.request_id
+    if request_id is None:
+        request_id = engine.next_request_id
+        while request_key(request_id) in engine.sent:
+            request_id += 1
+        b.next_request_id = request_id + 1
+        b.ids.append(request_id)
+    elif request_key(request_id) in engine.sent or request_key(request_id) in engine.requests:
+        raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
+    key_ = idempotency_key(engine, intent.idempotency_key)
+    request = PromptRequest(request_id, engine.session_id, intent.content, intent.meta, key_)
+    b.send(request)
+    key = request_key(request_id)
+    record = SentPrompt(request_id, request=request)
+    b.sent = engine.sent.set(key, record)
+    b.order = engine.order.append(key)
+
+
+def _retry_prompt(b: Build, intent: RetryPrompt) -> None:
+    """C42, C45: send the prompt again with its content and its key; never without a key."""
+    first = b.sent.get(request_key(intent.original))
+    request: PromptRequest | None = None if first is None else first.request
+    if request is None:
+        raise LocalProtocolError("E2", f"no prompt was sent with id {intent.original!r}")
+    if not isinstance(request.idempotency_key, str):
+        raise LocalProtocolError("C45", "a prompt sent without an idempotencyKey is never retried")
+    request_id = b.request_id(intent.request_id)
+    retry = attrs.evolve(request, id=request_id)
+    b.send(retry)
+    key = request_key(request_id)
+    record = SentPrompt(request_id, request=retry, retry_of=intent.original)
+    b.sent = b.sent.set(key, record)
+    b.order = b.order.append(key)
+
+
+def prompt_answered(b: Build, message: Response | ErrorResponse) -> bool:
+    """The answer to a prompt of ours still `sent`: its record says so (False: not one)."""
+    sent = b.sent
+    key = request_key(message.id)
+    prompt = sent.get(key)
+    if prompt is None or prompt.state != "sent":
+        return False
+    if isinstance(message, ErrorResponse):
+        answered = attrs.evolve(prompt, state="rejected")
+    else:
+        try:
+            decode_prompt_result(message.result)
+        except AcpError:
+            detail = f"prompt {message.id!r} answered with a malformed result"
+            raise RemoteProtocolError("R1", detail, ErrorCode.INVALID_REQUEST) from None
+        answered = attrs.evolve(prompt, state="accepted")  # the machine binds the id (Q7)
+        mid = message.result.get("messageId") if isinstance(message.result, Mapping) else None
+        if b.engine.revision.prompt_result_has_message_id and isinstance(mid, str):
+            # A keyed retry the machine resolved to an earlier insertion leaves its prompts
+            # at once (R67): its record takes the messageId here (C44).
+            answered = attrs.evolve(answered, message_id=mid)
+    b.sent = bind_lost(sent.set(key, answered), answered)
+    return True
+
+
+PROMPT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
+    SendPrompt: _send_prompt,
+    RetryPrompt: _retry_prompt,
+}

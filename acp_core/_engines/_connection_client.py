@@ -56,9 +56,9 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._updates import ConfigOptionUpdate, SessionConfigOption
 from acp_core._wire._updates_preview import ReplayComplete
 
-from ._client import new_client
-from ._client_build import machine_follows
-from ._client_preview import resume_answered, speaks_children
+from ._client import machine_follows, new_client
+from ._client_children import speaks_children
+from ._client_resume import resume_answered
 from ._connection_client_intents import NewSession, ResumeSession
 from ._connection_client_preview import announced, hold, refused_announcement, route_child
 from ._connection_client_state import (

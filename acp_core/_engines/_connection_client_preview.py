@@ -5,7 +5,7 @@ Owns: `route_child` (a `session/update` or permission request naming a child goe
 engine of the top-level session whose tree announced it, C28; an id nobody announced is held
 with an R47 finding and handed over when announced, P3) and `announced` (the hand-over).
 Must not know: I/O; how the engine folds child traffic or keeps replay windows
-(`_engines/_client_preview.py`).
+(`_engines/_client_children.py`, `_engines/_client_resume.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Final
 from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSessionNotification
 from acp_core._wire._updates_preview import SubagentUpdate
 
-from ._client_preview import speaks_children
+from ._client_children import speaks_children
 from ._connection_client_state import Build, child_owner, step_session
 from ._intents import Received
 

@@ -58,9 +58,8 @@ from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._updates_preview import SubagentUpdate
 from acp_core._wire._value import frozen
 
-from ._client import ClientEngine, client_step, new_client
-from ._client_build import machine_follows
-from ._client_preview import carry_prompts, resume_sent, session_request_method
+from ._client import ClientEngine, client_step, machine_follows, new_client, session_request_method
+from ._client_resume import carry_prompts, resume_sent
 from ._connection_client_events import engine_events
 from ._connection_client_intents import (
     CancelRequest,

@@ -53,7 +53,7 @@ from acp_core._wire._jsonrpc import (
 from acp_core._wire._updates import UserMessage
 from acp_core._wire._updates_preview import ReplayComplete
 
-from ._client_preview import speaks_children
+from ._client_children import speaks_children
 from ._connection_client_intents import CloseSession, ResumeSession, SetConfigOption
 from ._connection_client_state import Build, PendingRequest
 from ._connection_values import ExtensionRequest, RequestCancelled, SessionIntent, params_object

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from acp_core._wire._jsonrpc import RequestPermissionRequest
     from acp_core._wire._updates import SessionUpdate
 
-    from ._agent_receive import PermissionDecision
+    from ._agent_records import PermissionDecision
 
 __all__ = [
     "AnswerRequest",

@@ -9,8 +9,9 @@ of these rules `check_trace` does not report, why a recording cannot show it, as
 Must not know: how a rule is checked or enforced.
 
 Whether `check_trace` reports a rule (`checked`) is read from the checker's guards, as for
-every rule; the engines enforce the agent rules (`_engines/_agent_preview.py`) and the views
-record child-traffic faults as diagnostics (`_state/_reduce_children.py`).
+every rule; the engines enforce the agent rules (`_engines/_agent_children.py`,
+`_engines/_agent_items.py`, `_engines/_agent_cancel.py`) and the views record child-traffic
+faults as diagnostics (`_state/_reduce_children.py`).
 """
 
 from __future__ import annotations

@@ -127,16 +127,12 @@ SOURCES = {
     'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, v0)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c114',
     'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, c8)\n    s9(obj, c9)\n    return obj\n': '_c115',
     'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.known)\n    s3(obj, old.creating)\n    return obj\n': '_c116',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session)\n    s1(obj, old.view)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, old.order)\n    s5(obj, old.pending)\n    s6(obj, old.work_tool_calls)\n    s7(obj, old.next_request_id)\n    s8(obj, v0)\n    s9(obj, old.violations)\n    s10(obj, old.children)\n    s11(obj, old.lifecycles)\n    s12(obj, old.requests)\n    s13(obj, v1)\n    return obj\n': '_c117',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v2)\n    s3(obj, old._messages)\n    s4(obj, v0)\n    s5(obj, v1)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c118',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, v2)\n    s9(obj, v3)\n    return obj\n': '_c119',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, v2)\n    s1(obj, v3)\n    s2(obj, old.revision)\n    s3(obj, old.sent)\n    s4(obj, old.order)\n    s5(obj, old.pending)\n    s6(obj, old.work_tool_calls)\n    s7(obj, old.next_request_id)\n    s8(obj, v0)\n    s9(obj, old.violations)\n    s10(obj, old.children)\n    s11(obj, old.lifecycles)\n    s12(obj, old.requests)\n    s13(obj, v1)\n    return obj\n': '_c120',
-    'def replace(old, v0, v1, v2, v3, v4):\n    obj = new(cls)\n    s0(obj, old.session)\n    s1(obj, old.view)\n    s2(obj, old.revision)\n    s3(obj, v3)\n    s4(obj, v4)\n    s5(obj, old.pending)\n    s6(obj, old.work_tool_calls)\n    s7(obj, v2)\n    s8(obj, v0)\n    s9(obj, old.violations)\n    s10(obj, old.children)\n    s11(obj, old.lifecycles)\n    s12(obj, old.requests)\n    s13(obj, v1)\n    return obj\n': '_c121',
-    'def replace(old, v0, v1, v2, v3, v4):\n    obj = new(cls)\n    s0(obj, v2)\n    s1(obj, v3)\n    s2(obj, old.revision)\n    s3(obj, old.sent)\n    s4(obj, old.order)\n    s5(obj, old.pending)\n    s6(obj, v4)\n    s7(obj, old.next_request_id)\n    s8(obj, v0)\n    s9(obj, old.violations)\n    s10(obj, old.children)\n    s11(obj, old.lifecycles)\n    s12(obj, old.requests)\n    s13(obj, v1)\n    return obj\n': '_c122',
-    'def replace(old, v0, v1, v2, v3, v4):\n    obj = new(cls)\n    s0(obj, v3)\n    s1(obj, v4)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, old.order)\n    s5(obj, old.pending)\n    s6(obj, old.work_tool_calls)\n    s7(obj, old.next_request_id)\n    s8(obj, v0)\n    s9(obj, old.violations)\n    s10(obj, old.children)\n    s11(obj, old.lifecycles)\n    s12(obj, old.requests)\n    s13(obj, v1)\n    return obj\n': '_c123',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c124',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c125',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.upserted)\n    d13(d, r.book)\n    d14(d, r.resumed)\n    d15(d, r.inserted)\n    d16(d, r.permissions)\n    d17(d, r.withdrawn)\n    d18(d, r.cancelled)\n    d19(d, r.closed)\n    d20(d, r.suggestions)\n    d21(d, r.j3)\n    d22(d, r.fresh)\n    d23(d, r.child_work)\n    d24(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c126',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v2)\n    s3(obj, old._messages)\n    s4(obj, v0)\n    s5(obj, v1)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c117',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, v2)\n    s9(obj, v3)\n    return obj\n': '_c118',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, v3)\n    s5(obj, v4)\n    s6(obj, v5)\n    s7(obj, v6)\n    s8(obj, v7)\n    s9(obj, v8)\n    s10(obj, v9)\n    s11(obj, v10)\n    s12(obj, v11)\n    s13(obj, v12)\n    return obj\n': '_c119',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c120',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c121',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.upserted)\n    d13(d, r.book)\n    d14(d, r.resumed)\n    d15(d, r.inserted)\n    d16(d, r.permissions)\n    d17(d, r.withdrawn)\n    d18(d, r.cancelled)\n    d19(d, r.closed)\n    d20(d, r.suggestions)\n    d21(d, r.j3)\n    d22(d, r.fresh)\n    d23(d, r.child_work)\n    d24(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c122',
 }
 
 
@@ -3005,25 +3001,6 @@ def _c116(old, v0, v1):
 
 def _c117(old, v0, v1, v2):
     obj = new(cls)
-    s0(obj, old.session)
-    s1(obj, old.view)
-    s2(obj, old.revision)
-    s3(obj, v2)
-    s4(obj, old.order)
-    s5(obj, old.pending)
-    s6(obj, old.work_tool_calls)
-    s7(obj, old.next_request_id)
-    s8(obj, v0)
-    s9(obj, old.violations)
-    s10(obj, old.children)
-    s11(obj, old.lifecycles)
-    s12(obj, old.requests)
-    s13(obj, v1)
-    return obj
-
-
-def _c118(old, v0, v1, v2):
-    obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
     s2(obj, v2)
@@ -3037,7 +3014,7 @@ def _c118(old, v0, v1, v2):
     return obj
 
 
-def _c119(old, v0, v1, v2, v3):
+def _c118(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3052,90 +3029,33 @@ def _c119(old, v0, v1, v2, v3):
     return obj
 
 
-def _c120(old, v0, v1, v2, v3):
+def _c119(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12):
     obj = new(cls)
-    s0(obj, v2)
-    s1(obj, v3)
-    s2(obj, old.revision)
-    s3(obj, old.sent)
-    s4(obj, old.order)
-    s5(obj, old.pending)
-    s6(obj, old.work_tool_calls)
-    s7(obj, old.next_request_id)
-    s8(obj, v0)
-    s9(obj, old.violations)
-    s10(obj, old.children)
-    s11(obj, old.lifecycles)
-    s12(obj, old.requests)
-    s13(obj, v1)
-    return obj
-
-
-def _c121(old, v0, v1, v2, v3, v4):
-    obj = new(cls)
-    s0(obj, old.session)
-    s1(obj, old.view)
-    s2(obj, old.revision)
-    s3(obj, v3)
-    s4(obj, v4)
-    s5(obj, old.pending)
-    s6(obj, old.work_tool_calls)
-    s7(obj, v2)
-    s8(obj, v0)
-    s9(obj, old.violations)
-    s10(obj, old.children)
-    s11(obj, old.lifecycles)
-    s12(obj, old.requests)
-    s13(obj, v1)
-    return obj
-
-
-def _c122(old, v0, v1, v2, v3, v4):
-    obj = new(cls)
-    s0(obj, v2)
-    s1(obj, v3)
-    s2(obj, old.revision)
-    s3(obj, old.sent)
-    s4(obj, old.order)
-    s5(obj, old.pending)
-    s6(obj, v4)
-    s7(obj, old.next_request_id)
-    s8(obj, v0)
-    s9(obj, old.violations)
-    s10(obj, old.children)
-    s11(obj, old.lifecycles)
-    s12(obj, old.requests)
-    s13(obj, v1)
-    return obj
-
-
-def _c123(old, v0, v1, v2, v3, v4):
-    obj = new(cls)
-    s0(obj, v3)
-    s1(obj, v4)
+    s0(obj, v0)
+    s1(obj, v1)
     s2(obj, old.revision)
     s3(obj, v2)
-    s4(obj, old.order)
-    s5(obj, old.pending)
-    s6(obj, old.work_tool_calls)
-    s7(obj, old.next_request_id)
-    s8(obj, v0)
-    s9(obj, old.violations)
-    s10(obj, old.children)
-    s11(obj, old.lifecycles)
-    s12(obj, old.requests)
-    s13(obj, v1)
+    s4(obj, v3)
+    s5(obj, v4)
+    s6(obj, v5)
+    s7(obj, v6)
+    s8(obj, v7)
+    s9(obj, v8)
+    s10(obj, v9)
+    s11(obj, v10)
+    s12(obj, v11)
+    s13(obj, v12)
     return obj
 
 
-def _c124(r):
+def _c120(r):
     d = new(D)
     d0(d, r.elicitations)
     d1(d, r.windows)
     return d
 
 
-def _c125(r):
+def _c121(r):
     d = new(D)
     d0(d, r.pending)
     d1(d, r.open)
@@ -3150,7 +3070,7 @@ def _c125(r):
     return d
 
 
-def _c126(r):
+def _c122(r):
     d = new(D)
     d0(d, r.revision)
     d1(d, r.named)

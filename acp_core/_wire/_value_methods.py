@@ -10,11 +10,11 @@ Must not know: anything else; it imports nothing (acp_core/_wire/_value.py insta
 
 SPECS = {
     'acp_core._engines._agent:AgentEngine': '111 - session:session:n100111 revision:revision:v100111 _turn:turn:v100111 _pending:pending:f100111 decisions:decisions:f100111 open_message:open_message:v100111 counter:counter:v100111 next_request_id:next_request_id:v100111 id_prefix:id_prefix:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 child_conversations:child_conversations:f100111 keys:keys:f100111 background:background:v100111 messages:messages:v100001',
-    'acp_core._engines._agent:Turn': '111 - prompt_id:prompt_id:n100111 prompt_driven:prompt_driven:n100111 user_message_id:user_message_id:n100111 cancel_requested:cancel_requested:v100111',
-    'acp_core._engines._agent_permissions:PendingPermission': '111 - request_id:request_id:n100111 tool_call_id:tool_call_id:n100111 options:options:n100111 foreground:foreground:v100111 session_id:session_id:v100111',
-    'acp_core._engines._agent_receive:PermissionDecision': '111 - approved:approved:n100111 outcome:outcome:n100111 option_id:option_id:v100111',
+    'acp_core._engines._agent_records:PendingPermission': '111 - request_id:request_id:n100111 tool_call_id:tool_call_id:n100111 options:options:n100111 foreground:foreground:v100111 session_id:session_id:v100111',
+    'acp_core._engines._agent_records:PermissionDecision': '111 - approved:approved:n100111 outcome:outcome:n100111 option_id:option_id:v100111',
+    'acp_core._engines._agent_records:Turn': '111 - prompt_id:prompt_id:n100111 prompt_driven:prompt_driven:n100111 user_message_id:user_message_id:n100111 cancel_requested:cancel_requested:v100111',
     'acp_core._engines._client:ClientEngine': '111 - session:session:n100111 view:view:n100111 revision:revision:v100111 sent:sent:f100111 order:order:f100111 pending:pending:f100111 work_tool_calls:work_tool_calls:f100111 next_request_id:next_request_id:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 lifecycles:lifecycles:f100111 requests:requests:f100111 messages:messages:v100001',
-    'acp_core._engines._client_prompts:SentPrompt': '111 - request_id:request_id:n100111 state:state:v100111 message_id:message_id:v100111 ended:ended:v100111 stop_reason:stop_reason:v100111 request:request:v100001 retry_of:retry_of:v100111',
+    'acp_core._engines._client_records:SentPrompt': '111 - request_id:request_id:n100111 state:state:v100111 message_id:message_id:v100111 ended:ended:v100111 stop_reason:stop_reason:v100111 request:request:v100001 retry_of:retry_of:v100111',
     'acp_core._engines._connection_agent_state:AgentConnection': '111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 judge:judge:v100111 judged:judged:v100001 exchange:exchange:v100111',
     'acp_core._engines._connection_agent_state:AgentSession': '111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 attached:attached:v100111 closing:closing:v100111 parent:parent:v100111',
     'acp_core._engines._connection_agent_state:OpenSession': '111 - session_id:session_id:n100111 state:state:v100111 cwd:cwd:v100111 config_options:config_options:v100111 prompt_keys:prompt_keys:f101111',
@@ -343,30 +343,7 @@ def make_acp_core___engines___agent__AgentEngine(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
-def make_acp_core___engines___agent__Turn(cls, f, NOTHING):
-    s0 = cls.prompt_id.__set__
-    s1 = cls.prompt_driven.__set__
-    s2 = cls.user_message_id.__set__
-    s3 = cls.cancel_requested.__set__
-    d3 = f[3].default
-    def __init__(self, prompt_id, prompt_driven, user_message_id, cancel_requested=d3):
-        s0(self, prompt_id)
-        s1(self, prompt_driven)
-        s2(self, user_message_id)
-        s3(self, cancel_requested)
-    __init__.__annotations__ = {'return': None, 'prompt_id': 'int | str | None', 'prompt_driven': 'bool', 'user_message_id': 'str | None', 'cancel_requested': 'bool'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(prompt_id={self.prompt_id!r}, prompt_driven={self.prompt_driven!r}, user_message_id={self.user_message_id!r}, cancel_requested={self.cancel_requested!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.prompt_id == other.prompt_id and self.prompt_driven == other.prompt_driven and self.user_message_id == other.user_message_id and self.cancel_requested == other.cancel_requested
-    def __hash__(self):
-        return hash((34212489824678260, self.prompt_id, self.prompt_driven, self.user_message_id, self.cancel_requested))
-    return __init__, __repr__, __eq__, __hash__
-
-
-def make_acp_core___engines___agent_permissions__PendingPermission(cls, f, NOTHING):
+def make_acp_core___engines___agent_records__PendingPermission(cls, f, NOTHING):
     s0 = cls.request_id.__set__
     s1 = cls.tool_call_id.__set__
     s2 = cls.options.__set__
@@ -388,11 +365,11 @@ def make_acp_core___engines___agent_permissions__PendingPermission(cls, f, NOTHI
             return NotImplemented
         return self.request_id == other.request_id and self.tool_call_id == other.tool_call_id and self.options == other.options and self.foreground == other.foreground and self.session_id == other.session_id
     def __hash__(self):
-        return hash((38426214291796023, self.request_id, self.tool_call_id, self.options, self.foreground, self.session_id))
+        return hash((21737639658734329, self.request_id, self.tool_call_id, self.options, self.foreground, self.session_id))
     return __init__, __repr__, __eq__, __hash__
 
 
-def make_acp_core___engines___agent_receive__PermissionDecision(cls, f, NOTHING):
+def make_acp_core___engines___agent_records__PermissionDecision(cls, f, NOTHING):
     s0 = cls.approved.__set__
     s1 = cls.outcome.__set__
     s2 = cls.option_id.__set__
@@ -409,7 +386,30 @@ def make_acp_core___engines___agent_receive__PermissionDecision(cls, f, NOTHING)
             return NotImplemented
         return self.approved == other.approved and self.outcome == other.outcome and self.option_id == other.option_id
     def __hash__(self):
-        return hash((8977397392922784, self.approved, self.outcome, self.option_id))
+        return hash((50203190015329483, self.approved, self.outcome, self.option_id))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___engines___agent_records__Turn(cls, f, NOTHING):
+    s0 = cls.prompt_id.__set__
+    s1 = cls.prompt_driven.__set__
+    s2 = cls.user_message_id.__set__
+    s3 = cls.cancel_requested.__set__
+    d3 = f[3].default
+    def __init__(self, prompt_id, prompt_driven, user_message_id, cancel_requested=d3):
+        s0(self, prompt_id)
+        s1(self, prompt_driven)
+        s2(self, user_message_id)
+        s3(self, cancel_requested)
+    __init__.__annotations__ = {'return': None, 'prompt_id': 'int | str | None', 'prompt_driven': 'bool', 'user_message_id': 'str | None', 'cancel_requested': 'bool'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(prompt_id={self.prompt_id!r}, prompt_driven={self.prompt_driven!r}, user_message_id={self.user_message_id!r}, cancel_requested={self.cancel_requested!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.prompt_id == other.prompt_id and self.prompt_driven == other.prompt_driven and self.user_message_id == other.user_message_id and self.cancel_requested == other.cancel_requested
+    def __hash__(self):
+        return hash((36112645881892602, self.prompt_id, self.prompt_driven, self.user_message_id, self.cancel_requested))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -483,7 +483,7 @@ def make_acp_core___engines___client__ClientEngine(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
-def make_acp_core___engines___client_prompts__SentPrompt(cls, f, NOTHING):
+def make_acp_core___engines___client_records__SentPrompt(cls, f, NOTHING):
     s0 = cls.request_id.__set__
     s1 = cls.state.__set__
     d1 = f[1].default
@@ -513,7 +513,7 @@ def make_acp_core___engines___client_prompts__SentPrompt(cls, f, NOTHING):
             return NotImplemented
         return self.request_id == other.request_id and self.state == other.state and self.message_id == other.message_id and self.ended == other.ended and self.stop_reason == other.stop_reason and self.retry_of == other.retry_of
     def __hash__(self):
-        return hash((51169529961991980, self.request_id, self.state, self.message_id, self.ended, self.stop_reason, self.retry_of))
+        return hash((9554865140434695, self.request_id, self.state, self.message_id, self.ended, self.stop_reason, self.retry_of))
     return __init__, __repr__, __eq__, __hash__
 
 
