@@ -5,13 +5,14 @@ Must not know: what any rule says, how a finding is worded.
 
 A guard's rule is decided by its guard's function, read from `GUARDS` (never restated). A
 function marked `@decides(...)` (`_rules/_decides.py`; the single-message checks of
-`_check_message.py` are) is read from its mark, also never restated. Every other judging site (message checks, the machine's effects and events, the cross-session
-checks of `_check_preview*.py`, the checker's own routing) is listed below, by name, next to
-the checker's sets of checked ids (`_check.py` declares both to the catalogue, which imports
-no checker). tests/test_rule_scope.py resolves every name to a function whose source names
-the rule, so a rename or a moved check fails there, not silently in the docs. A rule with
-more than one deciding function is a rule with more than one judging home (issue 21 item 5);
-the test pins which rules still have several, so a new split cannot appear unseen.
+`_check_message.py` are) is read from its mark, also never restated. Every other judging
+site (the machine's effects and events, the cross-session checks of `_check_preview*.py`, the
+checker's own routing) is listed below, by name, next to the checker's sets of checked ids
+(`_check.py` declares both to the catalogue, which imports no checker).
+tests/test_rule_scope.py resolves every name to a function whose body names the rule, so a
+rename or a moved check fails there, not silently in the docs. A rule with more than one
+deciding function is a rule with more than one judging home (issue 21 item 5); the test pins
+which rules still have several, so a new split cannot appear unseen.
 """
 
 from __future__ import annotations
