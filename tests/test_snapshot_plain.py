@@ -36,7 +36,7 @@ def test_plain_optional_scalars_get_camel_case_keys_and_their_json_type() -> Non
 )
 def test_anything_else_must_be_written_by_hand(annotation: str, default: object) -> None:
     cls = attrs.make_class("Extras", {"odd": attrs.field(type=annotation, default=default)})
-    with pytest.raises(TypeError, match="Extras.odd"):
+    with pytest.raises(TypeError, match=r"Extras\.odd"):
         sp.plain_fields(cls, frozenset())
 
 
