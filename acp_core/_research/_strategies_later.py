@@ -13,7 +13,6 @@ Public surface: `acp_core.strategies`.
 
 from __future__ import annotations
 
-import sys
 import typing
 from collections.abc import Callable
 from typing import Any, Final
@@ -265,7 +264,7 @@ def derived_values(cls: type[Any], *, revision: Revision = DEFAULT_REVISION) -> 
     Raises:
         TypeError: a field of another type (that class needs a hand-written strategy).
     """
-    namespace = {**_NAMESPACE, **vars(sys.modules[cls.__module__])}
+    namespace = dict(_NAMESPACE)  # the names every wire class's annotations use
     fields: dict[str, Any] = {}
     for field in attrs.fields(cls):
         wire = field.metadata.get(WIRE)
