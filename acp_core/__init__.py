@@ -12,8 +12,9 @@ release (`acp_core.X`, `from acp_core import X`), see docs/api.md "Names moved i
 
 Nothing is imported until it is used: `__getattr__` below loads a name's defining module on
 first access (PEP 562), which keeps `import acp_core` cheap. To add a public name, add it to its
-module's group in `_DEFINED_IN` and to its public submodule (the `TYPE_CHECKING` block
-imports those, so type checkers see it).
+public submodule (the `TYPE_CHECKING` block imports those, so type checkers see it) and to its
+module's group in `_DEFINED_IN`, unless that group is `"*"` (every name of the module's
+`__all__`, read when a name outside the listed groups is first asked for).
 """
 
 # ruff: noqa: F405  (the names in `__all__` reach type checkers through star imports)
@@ -230,12 +231,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "CompactionStatus CompactionSummaryChunk CompactionUpdate Notice NoticeSeverity "
         "OtherBackgroundWork TerminalCapabilities TerminalSize ToolCallCapabilities",
     ),
-    (
-        "acp_core._wire._updates_preview",
-        "PlanMarkdown PlanRemoved PromptSuggestion PromptSuggestionsUpdate ReplayComplete "
-        "SessionCancelCapabilities SessionMessage SessionMessageChunk SubagentSessionCapabilities "
-        "SubagentUpdate UnknownStateUpdate",
-    ),
+    ("acp_core._wire._updates_preview", "*"),
     ("acp_core._wire._codec", "decode_part encode_part"),
     ("acp_core._wire._jsonrpc", "CancelTerminalRequest CancelToolCallRequest"),
     (
@@ -255,8 +251,31 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ),
 )
 
-#: Public name -> its defining module (what `__getattr__` reads).
-_HOME: dict[str, str] = {n: module for module, names in _DEFINED_IN for n in names.split()}
+#: The names of a `"*"` group: its module's `__all__`.
+_WHOLE = "*"
+
+#: Public name -> its defining module, for the listed groups (what `__getattr__` reads first).
+_NAMED: dict[str, str] = {
+    n: module for module, names in _DEFINED_IN if names != _WHOLE for n in names.split()
+}
+
+
+def _home() -> dict[str, str]:
+    """Every public name -> its defining module, in `_DEFINED_IN` order (`acp_core._HOME`);
+    the first call imports the modules of the `"*"` groups for their `__all__`."""
+    home: dict[str, str] | None = globals().get("_HOME")
+    if home is None:
+        home = {}
+        for module, names in _DEFINED_IN:
+            if names == _WHOLE:
+                listed = __import__(module, fromlist=("__all__",)).__all__
+            else:
+                listed = names.split()
+            for n in listed:
+                home[n] = module
+        globals()["_HOME"] = home
+    return home
+
 
 #: The public submodules, loaded on first access like the names.
 _SUBMODULES = frozenset(
@@ -315,7 +334,11 @@ if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name stays an 
 
     def __getattr__(name: str) -> object:
         """Load a public name (or public submodule) on first use and keep it in the namespace."""
-        module = _HOME.get(name)
+        if name == "_HOME":
+            return _home()
+        module = _NAMED.get(name)
+        if module is None and name not in _SUBMODULES:
+            module = _home().get(name)
         if module is not None:
             # `__import__` with a fromlist gives the leaf module (importlib is off limits here).
             value = getattr(__import__(module, fromlist=("__name__",)), name)
@@ -331,4 +354,4 @@ if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name stays an 
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*globals(), *_HOME, *_SUBMODULES})
+        return sorted({*globals(), *_home(), *_SUBMODULES})

@@ -51,3 +51,21 @@ def test_importing_the_package_loads_no_implementation_module() -> None:
     code = "import sys, acp_core; print(sorted(m for m in sys.modules if m.startswith('acp_core')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['acp_core']"
+
+
+def test_a_whole_module_group_serves_every_name_of_its_module() -> None:
+    # `("module", "*")` in `_DEFINED_IN`: a name added to the module's `__all__` is served
+    # (and listed in docs/api.md) without a line in the root.
+    import importlib
+    import warnings
+
+    whole = [module for module, names in acp_core._DEFINED_IN if names == "*"]
+    assert whole
+    for module in whole:
+        names = importlib.import_module(module).__all__
+        assert names
+        for name in names:
+            assert acp_core._HOME[name] == module, name
+            with warnings.catch_warnings():  # a moved-name warning, as for every 0.1 alias
+                warnings.simplefilter("ignore", DeprecationWarning)
+                assert getattr(acp_core, name) is getattr(sys.modules[module], name)

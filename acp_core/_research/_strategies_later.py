@@ -4,21 +4,29 @@ Owns: strategies for `_wire/_updates_2026_11.py` (notices, compactions) and
 `_wire/_updates_preview.py` (children, inter-session messages, the replay marker, plan removal
 and markdown plans, prompt suggestions, `state: "unknown"`), and `later_updates(revision)`: the
 ones `revision` defines, each variant drawn only where its `__wire_since__` is in the
-revision's lineage.
+revision's lineage; and `derived_values(cls, revision)`, the strategy a later variant without
+a hand-written one gets from its attrs fields (so a new variant needs none, unless its values
+must be more specific than its annotations and field names say).
 Must not know: JSON-RPC messages, the variants of 2026-08 (`_strategies_updates.py`).
 Public surface: `acp_core.strategies`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+from collections.abc import Callable
+from typing import Any, Final
 
+import attrs
 from hypothesis import strategies as st
 
 from acp_core._wire import _updates as u
 from acp_core._wire import _updates_2026_11 as n
 from acp_core._wire import _updates_preview as p
-from acp_core._wire._fields import PREVIEW_NAME
+from acp_core._wire._codec_tables import _NAMESPACE
+from acp_core._wire._content import ContentBlock
+from acp_core._wire._fields import PREVIEW_NAME, WIRE
+from acp_core._wire._json import Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_base import (
@@ -34,8 +42,10 @@ from ._strategies_base import (
 from ._strategies_content import content_blocks
 
 __all__ = [
+    "WRITTEN",
     "compaction_summary_chunks",
     "compaction_updates",
+    "derived_values",
     "later_updates",
     "markdown_plans",
     "notices",
@@ -187,19 +197,103 @@ def prompt_suggestions_updates() -> st.SearchStrategy[p.PromptSuggestionsUpdate]
     )
 
 
+#: The later variants whose values are more specific than their fields say (an open enum, a
+#: shape that changes with the revision, a nested union): variant -> its strategy at a revision.
+#: Every other later variant of the union is drawn by `derived_values`.
+WRITTEN: Final[dict[type[Any], Callable[[Revision], st.SearchStrategy[Any]]]] = {
+    n.Notice: lambda revision: notices(),
+    n.CompactionUpdate: lambda revision: compaction_updates(revision=revision),
+    n.CompactionSummaryChunk: lambda revision: compaction_summary_chunks(),
+    p.UnknownStateUpdate: lambda revision: unknown_state_updates(),
+    p.SubagentUpdate: lambda revision: subagent_updates(),
+    p.SessionMessage: lambda revision: session_messages(),
+    p.SessionMessageChunk: lambda revision: session_message_chunks(),
+    p.ReplayComplete: lambda revision: replay_completes(),
+    p.PlanRemoved: lambda revision: plan_removals(),
+    p.PromptSuggestionsUpdate: lambda revision: prompt_suggestions_updates(),
+}
+
+# -- derived from the attrs fields -----------------------------------------------------------
+
+
+def _scalar(name: str, kind: object) -> st.SearchStrategy[Any] | None:
+    """A field's values by its name and plain type: paths absolute, ids short, text short."""
+    if kind is bool:
+        return st.booleans()
+    if kind is not str:
+        return None
+    if name in ("path", "cwd") or name.endswith(("_path", "_dir")):
+        return _paths  # every path the protocol carries is absolute (R33, R52, R78)
+    if name == "id" or name.endswith("_id"):
+        return _ids
+    return _texts
+
+
+def _of_type(
+    owner: type[Any], name: str, kind: object, revision: Revision, min_size: int = 0
+) -> Any:
+    scalar = _scalar(name, kind)
+    if scalar is not None:
+        return scalar
+    if kind is ContentBlock:
+        return content_blocks()
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        items = _of_type(owner, name, args[0], revision)
+        return _tuples(items, min_size=min_size, max_size=max(2, min_size))
+    rest = [a for a in args if a not in (Unset, type(None))]
+    if Unset in args and type(None) in args and len(rest) == 1:  # Patch[T]: absent/null/value
+        return patches(_of_type(owner, name, rest[0], revision, min_size))
+    if type(None) in args and len(args) == 2:  # T | None
+        return st.none() | _of_type(owner, name, rest[0], revision, min_size)
+    if isinstance(kind, type) and attrs.has(kind):
+        return derived_values(kind, revision=revision)
+    raise TypeError(
+        f"no derived strategy for {owner.__name__}.{name} ({kind!r}): write one for "
+        f"{owner.__name__} in _research/_strategies_later.py"
+    )
+
+
+def derived_values(cls: type[Any], *, revision: Revision = DEFAULT_REVISION) -> Any:
+    """Values of the attrs class `cls` drawn from its fields: `meta` and `extra` as every
+    value's, `str` by the field's name (`path`/`cwd`/`*_path`: absolute paths; `*_id`: ids;
+    else short text), `bool`, content blocks, tuples (at least `wire(min_items=...)` items),
+    `Patch[T]`, `T | None`, nested attrs classes. A field a later revision adds is drawn only
+    where `revision` carries it.
+
+    Raises:
+        TypeError: a field of another type (that class needs a hand-written strategy).
+    """
+    namespace = dict(_NAMESPACE)  # the names every wire class's annotations use
+    fields: dict[str, Any] = {}
+    for field in attrs.fields(cls):
+        wire = field.metadata.get(WIRE)
+        if wire is not None and wire.since is not None and not revision.includes(wire.since):
+            continue  # not on this revision's wire: left at its default
+        if field.name == "meta":
+            fields["meta"] = metas()
+        elif field.name == "extra":
+            fields["extra"] = extras()
+        else:
+            kind = field.type
+            if isinstance(kind, str):  # `from __future__ import annotations`: our own classes
+                kind = eval(kind, namespace)
+            least = 0 if wire is None else wire.min_items  # `wire(min_items=1)` lists
+            fields[field.name] = _of_type(cls, field.name, kind, revision, least)
+    return st.builds(cls, **fields)
+
+
 def later_updates(*, revision: Revision = DEFAULT_REVISION) -> list[st.SearchStrategy[Any]]:
     """The strategies of the variants `revision` adds to 2026-08 (each where its
-    `__wire_since__` is in the revision's lineage; none at 2026-08)."""
-    drawn: list[tuple[type[Any], st.SearchStrategy[Any]]] = [
-        (n.Notice, notices()),
-        (n.CompactionUpdate, compaction_updates(revision=revision)),
-        (n.CompactionSummaryChunk, compaction_summary_chunks()),
-        (p.UnknownStateUpdate, unknown_state_updates()),
-        (p.SubagentUpdate, subagent_updates()),
-        (p.SessionMessage, session_messages()),
-        (p.SessionMessageChunk, session_message_chunks()),
-        (p.ReplayComplete, replay_completes()),
-        (p.PlanRemoved, plan_removals()),
-        (p.PromptSuggestionsUpdate, prompt_suggestions_updates()),
-    ]
-    return [s for cls, s in drawn if revision.includes(cls.__wire_since__)]
+    `__wire_since__` is in the revision's lineage; none at 2026-08): the hand-written ones
+    below, and `derived_values` for every later variant of the union without one."""
+    drawn: list[tuple[type[Any], st.SearchStrategy[Any]]] = []
+    for cls in typing.get_args(u.SessionUpdate):
+        since = getattr(cls, "__wire_since__", None)
+        if since is None or not revision.includes(since):
+            continue
+        written = WRITTEN.get(cls)
+        drawn.append(
+            (cls, derived_values(cls, revision=revision) if written is None else written(revision))
+        )
+    return [s for _, s in drawn]

@@ -32,6 +32,7 @@ from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
 from acp_core._wire._updates_preview import PlanMarkdown, SessionMessageChunk, SubagentUpdate
 
+from ._decides import decides
 from ._predicates import (
     Family,
     custom_root_keys,
@@ -150,6 +151,7 @@ class StateSeen(Seen):
         return tool_call_id not in self.state.tool_calls and super().first_sight(tool_call_id)
 
 
+@decides("R33")
 def terminal_cwd_finding(upd: u.TerminalUpdate) -> Finding | None:
     """R33: a terminal's `cwd`, when given, is absolute."""
     if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
@@ -157,6 +159,7 @@ def terminal_cwd_finding(upd: u.TerminalUpdate) -> Finding | None:
     return None
 
 
+@decides("R78")
 def plan_path_finding(plan: PlanMarkdown, revision: Revision) -> Finding | None:
     """R78: a markdown plan's `path`, when given, is absolute (from the revision R78 has)."""
     path = plan.path
@@ -165,6 +168,7 @@ def plan_path_finding(plan: PlanMarkdown, revision: Revision) -> Finding | None:
     return None
 
 
+@decides("R52")
 def child_directory_findings(upd: SubagentUpdate, revision: Revision) -> list[Finding]:
     """R52: the `cwd` and `additionalDirectories` reported for a child are absolute (from
     the revision R52 has)."""
@@ -187,6 +191,7 @@ _CHUNK_ROLE: Final[Mapping[type, str]] = {
 }
 
 
+@decides("J61")
 def select_value_finding(option: u.SessionConfigSelect) -> Finding | None:
     """J61: a select option's current value is one of its values (flat or grouped), in an
     update or in a session answer (`_rules/_check_answers.py`)."""
@@ -204,6 +209,7 @@ def select_value_finding(option: u.SessionConfigSelect) -> Finding | None:
     )
 
 
+@decides("J63")
 def tool_call_id_finding(upd: u.ToolCallUpdate | u.ToolCallContentChunk) -> Finding | None:
     """J63: a tool call update or content chunk names its tool call by a non-empty id."""
     if upd.tool_call_id:
@@ -217,6 +223,7 @@ _TAG: Final[Mapping[type, str]] = {
 }
 
 
+@decides("J11")
 def error_finding(error: j.RpcError) -> Finding | None:
     """J11: an error's `message` is a non-empty single line."""
     text = error.message
@@ -302,6 +309,7 @@ class MessageRules:
         self.root_keys(upd)
         return self._take()
 
+    @decides("R54")
     def root_keys(self, value: object) -> None:
         """R43: unknown keys at the root of any spec type in `value` (`_meta` is the place)."""
         for holder, keys in _extras(value):
@@ -320,6 +328,7 @@ class MessageRules:
             if custom:
                 self._r43(name, custom)
 
+    @decides("R43")
     def _r43(self, name: str, keys: list[str]) -> None:
         # Keys a later revision or the unstable schema defines are not custom: they get a
         # hint where the revision stands, not the advice to use `_meta`.
@@ -348,6 +357,7 @@ class MessageRules:
                 "no revision acp-core judges by includes yet)",
             )
 
+    @decides("R26")
     def permission(self, seen: Seen, msg: j.RequestPermissionRequest) -> list[Finding]:
         """What a `session/request_permission` breaks on its own."""
         self.root_keys(msg)
@@ -364,6 +374,7 @@ class MessageRules:
             self.raw_tag("permission subject type", subject.raw)
         return self._take()
 
+    @decides("R35", "R44")
     def batch(self, side: str, batch: j.Batch) -> list[Finding]:
         """What a batch breaks by what it puts together."""
         seen: dict[tuple[str, str], int] = {}
@@ -389,6 +400,7 @@ class MessageRules:
                     )
         return self._take()
 
+    @decides("R34")
     def _update(self, seen: Seen, upd: u.SessionUpdate) -> None:
         if isinstance(upd, (u.UserMessageChunk, u.AgentMessageChunk, u.AgentThoughtChunk)):
             self.message_id(seen, upd, upd.message_id)
@@ -438,6 +450,8 @@ class MessageRules:
         elif isinstance(upd, u.OtherUpdate):
             self.enum("sessionUpdate", upd.session_update)
 
+
+    @decides("R5")
     def message_id(self, seen: Seen, upd: u.SessionUpdate, mid: str) -> None:
         role = _ROLE[type(upd)]
         known = seen.role(mid, role)
@@ -447,6 +461,7 @@ class MessageRules:
                 f"message id {mid!r} names a {known} message and is reused for a {role} message",
             )
 
+    @decides("R14")
     def first_sight(
         self, seen: Seen, tool_call_id: str, title: object, *, by_chunk: bool = False
     ) -> None:

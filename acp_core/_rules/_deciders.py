@@ -3,14 +3,16 @@
 Owns: `DECIDED_BY` (rule id -> the `module:function` names where its finding is decided).
 Must not know: what any rule says, how a finding is worded.
 
-A guard's rule is decided by its guard's function, read from `GUARDS` (never restated). Every
-other judging site (message checks, the machine's effects and events, the cross-session
-checks of `_check_preview*.py`, the checker's own routing) is listed below, by name, next to
-the checker's sets of checked ids (`_check.py` declares both to the catalogue, which imports
-no checker). tests/test_rule_scope.py resolves every name to a function whose source names
-the rule, so a rename or a moved check fails there, not silently in the docs. A rule with
-more than one deciding function is a rule with more than one judging home (issue 21 item 5);
-the test pins which rules still have several, so a new split cannot appear unseen.
+A guard's rule is decided by its guard's function, read from `GUARDS` (never restated). A
+function marked `@decides(...)` (`_rules/_decides.py`; the single-message checks of
+`_check_message.py` are) is read from its mark, also never restated. Every other judging
+site (the machine's effects and events, the cross-session checks of `_check_preview*.py`, the
+checker's own routing) is listed below, by name, next to the checker's sets of checked ids
+(`_check.py` declares both to the catalogue, which imports no checker).
+tests/test_rule_scope.py resolves every name to a function whose body names the rule, so a
+rename or a moved check fails there, not silently in the docs. A rule with more than one
+deciding function is a rule with more than one judging home (issue 21 item 5); the test pins
+which rules still have several, so a new split cannot appear unseen.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
+from . import _check_message  # noqa: F401  (imported for its `@decides` marks)
 from ._conversation_guards import GUARDS
+from ._decides import declared
 
 __all__ = ["DECIDED_BY"]
 
@@ -60,7 +64,6 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J8": ("acp_core._rules._check_initialize:initialize_findings",),
     "J9": ("acp_core._rules._check_initialize:_terminal_findings",),
     "J10": ("acp_core._rules._check_initialize:initialize_findings",),
-    "J11": ("acp_core._rules._check_message:error_finding",),
     "J31": ("acp_core._rules._check_initialize:handshake_findings",),
     "J32": ("acp_core._rules._check_initialize:handshake_findings",),
     "J33": ("acp_core._rules._check_initialize:handshake_findings",),
@@ -90,9 +93,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J58": ("acp_core._rules._check_answers:Answers._directories",),
     "J59": ("acp_core._rules._check_answers:Answers._decode",),
     "J60": ("acp_core._rules._check_answers:Answers._decode",),
-    "J61": ("acp_core._rules._check_message:select_value_finding",),
     "J62": ("acp_core._rules._check_answers:Answers._with_options",),
-    "J63": ("acp_core._rules._check_message:tool_call_id_finding",),
     "J64": ("acp_core._rules._check_answers:Answers._prompt",),
     "J70": ("acp_core._rules._check_capabilities:prompt_refusal",),
     "J71": ("acp_core._rules._check_capabilities:prompt_refusal",),
@@ -106,25 +107,15 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J79": ("acp_core._rules._check_capabilities:elicitation",),
     "J80": ("acp_core._rules._check_capabilities:undefined_method",),
     "R4": ("acp_core._rules._check_undecodable:_explain",),
-    "R5": ("acp_core._rules._check_message:MessageRules.message_id",),
     "R7": ("acp_core._rules._conversation:finish",),
     "R11": ("acp_core._rules._conversation_effects:_on_permission_answer",),
-    "R14": ("acp_core._rules._check_message:MessageRules.first_sight",),
     "R18": ("acp_core._rules._predicates:open_enum_rule",),
     "R19": (
         "acp_core._rules._check_preview_updates:_state",
         "acp_core._rules._predicates:open_enum_rule",
     ),
-    "R26": (
-        "acp_core._rules._check_message:MessageRules.permission",
-        "acp_core._rules._check_undecodable:_explain",
-    ),
+    "R26": ("acp_core._rules._check_undecodable:_explain",),
     "R29": ("acp_core._rules._check_undecodable:_explain",),
-    "R33": ("acp_core._rules._check_message:terminal_cwd_finding",),
-    "R34": ("acp_core._rules._check_message:MessageRules._update",),
-    "R35": ("acp_core._rules._check_message:MessageRules.batch",),
-    "R43": ("acp_core._rules._check_message:MessageRules._r43",),
-    "R44": ("acp_core._rules._check_message:MessageRules.batch",),
     "R47": (
         "acp_core._rules._check_preview:PreviewDraft.use",
         "acp_core._rules._check_preview_updates:_announce",
@@ -133,9 +124,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R48": ("acp_core._rules._check_preview_updates:_announce",),
     "R49": ("acp_core._rules._check_preview_updates:_announce",),
     "R50": ("acp_core._rules._check_preview_updates:_r50",),
-    "R52": ("acp_core._rules._check_message:child_directory_findings",),
     "R53": ("acp_core._rules._check_preview_answers:agent_answer",),
-    "R54": ("acp_core._rules._check_message:MessageRules.root_keys",),
     "R56": ("acp_core._state._reduce_children:named_sessions",),
     "R57": (
         "acp_core._rules._check_preview_answers:_resume",
@@ -166,7 +155,6 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R74": ("acp_core._rules._check_preview_updates:_state",),
     "R75": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R76": ("acp_core._rules._check_preview:PreviewDraft.use",),
-    "R78": ("acp_core._rules._check_message:plan_path_finding",),
     "R79": ("acp_core._rules._check_preview_updates:_suggestions",),
     "R80": ("acp_core._rules._check_undecodable:_explain",),
     "R81": ("acp_core._rules._check_preview_updates:_tool",),
@@ -175,6 +163,12 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
 
 def _collected() -> Mapping[str, tuple[str, ...]]:
     found: dict[str, list[str]] = {r: list(names) for r, names in _SITES.items()}
+    for rule, marked in declared().items():
+        names = found.setdefault(rule, [])
+        listed = set(names) & set(marked)
+        if listed:  # one registration per function: its mark, or a line here, never both
+            raise ValueError(f"{rule}: {sorted(listed)} is both marked and listed in _SITES")
+        names.extend(marked)
     for guard in GUARDS:
         name = f"{guard.check.__module__}:{guard.check.__qualname__}"
         names = found.setdefault(guard.rule, [])

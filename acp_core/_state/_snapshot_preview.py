@@ -9,13 +9,18 @@ Must not know: the 2026-08 parts of the format (`_state/_snapshot.py`), how upda
 state.
 
 Every key is written only when its value differs from a fresh session's, so a snapshot of a
-2026-08 state is exactly what it was before these keys existed.
+2026-08 state is exactly what it was before these keys existed. A field of `SessionExtras`
+that `snapshot_extras` does not write by hand must be a plain optional scalar (`str`, `int`,
+`bool` or None): it is written under its camelCase name when set and read back by its type
+(`PLAIN`), so such a field needs no edit here; any other new field fails at import.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Final
+
+import attrs
 
 from acp_core._errors import DecodeError
 from acp_core._wire._codec import decode_part, encode_part
@@ -42,6 +47,7 @@ from ._state_extras import (
 
 __all__ = [
     "EXTRA_KINDS",
+    "PLAIN",
     "Reader",
     "check_extras",
     "parse_block_index",
@@ -55,6 +61,48 @@ EXTRA_KINDS: Final = {COMPACTION: "compactions", SESSION_MESSAGE: "sessionMessag
 
 _PHASES: Final = (REPLAY_NONE, REPLAY_REPLAYING, REPLAY_COMPLETE, REPLAY_TRUNCATED)
 _STATE_UPDATES: Final = StateUpdate.__args__
+
+#: The `SessionExtras` fields `snapshot_extras` and `restore_extras` handle by hand.
+_BY_HAND: Final = frozenset(
+    {
+        "compactions",
+        "notices",
+        "prompt_suggestions",
+        "session_messages",
+        "replay",
+        "children",
+        "child_order",
+    }
+)
+_SCALARS: Final[Mapping[str, type[Any]]] = {
+    f"{kind.__name__} | None": kind for kind in (str, int, bool)
+}
+
+
+def plain_fields(cls: type[Any], by_hand: frozenset[str]) -> tuple[tuple[str, str, type], ...]:
+    """(attribute, snapshot key, JSON type) of each field of the attrs class `cls` outside
+    `by_hand`: each must be `str | None`, `int | None` or `bool | None` defaulting to None.
+
+    Raises:
+        TypeError: a field of another type or default (write and read it by hand).
+    """
+    out = []
+    for field in attrs.fields(cls):
+        if field.name in by_hand:
+            continue
+        kind = _SCALARS.get(field.type if isinstance(field.type, str) else "")
+        if kind is None or field.default is not None:
+            raise TypeError(
+                f"{cls.__name__}.{field.name}: {field.type} is not a plain optional scalar "
+                "defaulting to None; snapshot it by hand in _state/_snapshot_preview.py"
+            )
+        head, *rest = field.name.split("_")
+        out.append((field.name, head + "".join(p.title() for p in rest), kind))
+    return tuple(out)
+
+
+#: The plain fields of `SessionExtras`, written and read without a line of their own.
+PLAIN: Final = plain_fields(SessionExtras, _BY_HAND)
 
 
 def parse_block_index(key: object, path: Path) -> int:
@@ -151,6 +199,8 @@ def snapshot_extras(extras: SessionExtras, revision: Revision) -> dict[str, Any]
         out["children"] = children
     if extras.child_order:
         out["childOrder"] = list(extras.child_order)
+    for name, key, _ in PLAIN:
+        put_json(out, key, getattr(extras, name))
     return out
 
 
@@ -288,6 +338,7 @@ def restore_extras(doc: Mapping[str, Any], r: Reader) -> SessionExtras:
         replay,
         PMap(children),
         child_order,
+        **{name: r.opt(raw, key, kind, path) for name, key, kind in PLAIN},
     )
 
 
