@@ -136,16 +136,21 @@ class PVec(Generic[T]):
     def _tail(self) -> tuple[T, ...]:
         if not self._tail_len:
             return ()
-        parts: list[tuple[object, ...]] = []
+        if self._prev is None:  # one node: one item or one bundle
+            item = self._item
+            return tuple(item) if type(item) is _Bundle else (item,)  # type: ignore[return-value]
+        # Newest first, then reversed once: no generator, no per-node tuple.
+        items: list[object] = []
         node: PVec[T] | None = self
         while node is not None:
             item = node._item
-            parts.append(item if type(item) is _Bundle else (item,))
+            if type(item) is _Bundle:
+                items.extend(reversed(item))
+            else:
+                items.append(item)
             node = node._prev
-        if len(parts) == 1:
-            return tuple(parts[0])  # type: ignore[arg-type]
-        parts.reverse()
-        return tuple(x for part in parts for x in part)  # type: ignore[misc]
+        items.reverse()
+        return tuple(items)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[T]:
         levels = self._base[0]
