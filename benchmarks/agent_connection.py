@@ -2,9 +2,10 @@
 
 Owns: one measurement, run as `python -m benchmarks.agent_connection`: an agent connection with
 N open sessions (N = 1, 100, 1,000), a prompt running on one of them, then the CPU cost of the
-host's common sends there: a text chunk, a tool call started and finished, and a permission
-request with the client's answer. It prints microseconds per send and the ratio to N = 1 in one
-run (never a timed test). Compare two trees by running it with each on PYTHONPATH, alternating.
+host's common sends there (a text chunk, a tool call started and finished, a permission request
+with the client's answer) and of a client's request naming an announced child (answered -32602:
+its owner is looked up). It prints microseconds per round and the ratio to N = 1 in one run
+(never a timed test). Compare two trees by running it with each on PYTHONPATH, alternating.
 Must not know: anything but the public API.
 """
 
@@ -68,6 +69,13 @@ def per_send(n: int) -> dict[str, float]:
             step.connection, _line({"jsonrpc": "2.0", "id": rid, "result": answer})
         ).connection
     out["permission"] = (time.process_time() - start) / ROUNDS * 1e6
+    announce = i.SendUpdate(v.SubagentUpdate("c1", title="child"))
+    conn = acp.connection_step(conn, say("sess_1", announce)).connection
+    start = time.process_time()
+    for k in range(ROUNDS):  # a restricted request naming the child: its owner is looked up
+        close = {"jsonrpc": "2.0", "id": f"x{k}", "method": "session/close"}
+        conn = acp.receive_bytes(conn, _line({**close, "params": {"sessionId": "c1"}})).connection
+    out["child request"] = (time.process_time() - start) / ROUNDS * 1e6
     return out
 
 

@@ -304,3 +304,21 @@ def test_r76_close_while_idle_withdraws_background_requests_and_answers_at_once(
     late = acp.SendUpdate(acp.IdleStateUpdate("cancelled"), "c1")
     assert pair.agent_says(sid, late).outbound == ()
     _clean(pair)
+
+
+def test_the_owner_index_follows_announcements_and_a_deleted_session() -> None:
+    # Who owns a child is an index the connection keeps (`AgentConnection.child_owners`):
+    # the same answer with one session or many, and a deleted session's children leave it.
+    pair, sid = _with_children()
+    for _ in range(30):
+        pair.open()
+    assert dict(pair.agent.child_owners) == {"c1": sid, "c2": sid}
+    assert pair.agent.children_of(sid) == ("c1",)
+    _feed(pair, {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "c1"}})
+    assert "c1" in pair.agent.engine(sid).cancelled_children  # routed to its owner
+    # A deleted session's children leave the index with it.
+    delete = {"jsonrpc": "2.0", "id": 900, "method": "session/delete", "params": {"sessionId": sid}}
+    _feed(pair, delete)
+    pair.agent_do(acp.AnswerRequest(900, {}))
+    assert sid not in pair.agent.sessions
+    assert dict(pair.agent.child_owners) == {}

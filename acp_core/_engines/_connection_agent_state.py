@@ -153,6 +153,10 @@ class AgentConnection:
             J34-J44, J50-J64, J70-J80, C2), fed every v2 message received and sent, at every
             revision: a host intent that would make the agent break a MUST there is refused,
             the client's faults are `Finding` events (None once serving v1).
+        child_owners: which top-level session's engine announced each child (and grandchild),
+            the first to do so: an index `step_session` keeps, so a child's request or cancel
+            is routed at the same cost with one session or 3,000 (an entry is checked against
+            the engine when read; a deleted session's children leave with it).
     """
 
     info: Implementation
@@ -176,6 +180,7 @@ class AgentConnection:
     # How many messages `judge` has seen: the line label of its findings (not state).
     judged: int = attrs.field(default=0, eq=False)
     exchange: ExchangeRules | None = None  # last: earlier fields keep their places
+    child_owners: PMap[str, str] = attrs.field(factory=PMap)
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -194,10 +199,13 @@ class AgentConnection:
 def owner_of(conn: AgentConnection | Build, session_id: str) -> str | None:
     """The top-level session whose engine announced the child `session_id` (None: no child
     of this connection's sessions)."""
-    for owner, session in conn.sessions.items():
-        if session_id in session.engine.children.parents:
-            return owner
-    return None
+    owner = conn.child_owners.get(session_id)
+    if owner is None:
+        return None
+    session = conn.sessions.get(owner)
+    if session is None or session_id not in session.engine.children.parents:
+        return None  # stale: its session was replaced (the entry goes with the next edit)
+    return owner
 
 
 def child_refused(b: Build, request_id: int | str | None, session_id: str, method: str) -> bool:
@@ -255,6 +263,7 @@ class Build:
         self.sessions = conn.sessions
         self.outgoing = conn.outgoing
         self.incoming = conn.incoming
+        self.child_owners = conn.child_owners
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
@@ -386,6 +395,7 @@ class Build:
             sessions=self.sessions,
             outgoing=self.outgoing,
             incoming=self.incoming,
+            child_owners=self.child_owners,
             **self.changes,
         )
         return ConnectionStep(conn, tuple(self.wire), tuple(self.events), tuple(self.ids))
@@ -409,6 +419,9 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
         request_id = intent.request_id
         if session.attached:
             b.outgoing = b.outgoing.set(request_id, session_id)
+    before, after = session.engine.children.parents, engine.children.parents
+    if after is not before:
+        _index_children(b, session_id, before, after)
     session = attrs.evolve(session, engine=engine)
     if session.attached:
         for request_id in _responses(outbound):
@@ -418,6 +431,33 @@ def step_session(b: Build, session_id: str, intent: object) -> None:
     b.sessions = b.sessions.set(session_id, session)
     if session.closing_pending and settled(engine):
         finish_close(b, session_id)
+
+
+def _index_children(b: Build, owner: str, before: PMap[str, str], after: PMap[str, str]) -> None:
+    # One step of `owner`'s engine changed its children: a walk over this session's own tree
+    # (announcements are rare next to the traffic that reads the index). The first top-level
+    # session to announce a child keeps it.
+    owners = b.child_owners
+    for child in before:
+        if child not in after and owners.get(child) == owner:
+            owners = owners.delete(child)
+    for child in after:
+        if child not in before and owner_of(b, child) is None:
+            owners = owners.set(child, owner)
+    b.child_owners = owners
+
+
+def forget_children(b: Build, session_id: str) -> None:
+    """`session_id` leaves the connection (`session/delete` succeeded): the index entries of
+    the children its engine announced go with it."""
+    session = b.sessions.get(session_id)
+    if session is None:
+        return
+    owners = b.child_owners
+    for child in session.engine.children.parents:
+        if owners.get(child) == session_id:
+            owners = owners.delete(child)
+    b.child_owners = owners
 
 
 def settled(engine: AgentEngine) -> bool:
@@ -490,6 +530,7 @@ def host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
             session_id = method.split(":", 1)[1]
             if session_id in b.sessions:
                 engine = b.sessions[session_id].engine
+                forget_children(b, session_id)
                 b.sessions = b.sessions.delete(session_id)
                 b.event(SessionClosed(session_id, descendants(engine.children, session_id)))
     else:
