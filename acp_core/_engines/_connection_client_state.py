@@ -15,8 +15,10 @@ Must not know: what answers and agent messages do (`_engines/_connection_client.
 
 Over the ~600-line guide on purpose: one job, the client connection's value and the one step
 that changes it (`Build` from start to `done`); the host intents' sending is that step's
-outbound half and shares every field of `Build`. The seam to cut next is `host_intent` (the
-intents' wire) into its own module once `Build` is a value its callers can pass.
+outbound half and shares every field of `Build`. The owner indexes (`permission_owners`,
+`child_owners`) are kept by `step_session` in the same step. The seams to cut next are
+`host_intent` (the intents' wire) and the indexes, into their own modules once `Build` is a
+value its callers can pass (a module taking `Build` today would be an import cycle).
 """
 
 from __future__ import annotations
