@@ -49,38 +49,20 @@ def _withdrawal(request_id: int) -> Any:
     )
 
 
-_CHUNK = i.Received(
-    decode_message(
-        {
-            "jsonrpc": "2.0",
-            "method": "session/update",
-            "params": {
-                "sessionId": "s0",
-                "update": {
-                    "sessionUpdate": "agent_message_chunk",
-                    "messageId": "m1",
-                    "content": {"type": "text", "text": "x"},
-                },
-            },
-        }
-    )
-)
-
-
-_CHUNK_LINE = c.encode_ndjson(
-    {
-        "jsonrpc": "2.0",
-        "method": "session/update",
-        "params": {
-            "sessionId": "s0",
-            "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "messageId": "m1",
-                "content": {"type": "text", "text": "x"},
-            },
+_CHUNK_WIRE = {
+    "jsonrpc": "2.0",
+    "method": "session/update",
+    "params": {
+        "sessionId": "s0",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "m1",
+            "content": {"type": "text", "text": "x"},
         },
-    }
-)
+    },
+}
+_CHUNK = i.Received(decode_message(_CHUNK_WIRE))  # decoded by the host
+_CHUNK_LINE = c.encode_ndjson(_CHUNK_WIRE)  # the same message as bytes read
 
 
 def per_round(n: int) -> dict[str, float]:

@@ -36,6 +36,7 @@ Owns: the generated `__init__`, `__repr__`, `__eq__` and `__hash__` of the core'
 classes, one factory per class (`make_<module>__<class>`), and each class's spec (`SPECS`,
 keyed by module and qualname), compiled with this file rather than at import.
 Must not know: anything else; it imports nothing (acp_core/_wire/_value.py installs them).
+Over the ~600-line guide: generated, one entry per class, read by no one but the package.
 """
 # ruff: noqa
 # mypy: ignore-errors
@@ -49,6 +50,7 @@ draft builders: `_fastnew.compile_generated`), compiled with this file rather th
 first use. `SOURCES` maps each exact generated source to the function here that holds it,
 renamed; `compile_generated` takes that function's code only for the identical text.
 Must not know: anything else; it imports nothing.
+Over the ~600-line guide: generated, one function per source, read by no one but the package.
 """
 # ruff: noqa
 # mypy: ignore-errors

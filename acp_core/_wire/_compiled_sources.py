@@ -5,6 +5,7 @@ draft builders: `_fastnew.compile_generated`), compiled with this file rather th
 first use. `SOURCES` maps each exact generated source to the function here that holds it,
 renamed; `compile_generated` takes that function's code only for the identical text.
 Must not know: anything else; it imports nothing.
+Over the ~600-line guide: generated, one function per source, read by no one but the package.
 """
 # ruff: noqa
 # mypy: ignore-errors

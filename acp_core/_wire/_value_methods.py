@@ -4,6 +4,7 @@ Owns: the generated `__init__`, `__repr__`, `__eq__` and `__hash__` of the core'
 classes, one factory per class (`make_<module>__<class>`), and each class's spec (`SPECS`,
 keyed by module and qualname), compiled with this file rather than at import.
 Must not know: anything else; it imports nothing (acp_core/_wire/_value.py installs them).
+Over the ~600-line guide: generated, one entry per class, read by no one but the package.
 """
 # ruff: noqa
 # mypy: ignore-errors
