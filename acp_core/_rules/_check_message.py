@@ -52,6 +52,7 @@ __all__ = [
     "StateSeen",
     "child_directory_findings",
     "error_finding",
+    "permission_shape_findings",
     "plain_chunk_role",
     "plain_tool_chunk",
     "plan_path_finding",
@@ -157,6 +158,24 @@ def terminal_cwd_finding(upd: u.TerminalUpdate) -> Finding | None:
     if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
         return ("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
     return None
+
+
+@decides("R26")
+def permission_shape_findings(
+    title: object, options: object, cwd: str | None = None
+) -> list[Finding]:
+    """R26: a permission request has a `title` and at least one option, and a `command`
+    subject an absolute `cwd`. Asked of a decoded request (`MessageRules.permission`) and of
+    the raw params of one that does not decode (`_rules/_check_undecodable.py`), where a
+    missing title or no option is what keeps it from decoding."""
+    found: list[Finding] = []
+    if not isinstance(title, str) or not options:
+        found.append(("R26", "a permission request needs a title and at least one option"))
+    elif not title.strip():
+        found.append(("R26", "permission request with an empty `title`"))
+    if cwd is not None and not is_absolute(cwd):
+        found.append(("R26", f"`command` permission subject with relative cwd {cwd!r}"))
+    return found
 
 
 @decides("R78")
@@ -357,18 +376,16 @@ class MessageRules:
                 "no revision acp-core judges by includes yet)",
             )
 
-    @decides("R26")
     def permission(self, seen: Seen, msg: j.RequestPermissionRequest) -> list[Finding]:
         """What a `session/request_permission` breaks on its own."""
         self.root_keys(msg)
-        if not msg.title.strip():
-            self.found("R26", "permission request with an empty `title`")
+        subject = msg.subject
+        cwd = subject.cwd if isinstance(subject, j.CommandPermissionSubject) else None
+        shape = permission_shape_findings(msg.title, msg.options, cwd)
+        self._found.extend(shape)
         for option in msg.options:
             self.enum("permission option kind", option.kind)
-        subject = msg.subject
-        if isinstance(subject, j.CommandPermissionSubject) and not is_absolute(subject.cwd):
-            self.found("R26", f"`command` permission subject with relative cwd {subject.cwd!r}")
-        elif isinstance(subject, j.ToolCallPermissionSubject):
+        if isinstance(subject, j.ToolCallPermissionSubject):
             self.tool_call(seen, subject.tool_call)
         elif isinstance(subject, j.OtherPermissionSubject):
             self.raw_tag("permission subject type", subject.raw)

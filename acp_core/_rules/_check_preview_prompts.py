@@ -277,15 +277,7 @@ class BookDraft:
             return
         c = attempt.cancel_at
         if c is None:
-            before = self.cancels.get(attempt.sid)
-            if before is not None and before < attempt.at:
-                r.report(
-                    "R70",
-                    i,
-                    f"the prompt of line {attempt.at} was sent after session/cancel (line "
-                    f"{before}) and is answered -32800: a cancel covers only the prompts "
-                    "before it",
-                )
+            _r70(r, i, attempt, cancel_before=self.cancels.get(attempt.sid))
             return
         number = attempt.group
         original_key = None if number is None else self.groups[number].original
@@ -299,17 +291,7 @@ class BookDraft:
         self.pending = edit.finish()
 
     def inserted_now(self, r: PreviewDraft, i: int, attempt: _Attempt, mid: str) -> None:
-        seen = self.users.get(attempt.sid, EMPTY).get(mid)
-        swept = attempt.swept
-        if swept is not None and (seen is None or seen > swept[0]):
-            r.report(
-                "R70",
-                i,
-                f"the prompt of line {attempt.at} was held at session/cancel (line "
-                f"{attempt.cancel_at}); the agent answered the held prompt of line {swept[1]} "
-                f"-32800 (line {swept[0]}) and inserts this one only afterwards, as "
-                f"{shown(mid)}: a cancel answers every held prompt -32800",
-            )
+        _r70(r, i, attempt, inserted=(mid, self.users.get(attempt.sid, EMPTY).get(mid)))
         window = attempt.window
         if window is None:
             return
@@ -320,6 +302,42 @@ class BookDraft:
         elif r.replaying.get(attempt.sid) == window:
             self.live = self.live.set(
                 attempt.sid, self.live.get(attempt.sid, EMPTY).set(mid, window)
+            )
+
+
+def _r70(
+    r: PreviewDraft,
+    i: int,
+    attempt: _Attempt,
+    *,
+    cancel_before: int | None = None,
+    inserted: tuple[str, int | None] | None = None,
+) -> None:
+    """R70: a `session/cancel` answers -32800 exactly the prompts it holds. Judged at the two
+    lines that can show otherwise: a -32800 answer to a prompt no cancel covers
+    (`cancel_before`, the line of its session's last cancel, when that cancel came before the
+    prompt), and a held prompt inserted (`inserted`: its `messageId` and the line its user
+    message was first seen, if it was) only after another prompt held at the same cancel was
+    answered -32800 (the agent had swept the held prompts)."""
+    if cancel_before is not None and cancel_before < attempt.at:
+        r.report(
+            "R70",
+            i,
+            f"the prompt of line {attempt.at} was sent after session/cancel (line "
+            f"{cancel_before}) and is answered -32800: a cancel covers only the prompts "
+            "before it",
+        )
+    swept = attempt.swept
+    if inserted is not None and swept is not None:
+        mid, seen = inserted
+        if seen is None or seen > swept[0]:
+            r.report(
+                "R70",
+                i,
+                f"the prompt of line {attempt.at} was held at session/cancel (line "
+                f"{attempt.cancel_at}); the agent answered the held prompt of line {swept[1]} "
+                f"-32800 (line {swept[0]}) and inserts this one only afterwards, as "
+                f"{shown(mid)}: a cancel answers every held prompt -32800",
             )
 
 

@@ -31,7 +31,7 @@ from acp_core._wire._json import UNSET
 
 from ._check_preview_records import EXITED, FINAL_TOOL, NEW_TERMINAL, NEW_TOOL, Terminal, Tool
 from ._draft import EMPTY, oitems, opop, oset, padd, ppop
-from ._predicates import shown
+from ._predicates import open_enum_finding, shown
 
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
@@ -69,9 +69,8 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     elif isinstance(upd, up.SubagentUpdate):
         _announce(r, i, sid, upd)
     elif isinstance(upd, u.ToolCallUpdate):
-        why = r.edit_cancels().tool(sid, upd) if sid in r.cancels.windows else None
-        if why is not None:
-            r.report("R73", i, why)
+        if sid in r.cancels.windows:
+            _r73(r, i, sid, upd)
         _tool(r, i, sid, upd)
     elif isinstance(upd, u.TerminalUpdate):
         term = r.terminals.get((sid, upd.terminal_id), NEW_TERMINAL)
@@ -223,14 +222,28 @@ def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
         r.tools = r.tools.set((sid, upd.tool_call_id), new)
 
 
+def _r73(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
+    """R73: an item listed as background work at a `session/cancel` ends `cancelled` though
+    nothing cancelled it (a tool call update, or a child's idle state); the cancel windows
+    (`_rules/_check_preview_cancels.py`) say which items each window still holds."""
+    cancels = r.edit_cancels()
+    if isinstance(upd, u.ToolCallUpdate):
+        why = cancels.tool(sid, upd)
+        whys = [] if why is None else [why]
+    else:
+        whys = cancels.state(sid, upd)
+    for why in whys:
+        r.report("R73", i, why)
+
+
 def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     idle = isinstance(upd, u.IdleStateUpdate)
     if sid in r.parents:
         _r50(r, i, sid, upd)
         if r.child_idle.get(sid) is not idle:
             r.child_idle = r.child_idle.set(sid, idle)
-    for why in r.edit_cancels().state(sid, upd) if r.cancels.windows else ():
-        r.report("R73", i, why)
+    if r.cancels.windows:
+        _r73(r, i, sid, upd)
     # R62: the state after the history. Where the revision has no replay marker (2026-11),
     # the history ends where the agent chooses, so any state_update of the session counts.
     marker = r.revision.applies("R57")
@@ -263,8 +276,13 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     for (kind, ident), item in now.items():
         if kind == "other":
             tag = item.raw.get("type") if isinstance(item, u11.OtherBackgroundWork) else None
-            if isinstance(tag, str) and not tag.startswith("_") and tag != "subagent":
-                r.report("R19", i, f"background item of unknown type {shown(tag)} (not `_`)")
+            found = (
+                open_enum_finding(r.revision, "background item type", tag)
+                if isinstance(tag, str)
+                else None
+            )
+            if found is not None:
+                r.report(found[0], i, f"background item: {found[1]}")
         elif not _known(r, sid, kind, ident):
             r.report("R74", i, f"background lists {kind} {shown(ident)} before announcing it")
     for kind, ident in before or {}:

@@ -1,8 +1,8 @@
 """The rule a message that does not decode breaks.
 
-Owns: `explain_undecodable`, which names a specific rule (R4, R29, R26, R80 where the revision
-has it) when patching the one field that rule is about makes the message decode, and D1
-otherwise.
+Owns: `explain_undecodable`, which names a specific rule (R4, R29, R80 where the revision
+has it, and R26 as `_rules/_check_message.permission_shape_findings` decides it) when patching
+the one field that rule is about makes the message decode, and D1 otherwise.
 Must not know: the conversation, what decoded messages break (`_rules/_check_message.py`).
 """
 
@@ -16,7 +16,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
-from ._check_message import Finding
+from ._check_message import Finding, permission_shape_findings
 from ._predicates import MESSAGE_UPDATE_TAGS
 
 __all__ = ["explain_undecodable"]
@@ -53,16 +53,19 @@ def _explain(raw: object, revision: Revision) -> Finding:
             patched = {**update, "compactionId": "placeholder"}
             if _decodes({**raw, "params": {**params, "update": patched}}, revision):
                 return "R80", ": compaction_update without compactionId, its one required field"
-    if method == j.Method.REQUEST_PERMISSION and (
-        not isinstance(params.get("title"), str) or not params.get("options")
-    ):
+    shape = (
+        permission_shape_findings(params.get("title"), params.get("options"))
+        if method == j.Method.REQUEST_PERMISSION
+        else []
+    )
+    if shape:
         fixed = dict(params)
         if not isinstance(fixed.get("title"), str):
             fixed["title"] = "placeholder"
         if not fixed.get("options"):
             fixed["options"] = [_PLACEHOLDER_OPTION]
         if _decodes({**raw, "params": fixed}):
-            return "R26", ": a permission request needs a title and at least one option"
+            return shape[0][0], f": {shape[0][1]}"
     return "D1", ""
 
 

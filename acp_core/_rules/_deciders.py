@@ -110,11 +110,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R7": ("acp_core._rules._conversation:finish",),
     "R11": ("acp_core._rules._conversation_effects:_on_permission_answer",),
     "R18": ("acp_core._rules._predicates:open_enum_rule",),
-    "R19": (
-        "acp_core._rules._check_preview_updates:_state",
-        "acp_core._rules._predicates:open_enum_rule",
-    ),
-    "R26": ("acp_core._rules._check_undecodable:_explain",),
+    "R19": ("acp_core._rules._predicates:open_enum_rule",),
     "R29": ("acp_core._rules._check_undecodable:_explain",),
     "R47": (
         "acp_core._rules._check_preview:PreviewDraft.use",
@@ -142,16 +138,10 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R66": ("acp_core._rules._check_preview_updates:_history",),
     "R67": ("acp_core._rules._check_preview_prompts:BookDraft.keyed",),
     "R68": ("acp_core._rules._check_preview_prompts:BookDraft.keyed",),
-    "R70": (
-        "acp_core._rules._check_preview_prompts:BookDraft.cancelled",
-        "acp_core._rules._check_preview_prompts:BookDraft.inserted_now",
-    ),
+    "R70": ("acp_core._rules._check_preview_prompts:_r70",),
     "R71": ("acp_core._rules._check_preview_updates:_r71",),
     "R72": ("acp_core._rules._check_preview_updates:_state",),
-    "R73": (
-        "acp_core._rules._check_preview_updates:_state",
-        "acp_core._rules._check_preview_updates:on_update",
-    ),
+    "R73": ("acp_core._rules._check_preview_updates:_r73",),
     "R74": ("acp_core._rules._check_preview_updates:_state",),
     "R75": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R76": ("acp_core._rules._check_preview:PreviewDraft.use",),

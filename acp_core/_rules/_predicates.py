@@ -126,6 +126,7 @@ Family: TypeAlias = Literal[
     "state",
     "tool call content type",
     "permission subject type",
+    "background item type",
 ]
 # R18 lists these sites by name; every other open site is R19's ("unknown non-`_` values
 # belong to future ACP").
@@ -143,6 +144,9 @@ _R18_FAMILIES: Final = frozenset(
         "command input type",
     }
 )
+
+
+_BACKGROUND_DECODED_AS_OTHER: Final = frozenset({"subagent"})
 
 
 def known_values(revision: Revision, family: Family) -> frozenset[str]:
@@ -163,6 +167,10 @@ def known_values(revision: Revision, family: Family) -> frozenset[str]:
         return u.PlanEntryStatus.KNOWN
     if family == "permission option kind":
         return PERMISSION_OPTION_KINDS
+    if family == "background item type":
+        # Terminals and tool calls decode to their own classes; a subagent entry decodes as
+        # "other" where the revision has no class for it (2026-11).
+        return _BACKGROUND_DECODED_AS_OTHER
     if family == "sessionUpdate":
         # Every kind the revision defines (an `OtherUpdate` may carry one not decoded yet).
         return revision.update_kinds
