@@ -157,6 +157,30 @@ def test_refusals(update: Any, session_id: str | None, rule: str) -> None:
     assert refused(with_child(), acp.SendUpdate(update, session_id=session_id)) == rule
 
 
+@pytest.mark.parametrize(
+    ("update", "rule"),
+    [
+        (_call_with_session("ghost"), "R56"),
+        (acp.ToolCallContentChunk("t", acp.SessionReference("ghost")), "R56"),
+        (acp.SessionMessage("sm", sender_session_id=SID, recipient_session_id="ghost"), "R47"),
+    ],
+    ids=["session content", "session content chunk", "session message"],
+)
+def test_a_tree_diagnostic_of_an_unknown_session_is_refused_with_its_namings_rule(
+    update: Any, rule: str
+) -> None:
+    # `Build.update` refuses these first; the tree's own diagnostic, were it reached, says the
+    # same rule (not R47 for every kind of name).
+    from acp_core._engines._agent_children import tree_refusal
+    from acp_core._state._reduce_children import UNKNOWN_SESSION_REFERENCE
+
+    tree = acp.open_session(acp.SessionTree(), SID)
+    diagnostics = acp.reduce_tree(tree, SID, update).diagnostics
+    assert [d.rule for d in diagnostics] == [UNKNOWN_SESSION_REFERENCE]
+    assert tree_refusal(tree, update, UNKNOWN_SESSION_REFERENCE)[0] == rule
+    assert tree_refusal(tree, update, acp.REPARENT)[0] == "R48"
+
+
 def test_known_sessions_may_be_named() -> None:
     engine = send(with_child(), _call_with_session("c1")).state
     message = acp.SessionMessage("sm", sender_session_id=SID, recipient_session_id="c1")

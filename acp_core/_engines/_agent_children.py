@@ -31,8 +31,8 @@ from acp_core._state._reduce_children import (
     CLOSED_SESSION_TRAFFIC,
     REPARENT,
     UNANNOUNCED_SESSION,
-    UNKNOWN_SESSION_REFERENCE,
     SessionTree,
+    named_sessions,
     open_session,
     reduce_tree,
 )
@@ -51,13 +51,14 @@ from acp_core._wire._updates_preview import SubagentUpdate, UnknownStateUpdate
 from ._agent_build import Build, refuse
 from ._intents_preview import SendUpdate
 
-__all__ = ["CHILDREN_STEPS", "on_wire", "send_on_child", "send_update"]
+__all__ = ["CHILDREN_STEPS", "on_wire", "send_on_child", "send_update", "tree_refusal"]
 
 #: The tree's diagnostics, as the agent rules they report (`reduce_tree` names them), each
-#: with what to do instead.
+#: with what to do instead. An update naming a session nobody announced (the tree's
+#: UNKNOWN_SESSION_REFERENCE) is not here: which rule that breaks depends on how it names it
+#: (R47, R56, R74), `named_sessions` says, and the engine refuses it first (`Build.update`).
 _TREE_RULES: Final = {
     UNANNOUNCED_SESSION: ("R47", "announce it first with SendUpdate(SubagentUpdate(...))"),
-    UNKNOWN_SESSION_REFERENCE: ("R47", "announce it first with SendUpdate(SubagentUpdate(...))"),
     REPARENT: ("R48", "a child keeps its first parent: patch it with session_id=<that parent>"),
     CLOSED_SESSION_TRAFFIC: ("R76", "the session was closed: send nothing more for it"),
 }
@@ -89,9 +90,19 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
         tree = open_session(tree, b.engine.session_id, revision=b.engine.revision)
     after = reduce_tree(tree, target, update, revision=b.engine.revision)
     for diagnostic in after.diagnostics[len(tree.diagnostics) :]:
-        rule, hint = _TREE_RULES.get(diagnostic.rule, _TREE_RULES[UNANNOUNCED_SESSION])
+        rule, hint = tree_refusal(tree, update, diagnostic.rule)
         raise refuse(rule, f"{diagnostic.message} ({diagnostic.path}): {hint}")
     return after
+
+
+def tree_refusal(tree: SessionTree, update: SessionUpdate, diagnostic: str) -> tuple[str, str]:
+    """The rule, and what to do instead, for the tree's `diagnostic` on `update`."""
+    known = _TREE_RULES.get(diagnostic)
+    if known is not None:
+        return known
+    # An unknown session named (see `_TREE_RULES`): the rule of how the update names it.
+    unknown = (rule for sid, rule in named_sessions(update) if sid not in tree.sessions)
+    return next(unknown, "R47"), "announce it first with SendUpdate(SubagentUpdate(...))"
 
 
 def send_on_child(b: Build, target: str, update: SessionUpdate) -> None:
