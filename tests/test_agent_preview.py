@@ -177,8 +177,8 @@ def test_a_tree_diagnostic_of_an_unknown_session_is_refused_with_its_namings_rul
     tree = acp.open_session(acp.SessionTree(), SID)
     diagnostics = acp.reduce_tree(tree, SID, update).diagnostics
     assert [d.rule for d in diagnostics] == [UNKNOWN_SESSION_REFERENCE]
-    assert tree_refusal(tree, update, UNKNOWN_SESSION_REFERENCE)[0] == rule
-    assert tree_refusal(tree, update, acp.REPARENT)[0] == "R48"
+    assert tree_refusal(tree, SID, update, UNKNOWN_SESSION_REFERENCE)[0] == rule
+    assert tree_refusal(tree, SID, update, acp.REPARENT)[0] == "R48"
 
 
 def test_known_sessions_may_be_named() -> None:
@@ -191,7 +191,11 @@ def test_known_sessions_may_be_named() -> None:
 def test_a_child_keeps_its_one_parent_and_grandchildren_live_on_their_parent() -> None:
     engine = send(with_child(), acp.SubagentUpdate("c2"), "c1").state  # R49: on its parent
     assert acp.parent_of(engine.children, "c2") == "c1"
-    assert refused(engine, acp.SendUpdate(acp.SubagentUpdate("c2"))) == "R48"
+    # On an ancestor of its parent: the wrong session for it (R49), as the checker says; on
+    # a session outside its line: a second parent (R48).
+    assert refused(engine, acp.SendUpdate(acp.SubagentUpdate("c2"))) == "R49"
+    other = send(engine, acp.SubagentUpdate("c3")).state
+    assert refused(other, acp.SendUpdate(acp.SubagentUpdate("c2"), session_id="c3")) == "R48"
     engine = send(engine, acp.SubagentUpdate("c2", title="patched"), "c1").state
     assert acp.child_link(engine.children, "c2").title == "patched"
     engine = send(engine, acp.AgentMessageChunk("g", acp.TextContent("x")), "c2").state

@@ -90,13 +90,26 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
         tree = open_session(tree, b.engine.session_id, revision=b.engine.revision)
     after = reduce_tree(tree, target, update, revision=b.engine.revision)
     for diagnostic in after.diagnostics[len(tree.diagnostics) :]:
-        rule, hint = tree_refusal(tree, update, diagnostic.rule)
+        rule, hint = tree_refusal(tree, target, update, diagnostic.rule)
         raise refuse(rule, f"{diagnostic.message} ({diagnostic.path}): {hint}")
     return after
 
 
-def tree_refusal(tree: SessionTree, update: SessionUpdate, diagnostic: str) -> tuple[str, str]:
-    """The rule, and what to do instead, for the tree's `diagnostic` on `update`."""
+def tree_refusal(
+    tree: SessionTree, target: str, update: SessionUpdate, diagnostic: str
+) -> tuple[str, str]:
+    """The rule, and what to do instead, for the tree's `diagnostic` on `update` sent on
+    `target` (the tree before it)."""
+    if diagnostic == REPARENT and isinstance(update, SubagentUpdate):
+        # A grandchild patched on an ancestor of its parent is sent on the wrong session
+        # (R49), not claimed for a second parent (R48): the checker's line between the two.
+        parent = tree.parents.get(update.session_id)
+        seen: set[str] = set()
+        while parent is not None and parent not in seen:
+            seen.add(parent)
+            parent = tree.parents.get(parent)
+            if parent == target:
+                return "R49", "send a grandchild's subagent_update on its own parent"
     known = _TREE_RULES.get(diagnostic)
     if known is not None:
         return known

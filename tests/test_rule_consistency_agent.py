@@ -1,0 +1,223 @@
+"""One fact, one rule id, on both live connections: the agent connection asked to send bad
+traffic, the checker reading it as if sent anyway, and the client connection receiving it.
+
+Each case drives a real pair of connections (tests/conn_pair.py: framing, decoding, routing and
+the engines all run) to a turn in progress, then asks the agent connection for one intent that
+would break a MUST. Three parties must agree on the rule:
+- the agent connection refuses it (`LocalProtocolError`) with that rule and changes nothing;
+- `check_trace` over the agent's trace with the line appended names exactly that rule;
+- the client connection, handed the line as bytes, names it too (a `Finding` event or a
+  violation of one of its sessions' engines).
+The line is written from the intent (the update encoded at the revision, on the envelope the
+intent names), so it is the traffic the agent would have sent.
+
+The 2026-08 twin over the engines is tests/test_rule_consistency.py; the corpus of bad traces
+played into the client connection is tests/test_rule_consistency_connection.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Final
+
+import pytest
+from conn_pair import Pair
+
+import acp_core as acp
+from acp_core import connection as c
+from acp_core import intents as i
+from acp_core import values as v
+from acp_core.codec import encode_update
+
+PREVIEW: Final = acp.V2_PREVIEW
+NOV: Final = acp.V2_2026_11
+AUG: Final = acp.V2_2026_08
+EVERY: Final = (AUG, NOV, PREVIEW)
+Wire = dict[str, Any]
+# What the agent does before the bad intent (each on the session `sid`), and the bad intent.
+Before = Callable[[str], list[object]]
+
+
+def _on(update: Any, child: str | None = None) -> i.SendUpdate:
+    return i.SendUpdate(update, session_id=child)
+
+
+def _text(message_id: str = "m") -> v.AgentMessageChunk:
+    return v.AgentMessageChunk(message_id, v.TextContent("x"))
+
+
+def _announce(child: str, **fields: Any) -> i.SendUpdate:
+    return _on(v.SubagentUpdate(child, **fields))
+
+
+# (id, rule, revisions, what the agent sends first, the bad intent, its wire update or None
+#  for a hand-written line)
+CASES: Final[list[tuple[str, str, tuple[acp.Revision, ...], Before, object]]] = [
+    # Children and the sessions an update names (Preview).
+    ("child-traffic-unannounced", "R47", (PREVIEW,), lambda s: [], _on(_text(), "c9")),
+    ("child-traffic-of-a-grandchild-of-nobody", "R47", (PREVIEW,),
+     lambda s: [_announce("c1")], _on(_text(), "c9")),
+    ("session-message-names-unannounced", "R47", (PREVIEW,), lambda s: [],
+     _on(v.SessionMessage("sm", sender_session_id="s", recipient_session_id="c9"))),
+    ("session-tool-content-names-unknown", "R56", (PREVIEW,), lambda s: [],
+     _on(v.ToolCallUpdate("t", title="spawn", content=(v.SessionReference("c9"),)))),
+    ("session-content-chunk-names-unknown", "R56", (PREVIEW,),
+     lambda s: [_on(v.ToolCallUpdate("t", title="spawn"))],
+     _on(v.ToolCallContentChunk("t", v.SessionReference("c9")))),
+    ("own-session-as-child", "R48", (PREVIEW,), lambda s: [], "own-session"),
+    ("second-parent", "R48", (PREVIEW,),
+     lambda s: [_announce("c1"), _announce("c3"), _on(v.SubagentUpdate("c2"), "c1")],
+     _on(v.SubagentUpdate("c2"), "c3")),
+    ("grandchild-patched-on-an-ancestor", "R49", (PREVIEW,),
+     lambda s: [_announce("c1"), _on(v.SubagentUpdate("c2"), "c1")], _announce("c2")),
+    ("child-cwd-relative", "R52", (PREVIEW,), lambda s: [], _announce("c2", cwd="relative")),
+    ("child-directory-relative", "R52", (PREVIEW,), lambda s: [],
+     _announce("c2", additional_directories=("/ok", "rel"))),
+    ("markdown-plan-path-relative", "R78", (PREVIEW,), lambda s: [],
+     _on(v.PlanUpdate(v.PlanMarkdown("p1", "# plan", path="relative/plan.md")))),
+    ("suggestions-not-advertised", "R79", (PREVIEW,), lambda s: [],
+     _on(v.PromptSuggestionsUpdate(()))),
+    # Background lists (2026-11 on).
+    ("background-lists-unreported-tool", "R74", (NOV, PREVIEW), lambda s: [],
+     i.ReportBackground((v.BackgroundToolCall("ghost"),))),
+    # Values every revision judges.
+    ("terminal-cwd-relative", "R33", EVERY, lambda s: [],
+     _on(v.TerminalUpdate("t1", cwd="rel/dir"))),
+    ("terminal-patch-cwd-relative", "R33", EVERY, lambda s: [], i.PatchTerminal("x", cwd="rel")),
+    ("tool-kind-unknown", "R18", EVERY, lambda s: [],
+     i.StartToolCall("t", tool_call_id="t1", kind="exec")),
+    ("tool-status-unknown", "R18", EVERY, lambda s: [],
+     i.StartToolCall("t", tool_call_id="t1", status="queued")),
+    ("tool-title-missing", "R14", EVERY, lambda s: [], i.StartToolCall("", tool_call_id="t1")),
+    ("content-type-unknown", "R18", EVERY, lambda s: [],
+     i.SendAgentText(v.OtherContent(acp.freeze_json({"type": "widget"})))),
+]  # fmt: skip
+
+
+def _rows(*, diverging: bool = False) -> list[Any]:
+    return [
+        pytest.param(rule, revision, before, intent, id=f"{case}-{revision.name}")
+        for case, rule, revisions, before, intent in CASES
+        for revision in revisions
+        if (case in DIVERGES) is diverging
+    ]
+
+
+def _in_turn(revision: acp.Revision) -> tuple[Pair, str]:
+    pair = Pair(revision=revision)
+    sid = pair.open()
+    pair.client_says(sid, i.SendPrompt((v.TextContent("hi"),)))
+    pair.settle()
+    return pair, sid
+
+
+def _wire(pair: Pair, sid: str, intent: object) -> Wire:
+    """The line the agent would have sent for `intent` on `sid`."""
+    revision = pair.revision
+    if intent == "own-session":
+        update: Any = encode_update(v.SubagentUpdate(sid), revision=revision)
+    elif isinstance(intent, i.SendUpdate):
+        update = intent.update
+        if isinstance(update, v.SessionMessage):  # the sender is the session it goes on
+            update = v.SessionMessage("sm", sender_session_id=sid, recipient_session_id="c9")
+        update = encode_update(update, revision=revision)
+        sid = intent.session_id or sid
+    elif isinstance(intent, i.ReportBackground):
+        background = [{"type": "tool_call", "toolCallId": "ghost"}]
+        update = {"sessionUpdate": "state_update", "state": "running", "background": background}
+    elif isinstance(intent, i.PatchTerminal):
+        update = {"sessionUpdate": "terminal_update", "terminalId": "x", "cwd": "rel"}
+    elif isinstance(intent, i.StartToolCall):
+        update = {"sessionUpdate": "tool_call_update", "toolCallId": intent.tool_call_id}
+        if intent.title:
+            update["title"] = intent.title
+        update["kind"] = intent.kind
+        update["status"] = intent.status
+    else:
+        assert isinstance(intent, i.SendAgentText)
+        block = {"type": "widget"}
+        update = {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": block}
+    params = {"sessionId": sid, "update": update}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": params}
+
+
+def _intent(sid: str, intent: object) -> object:
+    if intent == "own-session":
+        return _on(v.SubagentUpdate(sid))
+    if isinstance(intent, i.SendUpdate) and isinstance(intent.update, v.SessionMessage):
+        return _on(v.SessionMessage("sm", sender_session_id=sid, recipient_session_id="c9"))
+    return intent
+
+
+def _announcing(sid: str, child: str) -> Wire:
+    update = {"sessionUpdate": "subagent_update", "sessionId": child}
+    params = {"sessionId": sid, "update": update}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": params}
+
+
+def _client_rules(pair: Pair, lines: list[Wire]) -> list[str]:
+    data = b"".join((json.dumps(line) + "\n").encode() for line in lines)
+    step = acp.receive_bytes(pair.client, data)
+    found = [e.rule for e in step.events if isinstance(e, c.Finding)]
+    for session in step.connection.sessions.values():
+        found.extend(x.rule for x in session.engine.violations if not x.warning)
+    return found
+
+
+# Where a party names another rule, and why (keys: case ids). A fix that makes them agree
+# fails `test_what_still_diverges_still_does` until its row goes: the list only shrinks.
+_ENVELOPE = (
+    "traffic on a child nobody announced yet: the agent engine refuses R47 (announce first) "
+    "and the client connection finds R47 (its own R47 judging); on a connection that began "
+    "with initialize the checker names the envelope J3 (J3 wins over R47: one finding per "
+    "fault)"
+)
+DIVERGES: Final = {
+    "child-traffic-unannounced": _ENVELOPE,
+    "child-traffic-of-a-grandchild-of-nobody": _ENVELOPE,
+}
+
+
+@pytest.mark.parametrize(("rule", "revision", "before", "intent"), _rows())
+def test_agent_connection_checker_and_client_connection_name_the_same_rule(
+    rule: str, revision: acp.Revision, before: Before, intent: object
+) -> None:
+    pair, sid = _in_turn(revision)
+    for earlier in before(sid):
+        pair.agent_says(sid, earlier)
+    pair.settle()
+    assert pair.findings("agent") == []
+    assert pair.findings("client") == []
+    start = pair.agent
+    with pytest.raises(acp.LocalProtocolError) as refused:
+        pair.agent_says(sid, _intent(sid, intent))
+    assert refused.value.rule == rule
+    assert str(refused.value), "a refusal says why"
+    assert pair.agent == start  # nothing changed, nothing sent
+    lines = [_wire(pair, sid, intent)]
+    if rule in ("R47", "R56"):  # named early: the name is announced afterwards
+        lines.append(_announcing(sid, "c9"))
+    entries = [*pair.agent_trace, *({"from": "agent", "message": m} for m in lines)]
+    checked = [x.rule for x in acp.check_trace(entries, revision=revision) if not x.warning]
+    assert checked == [rule]
+    assert rule in _client_rules(pair, lines)
+
+
+def test_the_table_is_large_and_mostly_2026_11_and_preview_rules() -> None:
+    rows = _rows()  # the agreeing rows only
+    assert len(rows) >= 30
+    later = [r for r in rows if r.values[1] is not AUG]
+    assert len(later) >= 15
+    rules = {case[1] for case in CASES if AUG not in case[2]}
+    assert {"R47", "R48", "R52", "R56", "R74", "R78"} <= rules
+
+
+@pytest.mark.parametrize(("rule", "revision", "before", "intent"), _rows(diverging=True))
+def test_what_still_diverges_still_does(
+    rule: str, revision: acp.Revision, before: Before, intent: object
+) -> None:
+    with pytest.raises(AssertionError):
+        test_agent_connection_checker_and_client_connection_name_the_same_rule(
+            rule, revision, before, intent
+        )
