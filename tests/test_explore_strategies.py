@@ -70,6 +70,43 @@ def test_traces_break_no_must_rule(revision: acp.Revision, side: str) -> None:
     prop()
 
 
+_ONLY = ("prompt", "accept", "text", "end", "deliver")
+
+
+@settings(max_examples=25, deadline=None)
+@given(acps.pair_runs(max_steps=16, actions=_ONLY))
+def test_pair_runs_take_only_the_actions_named(run: acps.PairRun) -> None:
+    # As explore_levels(actions=...): the alphabet restricted to these names.
+    names = {label.split(" ")[0].split(">")[0] for label in run.path}
+    assert names <= set(_ONLY)
+
+
+def test_pair_runs_actions_reach_what_they_name_and_refuse_unknown_names() -> None:
+    run = _find(
+        acps.pair_runs(
+            max_steps=16, actions=("prompt", "deny", "ask", "accept", "tool", "deliver")
+        ),
+        lambda r: any(label.startswith("deny") for label in r.path),
+        settings=settings(database=None, max_examples=400, phases=[Phase.generate]),
+    )
+    assert any(label.startswith("deny") for label in run.path)  # deny: the strategies' own
+    trace = _find(
+        acps.traces(max_steps=8, actions=("prompt", "deliver")),
+        lambda t: len(t) > 4,
+        settings=settings(database=None, max_examples=200, phases=[Phase.generate]),
+    )
+    assert {e["message"].get("method") for e in trace} <= {
+        "initialize",
+        "session/new",
+        "session/prompt",
+        None,
+    }
+    with pytest.raises(acp.ArgumentError, match="actions"):
+        acps.pair_runs(actions=("prompt", "dance"))
+    with pytest.raises(acp.ArgumentError, match="actions"):
+        acps.traces(actions=("fly",))
+
+
 def test_traces_side_is_checked() -> None:
     with pytest.raises(acp.ArgumentError, match="proxy"):
         acps.traces(side="proxy")

@@ -14,6 +14,7 @@ strategies module (the `strategies` extra).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -25,6 +26,7 @@ from acp_core._wire._freezing import freezing_fields
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._explore_model import (
+    ACTION_NAMES,
     STRATEGY_ACTIONS,
     Node,
     PairState,
@@ -113,6 +115,9 @@ _FIELD = {
 }
 
 DEFAULT_WEIGHTS = RunWeights()
+#: The names `pair_runs(actions=...)` takes: explore's (`ACTION_NAMES`) and `deny`, which
+#: only the strategies draw.
+STRATEGY_ACTION_NAMES: tuple[str, ...] = (*ACTION_NAMES, "deny")
 
 _SPAN = 2**32
 _MIX = 2654435761  # odd, so multiplying by it mod 2**32 is a bijection (Knuth's hash)
@@ -125,7 +130,12 @@ def _root(revision: Revision, sessions: int) -> Node:
 
 @st.composite
 def _runs(
-    draw: st.DrawFn, revision: Revision, sessions: int, max_steps: int, weights: RunWeights
+    draw: st.DrawFn,
+    revision: Revision,
+    sessions: int,
+    max_steps: int,
+    weights: RunWeights,
+    only: frozenset[str] | None,
 ) -> PairRun:
     # Each step draws a 32-bit integer: 0 stops the run (so runs shrink towards shorter
     # ones); any other value is spread over [0, 1) by a bijection (hypothesis draws small
@@ -135,7 +145,7 @@ def _runs(
     for _ in range(max_steps):
         options = [
             (weights.of(label, node.state), nxt)
-            for label, nxt in successors(node, sessions, alphabet=STRATEGY_ACTIONS)
+            for label, nxt in successors(node, sessions, only, alphabet=STRATEGY_ACTIONS)
         ]
         total = sum(weight for weight, _ in options)
         if total == 0:
@@ -158,17 +168,25 @@ def pair_runs(
     sessions: int = 1,
     max_steps: int = 24,
     weights: RunWeights = DEFAULT_WEIGHTS,
+    actions: Iterable[str] | None = None,
 ) -> st.SearchStrategy[PairRun]:
     """Runs of up to `max_steps` enabled actions of an agent and a client connection (set up:
     initialized, `sessions` sessions open), each action taken with the chance its `weights`
     give it (`RunWeights`; by default the hard parts are favoured: cancels, permission
     requests granted, denied and cancelled, resumes, retries and children at the Preview).
+    `actions` restricts the alphabet to these names, as `explore_levels` does
+    (`STRATEGY_ACTION_NAMES`: explore's `ACTION_NAMES` and `deny`; default: all of them).
     `run.features()` names the hard parts a run reached. Shrinks towards shorter runs and
     earlier actions."""
     if sessions < 1 or max_steps < 0:
         raise ArgumentError("pair_runs needs sessions >= 1 and max_steps >= 0")
+    only = None if actions is None else frozenset(actions)
+    if only is not None and not only <= set(STRATEGY_ACTION_NAMES):
+        raise ArgumentError(
+            f"pair_runs' actions are {STRATEGY_ACTION_NAMES}, not {sorted(only)}"
+        )
     _root(revision, sessions)  # built now: a revision it cannot set up fails here
-    return _runs(revision, sessions, max_steps, weights)
+    return _runs(revision, sessions, max_steps, weights, only)
 
 
 def traces(
@@ -178,15 +196,22 @@ def traces(
     max_steps: int = 24,
     side: str = "client",
     weights: RunWeights = DEFAULT_WEIGHTS,
+    actions: Iterable[str] | None = None,
 ) -> st.SearchStrategy[tuple[Any, ...]]:
     """Whole conversations at `revision` as one end records them (`side`: `client` or
     `agent`), from `initialize` on: checker entries (`{"from", "message"}`) a `check_trace`,
     `replay` or a reader of traces takes. Each is a `pair_runs` recording, so it breaks no
-    MUST rule (`explore` shows it for every run up to its depth); `weights` as for
-    `pair_runs`."""
+    MUST rule (`explore` shows it for every run up to its depth); `weights` and `actions`
+    as for `pair_runs`."""
     if side not in ("client", "agent"):
         raise ArgumentError(f"side is 'client' or 'agent', not {side!r}")
-    runs = pair_runs(revision=revision, sessions=sessions, max_steps=max_steps, weights=weights)
+    runs = pair_runs(
+        revision=revision,
+        sessions=sessions,
+        max_steps=max_steps,
+        weights=weights,
+        actions=actions,
+    )
     return runs.map(lambda run: run.client_trace if side == "client" else run.agent_trace)
 
 
