@@ -37,6 +37,35 @@ def test_importing_acp_core_does_not_import_hypothesis() -> None:
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
+#: Prints whether hypothesis is loaded after importing acp_core.strategies and reading every
+#: public name, and after building one strategy.
+TOUCH_THEN_BUILD = """
+import sys
+import acp_core.strategies as acps
+names = [getattr(acps, name) for name in acps.__all__]
+touched = "hypothesis" in sys.modules
+strategy = acps.session_updates()
+print(touched, "hypothesis" in sys.modules, type(strategy).__module__.split(".")[0])
+"""
+
+
+def test_touching_the_strategies_does_not_import_hypothesis_building_one_does() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", TOUCH_THEN_BUILD], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["False", "True", "hypothesis"]
+
+
+def test_the_lazy_strategies_module_is_hypothesis_own() -> None:
+    from hypothesis import strategies
+
+    from acp_core._research._hypothesis import st as lazy
+
+    assert lazy.text is strategies.text
+    assert lazy.composite is strategies.composite
+    assert isinstance(acps.pair_runs(), strategies.SearchStrategy)
+
+
 def test_patch_fields_draw_absent_null_and_values() -> None:
     updates = acps.tool_call_updates()
     assert find(updates, lambda u: u.title is acp.UNSET).title is acp.UNSET
