@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import find as _find
 from hypothesis import strategies as st
@@ -64,6 +65,22 @@ def test_the_lazy_strategies_module_is_hypothesis_own() -> None:
     assert lazy.text is strategies.text
     assert lazy.composite is strategies.composite
     assert isinstance(acps.pair_runs(), strategies.SearchStrategy)
+
+
+def test_building_a_strategy_without_hypothesis_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    from acp_core._research import _hypothesis
+
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    fresh = _hypothesis._Strategies()
+    with pytest.raises(ImportError, match=r"install acp-core\[strategies\]"):
+        fresh.text  # noqa: B018  (the read is what is tested)
 
 
 def test_patch_fields_draw_absent_null_and_values() -> None:
