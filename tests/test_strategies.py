@@ -70,14 +70,9 @@ def test_the_lazy_strategies_module_is_hypothesis_own() -> None:
 def test_building_a_strategy_without_hypothesis_names_the_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import importlib
-
     from acp_core._research import _hypothesis
 
-    def missing(name: str) -> None:
-        raise ModuleNotFoundError(f"No module named {name!r}")
-
-    monkeypatch.setattr(importlib, "import_module", missing)
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # `import hypothesis` now fails
     fresh = _hypothesis._Strategies()
     with pytest.raises(ImportError, match=r"install acp-core\[strategies\]"):
         fresh.text  # noqa: B018  (the read is what is tested)

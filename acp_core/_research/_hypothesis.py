@@ -13,7 +13,6 @@ imports it. Type checkers see hypothesis itself (the `TYPE_CHECKING` branch of e
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 __all__ = ["st"]
@@ -24,7 +23,7 @@ class _Strategies:
 
     def __getattr__(self, name: str) -> Any:
         try:
-            module = importlib.import_module("hypothesis.strategies")
+            from hypothesis import strategies as module
         except ImportError as exc:
             msg = "acp_core.strategies needs hypothesis: install acp-core[strategies]"
             raise ImportError(msg) from exc
