@@ -1,8 +1,9 @@
 """Hypothesis strategies for every acp-core value: generate valid ACP v2 traffic.
 
-Public but optional: this module imports hypothesis (install `acp-core[strategies]`), and
-`import acp_core` never imports it. Use it to property-test code built on acp-core or to
-produce realistic, schema-valid session traffic for experiments:
+Public but optional: building a strategy needs hypothesis (install `acp-core[strategies]`).
+Neither `import acp_core` nor importing this module or reading its names imports hypothesis:
+the first strategy built does (`_research/_hypothesis.py`). Use it to property-test code built
+on acp-core or to produce realistic, schema-valid session traffic for experiments:
 
     from acp_core import strategies as acps
     @given(acps.session_updates())

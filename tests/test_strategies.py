@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import find as _find
 from hypothesis import strategies as st
@@ -35,6 +36,46 @@ def find(strategy: st.SearchStrategy[T], condition: Callable[[T], bool]) -> T:
 def test_importing_acp_core_does_not_import_hypothesis() -> None:
     code = "import sys, acp_core; sys.exit('hypothesis' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+#: Prints whether hypothesis is loaded after importing acp_core.strategies and reading every
+#: public name, and after building one strategy.
+TOUCH_THEN_BUILD = """
+import sys
+import acp_core.strategies as acps
+names = [getattr(acps, name) for name in acps.__all__]
+touched = "hypothesis" in sys.modules
+strategy = acps.session_updates()
+print(touched, "hypothesis" in sys.modules, type(strategy).__module__.split(".")[0])
+"""
+
+
+def test_touching_the_strategies_does_not_import_hypothesis_building_one_does() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", TOUCH_THEN_BUILD], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["False", "True", "hypothesis"]
+
+
+def test_the_lazy_strategies_module_is_hypothesis_own() -> None:
+    from hypothesis import strategies
+
+    from acp_core._research._hypothesis import st as lazy
+
+    assert lazy.text is strategies.text
+    assert lazy.composite is strategies.composite
+    assert isinstance(acps.pair_runs(), strategies.SearchStrategy)
+
+
+def test_building_a_strategy_without_hypothesis_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_core._research import _hypothesis
+
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # `import hypothesis` now fails
+    fresh = _hypothesis._Strategies()
+    with pytest.raises(ImportError, match=r"install acp-core\[strategies\]"):
+        fresh.text  # noqa: B018  (the read is what is tested)
 
 
 def test_patch_fields_draw_absent_null_and_values() -> None:

@@ -8,17 +8,23 @@ Must not know: any value class beyond the tag sets. Public surface: `acp_core.st
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeVar
 
 import immutables
-from hypothesis import strategies as st
 
 from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
 from acp_core._wire._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
 from acp_core._wire._revision import REVISIONS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
 
 T = TypeVar("T")
 
@@ -57,32 +63,77 @@ _KEY_ALPHABET: Final = _LOWER + "0123456789_"
 
 # -- scalars -----------------------------------------------------------------------------
 
-_texts: Final = st.text(max_size=10)
-_ids: Final = st.text(max_size=8)
-_uint32: Final = st.integers(0, _UINT32_MAX)
-_uint64: Final = st.integers(0, _UINT64_MAX)
-_int64: Final = st.integers(_INT64_MIN, _INT64_MAX)
-_paths: Final = st.lists(st.text(_LOWER, min_size=1, max_size=5), min_size=1, max_size=3).map(
-    lambda parts: "/" + "/".join(parts)
-)
-_uris: Final = _paths.map(lambda path: "file://" + path)
-_mime_types: Final = st.sampled_from(
-    ("text/plain", "text/markdown", "image/png", "audio/wav", "application/json")
-)
-_base64: Final = st.binary(max_size=24).map(lambda b: base64.b64encode(b).decode("ascii"))
-_currencies: Final = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=3, max_size=3)
-_timestamps: Final = st.builds(
-    "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z".format,
-    st.integers(1970, 2100),
-    st.integers(1, 12),
-    st.integers(1, 28),
-    st.integers(0, 23),
-    st.integers(0, 59),
-    st.integers(0, 59),
-)
-_extra_keys: Final = st.builds(
-    str.__add__, st.sampled_from(("_x", "zz")), st.text(_KEY_ALPHABET, max_size=5)
-)
+
+@functools.cache
+def _texts() -> st.SearchStrategy[str]:
+    return st.text(max_size=10)
+
+
+@functools.cache
+def _ids() -> st.SearchStrategy[str]:
+    return st.text(max_size=8)
+
+
+@functools.cache
+def _uint32() -> st.SearchStrategy[int]:
+    return st.integers(0, _UINT32_MAX)
+
+
+@functools.cache
+def _uint64() -> st.SearchStrategy[int]:
+    return st.integers(0, _UINT64_MAX)
+
+
+@functools.cache
+def _int64() -> st.SearchStrategy[int]:
+    return st.integers(_INT64_MIN, _INT64_MAX)
+
+
+@functools.cache
+def _paths() -> st.SearchStrategy[str]:
+    return st.lists(st.text(_LOWER, min_size=1, max_size=5), min_size=1, max_size=3).map(
+        lambda parts: "/" + "/".join(parts)
+    )
+
+
+@functools.cache
+def _uris() -> st.SearchStrategy[str]:
+    return _paths().map(lambda path: "file://" + path)
+
+
+@functools.cache
+def _mime_types() -> st.SearchStrategy[str]:
+    return st.sampled_from(
+        ("text/plain", "text/markdown", "image/png", "audio/wav", "application/json")
+    )
+
+
+@functools.cache
+def _base64() -> st.SearchStrategy[str]:
+    return st.binary(max_size=24).map(lambda b: base64.b64encode(b).decode("ascii"))
+
+
+@functools.cache
+def _currencies() -> st.SearchStrategy[str]:
+    return st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=3, max_size=3)
+
+
+@functools.cache
+def _timestamps() -> st.SearchStrategy[str]:
+    return st.builds(
+        "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z".format,
+        st.integers(1970, 2100),
+        st.integers(1, 12),
+        st.integers(1, 28),
+        st.integers(0, 23),
+        st.integers(0, 59),
+        st.integers(0, 59),
+    )
+
+
+@functools.cache
+def _extra_keys() -> st.SearchStrategy[str]:
+    return st.builds(str.__add__, st.sampled_from(("_x", "zz")), st.text(_KEY_ALPHABET, max_size=5))
 
 
 def _tuples(
@@ -99,7 +150,7 @@ def json_values(*, max_leaves: int = 6) -> st.SearchStrategy[JsonValue]:
     leaves: st.SearchStrategy[JsonValue] = st.one_of(
         st.none(),
         st.booleans(),
-        _int64,
+        _int64(),
         st.floats(allow_nan=False, allow_infinity=False),
         st.text(max_size=8),
     )
@@ -130,7 +181,7 @@ def extras() -> st.SearchStrategy[JsonObject]:
     """An `extra` map of unknown keys; the keys (`_x...`, `zz...`) are no ACP type's wire key."""
     return st.one_of(
         st.just(EMPTY_OBJECT),
-        st.dictionaries(_extra_keys, json_values(max_leaves=3), min_size=1, max_size=2).map(
+        st.dictionaries(_extra_keys(), json_values(max_leaves=3), min_size=1, max_size=2).map(
             immutables.Map
         ),
     )
@@ -166,7 +217,7 @@ def _raw_objects(
     fields: Mapping[str, st.SearchStrategy[Any]] | None = None,
 ) -> st.SearchStrategy[JsonObject]:
     """The raw object of an `Other*` variant: unknown tag, required fields, free extras."""
-    free = st.dictionaries(_extra_keys, json_values(max_leaves=3), max_size=2)
+    free = st.dictionaries(_extra_keys(), json_values(max_leaves=3), max_size=2)
     required = st.fixed_dictionaries({**(fields or {}), tag_key: tags})
     return st.builds(_merge_raw, free, metas(), required)
 

@@ -7,8 +7,6 @@ Must not know: JSON-RPC messages. Public surface: `acp_core.strategies`.
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
-
 from acp_core._wire import _updates as u
 
 from ._strategies_base import (
@@ -27,6 +25,12 @@ from ._strategies_base import (
     patches,
     unknown_tags,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
 
 __all__ = [
     "available_commands",
@@ -55,7 +59,7 @@ def plan_entries() -> st.SearchStrategy[u.PlanEntry]:
     """Entries of an `items` plan."""
     return st.builds(
         u.PlanEntry,
-        content=_texts,
+        content=_texts(),
         priority=open_enum_values(u.PlanEntryPriority.KNOWN),
         status=open_enum_values(u.PlanEntryStatus.KNOWN),
         meta=metas(),
@@ -66,7 +70,7 @@ def plan_entries() -> st.SearchStrategy[u.PlanEntry]:
 def plan_items() -> st.SearchStrategy[u.PlanItems]:
     """`{"type": "items"}` plans."""
     return st.builds(
-        u.PlanItems, plan_id=_ids, entries=_tuples(plan_entries()), meta=metas(), extra=extras()
+        u.PlanItems, plan_id=_ids(), entries=_tuples(plan_entries()), meta=metas(), extra=extras()
     )
 
 
@@ -81,7 +85,7 @@ def other_plans(*, tolerated: bool = False) -> st.SearchStrategy[u.OtherPlan]:
     tags = unknown_tags({"items", *_RESERVED_PLAN_TYPES})
     if tolerated:
         tags = tags | st.just("file")
-    return st.builds(u.OtherPlan, _raw_objects("type", tags, {"planId": _ids}))
+    return st.builds(u.OtherPlan, _raw_objects("type", tags, {"planId": _ids()}))
 
 
 def plan_updates(*, tolerated: bool = False) -> st.SearchStrategy[u.PlanUpdate]:
@@ -96,7 +100,7 @@ def plan_updates(*, tolerated: bool = False) -> st.SearchStrategy[u.PlanUpdate]:
 
 def text_command_inputs() -> st.SearchStrategy[u.TextCommandInput]:
     """`{"type": "text"}` command inputs."""
-    return st.builds(u.TextCommandInput, hint=_texts, meta=metas(), extra=extras())
+    return st.builds(u.TextCommandInput, hint=_texts(), meta=metas(), extra=extras())
 
 
 def other_command_inputs() -> st.SearchStrategy[u.OtherCommandInput]:
@@ -113,8 +117,8 @@ def available_commands() -> st.SearchStrategy[u.AvailableCommand]:
     """Slash commands."""
     return st.builds(
         u.AvailableCommand,
-        name=_texts,
-        description=_texts,
+        name=_texts(),
+        description=_texts(),
         input=patches(command_inputs()),
         meta=metas(),
         extra=extras(),
@@ -135,9 +139,9 @@ def session_config_select_options() -> st.SearchStrategy[u.SessionConfigSelectOp
     """Values of a select config option."""
     return st.builds(
         u.SessionConfigSelectOption,
-        value=_ids,
-        name=_texts,
-        description=patches(_texts),
+        value=_ids(),
+        name=_texts(),
+        description=patches(_texts()),
         meta=metas(),
         extra=extras(),
     )
@@ -147,8 +151,8 @@ def session_config_select_groups() -> st.SearchStrategy[u.SessionConfigSelectGro
     """Groups of select values."""
     return st.builds(
         u.SessionConfigSelectGroup,
-        group_id=_ids,
-        name=_texts,
+        group_id=_ids(),
+        name=_texts(),
         options=_tuples(session_config_select_options(), max_size=2),
         meta=metas(),
         extra=extras(),
@@ -164,11 +168,11 @@ def session_config_selects() -> st.SearchStrategy[u.SessionConfigSelect]:
     )
     return st.builds(
         u.SessionConfigSelect,
-        config_id=_ids,
-        name=_texts,
-        current_value=_ids,
+        config_id=_ids(),
+        name=_texts(),
+        current_value=_ids(),
         options=options,
-        description=patches(_texts),
+        description=patches(_texts()),
         category=patches(open_enum_values(_CATEGORIES)),
         meta=metas(),
         extra=extras(),
@@ -179,10 +183,10 @@ def session_config_booleans() -> st.SearchStrategy[u.SessionConfigBoolean]:
     """`{"type": "boolean"}` config options."""
     return st.builds(
         u.SessionConfigBoolean,
-        config_id=_ids,
-        name=_texts,
+        config_id=_ids(),
+        name=_texts(),
         current_value=st.booleans(),
-        description=patches(_texts),
+        description=patches(_texts()),
         category=patches(open_enum_values(_CATEGORIES)),
         meta=metas(),
         extra=extras(),
@@ -194,7 +198,7 @@ def other_session_config_options() -> st.SearchStrategy[u.OtherSessionConfigOpti
     return st.builds(
         u.OtherSessionConfigOption,
         _raw_objects(
-            "type", unknown_tags(("select", "boolean")), {"configId": _ids, "name": _texts}
+            "type", unknown_tags(("select", "boolean")), {"configId": _ids(), "name": _texts()}
         ),
     )
 
@@ -220,8 +224,8 @@ def session_info_updates() -> st.SearchStrategy[u.SessionInfoUpdate]:
     """`session_info_update` patches (RFC 3339 `updatedAt`)."""
     return st.builds(
         u.SessionInfoUpdate,
-        title=patches(_texts),
-        updated_at=patches(_timestamps),
+        title=patches(_texts()),
+        updated_at=patches(_timestamps()),
         meta=metas(),
         extra=extras(),
     )
@@ -232,15 +236,15 @@ def costs() -> st.SearchStrategy[u.Cost]:
     amounts: st.SearchStrategy[float] = st.floats(allow_nan=False, allow_infinity=False) | (
         st.integers(0, 10**6)
     )
-    return st.builds(u.Cost, amount=amounts, currency=_currencies, meta=metas(), extra=extras())
+    return st.builds(u.Cost, amount=amounts, currency=_currencies(), meta=metas(), extra=extras())
 
 
 def usage_updates() -> st.SearchStrategy[u.UsageUpdate]:
     """`usage_update` updates (uint64 `used` and `size`)."""
     return st.builds(
         u.UsageUpdate,
-        used=_uint64,
-        size=_uint64,
+        used=_uint64(),
+        size=_uint64(),
         cost=patches(costs()),
         meta=metas(),
         extra=extras(),

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from hypothesis import strategies as st
-
 from acp_core._wire import _content as c
 from acp_core._wire._json import UNSET
 
@@ -38,6 +36,12 @@ from ._strategies_base import (
     unknown_tags,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
+
 T = TypeVar("T")
 
 # -- content -----------------------------------------------------------------------------
@@ -48,7 +52,7 @@ def content_annotations() -> st.SearchStrategy[c.Annotations]:
     return st.builds(
         c.Annotations,
         audience=patches(_tuples(open_enum_values(_ROLES), max_size=2)),
-        last_modified=patches(_timestamps),
+        last_modified=patches(_timestamps()),
         priority=patches(st.floats(0, 1)),
         meta=metas(),
         extra=extras(),
@@ -59,7 +63,7 @@ def text_contents() -> st.SearchStrategy[c.TextContent]:
     """`TextContent` blocks."""
     return st.builds(
         c.TextContent,
-        text=_texts,
+        text=_texts(),
         annotations=patches(content_annotations()),
         meta=metas(),
         extra=extras(),
@@ -70,9 +74,9 @@ def image_contents() -> st.SearchStrategy[c.ImageContent]:
     """`ImageContent` blocks (base64 `data`)."""
     return st.builds(
         c.ImageContent,
-        data=_base64,
-        mime_type=_mime_types,
-        uri=patches(_uris),
+        data=_base64(),
+        mime_type=_mime_types(),
+        uri=patches(_uris()),
         annotations=patches(content_annotations()),
         meta=metas(),
         extra=extras(),
@@ -83,8 +87,8 @@ def audio_contents() -> st.SearchStrategy[c.AudioContent]:
     """`AudioContent` blocks (base64 `data`)."""
     return st.builds(
         c.AudioContent,
-        data=_base64,
-        mime_type=_mime_types,
+        data=_base64(),
+        mime_type=_mime_types(),
         annotations=patches(content_annotations()),
         meta=metas(),
         extra=extras(),
@@ -95,8 +99,8 @@ def icons() -> st.SearchStrategy[c.Icon]:
     """`Icon`s of resource links."""
     return st.builds(
         c.Icon,
-        src=_uris,
-        mime_type=patches(_mime_types),
+        src=_uris(),
+        mime_type=patches(_mime_types()),
         sizes=patches(_tuples(st.sampled_from(("16x16", "48x48", "any")), max_size=2)),
         theme=patches(open_enum_values(_ICON_THEMES)),
         extra=extras(),
@@ -107,13 +111,13 @@ def resource_links() -> st.SearchStrategy[c.ResourceLink]:
     """`ResourceLink` blocks (int64 `size`)."""
     return st.builds(
         c.ResourceLink,
-        name=_texts,
-        uri=_uris,
-        title=patches(_texts),
-        description=patches(_texts),
+        name=_texts(),
+        uri=_uris(),
+        title=patches(_texts()),
+        description=patches(_texts()),
         icons=patches(_tuples(icons(), max_size=2)),
-        mime_type=patches(_mime_types),
-        size=patches(_int64),
+        mime_type=patches(_mime_types()),
+        size=patches(_int64()),
         annotations=patches(content_annotations()),
         meta=metas(),
         extra=extras(),
@@ -124,9 +128,9 @@ def text_resource_contents() -> st.SearchStrategy[c.TextResourceContents]:
     """Text contents of an embedded resource."""
     return st.builds(
         c.TextResourceContents,
-        uri=_uris,
-        text=_texts,
-        mime_type=patches(_mime_types),
+        uri=_uris(),
+        text=_texts(),
+        mime_type=patches(_mime_types()),
         meta=metas(),
         extra=extras(),
     )
@@ -136,9 +140,9 @@ def blob_resource_contents() -> st.SearchStrategy[c.BlobResourceContents]:
     """Binary (base64) contents of an embedded resource."""
     return st.builds(
         c.BlobResourceContents,
-        uri=_uris,
-        blob=_base64,
-        mime_type=patches(_mime_types),
+        uri=_uris(),
+        blob=_base64(),
+        mime_type=patches(_mime_types()),
         meta=metas(),
         extra=extras(),
     )
@@ -180,9 +184,9 @@ def diff_changes() -> st.SearchStrategy[c.DiffChange]:
     single = (c.DiffOperation.ADD, c.DiffOperation.DELETE, c.DiffOperation.MODIFY)
     pair = (c.DiffOperation.MOVE, c.DiffOperation.COPY)
     common: dict[str, st.SearchStrategy[Any]] = {
-        "path": _paths,
+        "path": _paths(),
         "file_type": patches(open_enum_values(_FILE_TYPES)),
-        "mime_type": patches(_mime_types),
+        "mime_type": patches(_mime_types()),
         "meta": metas(),
         "extra": extras(),
     }
@@ -190,7 +194,7 @@ def diff_changes() -> st.SearchStrategy[c.DiffChange]:
         st.builds(
             c.DiffChange, operation=st.sampled_from(single), old_path=st.just(UNSET), **common
         ),
-        st.builds(c.DiffChange, operation=st.sampled_from(pair), old_path=_paths, **common),
+        st.builds(c.DiffChange, operation=st.sampled_from(pair), old_path=_paths(), **common),
     )
 
 
@@ -202,7 +206,7 @@ def other_diff_changes() -> st.SearchStrategy[c.OtherDiffChange]:
 def diff_patches() -> st.SearchStrategy[c.DiffPatch]:
     """`DiffPatch` texts (format `git_patch` or another)."""
     return st.builds(
-        c.DiffPatch, format=open_enum_values(("git_patch",)), text=_texts, extra=extras()
+        c.DiffPatch, format=open_enum_values(("git_patch",)), text=_texts(), extra=extras()
     )
 
 
@@ -224,7 +228,7 @@ def diffs() -> st.SearchStrategy[c.Diff]:
 
 def terminal_refs() -> st.SearchStrategy[c.TerminalRef]:
     """`{"type": "terminal"}` tool-call content."""
-    return st.builds(c.TerminalRef, terminal_id=_ids, meta=metas(), extra=extras())
+    return st.builds(c.TerminalRef, terminal_id=_ids(), meta=metas(), extra=extras())
 
 
 def other_tool_call_contents() -> st.SearchStrategy[c.OtherToolCallContent]:
@@ -240,5 +244,5 @@ def tool_call_contents() -> st.SearchStrategy[c.ToolCallContent]:
 def tool_call_locations() -> st.SearchStrategy[c.ToolCallLocation]:
     """`ToolCallLocation`s (uint32 `line`)."""
     return st.builds(
-        c.ToolCallLocation, path=_paths, line=patches(_uint32), meta=metas(), extra=extras()
+        c.ToolCallLocation, path=_paths(), line=patches(_uint32()), meta=metas(), extra=extras()
     )

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
-from hypothesis import strategies as st
 
 from acp_core._wire import _updates as u
 from acp_core._wire import _updates_2026_11 as n
@@ -40,6 +39,12 @@ from ._strategies_base import (
     patches,
 )
 from ._strategies_content import content_blocks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
 
 __all__ = [
     "WRITTEN",
@@ -64,8 +69,8 @@ def notices() -> st.SearchStrategy[n.Notice]:
     return st.builds(
         n.Notice,
         severity=open_enum_values(n.NoticeSeverity.KNOWN),
-        title=_texts,
-        description=patches(_texts),
+        title=_texts(),
+        description=patches(_texts()),
         meta=metas(),
         extra=extras(),
     )
@@ -78,10 +83,10 @@ def compaction_updates(
     status = open_enum_values(n.CompactionStatus.KNOWN)
     return st.builds(
         n.CompactionUpdate,
-        compaction_id=_ids,
+        compaction_id=_ids(),
         status=patches(status) if revision.includes(PREVIEW_NAME) else status,
         summary=patches(_tuples(content_blocks(), max_size=2)),
-        error=patches(_texts),
+        error=patches(_texts()),
         meta=metas(),
         extra=extras(),
     )
@@ -91,7 +96,7 @@ def compaction_summary_chunks() -> st.SearchStrategy[n.CompactionSummaryChunk]:
     """`compaction_summary_chunk` updates (2026-11 on)."""
     return st.builds(
         n.CompactionSummaryChunk,
-        compaction_id=_ids,
+        compaction_id=_ids(),
         content=content_blocks(),
         meta=metas(),
         extra=extras(),
@@ -121,13 +126,13 @@ def subagent_updates() -> st.SearchStrategy[p.SubagentUpdate]:
     )
     return st.builds(
         p.SubagentUpdate,
-        session_id=_ids,
-        title=patches(_texts),
-        description=patches(_texts),
+        session_id=_ids(),
+        title=patches(_texts()),
+        description=patches(_texts()),
         capabilities=patches(capabilities),
         state=patches(_child_states()),
-        cwd=patches(_paths),
-        additional_directories=patches(_tuples(_paths, max_size=2)),
+        cwd=patches(_paths()),
+        additional_directories=patches(_tuples(_paths(), max_size=2)),
         meta=metas(),
         extra=extras(),
     )
@@ -137,11 +142,11 @@ def session_messages() -> st.SearchStrategy[p.SessionMessage]:
     """`session_message` upserts (Preview)."""
     return st.builds(
         p.SessionMessage,
-        message_id=_ids,
-        sender_session_id=patches(_ids),
-        recipient_session_id=patches(_ids),
-        sender_message_id=patches(_ids),
-        recipient_message_id=patches(_ids),
+        message_id=_ids(),
+        sender_session_id=patches(_ids()),
+        recipient_session_id=patches(_ids()),
+        sender_message_id=patches(_ids()),
+        recipient_message_id=patches(_ids()),
         content=patches(_tuples(content_blocks(), max_size=2)),
         meta=metas(),
         extra=extras(),
@@ -152,7 +157,7 @@ def session_message_chunks() -> st.SearchStrategy[p.SessionMessageChunk]:
     """`session_message_chunk` updates (Preview)."""
     return st.builds(
         p.SessionMessageChunk,
-        message_id=_ids,
+        message_id=_ids(),
         content=content_blocks(),
         meta=metas(),
         extra=extras(),
@@ -166,16 +171,16 @@ def replay_completes() -> st.SearchStrategy[p.ReplayComplete]:
 
 def plan_removals() -> st.SearchStrategy[p.PlanRemoved]:
     """`plan_removed` updates (Preview)."""
-    return st.builds(p.PlanRemoved, plan_id=_ids, meta=metas(), extra=extras())
+    return st.builds(p.PlanRemoved, plan_id=_ids(), meta=metas(), extra=extras())
 
 
 def markdown_plans() -> st.SearchStrategy[p.PlanMarkdown]:
     """`{"type": "markdown"}` plans (Preview; `path` absolute when given)."""
     return st.builds(
         p.PlanMarkdown,
-        plan_id=_ids,
-        content=_texts,
-        path=patches(_paths),
+        plan_id=_ids(),
+        content=_texts(),
+        path=patches(_paths()),
         meta=metas(),
         extra=extras(),
     )
@@ -223,10 +228,10 @@ def _scalar(name: str, kind: object) -> st.SearchStrategy[Any] | None:
     if kind is not str:
         return None
     if name in ("path", "cwd") or name.endswith(("_path", "_dir")):
-        return _paths  # every path the protocol carries is absolute (R33, R52, R78)
+        return _paths()  # every path the protocol carries is absolute (R33, R52, R78)
     if name == "id" or name.endswith("_id"):
-        return _ids
-    return _texts
+        return _ids()
+    return _texts()
 
 
 def _of_type(

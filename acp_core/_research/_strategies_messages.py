@@ -6,9 +6,8 @@ Must not know: nothing beyond the values it draws. Public surface: `acp_core.str
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
-
-from hypothesis import strategies as st
+import functools
+from typing import Any, TypeVar
 
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import encode_message
@@ -43,6 +42,12 @@ from ._strategies_updates import (
     tool_call_updates,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
+
 T = TypeVar("T")
 
 # -- permission values and results -------------------------------------------------------
@@ -52,8 +57,8 @@ def permission_options() -> st.SearchStrategy[j.PermissionOption]:
     """Choices of a permission prompt."""
     return st.builds(
         j.PermissionOption,
-        option_id=_ids,
-        name=_texts,
+        option_id=_ids(),
+        name=_texts(),
         kind=open_enum_values(_PERMISSION_KINDS),
         meta=metas(),
         extra=extras(),
@@ -69,10 +74,10 @@ def command_permission_subjects() -> st.SearchStrategy[j.CommandPermissionSubjec
     """`{"type": "command"}` permission subjects."""
     return st.builds(
         j.CommandPermissionSubject,
-        command=_texts,
-        cwd=_paths,
-        tool_call_id=patches(_ids),
-        terminal_id=patches(_ids),
+        command=_texts(),
+        cwd=_paths(),
+        tool_call_id=patches(_ids()),
+        terminal_id=patches(_ids()),
         meta=metas(),
         extra=extras(),
     )
@@ -94,7 +99,7 @@ def permission_subjects() -> st.SearchStrategy[j.PermissionSubject]:
 
 def selected_outcomes() -> st.SearchStrategy[j.SelectedOutcome]:
     """`{"outcome": "selected"}`."""
-    return st.builds(j.SelectedOutcome, option_id=_ids, meta=metas(), extra=extras())
+    return st.builds(j.SelectedOutcome, option_id=_ids(), meta=metas(), extra=extras())
 
 
 def cancelled_outcomes() -> st.SearchStrategy[j.CancelledOutcome]:
@@ -123,7 +128,7 @@ def request_permission_results() -> st.SearchStrategy[j.RequestPermissionResult]
 
 def prompt_results() -> st.SearchStrategy[j.PromptResult]:
     """Results of `session/prompt` (`messageId` absent, as in 2026-08, or a string)."""
-    message_ids: st.SearchStrategy[str | Unset] = st.just(UNSET) | _ids
+    message_ids: st.SearchStrategy[str | Unset] = st.just(UNSET) | _ids()
     return st.builds(j.PromptResult, message_id=message_ids, meta=metas(), extra=extras())
 
 
@@ -132,7 +137,7 @@ def prompt_results() -> st.SearchStrategy[j.PromptResult]:
 
 def request_ids() -> st.SearchStrategy[int | str | None]:
     """JSON-RPC ids: int64 integers, strings or null."""
-    return st.one_of(_int64, _ids, st.none())
+    return st.one_of(_int64(), _ids(), st.none())
 
 
 def update_session_notifications(
@@ -141,7 +146,7 @@ def update_session_notifications(
     """`session/update` notifications (see `other_plans` for `tolerated`)."""
     return st.builds(
         j.UpdateSessionNotification,
-        session_id=_ids,
+        session_id=_ids(),
         update=session_updates(tolerated=tolerated),
         meta=metas(),
         extra=extras(),
@@ -154,7 +159,7 @@ def prompt_requests() -> st.SearchStrategy[j.PromptRequest]:
     return st.builds(
         j.PromptRequest,
         id=request_ids(),
-        session_id=_ids,
+        session_id=_ids(),
         prompt=_tuples(content_blocks()),
         meta=metas(),
         extra=extras(),
@@ -166,7 +171,7 @@ def cancel_session_notifications() -> st.SearchStrategy[j.CancelSessionNotificat
     """`session/cancel` notifications."""
     return st.builds(
         j.CancelSessionNotification,
-        session_id=_ids,
+        session_id=_ids(),
         meta=metas(),
         extra=extras(),
         envelope_extra=extras(),
@@ -178,10 +183,10 @@ def request_permission_requests() -> st.SearchStrategy[j.RequestPermissionReques
     return st.builds(
         j.RequestPermissionRequest,
         id=request_ids(),
-        session_id=_ids,
-        title=_texts,
+        session_id=_ids(),
+        title=_texts(),
         options=_tuples(permission_options(), min_size=1),
-        description=patches(_texts),
+        description=patches(_texts()),
         subject=patches(permission_subjects()),
         meta=metas(),
         extra=extras(),
@@ -200,9 +205,17 @@ def cancel_request_notifications() -> st.SearchStrategy[j.CancelRequestNotificat
     )
 
 
-_OTHER_METHODS: Final = st.sampled_from(
-    ("initialize", "session/new", "session/load", "fs/read_text_file", "session/set_config_option")
-) | st.text(_KEY_ALPHABET, max_size=8).map(lambda s: "_x/" + s)
+@functools.cache
+def _other_methods() -> st.SearchStrategy[str]:
+    return st.sampled_from(
+        (
+            "initialize",
+            "session/new",
+            "session/load",
+            "fs/read_text_file",
+            "session/set_config_option",
+        )
+    ) | st.text(_KEY_ALPHABET, max_size=8).map(lambda s: "_x/" + s)
 
 
 def _params() -> st.SearchStrategy[JsonValue | Unset]:
@@ -215,7 +228,7 @@ def requests() -> st.SearchStrategy[j.Request]:
     return st.builds(
         j.Request,
         id=request_ids(),
-        method=_OTHER_METHODS.filter(lambda m: m not in _TYPED_REQUESTS),
+        method=_other_methods().filter(lambda m: m not in _TYPED_REQUESTS),
         params=_params(),
         envelope_extra=extras(),
     )
@@ -225,7 +238,7 @@ def notifications() -> st.SearchStrategy[j.Notification]:
     """Notifications of methods without a typed message, params kept verbatim."""
     return st.builds(
         j.Notification,
-        method=_OTHER_METHODS.filter(lambda m: m not in _TYPED_NOTIFICATIONS),
+        method=_other_methods().filter(lambda m: m not in _TYPED_NOTIFICATIONS),
         params=_params(),
         envelope_extra=extras(),
     )
@@ -251,7 +264,7 @@ def rpc_errors() -> st.SearchStrategy[j.RpcError]:
         )
     ) | st.integers(_INT32_MIN, _INT32_MAX)
     data: st.SearchStrategy[JsonValue | Unset] = st.just(UNSET) | json_values()
-    return st.builds(j.RpcError, code=codes, message=_texts, data=data, extra=extras())
+    return st.builds(j.RpcError, code=codes, message=_texts(), data=data, extra=extras())
 
 
 def error_responses() -> st.SearchStrategy[j.ErrorResponse]:

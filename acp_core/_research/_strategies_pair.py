@@ -14,11 +14,10 @@ strategies module (the `strategies` extra).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
-from hypothesis import strategies as st
 
 from acp_core._engines._connection import connection_step
 from acp_core._errors import AcpError, ArgumentError
@@ -35,6 +34,12 @@ from ._explore_model import (
     successors,
 )
 from ._explore_runs import PairRun, pair_run_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
 
 __all__ = ["EnabledIntent", "PairRun", "RunWeights", "enabled_intents", "pair_runs", "traces"]
 
@@ -128,8 +133,7 @@ def _root(revision: Revision, sessions: int) -> Node:
     return initial_node(revision, sessions)
 
 
-@st.composite
-def _runs(
+def _draw_run(
     draw: st.DrawFn,
     revision: Revision,
     sessions: int,
@@ -162,6 +166,13 @@ def _runs(
     return pair_run_of(node)
 
 
+@functools.cache
+def _runs() -> Callable[..., st.SearchStrategy[PairRun]]:
+    """`_draw_run` as a strategy, made on first use (hypothesis is imported then)."""
+    runs: Callable[..., st.SearchStrategy[PairRun]] = st.composite(_draw_run)
+    return runs
+
+
 def pair_runs(
     *,
     revision: Revision = DEFAULT_REVISION,
@@ -186,7 +197,7 @@ def pair_runs(
             f"pair_runs' actions are {STRATEGY_ACTION_NAMES}, not {sorted(only)}"
         )
     _root(revision, sessions)  # built now: a revision it cannot set up fails here
-    return _runs(revision, sessions, max_steps, weights, only)
+    return _runs()(revision, sessions, max_steps, weights, only)
 
 
 def traces(

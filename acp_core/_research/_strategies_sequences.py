@@ -15,10 +15,11 @@ purpose (their namespaces must stay apart).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import attrs
-from hypothesis import strategies as st
 
 from acp_core._state._fold import fold
 from acp_core._state._session_state import SessionState, new_session
@@ -26,6 +27,12 @@ from acp_core._wire import _updates as u
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_updates import session_updates
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
 
 __all__ = ["IdPools", "session_states", "update_sequences"]
 
@@ -48,8 +55,7 @@ _FIELDS = (
 )
 
 
-@st.composite
-def _pooled(draw: st.DrawFn, update: Any, pools: IdPools) -> Any:
+def _draw_pooled(draw: st.DrawFn, update: Any, pools: IdPools) -> Any:
     changes = {}
     fields = attrs.fields_dict(type(update))
     for field, pool in _FIELDS:
@@ -68,6 +74,13 @@ def _pooled(draw: st.DrawFn, update: Any, pools: IdPools) -> Any:
     return update
 
 
+@functools.cache
+def _pooled() -> Callable[..., st.SearchStrategy[Any]]:
+    """`_draw_pooled` as a strategy, made on first use (hypothesis is imported then)."""
+    pooled: Callable[..., st.SearchStrategy[Any]] = st.composite(_draw_pooled)
+    return pooled
+
+
 def update_sequences(
     *,
     revision: Revision = DEFAULT_REVISION,
@@ -77,7 +90,7 @@ def update_sequences(
     """Sequences of any session updates of `revision` (every variant, unknown ones too)
     whose message, tool-call, terminal and plan ids come from `pools`. Shrinks towards
     shorter sequences and simpler updates."""
-    one = session_updates(revision=revision).flatmap(lambda upd: _pooled(upd, pools))
+    one = session_updates(revision=revision).flatmap(lambda upd: _pooled()(upd, pools))
     return st.lists(one, max_size=max_size).map(tuple)
 
 

@@ -7,10 +7,10 @@ Must not know: JSON-RPC messages. Public surface: `acp_core.strategies`.
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
+import functools
+from typing import Any, TypeVar
 
 import attrs
-from hypothesis import strategies as st
 
 from acp_core._wire import _updates as u
 from acp_core._wire._codec import encode_update
@@ -48,6 +48,12 @@ from ._strategies_content import (
 )
 from ._strategies_later import later_updates, markdown_plans, unknown_state_updates
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:
+    from ._hypothesis import st  # hypothesis is imported when a strategy is first built
+
 T = TypeVar("T")
 
 # -- session updates ---------------------------------------------------------------------
@@ -56,21 +62,33 @@ T = TypeVar("T")
 def user_message_chunks() -> st.SearchStrategy[u.UserMessageChunk]:
     """`user_message_chunk` updates."""
     return st.builds(
-        u.UserMessageChunk, message_id=_ids, content=content_blocks(), meta=metas(), extra=extras()
+        u.UserMessageChunk,
+        message_id=_ids(),
+        content=content_blocks(),
+        meta=metas(),
+        extra=extras(),
     )
 
 
 def agent_message_chunks() -> st.SearchStrategy[u.AgentMessageChunk]:
     """`agent_message_chunk` updates."""
     return st.builds(
-        u.AgentMessageChunk, message_id=_ids, content=content_blocks(), meta=metas(), extra=extras()
+        u.AgentMessageChunk,
+        message_id=_ids(),
+        content=content_blocks(),
+        meta=metas(),
+        extra=extras(),
     )
 
 
 def agent_thought_chunks() -> st.SearchStrategy[u.AgentThoughtChunk]:
     """`agent_thought_chunk` updates."""
     return st.builds(
-        u.AgentThoughtChunk, message_id=_ids, content=content_blocks(), meta=metas(), extra=extras()
+        u.AgentThoughtChunk,
+        message_id=_ids(),
+        content=content_blocks(),
+        meta=metas(),
+        extra=extras(),
     )
 
 
@@ -78,7 +96,7 @@ def user_messages() -> st.SearchStrategy[u.UserMessage]:
     """`user_message` upserts (content absent, null or a list)."""
     return st.builds(
         u.UserMessage,
-        message_id=_ids,
+        message_id=_ids(),
         content=patches(_tuples(content_blocks())),
         meta=metas(),
         extra=extras(),
@@ -89,7 +107,7 @@ def agent_messages() -> st.SearchStrategy[u.AgentMessage]:
     """`agent_message` upserts."""
     return st.builds(
         u.AgentMessage,
-        message_id=_ids,
+        message_id=_ids(),
         content=patches(_tuples(content_blocks())),
         meta=metas(),
         extra=extras(),
@@ -100,7 +118,7 @@ def agent_thoughts() -> st.SearchStrategy[u.AgentThought]:
     """`agent_thought` upserts."""
     return st.builds(
         u.AgentThought,
-        message_id=_ids,
+        message_id=_ids(),
         content=patches(_tuples(content_blocks())),
         meta=metas(),
         extra=extras(),
@@ -167,7 +185,10 @@ def _since(
 
 
 # A tool call id is non-empty (J63): the checker refuses an empty one.
-_TOOL_CALL_IDS: Final = st.text(min_size=1, max_size=8)
+@functools.cache
+def _tool_call_ids() -> st.SearchStrategy[str]:
+    return st.text(min_size=1, max_size=8)
+
 
 def tool_call_updates(
     *, revision: Revision = DEFAULT_REVISION
@@ -175,15 +196,15 @@ def tool_call_updates(
     """`tool_call_update` patches (every field tri-state; `name` from 2026-11 on)."""
     return st.builds(
         u.ToolCallUpdate,
-        tool_call_id=_TOOL_CALL_IDS,
-        title=patches(_texts),
+        tool_call_id=_tool_call_ids(),
+        title=patches(_texts()),
         kind=patches(open_enum_values(u.ToolKind.KNOWN)),
         status=patches(open_enum_values(u.ToolCallStatus.KNOWN)),
         content=patches(_tuples(tool_call_contents(), max_size=2)),
         locations=patches(_tuples(tool_call_locations(), max_size=2)),
         raw_input=patches(json_values()),
         raw_output=patches(json_values()),
-        name=_since(u.ToolCallUpdate, "name", revision, patches(_texts)),
+        name=_since(u.ToolCallUpdate, "name", revision, patches(_texts())),
         meta=metas(),
         extra=extras(),
     )
@@ -193,7 +214,7 @@ def tool_call_content_chunks() -> st.SearchStrategy[u.ToolCallContentChunk]:
     """`tool_call_content_chunk` updates."""
     return st.builds(
         u.ToolCallContentChunk,
-        tool_call_id=_TOOL_CALL_IDS,
+        tool_call_id=_tool_call_ids(),
         content=tool_call_contents(),
         meta=metas(),
         extra=extras(),
@@ -202,15 +223,15 @@ def tool_call_content_chunks() -> st.SearchStrategy[u.ToolCallContentChunk]:
 
 def terminal_outputs() -> st.SearchStrategy[u.TerminalOutput]:
     """Terminal output snapshots (base64 `data`)."""
-    return st.builds(u.TerminalOutput, data=_base64, meta=metas(), extra=extras())
+    return st.builds(u.TerminalOutput, data=_base64(), meta=metas(), extra=extras())
 
 
 def terminal_exit_statuses() -> st.SearchStrategy[u.TerminalExitStatus]:
     """Terminal exit statuses (uint32 `exitCode`)."""
     return st.builds(
         u.TerminalExitStatus,
-        exit_code=patches(_uint32),
-        signal=patches(st.sampled_from(("SIGTERM", "SIGKILL", "SIGINT")) | _texts),
+        exit_code=patches(_uint32()),
+        signal=patches(st.sampled_from(("SIGTERM", "SIGKILL", "SIGINT")) | _texts()),
         meta=metas(),
         extra=extras(),
     )
@@ -220,9 +241,9 @@ def terminal_updates() -> st.SearchStrategy[u.TerminalUpdate]:
     """`terminal_update` patches."""
     return st.builds(
         u.TerminalUpdate,
-        terminal_id=_ids,
-        command=patches(_texts),
-        cwd=patches(_paths),
+        terminal_id=_ids(),
+        command=patches(_texts()),
+        cwd=patches(_paths()),
         output=patches(terminal_outputs()),
         exit_status=patches(terminal_exit_statuses()),
         meta=metas(),
@@ -233,7 +254,7 @@ def terminal_updates() -> st.SearchStrategy[u.TerminalUpdate]:
 def terminal_output_chunks() -> st.SearchStrategy[u.TerminalOutputChunk]:
     """`terminal_output_chunk` updates (base64 `data`)."""
     return st.builds(
-        u.TerminalOutputChunk, terminal_id=_ids, data=_base64, meta=metas(), extra=extras()
+        u.TerminalOutputChunk, terminal_id=_ids(), data=_base64(), meta=metas(), extra=extras()
     )
 
 

@@ -170,6 +170,9 @@ def _converter_for(where: str, typed: str) -> Converter | None:
 
 _OURS: Final = "__acp_freezing__"
 
+#: Sets an attribute of a (frozen) `attrs.Attribute`.
+_SET_FIELD: Final = object.__setattr__
+
 
 def freeze_fields_with(
     special: Callable[[str, str], Converter | None],
@@ -192,7 +195,11 @@ def freeze_fields_with(
             # (signatures, docs/api.md and type checkers show what the field holds).
             convert.__annotations__ = {"value": field.type, "return": field.type}
             setattr(convert, _OURS, True)
-            out.append(field.evolve(converter=convert))
+            # Set in place, as attrs itself sets a field's default alias: attrs hands a
+            # transformer `Attribute`s made for this class alone, and `evolve` (a copy through
+            # `__getstate__`/`__setstate__`) was a tenth of building the value classes.
+            _SET_FIELD(field, "converter", convert)
+            out.append(field)
         return out
 
     return transform
