@@ -121,6 +121,7 @@ from ._research._strategies_messages import (
     wire_messages,
 )
 from ._research._strategies_pair import (
+    STRATEGY_ACTION_NAMES,
     EnabledIntent,
     PairRun,
     RunWeights,
@@ -154,6 +155,7 @@ from ._research._strategies_updates import (
 
 __all__ = [
     "FEATURES",
+    "STRATEGY_ACTION_NAMES",
     "EnabledIntent",
     "IdPools",
     "PairRun",

@@ -41,7 +41,15 @@ if TYPE_CHECKING:
 else:
     from ._hypothesis import st  # hypothesis is imported when a strategy is first built
 
-__all__ = ["EnabledIntent", "PairRun", "RunWeights", "enabled_intents", "pair_runs", "traces"]
+__all__ = [
+    "STRATEGY_ACTION_NAMES",
+    "EnabledIntent",
+    "PairRun",
+    "RunWeights",
+    "enabled_intents",
+    "pair_runs",
+    "traces",
+]
 
 
 @attrs.frozen(field_transformer=freezing_fields)
