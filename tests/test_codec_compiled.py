@@ -95,6 +95,13 @@ def test_the_compiled_decoder_takes_every_hot_shape() -> None:
          "rawInput": {"path": "/a", "n": [1, 2.5, None, True, {"x": "y"}]}, "rawOutput": None},
         {"sessionUpdate": "tool_call_update", "toolCallId": "c", "locations": [],
          "rawOutput": 18446744073709551616},
+        {"sessionUpdate": "user_message", "messageId": "m", "content": [text, text]},
+        {"sessionUpdate": "agent_message", "messageId": "m", "content": []},
+        {"sessionUpdate": "agent_thought", "messageId": "m", "content": [text]},
+        {"sessionUpdate": "state_update", "state": "running"},
+        {"sessionUpdate": "state_update", "state": "idle"},
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "_x_future"},
     ]  # fmt: skip
     for update in hot:
         line = acp.encode_ndjson(_notification(update))
@@ -159,10 +166,12 @@ _HOSTILE_VALUES = st.one_of(
 _KEYS = st.sampled_from(
     ["_meta", "type", "text", "content", "messageId", "toolCallId", "sessionUpdate", "title",
      "kind", "status", "locations", "rawInput", "rawOutput", "path", "line", "terminalId", "data",
-     "sessionId", "update", "params", "method", "jsonrpc", "id", "annotations", "name", "zz"]
+     "sessionId", "update", "params", "method", "jsonrpc", "id", "annotations", "name", "zz",
+     "state", "stopReason", "error", "background"]
 ) | _TEXT  # fmt: skip
 _TAGS = st.sampled_from(
     ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call_update",
+     "user_message", "agent_message", "agent_thought", "state_update", "running", "idle",
      "tool_call_content_chunk", "terminal_output_chunk", "agent_message", "plan_update", "text",
      "content", "session/update", "2.0", "1.0"]
 )  # fmt: skip
@@ -171,7 +180,15 @@ _TAGS = st.sampled_from(
 @st.composite
 def hot_updates(draw: st.DrawFn) -> dict[str, Any]:
     text = {"type": "text", "text": draw(_TEXT)}
-    tag = draw(_TAGS.filter(lambda t: t.endswith(("chunk", "update"))))
+    tag = draw(_TAGS.filter(lambda t: t.endswith(("chunk", "update", "message", "thought"))))
+    if tag in ("user_message", "agent_message", "agent_thought"):
+        texts = [{"type": "text", "text": t} for t in draw(st.lists(_TEXT, max_size=2))]
+        return {"sessionUpdate": tag, "messageId": draw(_TEXT), "content": texts}
+    if tag == "state_update":
+        update = {"sessionUpdate": tag, "state": draw(st.sampled_from(["running", "idle"]))}
+        if draw(st.booleans()):
+            update["stopReason"] = draw(st.sampled_from(["end_turn", "cancelled"]) | _TEXT)
+        return update
     if tag == "tool_call_update":
         update: dict[str, Any] = {"sessionUpdate": tag, "toolCallId": draw(_TEXT)}
         for key in draw(st.sets(st.sampled_from(["title", "kind", "status"]))):
@@ -256,6 +273,12 @@ def test_the_edges_fall_back_or_agree() -> None:
         + b"9" * 5000 + b"}}}",
         b"annotations": head + chunk + b',"content":{"type":"text","text":"x","annotations":{}}}}}',
         b"image": head + chunk + b',"content":{"type":"image","data":"","mimeType":"a"}}}}',
+        b"running stop": head + b'"sessionUpdate":"state_update","state":"running",'
+        b'"stopReason":"end_turn"}}}',
+        b"requires action": head + b'"sessionUpdate":"state_update","state":"requires_action"}}}',
+        b"idle null": head + b'"sessionUpdate":"state_update","state":"idle","stopReason":null}}}',
+        b"message image": head + b'"sessionUpdate":"user_message","messageId":"m","content":'
+        b'[{"type":"text","text":"x"},{"type":"image","data":"","mimeType":"a"}]}}}',
         # Taken, and the same: the last of two equal tags, the last of two messageIds.
         b"same tags": head + chunk + b',"sessionUpdate":"agent_message_chunk",' + text + b"}}}",
         b"last id": head + chunk + b',"messageId":"n",' + text + b"}}}",

@@ -2,19 +2,20 @@
 
 Owns: `compiled_notification(line)`, which decodes one NDJSON line holding a
 `session/update` notification of a hot shape at the default revision (a text chunk of a
-message, thought or user message; a text tool-call content chunk; a terminal output chunk;
-a `tool_call_update` of the plain fields: title, kind, status, file locations, raw input
-and output) with msgspec, straight from the bytes, and `COMPILED`, whether msgspec is
-importable.
+message, thought or user message; a whole message, thought or user message of text blocks;
+a text tool-call content chunk; a terminal output chunk; a `tool_call_update` of the plain
+fields: title, kind, status, file locations, raw input and output; a `running` or `idle`
+state update) with msgspec, straight from the bytes.
 Must not know: the generic tables (`_wire/_codec_tables.py`), framing, other revisions.
 
 Theory of operation. msgspec validates the line against frozen Structs in C: each Struct
 forbids unknown fields, each string field takes a JSON string only (msgspec never coerces
 in JSON decoding), the tags and the envelope are literals, and there are no number fields
 at all (numbers only occur inside raw JSON, frozen by `freeze_json` as the pure path does).
-So a line msgspec accepts has exactly one of the shapes `_codec_fast.fast_update` and
-`_codec._fast_notification` take, and the same values are built with the same generated
-constructors. Anything else (an unknown member such as `_meta`, a null, an `id`, a
+So a line msgspec accepts has exactly one of the shapes listed, each of which the pure path
+decodes to one value with no unknown members (`_codec_fast.fast_update` and
+`_codec._fast_notification` take most of them), and the same values are built with the same
+generated constructors. Anything else (an unknown member such as `_meta`, a null, an `id`, a
 duplicate tag that disagrees, a lone surrogate, a number out of range, nesting or an
 integer `freeze_json` refuses) is None: the caller takes the pure path, which keeps or
 reports it. tests/test_codec_compiled.py compares the two on everything the strategies
@@ -48,6 +49,11 @@ _MAKE_LOCATION: Final = fast_constructor(c.ToolCallLocation)
 _MAKE_AGENT_CHUNK: Final = fast_constructor(u.AgentMessageChunk)
 _MAKE_THOUGHT_CHUNK: Final = fast_constructor(u.AgentThoughtChunk)
 _MAKE_USER_CHUNK: Final = fast_constructor(u.UserMessageChunk)
+_MAKE_USER_MESSAGE: Final = fast_constructor(u.UserMessage)
+_MAKE_AGENT_MESSAGE: Final = fast_constructor(u.AgentMessage)
+_MAKE_THOUGHT: Final = fast_constructor(u.AgentThought)
+_MAKE_RUNNING: Final = fast_constructor(u.RunningStateUpdate)
+_MAKE_IDLE: Final = fast_constructor(u.IdleStateUpdate)
 _MAKE_TOOL_CHUNK: Final = fast_constructor(u.ToolCallContentChunk)
 _MAKE_TERMINAL_CHUNK: Final = fast_constructor(u.TerminalOutputChunk)
 _MAKE_TOOL_CALL_UPDATE: Final = fast_constructor(u.ToolCallUpdate)
@@ -100,6 +106,52 @@ class _UserChunk(msgspec.Struct, tag="user_message_chunk", **_UPDATE):
     def value(self) -> u.SessionUpdate:
         text = _MAKE_TEXT(self.content.text, UNSET, UNSET, EMPTY_OBJECT)
         return _MAKE_USER_CHUNK(self.message_id, text, UNSET, EMPTY_OBJECT)
+
+
+def _texts(blocks: tuple[_Text, ...]) -> tuple[c.TextContent, ...]:
+    return tuple([_MAKE_TEXT(b.text, UNSET, UNSET, EMPTY_OBJECT) for b in blocks])
+
+
+class _UserMessage(msgspec.Struct, tag="user_message", **_UPDATE):
+    message_id: str
+    content: tuple[_Text, ...]  # text blocks only: any other block takes the pure path
+
+    def value(self) -> u.SessionUpdate:
+        return _MAKE_USER_MESSAGE(self.message_id, _texts(self.content), UNSET, EMPTY_OBJECT)
+
+
+class _AgentMessage(msgspec.Struct, tag="agent_message", **_UPDATE):
+    message_id: str
+    content: tuple[_Text, ...]
+
+    def value(self) -> u.SessionUpdate:
+        return _MAKE_AGENT_MESSAGE(self.message_id, _texts(self.content), UNSET, EMPTY_OBJECT)
+
+
+class _Thought(msgspec.Struct, tag="agent_thought", **_UPDATE):
+    message_id: str
+    content: tuple[_Text, ...]
+
+    def value(self) -> u.SessionUpdate:
+        return _MAKE_THOUGHT(self.message_id, _texts(self.content), UNSET, EMPTY_OBJECT)
+
+
+class _DeclinedError(Exception):
+    """A Struct holds a combination the pure path reads differently: take the pure path."""
+
+
+class _StateUpdate(msgspec.Struct, tag="state_update", **_UPDATE):
+    # One Struct for both states (msgspec tags a union by one field: `sessionUpdate`).
+    state: Literal["running", "idle"]
+    stop_reason: str | msgspec.UnsetType = _NO
+
+    def value(self) -> u.SessionUpdate:
+        if self.state == "idle":
+            stop = UNSET if self.stop_reason is _NO else self.stop_reason
+            return _MAKE_IDLE(stop, UNSET, UNSET, UNSET, EMPTY_OBJECT)
+        if self.stop_reason is not _NO:
+            raise _DeclinedError  # `running` keeps a stop reason as an unknown member
+        return _MAKE_RUNNING(UNSET, UNSET, EMPTY_OBJECT)
 
 
 class _ToolChunk(msgspec.Struct, tag="tool_call_content_chunk", **_UPDATE):
@@ -155,7 +207,10 @@ class _ToolCallUpdate(msgspec.Struct, tag="tool_call_update", **_UPDATE):
         )  # fmt: skip
 
 
-_Update = _AgentChunk | _ThoughtChunk | _UserChunk | _ToolChunk | _TerminalChunk | _ToolCallUpdate
+_Update = (
+    _AgentChunk | _ThoughtChunk | _UserChunk | _ToolChunk | _TerminalChunk | _ToolCallUpdate
+    | _UserMessage | _AgentMessage | _Thought | _StateUpdate
+)  # fmt: skip
 
 
 class _Params(msgspec.Struct, **_STRUCT):
@@ -170,7 +225,7 @@ class _Notification(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 _DECODE: Final = msgspec.json.Decoder(_Notification).decode
-_INVALID: Final = (msgspec.ValidationError, msgspec.DecodeError, DecodeError)
+_INVALID: Final = (msgspec.ValidationError, msgspec.DecodeError, DecodeError, _DeclinedError)
 
 
 def compiled_notification(line: bytes) -> j.UpdateSessionNotification | None:
