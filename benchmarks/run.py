@@ -929,7 +929,8 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
 
 def _fast_label() -> str:
     # The `bytes` phase's readers: the framing's parser, and the compiled decoder if any.
-    return acp_core.JSON_PARSER + ("" if _COMPILED == "none" else f"+{_COMPILED}")
+    parser: str = acp_core.connection.JSON_PARSER
+    return parser + ("" if _COMPILED == "none" else f"+{_COMPILED}")
 
 
 def bytes_rows(r: dict[str, Any]) -> list[list[str]]:
@@ -937,7 +938,7 @@ def bytes_rows(r: dict[str, Any]) -> list[list[str]]:
     compiled decoder, then the stdlib parser alone) against the floor over the same reads,
     and the same bytes through a ClientConnection."""
     rows = [["workload", f"acp_core ({_fast_label()}) ev/s", "floor/bytes",
-             f"floor/bytes ({acp_core.JSON_PARSER})", "floor/bytes (json)", "floor ev/s",
+             f"floor/bytes ({acp_core.connection.JSON_PARSER})", "floor/bytes (json)", "floor ev/s",
              "ClientConnection ev/s", "floor/connection"]]  # fmt: skip
     for name, res in r.items():
         a, s, f = res[ACP][BYTES], res[ACP][BYTES_STDLIB], res[FLOOR][BYTES]

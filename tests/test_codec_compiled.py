@@ -282,9 +282,13 @@ def test_the_edges_fall_back_or_agree() -> None:
         # Taken, and the same: the last of two equal tags, the last of two messageIds.
         b"same tags": head + chunk + b',"sessionUpdate":"agent_message_chunk",' + text + b"}}}",
         b"last id": head + chunk + b',"messageId":"n",' + text + b"}}}",
+        # Escapes in keys and values are read as the characters they stand for.
+        b"escaped": b'{"jsonrpc":"2.0","method":"session\\/update","params":{"sessionId":"s",'
+        b'"update":{"sessionUpdat\\u0065":"agent_message_chunk","messageId":"m",'
+        b'"content":{"type":"text","text":"x\\u00e9"}}}}',
     }  # fmt: skip
     taken = {name for name, line in lines.items() if _agrees(line)}
-    assert taken == {b"same tags", b"last id"}
+    assert taken == {b"same tags", b"last id", b"escaped"}
     assert _pure(lines[b"last id"]).update.message_id == "n"
 
 
