@@ -55,7 +55,7 @@ from acp_core._engines._connection_values import (
     SessionOpened,
     ViewChanged,
 )
-from acp_core._wire._codec_ndjson import COMPILED_DECODER, decode_ndjson
+from acp_core._wire._codec_ndjson import compiled_decoder, decode_ndjson
 from acp_core._wire._framing import (
     DEFAULT_MAX_LINE,
     JSON_PARSER,
@@ -98,7 +98,6 @@ from acp_core._wire._sse import (
 )
 
 __all__ = [
-    "COMPILED_DECODER",
     "CONNECTION_STREAM",
     "DEFAULT_MAX_LINE",
     "DEFAULT_MAX_SSE_BUFFER",
@@ -156,6 +155,7 @@ __all__ = [
     "SseEvent",
     "StreamOpened",
     "ViewChanged",
+    "compiled_decoder",
     "connection_step",
     "decode_frame",
     "decode_ndjson",

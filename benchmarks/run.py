@@ -21,7 +21,7 @@ Phases:
                 (`receive_bytes`: engines, bookkeeping and the client's view as well).
   bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser and no
                 compiled decoder, where the `fast` extra (orjson, msgspec) would otherwise
-                be used (`acp_core.JSON_PARSER`, `acp_core.connection.COMPILED_DECODER`).
+                be used (`acp_core.JSON_PARSER`, `acp_core.connection.compiled_decoder()`).
   bytes_parsed  acp_core only, where the compiled decoder is installed: `bytes` without
                 it (every line parsed by the framing's parser, then decoded).
   anchors       `mixed` only, over the `bytes` phase's reads (benchmarks/anchors.py), where
@@ -72,7 +72,7 @@ BYTES_CONNECTION = "bytes_connection"  # acp_core only: the bytes through a Clie
 BYTES_STDLIB = "bytes_stdlib"  # acp_core only: `bytes` with the stdlib JSON parser forced
 BYTES_PARSED = "bytes_parsed"  # acp_core only: `bytes` without the compiled decoder
 #: The compiled decoder of the hot lines (`fast` extra): "msgspec" or "none".
-_COMPILED = acp_core.connection.COMPILED_DECODER
+_COMPILED = acp_core.connection.compiled_decoder()
 MSGSPEC = "msgspec"  # anchor: msgspec typed decode of the mixed bytes (benchmarks/anchors.py)
 TS_SDK = "ts_sdk"  # anchor: the TypeScript SDK's validated path, under Node
 SPLIT = "split"  # acp_core only: one line fed a byte at a time, 1 KB and 64 KB (µs per byte)

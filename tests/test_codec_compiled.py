@@ -30,7 +30,7 @@ from acp_core._wire import _framing
 from acp_core._wire._codec_compiled import compiled_notification
 from acp_core._wire._json import MAX_DEPTH, thaw_json
 from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS
-from acp_core.connection import COMPILED_DECODER, decode_ndjson
+from acp_core.connection import compiled_decoder, decode_ndjson
 
 
 def _pure(line: bytes) -> Any:
@@ -109,7 +109,7 @@ def test_the_compiled_decoder_takes_every_hot_shape() -> None:
         # Reordered keys and whitespace are the same JSON: still taken.
         spaced = json.dumps(dict(reversed(_notification(update).items())), indent=1).encode()
         assert _agrees(spaced), update
-    assert COMPILED_DECODER == "msgspec"
+    assert compiled_decoder() == "msgspec"
 
 
 # -- hostile lines ------------------------------------------------------------------------

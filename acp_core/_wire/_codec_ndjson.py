@@ -1,6 +1,6 @@
 """NDJSON bytes straight to decoded messages: framing and decoding in one pass.
 
-Owns: `decode_ndjson` (and `COMPILED_DECODER`, which decoder of the hot lines is in use):
+Owns: `decode_ndjson` (and `compiled_decoder()`, which decoder of the hot lines it uses):
 `feed_ndjson`'s splitting with each line decoded as it is read, through the compiled decoder
 of the hot `session/update` shapes (`_wire/_codec_compiled.py`, when msgspec is installed: the
 `fast` extra) and otherwise the framing's parse and `decode_message`.
@@ -16,8 +16,8 @@ fast: a line it does not take is read the pure way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from importlib.util import find_spec
 from typing import Final
 
 from acp_core._errors import DecodeError, bytes_argument
@@ -27,25 +27,28 @@ from ._codec import decode_message
 from ._framing import FramingError, NdjsonDecoder, Parsed, feed_lines, parse_line
 from ._revision import DEFAULT_REVISION, Revision
 
-__all__ = ["COMPILED_DECODER", "decode_ndjson"]
+__all__ = ["compiled_decoder", "decode_ndjson"]
 
-
-#: The decoder of the hot `session/update` lines at the default revision: `msgspec` (the
-#: `fast` extra is installed) or `none` (every line is parsed, then decoded by the codec).
-COMPILED_DECODER: Final = "none" if find_spec("msgspec") is None else "msgspec"
 
 Event = j.Message | j.Batch | Parsed | FramingError
+CompiledDecoder = Callable[[bytes], j.UpdateSessionNotification | None]
 
 
-def _compiled() -> Callable[[bytes], j.UpdateSessionNotification | None] | None:
-    # Imported on first use, so that importing acp-core never pays for msgspec.
-    if COMPILED_DECODER == "none":
-        return None
+@functools.cache
+def _compiled() -> CompiledDecoder | None:
+    # Imported on first use (about 10 ms), so that importing acp-core never pays for msgspec.
     try:
         from ._codec_compiled import compiled_notification
-    except ImportError:  # found but not importable (a broken install): the pure path
+    except ImportError:  # msgspec is not installed: every line is read the pure way
         return None
     return compiled_notification
+
+
+def compiled_decoder() -> str:
+    """The decoder `decode_ndjson` gives the hot `session/update` lines at the default
+    revision: `msgspec` (the `fast` extra is installed) or `none` (every line is parsed,
+    then decoded by the codec). The first call imports msgspec where it is installed."""
+    return "none" if _compiled() is None else "msgspec"
 
 
 def _pure_reader(strict: bool, revision: Revision) -> Callable[[bytes], Event]:
