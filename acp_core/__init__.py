@@ -133,6 +133,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "DEFAULT_MAX_LINE JSON_PARSER FramingError NdjsonDecoder Parsed decode_frame encode_frame "
         "encode_ndjson feed_ndjson finish_ndjson parse_error_reply",
     ),
+    ("acp_core._wire._codec_ndjson", "compiled_decoder decode_ndjson"),
     (
         "acp_core._wire._sse",
         "DEFAULT_MAX_SSE_BUFFER SseDecoder SseEvent encode_comment encode_event feed_sse "

@@ -55,6 +55,7 @@ from acp_core._engines._connection_values import (
     SessionOpened,
     ViewChanged,
 )
+from acp_core._wire._codec_ndjson import compiled_decoder, decode_ndjson
 from acp_core._wire._framing import (
     DEFAULT_MAX_LINE,
     JSON_PARSER,
@@ -154,8 +155,10 @@ __all__ = [
     "SseEvent",
     "StreamOpened",
     "ViewChanged",
+    "compiled_decoder",
     "connection_step",
     "decode_frame",
+    "decode_ndjson",
     "encode_comment",
     "encode_event",
     "encode_frame",

@@ -2,11 +2,15 @@
 
 Owns: the byte stream of a workload (its updates as `session/update` lines, cut into reads of
 `READ_SIZE` bytes), and the three readers timed over it:
-- `acp_bytes`: acp-core's framing (`feed_ndjson`: line splitting, UTF-8 and JSON parsing),
-  envelope decode (`decode_message`), routing by `sessionId`, and `fold` of each read's
-  updates into that session's state;
-- `acp_bytes_stdlib`: the same with the standard library's parser where the `fast` extra
-  (orjson) is installed;
+- `acp_bytes`: acp-core's framing and decoding (`decode_ndjson`: line splitting, then each
+  line decoded: the hot `session/update` shapes straight from the bytes by the compiled
+  decoder where the `fast` extra has msgspec, any other line parsed (UTF-8 and JSON rules)
+  and decoded (`decode_message`)), routing by `sessionId`, and `fold` of each read's updates
+  into that session's state;
+- `acp_bytes_parsed`: the same without the compiled decoder (the framing's parser, orjson
+  with the `fast` extra, then `decode_message`: `feed_ndjson`'s path);
+- `acp_bytes_stdlib`: the same with the standard library's parser and no compiled decoder
+  where the `fast` extra is installed;
 - `acp_connection`: the same bytes through a `ClientConnection` (`receive_bytes`), which also
   runs the session's machine, the message checks, the exchange rules and the judge across
   sessions on every update, and keeps the client engine's bookkeeping and its view (a
@@ -20,6 +24,8 @@ Must not know: timing (run.py times these), other phases.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import acp_core
@@ -46,37 +52,55 @@ def ndjson_reads(session_id: str, wire: list[dict[str, Any]]) -> list[bytes]:
 
 
 def acp_bytes(session_id: str, reads: list[bytes]) -> dict[str, acp_core.SessionState]:
-    feed, decode, fold, parsed = (
-        acp_core.feed_ndjson,
-        acp_core.decode_message,
-        acp_core.fold,
-        acp_core.Parsed,
-    )
+    feed, fold = acp_core.connection.decode_ndjson, acp_core.fold
     notification = acp_core.UpdateSessionNotification
     decoder = acp_core.NdjsonDecoder()
     states = {session_id: acp_core.new_session(session_id)}
     for data in reads:
         decoder, events = feed(decoder, data)
         runs: dict[str, list[Any]] = {}
-        for event in events:
-            if type(event) is parsed:
-                message = decode(event.value)
-                if type(message) is notification and message.session_id in states:
-                    runs.setdefault(message.session_id, []).append(message.update)
+        for message in events:
+            if type(message) is notification and message.session_id in states:
+                runs.setdefault(message.session_id, []).append(message.update)
         for sid, updates in runs.items():
             states[sid] = fold(states[sid], updates)
     return states
 
 
+@contextmanager
+def _without_compiled() -> Iterator[None]:
+    # `decode_ndjson` with every line parsed, then decoded (msgspec left out).
+    from acp_core._wire import _codec_ndjson
+
+    readers = dict(_codec_ndjson._READERS)
+    for strict in (False, True):
+        pure = _codec_ndjson._pure_reader(strict, acp_core.DEFAULT_REVISION)
+        _codec_ndjson._READERS[strict, acp_core.DEFAULT_REVISION] = pure
+    try:
+        yield
+    finally:
+        _codec_ndjson._READERS.clear()
+        _codec_ndjson._READERS.update(readers)
+
+
+def acp_bytes_parsed(session_id: str, reads: list[bytes]) -> dict[str, acp_core.SessionState]:
+    """`acp_bytes` without the compiled decoder (the `fast` extra's msgspec): each line is
+    parsed by the framing's parser (orjson with the extra), then decoded by the codec."""
+    with _without_compiled():
+        return acp_bytes(session_id, reads)
+
+
 def acp_bytes_stdlib(session_id: str, reads: list[bytes]) -> dict[str, acp_core.SessionState]:
-    """`acp_bytes` with the standard library's JSON parser even where the `fast` extra is
-    installed (the framing's reference path), to show what the extra buys in the same run."""
+    """`acp_bytes` with the standard library's JSON parser and no compiled decoder even where
+    the `fast` extra (orjson, msgspec) is installed (the reference path), to show what the
+    extra buys in the same run."""
     from acp_core._wire import _framing
 
     chosen = _framing._parse
     _framing._parse = _framing._parse_stdlib  # type: ignore[misc]
     try:
-        return acp_bytes(session_id, reads)
+        with _without_compiled():
+            return acp_bytes(session_id, reads)
     finally:
         _framing._parse = chosen  # type: ignore[misc]
 

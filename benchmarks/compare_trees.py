@@ -31,6 +31,8 @@ PHASES = (
     ("decode+apply", "decode+apply"),
     ("bytes", "bytes"),
     ("bytes_connection", "bytes_connection"),
+    ("bytes_parsed", "bytes_parsed"),  # where the tree has a compiled decoder
+    ("bytes_stdlib", "bytes_stdlib"),
 )
 
 

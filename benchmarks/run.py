@@ -19,8 +19,11 @@ Phases:
                 `json.loads`, routing, the mutable fold (benchmarks/bytes_phase.py).
   bytes_connection  acp_core only: the same bytes through a `ClientConnection`
                 (`receive_bytes`: engines, bookkeeping and the client's view as well).
-  bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser, where the
-                `fast` extra (orjson) would otherwise be used (`acp_core.JSON_PARSER`).
+  bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser and no
+                compiled decoder, where the `fast` extra (orjson, msgspec) would otherwise
+                be used (`acp_core.JSON_PARSER`, `acp_core.connection.compiled_decoder()`).
+  bytes_parsed  acp_core only, where the compiled decoder is installed: `bytes` without
+                it (every line parsed by the framing's parser, then decoded).
   anchors       `mixed` only, over the `bytes` phase's reads (benchmarks/anchors.py), where
                 installed: msgspec's typed decode into frozen Structs (timed in the rounds
                 with everything else), and the TypeScript SDK's validated path under Node
@@ -67,6 +70,9 @@ APPLY_GC_OFF = "apply_gc_off"  # extra key: `apply` with the cyclic GC off (what
 BYTES = "bytes"  # NDJSON bytes to folded sessions (framing, parse, decode, route, fold)
 BYTES_CONNECTION = "bytes_connection"  # acp_core only: the bytes through a ClientConnection
 BYTES_STDLIB = "bytes_stdlib"  # acp_core only: `bytes` with the stdlib JSON parser forced
+BYTES_PARSED = "bytes_parsed"  # acp_core only: `bytes` without the compiled decoder
+#: The compiled decoder of the hot lines (`fast` extra): "msgspec" or "none".
+_COMPILED = acp_core.connection.compiled_decoder()
 MSGSPEC = "msgspec"  # anchor: msgspec typed decode of the mixed bytes (benchmarks/anchors.py)
 TS_SDK = "ts_sdk"  # anchor: the TypeScript SDK's validated path, under Node
 SPLIT = "split"  # acp_core only: one line fed a byte at a time, 1 KB and 64 KB (µs per byte)
@@ -203,6 +209,11 @@ def acp_cases(wl: Workload, decoded: list[Any]) -> list[Case]:
         Case(ACP, BYTES, lambda: bytes_phase.acp_bytes(SESSION_ID, reads), n),
         Case(ACP, BYTES_CONNECTION, lambda: bytes_phase.acp_connection(client, reads), n),
         Case(ACP, BYTES_STDLIB, lambda: bytes_phase.acp_bytes_stdlib(SESSION_ID, reads), n),
+        *(
+            [Case(ACP, BYTES_PARSED, lambda: bytes_phase.acp_bytes_parsed(SESSION_ID, reads), n)]
+            if _COMPILED != "none"
+            else []
+        ),
     ]
 
 
@@ -583,8 +594,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     raw = bytes_rows(out["results"])
     out["json_parser"] = acp_core.JSON_PARSER
+    out["compiled_decoder"] = _COMPILED
     print(
-        f"\nJSON parser of the framing: {acp_core.JSON_PARSER}. NDJSON bytes to folded "
+        f"\nJSON parser of the framing: {acp_core.JSON_PARSER}; compiled decoder of the hot "
+        f"lines: {_COMPILED}. NDJSON bytes to folded "
         "sessions (framing, JSON parse, envelope decode, routing, fold) vs line splitting + "
         "json.loads + the mutable floor:\n"
     )
@@ -884,10 +897,10 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
         ratio_s <= MIXED_BYTES_MAX,
         "x",
     )
-    if acp_core.JSON_PARSER != "json":  # the `fast` extra is installed
+    if acp_core.JSON_PARSER != "json" or _COMPILED != "none":  # the `fast` extra
         ratio_b = mixed[FLOOR][BYTES] / mixed[ACP][BYTES]
         add(
-            f"mixed bytes ({acp_core.JSON_PARSER}) vs json.loads + mutable floor",
+            f"mixed bytes ({_fast_label()}) vs json.loads + mutable floor",
             ratio_b,
             f"<= {MIXED_BYTES_FAST_MAX}x",
             ratio_b <= MIXED_BYTES_FAST_MAX,
@@ -953,17 +966,25 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
     return ts  # fmt: skip
 
 
+def _fast_label() -> str:
+    # The `bytes` phase's readers: the framing's parser, and the compiled decoder if any.
+    parser: str = acp_core.connection.JSON_PARSER
+    return parser + ("" if _COMPILED == "none" else f"+{_COMPILED}")
+
+
 def bytes_rows(r: dict[str, Any]) -> list[list[str]]:
-    """The `bytes` phase table: acp_core (the parser in use, then the stdlib one) against the
-    floor over the same reads, and the same bytes through a ClientConnection."""
-    rows = [["workload", f"acp_core ({acp_core.JSON_PARSER}) ev/s", "acp_core (json) ev/s",
-             "floor ev/s", "floor/bytes", "floor/bytes (json)", "ClientConnection ev/s",
-             "floor/connection"]]  # fmt: skip
+    """The `bytes` phase table: acp_core (the parser and compiled decoder in use, without the
+    compiled decoder, then the stdlib parser alone) against the floor over the same reads,
+    and the same bytes through a ClientConnection."""
+    rows = [["workload", f"acp_core ({_fast_label()}) ev/s", "floor/bytes",
+             f"floor/bytes ({acp_core.connection.JSON_PARSER})", "floor/bytes (json)", "floor ev/s",
+             "ClientConnection ev/s", "floor/connection"]]  # fmt: skip
     for name, res in r.items():
         a, s, f = res[ACP][BYTES], res[ACP][BYTES_STDLIB], res[FLOOR][BYTES]
+        p = res[ACP].get(BYTES_PARSED)
         c = res[ACP][BYTES_CONNECTION]
-        rows.append([name, fmt_rate(a), fmt_rate(s), fmt_rate(f), f"{f / a:.2f}x",
-                     f"{f / s:.2f}x", fmt_rate(c), f"{f / c:.2f}x"])  # fmt: skip
+        rows.append([name, fmt_rate(a), f"{f / a:.2f}x", f"{f / p:.2f}x" if p else "-",
+                     f"{f / s:.2f}x", fmt_rate(f), fmt_rate(c), f"{f / c:.2f}x"])  # fmt: skip
     return rows
 
 

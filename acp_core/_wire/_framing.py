@@ -1,10 +1,10 @@
 """Framing, sans-IO: bytes in any split become JSON values or framing errors, and back.
 
-Owns: `NdjsonDecoder` (newline-delimited JSON, the stdio transport), `feed_ndjson`,
-`encode_ndjson`, the one-message-per-frame pair for WebSocket-like transports
-(`decode_frame`, `encode_frame`), `FramingError`, the `-32700` reply, and the JSON parse rules
-every transport shares (UTF-8 only, no NaN/Infinity, nesting and huge numbers refused, not
-crashed on).
+Owns: `NdjsonDecoder` (newline-delimited JSON, the stdio transport), `feed_ndjson` (and
+`feed_lines`, its splitting with another reader of each line), `encode_ndjson`, the
+one-message-per-frame pair for WebSocket-like transports (`decode_frame`, `encode_frame`),
+`FramingError`, the `-32700` reply, and the JSON parse rules every transport shares (UTF-8
+only, no NaN/Infinity, nesting and huge numbers refused, not crashed on).
 Must not know: JSON-RPC or ACP beyond the shape of a parse-error reply; sessions, engines.
 
 Theory of operation. The decoder is a frozen value holding the bytes of the line not finished
@@ -21,7 +21,8 @@ owes (`id: null`); the next line is read as if nothing happened. Blank lines are
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
 
 from acp_core._errors import ArgumentError, bytes_argument
 
@@ -39,9 +40,11 @@ __all__ = [
     "decode_frame",
     "encode_frame",
     "encode_ndjson",
+    "feed_lines",
     "feed_ndjson",
     "finish_ndjson",
     "parse_error_reply",
+    "parse_line",
 ]
 
 #: The official Python SDK's limit on one line (50 MB); a line over it is skipped, not fatal.
@@ -175,7 +178,7 @@ class NdjsonDecoder:
 
 _MAKE_DECODER: Final = fast_constructor(NdjsonDecoder)
 
-Event = Parsed | FramingError
+T = TypeVar("T")
 
 
 def feed_ndjson(
@@ -186,8 +189,21 @@ def feed_ndjson(
     Totality: for any bytes the result is a decoder and events, never an exception (a
     non-bytes `data` is an `ArgumentError`, the caller's bug).
     """
-    data = bytes_argument(data, "feed_ndjson")
-    events: list[Event] = []
+    return feed_lines(decoder, bytes_argument(data, "feed_ndjson"), _parse)
+
+
+def parse_line(line: bytes) -> Parsed | FramingError:
+    """One complete line (or frame) as `feed_ndjson` reads it: its value or the error."""
+    return _parse(line)
+
+
+def feed_lines(
+    decoder: NdjsonDecoder, data: bytes, read_line: Callable[[bytes], T]
+) -> tuple[NdjsonDecoder, tuple[T | FramingError, ...]]:
+    """`feed_ndjson` with each complete, non-blank line read by `read_line` instead of
+    `parse_line` (for a reader that decodes further, `_wire/_codec_ndjson.py`): the same
+    splitting, limits and `too_long` errors. `data` must be bytes."""
+    events: list[T | FramingError] = []
     limit = decoder.max_line
     pending = decoder.pending
     size = decoder.pending_size
@@ -196,7 +212,7 @@ def feed_ndjson(
     # can continue what earlier reads left, and only the last can be unfinished.
     lines = data.split(b"\n")
     tail = lines.pop()
-    parse = _parse
+    parse = read_line
     for piece in lines:
         if skipping:  # this newline ends a line already reported as too long
             skipping = False

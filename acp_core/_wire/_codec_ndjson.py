@@ -1,0 +1,110 @@
+"""NDJSON bytes straight to decoded messages: framing and decoding in one pass.
+
+Owns: `decode_ndjson` (and `compiled_decoder()`, which decoder of the hot lines it uses):
+`feed_ndjson`'s splitting with each line decoded as it is read, through the compiled decoder
+of the hot `session/update` shapes (`_wire/_codec_compiled.py`, when msgspec is installed: the
+`fast` extra) and otherwise the framing's parse and `decode_message`.
+Must not know: what a message means (engines), how a line is split (`_wire/_framing.py`), the
+shapes the compiled decoder takes.
+
+The law (tests/test_codec_compiled.py): each event is what `feed_ndjson` and then
+`decode_message(event.value, ...)` give for the same bytes: the decoded message; or, for a
+JSON value that does not decode, its `Parsed` (decoding `event.value` raises the
+`DecodeError` that says why); or the `FramingError`. The compiled decoder only changes how
+fast: a line it does not take is read the pure way.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Final
+
+from acp_core._errors import DecodeError, bytes_argument
+
+from . import _jsonrpc as j
+from ._codec import decode_message
+from ._framing import FramingError, NdjsonDecoder, Parsed, feed_lines, parse_line
+from ._revision import DEFAULT_REVISION, Revision
+
+__all__ = ["compiled_decoder", "decode_ndjson"]
+
+
+Event = j.Message | j.Batch | Parsed | FramingError
+CompiledDecoder = Callable[[bytes], j.UpdateSessionNotification | None]
+
+
+@functools.cache
+def _compiled() -> CompiledDecoder | None:
+    # Imported on first use (about 10 ms), so that importing acp-core never pays for msgspec.
+    try:
+        from ._codec_compiled import compiled_notification
+    except ImportError:  # msgspec is not installed: every line is read the pure way
+        return None
+    return compiled_notification
+
+
+def compiled_decoder() -> str:
+    """The decoder `decode_ndjson` gives the hot `session/update` lines at the default
+    revision: `msgspec` (the `fast` extra is installed) or `none` (every line is parsed,
+    then decoded by the codec). The first call imports msgspec where it is installed."""
+    return "none" if _compiled() is None else "msgspec"
+
+
+def _pure_reader(strict: bool, revision: Revision) -> Callable[[bytes], Event]:
+    def read(line: bytes) -> Event:
+        event = parse_line(line)
+        if type(event) is not Parsed:
+            return event
+        try:
+            return decode_message(event.value, strict=strict, revision=revision)
+        except DecodeError:
+            return event  # the caller decodes it again to learn why (rare: a peer's fault)
+
+    return read
+
+
+def _reader(strict: bool, revision: Revision) -> Callable[[bytes], Event]:
+    pure = _pure_reader(strict, revision)
+    compiled = _compiled() if revision is DEFAULT_REVISION else None
+    if compiled is None:
+        return pure
+
+    def read(line: bytes) -> Event:
+        # A shape the compiled decoder takes is valid in strict decoding too: it holds
+        # nothing lenient decoding would tolerate (tests/test_codec_compiled.py).
+        message = compiled(line)
+        return pure(line) if message is None else message
+
+    return read
+
+
+#: The readers by (strict, revision), built on first use.
+_READERS: Final[dict[tuple[bool, Revision], Callable[[bytes], Event]]] = {}
+
+
+def decode_ndjson(
+    decoder: NdjsonDecoder,
+    data: bytes,
+    *,
+    strict: bool = False,
+    revision: Revision = DEFAULT_REVISION,
+) -> tuple[NdjsonDecoder, tuple[j.Message | j.Batch | Parsed | FramingError, ...]]:
+    """Feed bytes (any split) and decode each complete line: `(decoder', events)` in order.
+
+    Each event is the line's decoded message (or batch); or, for a JSON value that is not a
+    message `decode_message` takes, its `Parsed` (`decode_message(event.value)` raises the
+    `DecodeError` saying why); or a `FramingError`, exactly as `feed_ndjson` reports it. The
+    same as `feed_ndjson` followed by `decode_message`, and faster with the `fast` extra.
+    Finish a stream with `finish_ndjson` (its last line, unfinished, is a `Parsed`).
+
+    Raises:
+        ArgumentError: `data` is not bytes (the caller's bug).
+    """
+    data = bytes_argument(data, "decode_ndjson")
+    read = _READERS.get((strict, revision))
+    if read is None:
+        read = _reader(strict, revision)
+        if revision is DEFAULT_REVISION:  # (other revisions are rare: not kept)
+            _READERS[strict, revision] = read
+    return feed_lines(decoder, data, read)
