@@ -41,6 +41,7 @@ from acp_core._rules._conversation import (
 from acp_core._rules._conversation_effects import _EFFECTS
 from acp_core._rules._conversation_events import Obs, classify
 from acp_core._rules._conversation_lifecycle import HOLDS
+from acp_core._rules._conversation_phases import LIVE, Closed
 from acp_core._rules._conversation_state import _derive_stage
 from acp_core._wire._codec import decode_message
 from acp_core._wire._fastnew import evolve_frozen, fast_evolve
@@ -381,11 +382,12 @@ def test_the_remembered_stage_is_no_part_of_the_value_and_copies_start_without_i
     assert hash(fresh) == hash(asked)
     assert repr(fresh) == repr(asked)
     # A copy whose fields say another stage must derive it, not inherit the remembered one.
+    freed = Closed(3, LIVE)
     for copy in (
-        attrs.evolve(asked, closed_at=3),
-        fast_evolve(asked, closed_at=3),
-        evolve_frozen(asked, closed_at=3),
-        machine._rebuild(asked, {"closed_at": 3}),
+        attrs.evolve(asked, mode=freed),
+        fast_evolve(asked, mode=freed),
+        evolve_frozen(asked, mode=freed),
+        machine._rebuild(asked, {"mode": freed}),
     ):
         assert copy.cached_stage is None
         assert copy.stage is Stage.CLOSED

@@ -14,17 +14,18 @@ Theory of operation.
   C25), so an answer arrives as the kind of what it answers (`PROMPT_ANSWER`, ...).
   Direction faults (a `session/update` from the client) are J2 findings and nothing else
   happens.
-- The session's `Stage` (`Conversation.stage`, derived by `stage_of` from the fields:
-  `IDLE`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`, `CANCELLING`, `CANCELLED`, `REPLAYING`,
-  `RESUMING`, `CLOSED`, `UNKNOWN`) and the event's kind select one cell of the lifecycle table
+- The session's `Stage` (`Conversation.stage`: the stored mode's, `Closed`, `Resuming`,
+  `Replaying`, `Cancelling`, `Cancelled` (`_rules/_conversation_phases.py`, each holding
+  only its own data), or for a live session read by `stage_of` off its turn and state:
+  `IDLE`, `UNKNOWN`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`) and the event's kind select one cell of the lifecycle table
   (`_rules/_conversation_lifecycle.py`, h2's `(state, input) -> (effect, state)`): the guards
   that can speak there run, in `GUARDS` order, then the kind's effect, unconditionally (a
   finding never wedges the session). A pair missing from `LIFECYCLE` is a finding:
   `REFUSED` names its rule (an update after `CLOSED` is R24, work in `ANSWERED` is R12) and
-  its default entry reports it. The next stage is read off the machine the effect leaves; the
-  cell says which it can be. tests/test_lifecycle_table.py covers Stage x Kind x sender.
+  its default entry reports it. The effect sets the next mode; the cell says which stages
+  the machine it leaves can be in. tests/test_lifecycle_table.py covers Stage x Kind x sender.
 - `TRANSITIONS` is the *reported* foreground phase `(phase, state kind) -> phase` (what the
-  last `state_update` said), one of the facts the stage is derived from. `UNKNOWN` is where a
+  last `state_update` said), one of the facts a live session's stage is read from. `UNKNOWN` is where a
   recording that starts mid-session begins (only `Conversation.mid_session`); it is not
   reachable from `IDLE`, so engines (which start at `Conversation.start`) never get the
   checker's leniency.

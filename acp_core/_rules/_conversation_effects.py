@@ -25,13 +25,23 @@ from acp_core._wire._json import JsonValue
 
 from ._conversation_events import Obs
 from ._conversation_guards import early_output, ending, prompt_of, work_id
+from ._conversation_phases import (
+    Replay,
+    cancelled,
+    closed,
+    fresh_work,
+    history_seen,
+    resumed,
+    uncancelled,
+    window_over,
+)
 from ._conversation_state import Conversation, Event, Kind, Phase, Prompt, Turn
 from ._predicates import RequestKey, shown
 
 
 def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
     turn = Turn(prompt, at, started, started_at=at if started else None)
-    o.set(turn=turn, work_ids=PMap(), late_ids=PMap())
+    o.set(turn=turn, work_ids=PMap(), mode=fresh_work(o.get("mode")))
 
 
 def _first_waiting(o: Obs) -> RequestKey | None:
@@ -65,7 +75,7 @@ def _on_prompt_answer(o: Obs, e: Event) -> None:
                 o.set(turn=attrs.evolve(turn, prompt=None))
             else:
                 # it cancelled (or refused) this turn, not work that comes later
-                o.set(turn=None, cancel_at=None, cancel_by_close=False)
+                o.set(turn=None, mode=uncancelled(o.get("mode")))
         return
     p = attrs.evolve(p, accepted=True)
     if turn is not None and turn.prompt is not None and turn.prompt != p.key:
@@ -126,16 +136,16 @@ def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:
     if by_close:
         # The agent cancels as if session/cancel had come (R24); the client's duty to answer
         # pending requests `cancelled` (C15) belongs to session/cancel only.
-        o.set(cancel_at=e.at, cancel_by_close=True)
+        o.set(mode=cancelled(c.mode, e.at, by_close=True))
         return
     if not c.revision.applies("C15"):
         # 2026-11 on: C40 replaces C15 (background requests stay open; _rules/_check_preview.py)
-        o.set(cancel_at=e.at, cancel_by_close=False)
+        o.set(mode=cancelled(c.mode, e.at, by_close=False))
         return
-    cancelled = c.cancelled_permissions
+    pending = c.cancelled_permissions
     for key in c.permissions:
-        cancelled = cancelled.set(key, (e.at, False))
-    o.set(cancel_at=e.at, cancel_by_close=False, cancelled_permissions=cancelled)
+        pending = pending.set(key, (e.at, False))
+    o.set(mode=cancelled(c.mode, e.at, by_close=False), cancelled_permissions=pending)
 
 
 def _on_permission(o: Obs, e: Event) -> None:
@@ -199,20 +209,19 @@ def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
 
 def _on_resume(o: Obs, e: Event) -> None:
     params: Mapping[str, JsonValue] = e.message
-    o.set(closed_at=None)  # a resumed session is open again
     replay = params.get("replayFrom")
-    if replay is None:  # omitted or null: no replay allowed
-        o.set(replay_forbidden=True)
-    else:
-        start = isinstance(replay, Mapping) and replay.get("type") == "start"
-        o.set(replaying=True, replay_from_start=start, replayed=False)
+    # omitted or null: no replay allowed; a resumed session is open again
+    asked = None if replay is None else Replay(_from_start(replay))
+    o.set(mode=resumed(o.conv.mode, asked))
+
+
+def _from_start(replay: JsonValue) -> bool:
+    return isinstance(replay, Mapping) and replay.get("type") == "start"
 
 
 def _on_resume_answer(o: Obs, e: Event) -> None:
     # Replayed turns are history, not live work; what the window saw ends with it.
-    o.set(
-        replaying=False, replay_forbidden=False, replay_from_start=False, replayed=False, turn=None
-    )
+    o.set(mode=window_over(o.conv.mode), turn=None)
 
 
 def _on_close(o: Obs, e: Event) -> None:
@@ -221,7 +230,7 @@ def _on_close(o: Obs, e: Event) -> None:
 
 def _on_close_answer(o: Obs, e: Event) -> None:
     if isinstance(e.message, j.Response):
-        o.set(closed_at=e.at)
+        o.set(mode=closed(o.conv.mode, e.at))
 
 
 def _work_reported(o: Obs, e: Event) -> bool:
@@ -258,7 +267,7 @@ def _on_idle(o: Obs, e: Event) -> None:
         marked = c.cancelled_permissions
         for key, (at, _) in c.cancelled_permissions.items():
             marked = marked.set(key, (at, True))
-        o.set(cancelled_permissions=marked, late_ids=c.work_ids)
+        o.set(cancelled_permissions=marked)
     # Prompts inserted into this turn are done; later ones wait for the next turn. A turn
     # prompt neither answered nor reported was not taken: the work was other work that
     # crossed it (agent-initiated, seen first from the client's end), so it waits on.
@@ -268,8 +277,7 @@ def _on_idle(o: Obs, e: Event) -> None:
     o.set(
         prompts=tuple(p for p in c.prompts if p is not prompt and not p.user_reported),
         turn=None,
-        cancel_at=None,
-        cancel_by_close=False,
+        mode=uncancelled(c.mode, c.work_ids if c.cancel_at is not None else None),
         awaiting_resume=None,
         work_ids=PMap(),
         ended=tuple((p, stop if isinstance(stop, str) else None) for p in done),
@@ -280,7 +288,7 @@ def _on_user_message(o: Obs, e: Event) -> None:
     c = o.conv
     message_id: str = e.message.message_id
     if c.replaying:
-        o.set(replayed=True)  # a replayed message the live session already showed counts (R38)
+        o.set(mode=history_seen(c.mode))  # a message the live session already showed counts (R38)
     if message_id in c.user_ids:
         return
     o.set(user_ids=c.user_ids.set(message_id, True))
@@ -306,7 +314,7 @@ def _may_bind(c: Conversation, p: Prompt) -> bool:
 def _on_work(o: Obs, e: Event) -> None:
     c = o.conv
     if c.replaying:
-        o.set(replayed=True)
+        o.set(mode=history_seen(c.mode))
         return
     if not c.history and isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
         o.set(history=True)

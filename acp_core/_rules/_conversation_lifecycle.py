@@ -8,8 +8,10 @@ machine is rebuilt, or what a guard or an effect does inside (`_rules/_conversat
 `_rules/_conversation_effects.py`): only where each can speak or change the stage.
 
 Theory of operation (h2's `_transitions`, `src/h2/stream.py`, read for one ACP session):
-- The row is the session's `Stage` (`_rules/_conversation_state.py`), derived from the
-  machine; the column is the event's `Kind`. An entry names the guards that can speak in
+- The row is the session's `Stage` (`_rules/_conversation_state.py`): its stored mode's
+  (`Closed`, `Resuming`, `Replaying`, `Cancelling`, `Cancelled`,
+  `_rules/_conversation_phases.py`), or a live session's from its turn and reported state;
+  the column is the event's `Kind`. An entry names the guards that can speak in
   that stage for that kind: `SPEAKS` says, per guard, the stages its condition allows, each
   read against the stage's definition (the guard is silent elsewhere, and
   tests/test_lifecycle_table.py checks that on every trace). A guard not listed in `SPEAKS`
@@ -18,8 +20,9 @@ Theory of operation (h2's `_transitions`, `src/h2/stream.py`, read for one ACP s
   speaks whenever the pair occurs (work in `ANSWERED` is R12, any update after `CLOSED` is
   R24). `entry` still gives it an entry: the refusing guard, the others that can speak,
   and the kind's effect (a finding never wedges the session).
-- `next` is the set of stages the effect can leave the session in; which one is read off
-  the machine after the effect (the stage is derived, never stored apart from the fields).
+- `next` is the set of stages the effect can leave the session in: the effect sets the next
+  mode (a phase value that holds only its own data), the table says which stages it may be
+  (tests/test_lifecycle_table.py holds every effect to that).
 - The quiet path (`_rules/_conversation.py`): an agent update whose entry has no guard in
   the revision and whose effect would change nothing returns the same machine at once.
 """
