@@ -272,7 +272,9 @@ def _observe_every_guard(conv: Conversation, sender: Any, message: object, at: i
                     o.report(g.rule, at, why)
         effect = _EFFECTS.get(event.kind)
         if effect is not None:
-            effect(o, event)
+            mode = effect(o, event)
+            if mode is not o.conv.mode:
+                o.set(mode=mode)
         target = TRANSITIONS.get((o.conv.phase, event.kind))
         if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
             o.set(phase=target, phase_at=at)

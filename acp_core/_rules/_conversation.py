@@ -17,18 +17,19 @@ Theory of operation.
 - The session's `Stage` (`Conversation.stage`: the stored mode's, `Closed`, `Resuming`,
   `Replaying`, `Cancelling`, `Cancelled` (`_rules/_conversation_phases.py`, each holding
   only its own data), or for a live session read by `stage_of` off its turn and state:
-  `IDLE`, `UNKNOWN`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`) and the event's kind select one cell of the lifecycle table
-  (`_rules/_conversation_lifecycle.py`, h2's `(state, input) -> (effect, state)`): the guards
-  that can speak there run, in `GUARDS` order, then the kind's effect, unconditionally (a
-  finding never wedges the session). A pair missing from `LIFECYCLE` is a finding:
-  `REFUSED` names its rule (an update after `CLOSED` is R24, work in `ANSWERED` is R12) and
-  its default entry reports it. The effect sets the next mode; the cell says which stages
-  the machine it leaves can be in. tests/test_lifecycle_table.py covers Stage x Kind x sender.
+  `IDLE`, `UNKNOWN`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`) and the event's kind
+  select one cell of the lifecycle table (`_rules/_conversation_lifecycle.py`, h2's
+  `(state, input) -> (effect, state)`): the guards that can speak there run, in `GUARDS`
+  order, then the kind's effect, unconditionally (a finding never wedges the session). A
+  pair missing from `LIFECYCLE` is a finding: `REFUSED` names its rule (an update after
+  `CLOSED` is R24, work in `ANSWERED` is R12) and its default entry reports it. The effect
+  returns the next mode; the cell says which stages the machine it leaves can be in.
+  tests/test_lifecycle_table.py covers Stage x Kind x sender.
 - `TRANSITIONS` is the *reported* foreground phase `(phase, state kind) -> phase` (what the
-  last `state_update` said), one of the facts a live session's stage is read from. `UNKNOWN` is where a
-  recording that starts mid-session begins (only `Conversation.mid_session`); it is not
-  reachable from `IDLE`, so engines (which start at `Conversation.start`) never get the
-  checker's leniency.
+  last `state_update` said), one of the facts a live session's stage is read from.
+  `UNKNOWN` is where a recording that starts mid-session begins (only
+  `Conversation.mid_session`); it is not reachable from `IDLE`, so engines (which start at
+  `Conversation.start`) never get the checker's leniency.
 - The quiet path: most traffic is the agent's output in a running turn. An agent update
   whose cell has no guard in the revision and whose effect's own no-op test (`INERT`,
   `_rules/_conversation_effects.py`) holds returns the same machine at once, without
@@ -223,7 +224,9 @@ def observe(
             if why is not None:
                 o.report(rule, at, why)
         if effect is not None:
-            effect(o, event)
+            mode = effect(o, event)
+            if mode is not o.conv.mode:
+                o.set(mode=mode)
         target = TRANSITIONS.get((o.conv.phase, event.kind))
         if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
             o.set(phase=target, phase_at=at)

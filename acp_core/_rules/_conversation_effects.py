@@ -14,7 +14,7 @@ JSON text.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Final, TypeAlias
 
 import attrs
 
@@ -26,6 +26,7 @@ from acp_core._wire._json import JsonValue
 from ._conversation_events import Obs
 from ._conversation_guards import early_output, ending, prompt_of, work_id
 from ._conversation_phases import (
+    Mode,
     Replay,
     cancelled,
     closed,
@@ -39,9 +40,11 @@ from ._conversation_state import Conversation, Event, Kind, Phase, Prompt, Turn
 from ._predicates import RequestKey, shown
 
 
-def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
+def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> Mode:
+    # New work: its turn, and the mode with earlier cancelled work's items freed (R23).
     turn = Turn(prompt, at, started, started_at=at if started else None)
-    o.set(turn=turn, work_ids=PMap(), mode=fresh_work(o.get("mode")))
+    o.set(turn=turn, work_ids=PMap())
+    return fresh_work(o.conv.mode)
 
 
 def _first_waiting(o: Obs) -> RequestKey | None:
@@ -49,24 +52,25 @@ def _first_waiting(o: Obs) -> RequestKey | None:
     return prompts[0].key if prompts else None
 
 
-def _on_prompt(o: Obs, e: Event) -> None:
+def _on_prompt(o: Obs, e: Event) -> Mode:
     msg: j.PromptRequest = e.message
     assert e.key is not None
     o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at, message=msg)))
     c = o.conv
     if c.turn is None and c.phase in (Phase.UNKNOWN, Phase.IDLE) and not c.replaying:
-        _start_turn(o, e.at, started=False, prompt=e.key)
+        return _start_turn(o, e.at, started=False, prompt=e.key)
+    return c.mode
 
 
 def _replace_prompt(o: Obs, new: Prompt) -> None:
     o.set(prompts=tuple(new if p.key == new.key else p for p in o.get("prompts")))
 
 
-def _on_prompt_answer(o: Obs, e: Event) -> None:
+def _on_prompt_answer(o: Obs, e: Event) -> Mode:
     c = o.conv
     p = prompt_of(c, e.key)
     if p is None:
-        return
+        return c.mode
     turn = c.turn
     if isinstance(e.message, j.ErrorResponse):
         o.set(prompts=tuple(q for q in c.prompts if q is not p))
@@ -75,8 +79,9 @@ def _on_prompt_answer(o: Obs, e: Event) -> None:
                 o.set(turn=attrs.evolve(turn, prompt=None))
             else:
                 # it cancelled (or refused) this turn, not work that comes later
-                o.set(turn=None, mode=uncancelled(o.get("mode")))
-        return
+                o.set(turn=None)
+                return uncancelled(c.mode)
+        return c.mode
     p = attrs.evolve(p, accepted=True)
     if turn is not None and turn.prompt is not None and turn.prompt != p.key:
         current = prompt_of(c, turn.prompt)
@@ -99,8 +104,9 @@ def _on_prompt_answer(o: Obs, e: Event) -> None:
         elif mid in c.user_ids:
             p = attrs.evolve(p, user_reported=True)
         if _retried(o, p, mid):
-            return
+            return c.mode
     _replace_prompt(o, p)
+    return c.mode
 
 
 def _retried(o: Obs, p: Prompt, mid: str) -> bool:
@@ -129,34 +135,31 @@ def _retried(o: Obs, p: Prompt, mid: str) -> bool:
     return True
 
 
-def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:
+def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> Mode:
     c = o.conv
     if not c.working:
-        return  # harmless while idle; no reply expected (Q20)
-    if by_close:
-        # The agent cancels as if session/cancel had come (R24); the client's duty to answer
-        # pending requests `cancelled` (C15) belongs to session/cancel only.
-        o.set(mode=cancelled(c.mode, e.at, by_close=True))
-        return
-    if not c.revision.applies("C15"):
-        # 2026-11 on: C40 replaces C15 (background requests stay open; _rules/_check_preview.py)
-        o.set(mode=cancelled(c.mode, e.at, by_close=False))
-        return
-    pending = c.cancelled_permissions
-    for key in c.permissions:
-        pending = pending.set(key, (e.at, False))
-    o.set(mode=cancelled(c.mode, e.at, by_close=False), cancelled_permissions=pending)
+        return c.mode  # harmless while idle; no reply expected (Q20)
+    # The agent cancels on session/close as if session/cancel had come (R24); the client's
+    # duty to answer pending requests `cancelled` (C15) belongs to session/cancel only, and
+    # from 2026-11 on C40 replaces C15 (background requests stay open; _rules/_check_preview.py).
+    if not by_close and c.revision.applies("C15"):
+        pending = c.cancelled_permissions
+        for key in c.permissions:
+            pending = pending.set(key, (e.at, False))
+        o.set(cancelled_permissions=pending)
+    return cancelled(c.mode, e.at, by_close=by_close)
 
 
-def _on_permission(o: Obs, e: Event) -> None:
+def _on_permission(o: Obs, e: Event) -> Mode:
     c = o.conv
     assert e.key is not None
     o.set(permissions=c.permissions.set(e.key, e.at))
     if c.phase is Phase.RUNNING and not c.replaying:
         o.set(silent=c.silent.set(e.key, e.at))
+    return c.mode
 
 
-def _on_permission_answer(o: Obs, e: Event) -> None:
+def _on_permission_answer(o: Obs, e: Event) -> Mode:
     c = o.conv
     key = e.key
     assert key is not None
@@ -180,6 +183,7 @@ def _on_permission_answer(o: Obs, e: Event) -> None:
     remaining: PMap[RequestKey, int] = o.get("permissions")
     if c.phase is Phase.REQUIRES_ACTION and not remaining and c.cancel_at is None:
         o.set(awaiting_resume=e.at)
+    return c.mode
 
 
 def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
@@ -207,59 +211,60 @@ def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
         )
 
 
-def _on_resume(o: Obs, e: Event) -> None:
+def _on_resume(o: Obs, e: Event) -> Mode:
     params: Mapping[str, JsonValue] = e.message
     replay = params.get("replayFrom")
     # omitted or null: no replay allowed; a resumed session is open again
-    asked = None if replay is None else Replay(_from_start(replay))
-    o.set(mode=resumed(o.conv.mode, asked))
+    return resumed(o.conv.mode, None if replay is None else Replay(_from_start(replay)))
 
 
 def _from_start(replay: JsonValue) -> bool:
     return isinstance(replay, Mapping) and replay.get("type") == "start"
 
 
-def _on_resume_answer(o: Obs, e: Event) -> None:
+def _on_resume_answer(o: Obs, e: Event) -> Mode:
     # Replayed turns are history, not live work; what the window saw ends with it.
-    o.set(mode=window_over(o.conv.mode), turn=None)
+    o.set(turn=None)
+    return window_over(o.conv.mode)
 
 
-def _on_close(o: Obs, e: Event) -> None:
-    _on_cancel(o, e, by_close=True)
+def _on_close(o: Obs, e: Event) -> Mode:
+    return _on_cancel(o, e, by_close=True)
 
 
-def _on_close_answer(o: Obs, e: Event) -> None:
-    if isinstance(e.message, j.Response):
-        o.set(mode=closed(o.conv.mode, e.at))
+def _on_close_answer(o: Obs, e: Event) -> Mode:
+    mode = o.conv.mode
+    return closed(mode, e.at) if isinstance(e.message, j.Response) else mode
 
 
-def _work_reported(o: Obs, e: Event) -> bool:
+def _work_reported(o: Obs, e: Event) -> Mode:
     # `running` or `requires_action` reports work: it starts the turn (or marks it started)
-    # and is the resume a permission answer waited for (R12). False: a replayed state.
+    # and is the resume a permission answer waited for (R12). A replayed state does nothing.
     c = o.conv
-    if c.replaying:
-        return False
+    mode = c.mode
     if c.turn is None:
-        _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+        mode = _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
     elif not c.turn.started:
         o.set(turn=attrs.evolve(c.turn, started=True, started_at=e.at))
     o.set(awaiting_resume=None)
-    return True
+    return mode
 
 
-def _on_running(o: Obs, e: Event) -> None:
-    _work_reported(o, e)
+def _on_running(o: Obs, e: Event) -> Mode:
+    return o.conv.mode if o.conv.replaying else _work_reported(o, e)
 
 
-def _on_requires_action(o: Obs, e: Event) -> None:
-    if _work_reported(o, e):
-        o.set(silent=PMap())  # the requests asked while running are reported now (R11)
+def _on_requires_action(o: Obs, e: Event) -> Mode:
+    if o.conv.replaying:
+        return o.conv.mode
+    o.set(silent=PMap())  # the requests asked while running are reported now (R11)
+    return _work_reported(o, e)
 
 
-def _on_idle(o: Obs, e: Event) -> None:
+def _on_idle(o: Obs, e: Event) -> Mode:
     c = o.conv
     if not ending(c):
-        return
+        return c.mode
     turn = c.turn
     prompt = prompt_of(c, turn.prompt) if turn is not None else None
     stop = _stop_of(e)
@@ -277,30 +282,32 @@ def _on_idle(o: Obs, e: Event) -> None:
     o.set(
         prompts=tuple(p for p in c.prompts if p is not prompt and not p.user_reported),
         turn=None,
-        mode=uncancelled(c.mode, c.work_ids if c.cancel_at is not None else None),
         awaiting_resume=None,
         work_ids=PMap(),
         ended=tuple((p, stop if isinstance(stop, str) else None) for p in done),
     )
+    # The cancel (if any) is over; the items of the work it ended take no more updates (R23).
+    return uncancelled(c.mode, c.work_ids if c.cancel_at is not None else None)
 
 
-def _on_user_message(o: Obs, e: Event) -> None:
+def _on_user_message(o: Obs, e: Event) -> Mode:
     c = o.conv
     message_id: str = e.message.message_id
     if c.replaying:
-        o.set(mode=history_seen(c.mode))  # a message the live session already showed counts (R38)
+        # history (R38), even a message the live session already showed
+        if message_id not in c.user_ids:
+            o.set(user_ids=c.user_ids.set(message_id, True))
+        return history_seen(c.mode)
     if message_id in c.user_ids:
-        return
-    o.set(user_ids=c.user_ids.set(message_id, True))
-    if c.replaying:
-        return
-    o.set(history=True)
+        return c.mode
+    o.set(user_ids=c.user_ids.set(message_id, True), history=True)
     waiting = [p for p in c.prompts if not p.user_reported]
     match = next((p for p in waiting if p.result_id == message_id), None)
     if match is None:  # first in, first out among prompts not bound by a result id
         match = next((p for p in waiting if p.result_id is None and _may_bind(c, p)), None)
     if match is not None:
         _replace_prompt(o, attrs.evolve(match, user_reported=True, bound_id=message_id))
+    return c.mode
 
 
 def _may_bind(c: Conversation, p: Prompt) -> bool:
@@ -311,11 +318,10 @@ def _may_bind(c: Conversation, p: Prompt) -> bool:
     return p.accepted or not agents_own
 
 
-def _on_work(o: Obs, e: Event) -> None:
+def _on_work(o: Obs, e: Event) -> Mode:
     c = o.conv
     if c.replaying:
-        o.set(mode=history_seen(c.mode))
-        return
+        return history_seen(c.mode)
     if not c.history and isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
         o.set(history=True)
     if c.awaiting_resume is not None:
@@ -325,10 +331,11 @@ def _on_work(o: Obs, e: Event) -> None:
     ident = work_id(e.message)
     if ident is not None and c.working and ident not in c.work_ids:
         o.set(work_ids=c.work_ids.set(ident, True))
+    return c.mode
 
 
-def _on_other_state(o: Obs, e: Event) -> None:
-    pass
+def _on_other_state(o: Obs, e: Event) -> Mode:
+    return o.conv.mode
 
 
 def _nothing_to_do(c: Conversation, upd: object) -> bool:
@@ -355,7 +362,11 @@ def _work_inert(c: Conversation, upd: object) -> bool:
     return ident is None or ident in c.work_ids or not c.working
 
 
-_EFFECTS: Final[Mapping[Kind, Callable[[Obs, Event], None]]] = {
+#: An effect: the bookkeeping of one event (recorded on the `Obs`), returning the session's
+#: next mode (the phase value; the same one when the event moves none).
+Effect: TypeAlias = Callable[[Obs, Event], Mode]
+
+_EFFECTS: Final[Mapping[Kind, Effect]] = {
     Kind.PROMPT: _on_prompt,
     Kind.PROMPT_ANSWER: _on_prompt_answer,
     Kind.CANCEL: _on_cancel,
@@ -382,6 +393,8 @@ def _stop_of(e: Event) -> str | None:
 #: Per effect (None: a kind without one), when it would change nothing for an update:
 #: `(machine, update) -> bool`. The quiet path takes a guard-free entry only through this;
 #: an effect without a test here never takes it (a changed effect turns it off by itself).
-INERT: Final[
-    Mapping[Callable[[Obs, Event], None] | None, Callable[[Conversation, object], bool]]
-] = {None: _nothing_to_do, _on_user_message: _user_message_inert, _on_work: _work_inert}
+INERT: Final[Mapping[Effect | None, Callable[[Conversation, object], bool]]] = {
+    None: _nothing_to_do,
+    _on_user_message: _user_message_inert,
+    _on_work: _work_inert,
+}

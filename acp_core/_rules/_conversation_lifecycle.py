@@ -20,7 +20,7 @@ Theory of operation (h2's `_transitions`, `src/h2/stream.py`, read for one ACP s
   speaks whenever the pair occurs (work in `ANSWERED` is R12, any update after `CLOSED` is
   R24). `entry` still gives it an entry: the refusing guard, the others that can speak,
   and the kind's effect (a finding never wedges the session).
-- `next` is the set of stages the effect can leave the session in: the effect sets the next
+- `next` is the set of stages the effect can leave the session in: the effect returns the next
   mode (a phase value that holds only its own data), the table says which stages it may be
   (tests/test_lifecycle_table.py holds every effect to that).
 - The quiet path (`_rules/_conversation.py`): an agent update whose entry has no guard in
@@ -34,8 +34,7 @@ from typing import Any, Final
 
 from acp_core._wire._value import frozen
 
-from ._conversation_effects import _EFFECTS, INERT
-from ._conversation_events import Obs
+from ._conversation_effects import _EFFECTS, INERT, Effect
 from ._conversation_guards import (
     GUARDS,
     _r1_idle,
@@ -54,11 +53,10 @@ from ._conversation_guards import (
     _s2,
     early_output,
 )
-from ._conversation_state import Event, Guard, Kind, Stage
+from ._conversation_state import Guard, Kind, Stage
 
 __all__ = ["HOLDS", "LIFECYCLE", "REFUSED", "SPEAKS", "Entry", "entry"]
 
-Effect = Callable[[Obs, Event], None]
 S = Stage
 K = Kind
 _ALL: Final = frozenset(Stage)
