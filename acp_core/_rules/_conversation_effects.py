@@ -26,6 +26,7 @@ from acp_core._wire._json import JsonValue
 from ._conversation_events import Obs
 from ._conversation_guards import early_output, ending, prompt_of, work_id
 from ._conversation_phases import (
+    LIVE,
     Mode,
     Replay,
     cancelled,
@@ -348,10 +349,11 @@ def _user_message_inert(c: Conversation, upd: object) -> bool:
 
 
 def _work_inert(c: Conversation, upd: object) -> bool:
-    # `_on_work` changes nothing: live output, no resume awaited, the message history
-    # already begun, no turn whose early output it would mark (R6), and what it is about
-    # (if anything) already touched by the work or outside any work.
-    if c.replaying or c.awaiting_resume is not None:
+    # `_on_work` changes nothing: a live session (no window, whose history the output would
+    # be, R38; a cancel or close has guards on work anyway), no resume awaited, the message
+    # history already begun, no turn whose early output it would mark (R6), and what it is
+    # about (if anything) already touched by the work or outside any work.
+    if c.mode is not LIVE or c.awaiting_resume is not None:
         return False
     if not c.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
         return False
