@@ -66,6 +66,7 @@ from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._revision import Revision
 
+from ._conversation_effects import c15_breach
 from ._conversation_events import UPDATE_KIND, Obs, classify
 from ._conversation_guards import CHECKED, GUARDS
 from ._conversation_lifecycle import LIFECYCLE, REFUSED, Entry, entry
@@ -81,7 +82,6 @@ from ._conversation_state import (
     Turn,
     stage_of,
 )
-from ._predicates import shown
 
 __all__ = [
     "CHECKED",
@@ -264,14 +264,9 @@ def finish(conv: Conversation) -> tuple[Finding, ...]:
     the work ended (C15), and work still running (R7, a warning: the recording may simply
     stop early)."""
     found = [
-        Finding(
-            "C15",
-            f"permission request {shown(key[1])} was pending at this session/cancel and is "
-            "never answered with the cancelled outcome",
-            at,
-        )
+        breach
         for key, (at, ended) in conv.cancelled_permissions.items()
-        if ended
+        if ended and (breach := c15_breach(key, None, at, None, at)) is not None
     ]
     working = conv.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION, Phase.OTHER)
     # A closed session takes no new prompt: work left running at its close is R24's.

@@ -24,7 +24,7 @@ from acp_core._wire import _updates as u
 from acp_core._wire._json import JsonValue
 
 from ._conversation_events import Obs
-from ._conversation_guards import early_output, ending, prompt_of, work_id
+from ._conversation_guards import ending, prompt_of, work_before_running, work_id
 from ._conversation_phases import (
     LIVE,
     Mode,
@@ -37,7 +37,7 @@ from ._conversation_phases import (
     uncancelled,
     window_over,
 )
-from ._conversation_state import Conversation, Event, Kind, Phase, Prompt, Turn
+from ._conversation_state import Conversation, Event, Finding, Kind, Phase, Prompt, Turn
 from ._predicates import RequestKey, shown
 
 
@@ -180,36 +180,51 @@ def _on_permission_answer(o: Obs, e: Event) -> Mode:
     cancelled = c.cancelled_permissions.get(key)
     if cancelled is not None:
         o.set(cancelled_permissions=c.cancelled_permissions.delete(key))
-        _c15_answer(o, e, asked, cancelled[0])
+        breach = c15_breach(key, asked, cancelled[0], e.message, e.at)
+        if breach is not None:
+            o.found.append(breach)
     remaining: PMap[RequestKey, int] = o.get("permissions")
     if c.phase is Phase.REQUIRES_ACTION and not remaining and c.cancel_at is None:
         o.set(awaiting_resume=e.at)
     return c.mode
 
 
-def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
-    msg = e.message
-    if isinstance(msg, j.ErrorResponse):
-        if msg.error.code != j.ErrorCode.REQUEST_CANCELLED:
-            o.report(
-                "C15",
-                e.at,
-                f"permission request of line {asked} was pending at session/cancel (line "
-                f"{cancel_at}); it is answered with error {shown(msg.error.code)} instead of "
-                "the cancelled outcome",
-            )
-        return
-    result = msg.result
+def c15_breach(
+    key: RequestKey, asked: int | None, cancel_at: int, answer: object, at: int
+) -> Finding | None:
+    """C15, "when cancelling, answer every pending `session/request_permission` with the
+    `cancelled` outcome": the permission request `key` (asked at `asked`), pending at the
+    `session/cancel` of `cancel_at`, answered at `at` with `answer` (None: the recording
+    ended with it never answered after the cancelled work ended)."""
+    if answer is None:
+        return Finding(
+            "C15",
+            f"permission request {shown(key[1])} was pending at this session/cancel and is "
+            "never answered with the cancelled outcome",
+            cancel_at,
+        )
+    if isinstance(answer, j.ErrorResponse):
+        if answer.error.code == j.ErrorCode.REQUEST_CANCELLED:
+            return None
+        return Finding(
+            "C15",
+            f"permission request of line {asked} was pending at session/cancel (line "
+            f"{cancel_at}); it is answered with error {shown(answer.error.code)} instead of "
+            "the cancelled outcome",
+            at,
+        )
+    result = getattr(answer, "result", None)
     outcome = result.get("outcome") if isinstance(result, Mapping) else None
     tag = outcome.get("outcome") if isinstance(outcome, Mapping) else None
-    if isinstance(tag, str) and tag != "cancelled":
-        o.report(
-            "C15",
-            e.at,
-            f"permission request of line {asked} was pending when the client sent "
-            f'session/cancel (line {cancel_at}); it must be answered with {{"outcome": '
-            '"cancelled"}',
-        )
+    if not isinstance(tag, str) or tag == "cancelled":
+        return None
+    return Finding(
+        "C15",
+        f"permission request of line {asked} was pending when the client sent "
+        f'session/cancel (line {cancel_at}); it must be answered with {{"outcome": '
+        '"cancelled"}',
+        at,
+    )
 
 
 def _on_resume(o: Obs, e: Event) -> Mode:
@@ -327,7 +342,7 @@ def _on_work(o: Obs, e: Event) -> Mode:
         o.set(history=True)
     if c.awaiting_resume is not None:
         o.set(awaiting_resume=None)
-    if c.turn is not None and early_output(c, e) is not None:
+    if c.turn is not None and work_before_running(c, e) is not None:
         o.set(turn=attrs.evolve(c.turn, early_output=True))  # R6 is said once per turn
     ident = work_id(e.message)
     if ident is not None and c.working and ident not in c.work_ids:

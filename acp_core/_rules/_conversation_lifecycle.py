@@ -37,9 +37,8 @@ from acp_core._wire._value import frozen
 from ._conversation_effects import _EFFECTS, INERT, Effect
 from ._conversation_guards import (
     GUARDS,
-    _r1_idle,
+    _r1,
     _r2,
-    _r6_idle,
     _r8,
     _r12,
     _r21,
@@ -51,7 +50,7 @@ from ._conversation_guards import (
     _r39,
     _s1,
     _s2,
-    early_output,
+    work_before_running,
 )
 from ._conversation_state import Guard, Kind, Stage
 
@@ -64,15 +63,16 @@ _ALL: Final = frozenset(Stage)
 # resume, ...): every guard whose condition they do not rule out can speak in them.
 _MODES: Final = frozenset({S.CLOSED, S.RESUMING})
 
-#: Where each guard can speak: the stages whose definition allows its condition. A guard
-#: left out can speak in every stage.
+#: Where each guard can speak: the stages whose definition allows its condition, for all its
+#: kinds (keyed by its check) or for one (keyed by check and kind, where a rule's one check
+#: reads different stages per kind). A guard left out can speak in every stage.
 SPEAKS: Final[Mapping[Any, frozenset[Stage]]] = {
     # closed_at is set: that is CLOSED.
     _r24_after: frozenset({S.CLOSED}),
     # replay_forbidden is set: RESUMING (or CLOSED inside its window).
     _r39: _MODES,
-    # a turn not started, not replaying.
-    early_output: _MODES | {S.CANCELLING, S.WAITING},
+    # a turn not started (not replaying, for output; an idle that ends it, for the idle).
+    work_before_running: _MODES | {S.CANCELLING, S.WAITING},
     # a permission answer awaits `running` while requires_action, no cancel, not replaying:
     # ANSWERED by definition; WAITING and CANCELLED are phases a replay can leave behind.
     _r12: _MODES | {S.ANSWERED, S.WAITING, S.CANCELLED},
@@ -84,9 +84,8 @@ SPEAKS: Final[Mapping[Any, frozenset[Stage]]] = {
     _s2: _MODES | {S.IDLE, S.WAITING, S.CANCELLED, S.CANCELLING},
     # the idle ends work: never while replaying, at rest without a turn, or mid-session.
     _r8: _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN},
-    _r6_idle: _MODES | {S.CANCELLING, S.WAITING},
     _r2: _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},
-    _r1_idle: _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},
+    (_r1, K.IDLE): _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},  # (the answer: all)
     # a cancel (or close) waits for its idle.
     _r21: _MODES | {S.CANCELLING},
     _r24_idle: _MODES | {S.CANCELLING},
@@ -216,8 +215,13 @@ class Entry:
         return INERT.get(self.effect)
 
 
+def _speaks(guard: Guard, kind: Kind) -> frozenset[Stage]:
+    found = SPEAKS.get((guard.check, kind))
+    return SPEAKS.get(guard.check, _ALL) if found is None else found
+
+
 def _entry(stage: Stage, kind: Kind) -> Entry:
-    guards = tuple(g for g in GUARDS if kind in g.kinds and stage in SPEAKS.get(g.check, _ALL))
+    guards = tuple(g for g in GUARDS if kind in g.kinds and stage in _speaks(g, kind))
     moves = _MOVES.get(kind, {}).get(stage, frozenset({stage}))
     return Entry(guards, _EFFECTS.get(kind), moves, REFUSED.get((stage, kind)))
 
