@@ -179,9 +179,11 @@ _MOVES: Final[Mapping[Kind, Mapping[Stage, frozenset[Stage]]]] = {
 
 _WINDOWS: Final = frozenset({S.CLOSED, S.RESUMING, S.REPLAYING})  # modes over any other stage
 
-#: Whose data each per-stage field of `Conversation` is: the stages in which it may be set
-#: (not None, not False, not empty). A field's stages are where it would live in a stage
-#: value of its own; tests/test_lifecycle_table.py holds every machine it meets to this.
+#: Whose data each per-stage datum of `Conversation` is: the stages in which it may be set
+#: (not None, not False, not empty). The mode's (read through the machine's properties) live
+#: in their phase values, so this holds by construction there; the turn stays on the machine
+#: (it outlives a cancel and a window). tests/test_lifecycle_table.py holds every machine it
+#: meets to this.
 HOLDS: Final[Mapping[str, frozenset[Stage]]] = {
     "turn": _ALL - {S.IDLE, S.UNKNOWN, S.CANCELLED},
     "cancel_at": _WINDOWS | {S.CANCELLING},
