@@ -21,7 +21,9 @@ read for one ACP session).
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -454,14 +456,14 @@ def test_the_remembered_stage_is_no_part_of_the_value_and_copies_start_without_i
     assert repr(fresh) == repr(asked)
     # A copy whose fields say another stage must derive it, not inherit the remembered one.
     freed = Closed(3, LIVE)
-    for copy in (
+    for evolved in (
         attrs.evolve(asked, mode=freed),
         fast_evolve(asked, mode=freed),
         evolve_frozen(asked, mode=freed),
         machine._rebuild(asked, {"mode": freed}),
     ):
-        assert copy.cached_stage is None
-        assert copy.stage is Stage.CLOSED
+        assert evolved.cached_stage is None
+        assert evolved.stage is Stage.CLOSED
 
 
 # -- the phase values against the flag record they replace ---------------------------------------
@@ -622,3 +624,14 @@ def test_a_close_answered_inside_a_resume_window_outlives_it() -> None:
     assert conv.mode == Closed(2, LIVE)
     _, found = observe(conv, *_TOOL, at=9)  # type: ignore[arg-type]
     assert [f.rule for f in found] == ["R24"]
+
+
+@pytest.mark.parametrize("stage", list(Stage), ids=[s.name for s in Stage])
+def test_a_copied_or_unpickled_machine_keeps_its_phase_and_stage(stage: Stage) -> None:
+    # Engines are deep-copied (a refused intent leaves the caller's engine equal) and pickled
+    # to worker processes (explore): the one `LIVE` value must survive both.
+    conv = _machine(stage, Kind.OTHER)
+    for copied in (pickle.loads(pickle.dumps(conv)), copy.deepcopy(conv), copy.copy(conv)):
+        assert copied == conv
+        assert copied.stage is stage
+        assert (copied.mode is LIVE) is (conv.mode is LIVE)

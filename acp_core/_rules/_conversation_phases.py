@@ -61,7 +61,11 @@ __all__ = [
 
 @frozen
 class Live:
-    """No cancel, window or close: the stage is read off the turn and the reported state."""
+    """No cancel, window or close: the stage is read off the turn and the reported state.
+    One value, `LIVE` (a copy or an unpickled machine gets it back, so `is LIVE` holds)."""
+
+    def __reduce__(self) -> str:
+        return "LIVE"
 
 
 LIVE: Final = Live()

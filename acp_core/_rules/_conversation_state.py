@@ -395,7 +395,9 @@ _REMEMBER_STAGE: Final[Callable[[Conversation, Stage], None]] = vars(Conversatio
 def _derive_stage(c: Conversation) -> Stage:
     mode = c.mode
     if mode is not LIVE:
-        return _MODE_STAGES[type(mode)]
+        stage = _MODE_STAGES.get(type(mode))
+        if stage is not None:
+            return stage
     turn = c.turn
     phase = c.phase
     if turn is None:
