@@ -14,20 +14,22 @@ Theory of operation.
   C25), so an answer arrives as the kind of what it answers (`PROMPT_ANSWER`, ...).
   Direction faults (a `session/update` from the client) are J2 findings and nothing else
   happens.
-- The session's `Stage` (`Conversation.stage`, derived by `stage_of` from the fields:
-  `IDLE`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`, `CANCELLING`, `CANCELLED`, `REPLAYING`,
-  `RESUMING`, `CLOSED`, `UNKNOWN`) and the event's kind select one cell of the lifecycle table
-  (`_rules/_conversation_lifecycle.py`, h2's `(state, input) -> (effect, state)`): the guards
-  that can speak there run, in `GUARDS` order, then the kind's effect, unconditionally (a
-  finding never wedges the session). A pair missing from `LIFECYCLE` is a finding:
-  `REFUSED` names its rule (an update after `CLOSED` is R24, work in `ANSWERED` is R12) and
-  its default entry reports it. The next stage is read off the machine the effect leaves; the
-  cell says which it can be. tests/test_lifecycle_table.py covers Stage x Kind x sender.
+- The session's `Stage` (`Conversation.stage`: the stored mode's, `Closed`, `Resuming`,
+  `Replaying`, `Cancelling`, `Cancelled` (`_rules/_conversation_phases.py`, each holding
+  only its own data), or for a live session read by `stage_of` off its turn and state:
+  `IDLE`, `UNKNOWN`, `WAITING`, `WORKING`, `BLOCKED`, `ANSWERED`) and the event's kind
+  select one cell of the lifecycle table (`_rules/_conversation_lifecycle.py`, h2's
+  `(state, input) -> (effect, state)`): the guards that can speak there run, in `GUARDS`
+  order, then the kind's effect, unconditionally (a finding never wedges the session). A
+  pair missing from `LIFECYCLE` is a finding: `REFUSED` names its rule (an update after
+  `CLOSED` is R24, work in `ANSWERED` is R12) and its default entry reports it. The effect
+  returns the next mode; the cell says which stages the machine it leaves can be in.
+  tests/test_lifecycle_table.py covers Stage x Kind x sender.
 - `TRANSITIONS` is the *reported* foreground phase `(phase, state kind) -> phase` (what the
-  last `state_update` said), one of the facts the stage is derived from. `UNKNOWN` is where a
-  recording that starts mid-session begins (only `Conversation.mid_session`); it is not
-  reachable from `IDLE`, so engines (which start at `Conversation.start`) never get the
-  checker's leniency.
+  last `state_update` said), one of the facts a live session's stage is read from.
+  `UNKNOWN` is where a recording that starts mid-session begins (only
+  `Conversation.mid_session`); it is not reachable from `IDLE`, so engines (which start at
+  `Conversation.start`) never get the checker's leniency.
 - The quiet path: most traffic is the agent's output in a running turn. An agent update
   whose cell has no guard in the revision and whose effect's own no-op test (`INERT`,
   `_rules/_conversation_effects.py`) holds returns the same machine at once, without
@@ -64,6 +66,7 @@ from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._revision import Revision
 
+from ._conversation_effects import c15_breach
 from ._conversation_events import UPDATE_KIND, Obs, classify
 from ._conversation_guards import CHECKED, GUARDS
 from ._conversation_lifecycle import LIFECYCLE, REFUSED, Entry, entry
@@ -79,7 +82,6 @@ from ._conversation_state import (
     Turn,
     stage_of,
 )
-from ._predicates import shown
 
 __all__ = [
     "CHECKED",
@@ -222,7 +224,9 @@ def observe(
             if why is not None:
                 o.report(rule, at, why)
         if effect is not None:
-            effect(o, event)
+            mode = effect(o, event)
+            if mode is not o.conv.mode:
+                o.set(mode=mode)
         target = TRANSITIONS.get((o.conv.phase, event.kind))
         if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
             o.set(phase=target, phase_at=at)
@@ -260,14 +264,9 @@ def finish(conv: Conversation) -> tuple[Finding, ...]:
     the work ended (C15), and work still running (R7, a warning: the recording may simply
     stop early)."""
     found = [
-        Finding(
-            "C15",
-            f"permission request {shown(key[1])} was pending at this session/cancel and is "
-            "never answered with the cancelled outcome",
-            at,
-        )
+        breach
         for key, (at, ended) in conv.cancelled_permissions.items()
-        if ended
+        if ended and (breach := c15_breach(key, None, at, None, at)) is not None
     ]
     working = conv.phase in (Phase.RUNNING, Phase.REQUIRES_ACTION, Phase.OTHER)
     # A closed session takes no new prompt: work left running at its close is R24's.

@@ -14,7 +14,7 @@ JSON text.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Final, TypeAlias
 
 import attrs
 
@@ -24,14 +24,28 @@ from acp_core._wire import _updates as u
 from acp_core._wire._json import JsonValue
 
 from ._conversation_events import Obs
-from ._conversation_guards import early_output, ending, prompt_of, work_id
-from ._conversation_state import Conversation, Event, Kind, Phase, Prompt, Turn
+from ._conversation_guards import ending, prompt_of, work_before_running, work_id
+from ._conversation_phases import (
+    Live,
+    Mode,
+    Replay,
+    cancelled,
+    closed,
+    fresh_work,
+    history_seen,
+    resumed,
+    uncancelled,
+    window_over,
+)
+from ._conversation_state import Conversation, Event, Finding, Kind, Phase, Prompt, Turn
 from ._predicates import RequestKey, shown
 
 
-def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> None:
+def _start_turn(o: Obs, at: int, *, started: bool, prompt: RequestKey | None) -> Mode:
+    # New work: its turn, and the mode with earlier cancelled work's items freed (R23).
     turn = Turn(prompt, at, started, started_at=at if started else None)
-    o.set(turn=turn, work_ids=PMap(), late_ids=PMap())
+    o.set(turn=turn, work_ids=PMap())
+    return fresh_work(o.conv.mode)
 
 
 def _first_waiting(o: Obs) -> RequestKey | None:
@@ -39,24 +53,25 @@ def _first_waiting(o: Obs) -> RequestKey | None:
     return prompts[0].key if prompts else None
 
 
-def _on_prompt(o: Obs, e: Event) -> None:
+def _on_prompt(o: Obs, e: Event) -> Mode:
     msg: j.PromptRequest = e.message
     assert e.key is not None
     o.set(prompts=(*o.get("prompts"), Prompt(e.key, msg.id, e.at, message=msg)))
     c = o.conv
     if c.turn is None and c.phase in (Phase.UNKNOWN, Phase.IDLE) and not c.replaying:
-        _start_turn(o, e.at, started=False, prompt=e.key)
+        return _start_turn(o, e.at, started=False, prompt=e.key)
+    return c.mode
 
 
 def _replace_prompt(o: Obs, new: Prompt) -> None:
     o.set(prompts=tuple(new if p.key == new.key else p for p in o.get("prompts")))
 
 
-def _on_prompt_answer(o: Obs, e: Event) -> None:
+def _on_prompt_answer(o: Obs, e: Event) -> Mode:
     c = o.conv
     p = prompt_of(c, e.key)
     if p is None:
-        return
+        return c.mode
     turn = c.turn
     if isinstance(e.message, j.ErrorResponse):
         o.set(prompts=tuple(q for q in c.prompts if q is not p))
@@ -65,8 +80,9 @@ def _on_prompt_answer(o: Obs, e: Event) -> None:
                 o.set(turn=attrs.evolve(turn, prompt=None))
             else:
                 # it cancelled (or refused) this turn, not work that comes later
-                o.set(turn=None, cancel_at=None, cancel_by_close=False)
-        return
+                o.set(turn=None)
+                return uncancelled(c.mode)
+        return c.mode
     p = attrs.evolve(p, accepted=True)
     if turn is not None and turn.prompt is not None and turn.prompt != p.key:
         current = prompt_of(c, turn.prompt)
@@ -89,8 +105,9 @@ def _on_prompt_answer(o: Obs, e: Event) -> None:
         elif mid in c.user_ids:
             p = attrs.evolve(p, user_reported=True)
         if _retried(o, p, mid):
-            return
+            return c.mode
     _replace_prompt(o, p)
+    return c.mode
 
 
 def _retried(o: Obs, p: Prompt, mid: str) -> bool:
@@ -119,34 +136,31 @@ def _retried(o: Obs, p: Prompt, mid: str) -> bool:
     return True
 
 
-def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> None:
+def _on_cancel(o: Obs, e: Event, *, by_close: bool = False) -> Mode:
     c = o.conv
     if not c.working:
-        return  # harmless while idle; no reply expected (Q20)
-    if by_close:
-        # The agent cancels as if session/cancel had come (R24); the client's duty to answer
-        # pending requests `cancelled` (C15) belongs to session/cancel only.
-        o.set(cancel_at=e.at, cancel_by_close=True)
-        return
-    if not c.revision.applies("C15"):
-        # 2026-11 on: C40 replaces C15 (background requests stay open; _rules/_check_preview.py)
-        o.set(cancel_at=e.at, cancel_by_close=False)
-        return
-    cancelled = c.cancelled_permissions
-    for key in c.permissions:
-        cancelled = cancelled.set(key, (e.at, False))
-    o.set(cancel_at=e.at, cancel_by_close=False, cancelled_permissions=cancelled)
+        return c.mode  # harmless while idle; no reply expected (Q20)
+    # The agent cancels on session/close as if session/cancel had come (R24); the client's
+    # duty to answer pending requests `cancelled` (C15) belongs to session/cancel only, and
+    # from 2026-11 on C40 replaces C15 (background requests stay open; _rules/_check_preview.py).
+    if not by_close and c.revision.applies("C15"):
+        pending = c.cancelled_permissions
+        for key in c.permissions:
+            pending = pending.set(key, (e.at, False))
+        o.set(cancelled_permissions=pending)
+    return cancelled(c.mode, e.at, by_close=by_close)
 
 
-def _on_permission(o: Obs, e: Event) -> None:
+def _on_permission(o: Obs, e: Event) -> Mode:
     c = o.conv
     assert e.key is not None
     o.set(permissions=c.permissions.set(e.key, e.at))
     if c.phase is Phase.RUNNING and not c.replaying:
         o.set(silent=c.silent.set(e.key, e.at))
+    return c.mode
 
 
-def _on_permission_answer(o: Obs, e: Event) -> None:
+def _on_permission_answer(o: Obs, e: Event) -> Mode:
     c = o.conv
     key = e.key
     assert key is not None
@@ -166,91 +180,107 @@ def _on_permission_answer(o: Obs, e: Event) -> None:
     cancelled = c.cancelled_permissions.get(key)
     if cancelled is not None:
         o.set(cancelled_permissions=c.cancelled_permissions.delete(key))
-        _c15_answer(o, e, asked, cancelled[0])
+        breach = c15_breach(key, asked, cancelled[0], e.message, e.at)
+        if breach is not None:
+            o.found.append(breach)
     remaining: PMap[RequestKey, int] = o.get("permissions")
     if c.phase is Phase.REQUIRES_ACTION and not remaining and c.cancel_at is None:
         o.set(awaiting_resume=e.at)
+    return c.mode
 
 
-def _c15_answer(o: Obs, e: Event, asked: int | None, cancel_at: int) -> None:
-    msg = e.message
-    if isinstance(msg, j.ErrorResponse):
-        if msg.error.code != j.ErrorCode.REQUEST_CANCELLED:
-            o.report(
-                "C15",
-                e.at,
-                f"permission request of line {asked} was pending at session/cancel (line "
-                f"{cancel_at}); it is answered with error {shown(msg.error.code)} instead of "
-                "the cancelled outcome",
-            )
-        return
-    result = msg.result
+def c15_breach(
+    key: RequestKey, asked: int | None, cancel_at: int, answer: object, at: int
+) -> Finding | None:
+    """C15, "when cancelling, answer every pending `session/request_permission` with the
+    `cancelled` outcome": the permission request `key` (asked at `asked`), pending at the
+    `session/cancel` of `cancel_at`, answered at `at` with `answer` (None: the recording
+    ended with it never answered after the cancelled work ended)."""
+    if answer is None:
+        return Finding(
+            "C15",
+            f"permission request {shown(key[1])} was pending at this session/cancel and is "
+            "never answered with the cancelled outcome",
+            cancel_at,
+        )
+    if isinstance(answer, j.ErrorResponse):
+        if answer.error.code == j.ErrorCode.REQUEST_CANCELLED:
+            return None
+        return Finding(
+            "C15",
+            f"permission request of line {asked} was pending at session/cancel (line "
+            f"{cancel_at}); it is answered with error {shown(answer.error.code)} instead of "
+            "the cancelled outcome",
+            at,
+        )
+    result = getattr(answer, "result", None)
     outcome = result.get("outcome") if isinstance(result, Mapping) else None
     tag = outcome.get("outcome") if isinstance(outcome, Mapping) else None
-    if isinstance(tag, str) and tag != "cancelled":
-        o.report(
-            "C15",
-            e.at,
-            f"permission request of line {asked} was pending when the client sent "
-            f'session/cancel (line {cancel_at}); it must be answered with {{"outcome": '
-            '"cancelled"}',
-        )
-
-
-def _on_resume(o: Obs, e: Event) -> None:
-    params: Mapping[str, JsonValue] = e.message
-    o.set(closed_at=None)  # a resumed session is open again
-    replay = params.get("replayFrom")
-    if replay is None:  # omitted or null: no replay allowed
-        o.set(replay_forbidden=True)
-    else:
-        start = isinstance(replay, Mapping) and replay.get("type") == "start"
-        o.set(replaying=True, replay_from_start=start, replayed=False)
-
-
-def _on_resume_answer(o: Obs, e: Event) -> None:
-    # Replayed turns are history, not live work; what the window saw ends with it.
-    o.set(
-        replaying=False, replay_forbidden=False, replay_from_start=False, replayed=False, turn=None
+    if not isinstance(tag, str) or tag == "cancelled":
+        return None
+    return Finding(
+        "C15",
+        f"permission request of line {asked} was pending when the client sent "
+        f'session/cancel (line {cancel_at}); it must be answered with {{"outcome": '
+        '"cancelled"}',
+        at,
     )
 
 
-def _on_close(o: Obs, e: Event) -> None:
-    _on_cancel(o, e, by_close=True)
+def _on_resume(o: Obs, e: Event) -> Mode:
+    params: Mapping[str, JsonValue] = e.message
+    replay = params.get("replayFrom")
+    # omitted or null: no replay allowed; a resumed session is open again
+    return resumed(o.conv.mode, None if replay is None else Replay(_from_start(replay)))
 
 
-def _on_close_answer(o: Obs, e: Event) -> None:
-    if isinstance(e.message, j.Response):
-        o.set(closed_at=e.at)
+def _from_start(replay: JsonValue) -> bool:
+    return isinstance(replay, Mapping) and replay.get("type") == "start"
 
 
-def _work_reported(o: Obs, e: Event) -> bool:
+def _on_resume_answer(o: Obs, e: Event) -> Mode:
+    # Replayed turns are history, not live work; what the window saw ends with it.
+    o.set(turn=None)
+    return window_over(o.conv.mode)
+
+
+def _on_close(o: Obs, e: Event) -> Mode:
+    return _on_cancel(o, e, by_close=True)
+
+
+def _on_close_answer(o: Obs, e: Event) -> Mode:
+    mode = o.conv.mode
+    return closed(mode, e.at) if isinstance(e.message, j.Response) else mode
+
+
+def _work_reported(o: Obs, e: Event) -> Mode:
     # `running` or `requires_action` reports work: it starts the turn (or marks it started)
-    # and is the resume a permission answer waited for (R12). False: a replayed state.
+    # and is the resume a permission answer waited for (R12). A replayed state does nothing.
     c = o.conv
-    if c.replaying:
-        return False
+    mode = c.mode
     if c.turn is None:
-        _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
+        mode = _start_turn(o, e.at, started=True, prompt=_first_waiting(o))
     elif not c.turn.started:
         o.set(turn=attrs.evolve(c.turn, started=True, started_at=e.at))
     o.set(awaiting_resume=None)
-    return True
+    return mode
 
 
-def _on_running(o: Obs, e: Event) -> None:
-    _work_reported(o, e)
+def _on_running(o: Obs, e: Event) -> Mode:
+    return o.conv.mode if o.conv.replaying else _work_reported(o, e)
 
 
-def _on_requires_action(o: Obs, e: Event) -> None:
-    if _work_reported(o, e):
-        o.set(silent=PMap())  # the requests asked while running are reported now (R11)
+def _on_requires_action(o: Obs, e: Event) -> Mode:
+    if o.conv.replaying:
+        return o.conv.mode
+    o.set(silent=PMap())  # the requests asked while running are reported now (R11)
+    return _work_reported(o, e)
 
 
-def _on_idle(o: Obs, e: Event) -> None:
+def _on_idle(o: Obs, e: Event) -> Mode:
     c = o.conv
     if not ending(c):
-        return
+        return c.mode
     turn = c.turn
     prompt = prompt_of(c, turn.prompt) if turn is not None else None
     stop = _stop_of(e)
@@ -258,7 +288,7 @@ def _on_idle(o: Obs, e: Event) -> None:
         marked = c.cancelled_permissions
         for key, (at, _) in c.cancelled_permissions.items():
             marked = marked.set(key, (at, True))
-        o.set(cancelled_permissions=marked, late_ids=c.work_ids)
+        o.set(cancelled_permissions=marked)
     # Prompts inserted into this turn are done; later ones wait for the next turn. A turn
     # prompt neither answered nor reported was not taken: the work was other work that
     # crossed it (agent-initiated, seen first from the client's end), so it waits on.
@@ -268,31 +298,32 @@ def _on_idle(o: Obs, e: Event) -> None:
     o.set(
         prompts=tuple(p for p in c.prompts if p is not prompt and not p.user_reported),
         turn=None,
-        cancel_at=None,
-        cancel_by_close=False,
         awaiting_resume=None,
         work_ids=PMap(),
         ended=tuple((p, stop if isinstance(stop, str) else None) for p in done),
     )
+    # The cancel (if any) is over; the items of the work it ended take no more updates (R23).
+    return uncancelled(c.mode, c.work_ids if c.cancel_at is not None else None)
 
 
-def _on_user_message(o: Obs, e: Event) -> None:
+def _on_user_message(o: Obs, e: Event) -> Mode:
     c = o.conv
     message_id: str = e.message.message_id
     if c.replaying:
-        o.set(replayed=True)  # a replayed message the live session already showed counts (R38)
+        # history (R38), even a message the live session already showed
+        if message_id not in c.user_ids:
+            o.set(user_ids=c.user_ids.set(message_id, True))
+        return history_seen(c.mode)
     if message_id in c.user_ids:
-        return
-    o.set(user_ids=c.user_ids.set(message_id, True))
-    if c.replaying:
-        return
-    o.set(history=True)
+        return c.mode
+    o.set(user_ids=c.user_ids.set(message_id, True), history=True)
     waiting = [p for p in c.prompts if not p.user_reported]
     match = next((p for p in waiting if p.result_id == message_id), None)
     if match is None:  # first in, first out among prompts not bound by a result id
         match = next((p for p in waiting if p.result_id is None and _may_bind(c, p)), None)
     if match is not None:
         _replace_prompt(o, attrs.evolve(match, user_reported=True, bound_id=message_id))
+    return c.mode
 
 
 def _may_bind(c: Conversation, p: Prompt) -> bool:
@@ -303,24 +334,24 @@ def _may_bind(c: Conversation, p: Prompt) -> bool:
     return p.accepted or not agents_own
 
 
-def _on_work(o: Obs, e: Event) -> None:
+def _on_work(o: Obs, e: Event) -> Mode:
     c = o.conv
     if c.replaying:
-        o.set(replayed=True)
-        return
+        return history_seen(c.mode)
     if not c.history and isinstance(e.message, (u.AgentMessageChunk, u.AgentMessage)):
         o.set(history=True)
     if c.awaiting_resume is not None:
         o.set(awaiting_resume=None)
-    if c.turn is not None and early_output(c, e) is not None:
+    if c.turn is not None and work_before_running(c, e) is not None:
         o.set(turn=attrs.evolve(c.turn, early_output=True))  # R6 is said once per turn
     ident = work_id(e.message)
     if ident is not None and c.working and ident not in c.work_ids:
         o.set(work_ids=c.work_ids.set(ident, True))
+    return c.mode
 
 
-def _on_other_state(o: Obs, e: Event) -> None:
-    pass
+def _on_other_state(o: Obs, e: Event) -> Mode:
+    return o.conv.mode
 
 
 def _nothing_to_do(c: Conversation, upd: object) -> bool:
@@ -333,10 +364,11 @@ def _user_message_inert(c: Conversation, upd: object) -> bool:
 
 
 def _work_inert(c: Conversation, upd: object) -> bool:
-    # `_on_work` changes nothing: live output, no resume awaited, the message history
-    # already begun, no turn whose early output it would mark (R6), and what it is about
-    # (if anything) already touched by the work or outside any work.
-    if c.replaying or c.awaiting_resume is not None:
+    # `_on_work` changes nothing: a live session (no window, whose history the output would
+    # be, R38; a cancel or close has guards on work anyway), no resume awaited, the message
+    # history already begun, no turn whose early output it would mark (R6), and what it is
+    # about (if anything) already touched by the work or outside any work.
+    if type(c.mode) is not Live or c.awaiting_resume is not None:
         return False
     if not c.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
         return False
@@ -347,7 +379,11 @@ def _work_inert(c: Conversation, upd: object) -> bool:
     return ident is None or ident in c.work_ids or not c.working
 
 
-_EFFECTS: Final[Mapping[Kind, Callable[[Obs, Event], None]]] = {
+#: An effect: the bookkeeping of one event (recorded on the `Obs`), returning the session's
+#: next mode (the phase value; the same one when the event moves none).
+Effect: TypeAlias = Callable[[Obs, Event], Mode]
+
+_EFFECTS: Final[Mapping[Kind, Effect]] = {
     Kind.PROMPT: _on_prompt,
     Kind.PROMPT_ANSWER: _on_prompt_answer,
     Kind.CANCEL: _on_cancel,
@@ -374,6 +410,8 @@ def _stop_of(e: Event) -> str | None:
 #: Per effect (None: a kind without one), when it would change nothing for an update:
 #: `(machine, update) -> bool`. The quiet path takes a guard-free entry only through this;
 #: an effect without a test here never takes it (a changed effect turns it off by itself).
-INERT: Final[
-    Mapping[Callable[[Obs, Event], None] | None, Callable[[Conversation, object], bool]]
-] = {None: _nothing_to_do, _on_user_message: _user_message_inert, _on_work: _work_inert}
+INERT: Final[Mapping[Effect | None, Callable[[Conversation, object], bool]]] = {
+    None: _nothing_to_do,
+    _on_user_message: _user_message_inert,
+    _on_work: _work_inert,
+}

@@ -22,7 +22,7 @@ from acp_core._wire._revision import Revision
 from ._conversation_state import Conversation, Event, Guard, Kind, Phase, Prompt
 from ._predicates import RequestKey, shown
 
-__all__ = ["CHECKED", "GUARDS", "early_output", "ending", "prompt_of", "work_id"]
+__all__ = ["CHECKED", "GUARDS", "ending", "prompt_of", "work_before_running", "work_id"]
 
 # -- the checks ---------------------------------
 
@@ -56,22 +56,24 @@ def _r8(c: Conversation, e: Event) -> str | None:
     return f"idle ends foreground work {'without' if stop is UNSET else 'with a null'} stopReason"
 
 
-def _r6_idle(c: Conversation, e: Event) -> str | None:
+def work_before_running(c: Conversation, e: Event) -> str | None:
+    """R6, "send `running` whenever foreground work starts": the turn's work shows itself
+    before any `running`, by an idle that ends it or by output for its accepted prompt.
+
+    Output: accepted means answered. A user message alone may be one the agent inserted
+    while the prompt still waits (FIFO binding cannot tell, Q7), and background output is
+    allowed then (R40). Said once per turn (`Turn.early_output`)."""
     turn = c.turn
-    if not ending(c) or turn is None or turn.started or turn.early_output:
+    if turn is None or turn.started or turn.early_output:
         return None
-    return (
-        f"the turn that began at line {turn.at} ends with an idle before any running state_update"
-    )
-
-
-def early_output(c: Conversation, e: Event) -> str | None:
-    # "Whenever foreground work starts": output for an accepted prompt before `running`.
-    # Accepted means answered: a user message alone may be one the agent inserted while
-    # the prompt still waits (FIFO binding cannot tell, Q7), and background output is
-    # allowed then (R40).
-    turn = c.turn
-    if c.replaying or turn is None or turn.started or turn.early_output:
+    if e.kind is Kind.IDLE:
+        if not ending(c):
+            return None
+        return (
+            f"the turn that began at line {turn.at} ends with an idle before any running "
+            "state_update"
+        )
+    if c.replaying:
         return None
     p = prompt_of(c, turn.prompt)
     if p is None or not p.accepted:
@@ -97,13 +99,6 @@ def _r2(c: Conversation, e: Event) -> str | None:
         f"the turn ends before the user message of the prompt of line {p.at} was reported "
         "(user_message or user_message_chunk)"
     )
-
-
-def _r1_idle(c: Conversation, e: Event) -> str | None:
-    p = _taken(c)
-    if p is None or p.accepted:
-        return None
-    return f"the turn ends before the prompt of line {p.at} was answered"
 
 
 def _r21(c: Conversation, e: Event) -> str | None:
@@ -197,7 +192,15 @@ def _r22(c: Conversation, e: Event) -> str | None:
     )
 
 
-def _r1_result(c: Conversation, e: Event) -> str | None:
+def _r1(c: Conversation, e: Event) -> str | None:
+    # R1, "answer `session/prompt` as soon as the prompt is accepted; the result is `{}`" (or
+    # `{"messageId": ...}` from 2026-11 on): at the answer, its result; at the idle that ends
+    # the prompt's work, that the answer came.
+    if e.kind is Kind.IDLE:
+        p = _taken(c)
+        if p is None or p.accepted:
+            return None
+        return f"the turn ends before the prompt of line {p.at} was answered"
     msg = e.message
     if not isinstance(msg, j.Response) or prompt_of(c, e.key) is None:
         return None
@@ -327,19 +330,19 @@ _UPDATES: Final = (
 GUARDS: Final[tuple[Guard, ...]] = (
     Guard("R24", _UPDATES, _r24_after),
     Guard("R39", (Kind.USER_MESSAGE, Kind.WORK), _r39),
-    Guard("R6", (Kind.WORK,), early_output),
+    Guard("R6", (Kind.WORK,), work_before_running),
     Guard("R12", (Kind.WORK,), _r12),
     Guard("R23", (Kind.WORK,), _r23),
     Guard("S1", (Kind.REQUIRES_ACTION,), _s1),
     Guard("S2", (Kind.IDLE,), _s2),
     Guard("R8", (Kind.IDLE,), _r8),
-    Guard("R6", (Kind.IDLE,), _r6_idle),
+    Guard("R6", (Kind.IDLE,), work_before_running),
     Guard("R2", (Kind.IDLE,), _r2),
-    Guard("R1", (Kind.IDLE,), _r1_idle),
+    Guard("R1", (Kind.IDLE,), _r1),
     Guard("R21", (Kind.IDLE,), _r21),
     Guard("R24", (Kind.IDLE,), _r24_idle),
     Guard("R22", (Kind.PROMPT_ANSWER,), _r22),
-    Guard("R1", (Kind.PROMPT_ANSWER,), _r1_result),
+    Guard("R1", (Kind.PROMPT_ANSWER,), _r1),
     Guard("R38", (Kind.RESUME_ANSWER,), _r38),
     Guard("R24", (Kind.CLOSE_ANSWER,), _r24_answer),
     Guard("R41", (Kind.CONFIG_ANSWER,), _r41_answer),

@@ -8,8 +8,10 @@ machine is rebuilt, or what a guard or an effect does inside (`_rules/_conversat
 `_rules/_conversation_effects.py`): only where each can speak or change the stage.
 
 Theory of operation (h2's `_transitions`, `src/h2/stream.py`, read for one ACP session):
-- The row is the session's `Stage` (`_rules/_conversation_state.py`), derived from the
-  machine; the column is the event's `Kind`. An entry names the guards that can speak in
+- The row is the session's `Stage` (`_rules/_conversation_state.py`): its stored mode's
+  (`Closed`, `Resuming`, `Replaying`, `Cancelling`, `Cancelled`,
+  `_rules/_conversation_phases.py`), or a live session's from its turn and reported state;
+  the column is the event's `Kind`. An entry names the guards that can speak in
   that stage for that kind: `SPEAKS` says, per guard, the stages its condition allows, each
   read against the stage's definition (the guard is silent elsewhere, and
   tests/test_lifecycle_table.py checks that on every trace). A guard not listed in `SPEAKS`
@@ -18,8 +20,9 @@ Theory of operation (h2's `_transitions`, `src/h2/stream.py`, read for one ACP s
   speaks whenever the pair occurs (work in `ANSWERED` is R12, any update after `CLOSED` is
   R24). `entry` still gives it an entry: the refusing guard, the others that can speak,
   and the kind's effect (a finding never wedges the session).
-- `next` is the set of stages the effect can leave the session in; which one is read off
-  the machine after the effect (the stage is derived, never stored apart from the fields).
+- `next` is the set of stages the effect can leave the session in: the effect returns the next
+  mode (a phase value that holds only its own data), the table says which stages it may be
+  (tests/test_lifecycle_table.py holds every effect to that).
 - The quiet path (`_rules/_conversation.py`): an agent update whose entry has no guard in
   the revision and whose effect would change nothing returns the same machine at once.
 """
@@ -31,13 +34,11 @@ from typing import Any, Final
 
 from acp_core._wire._value import frozen
 
-from ._conversation_effects import _EFFECTS, INERT
-from ._conversation_events import Obs
+from ._conversation_effects import _EFFECTS, INERT, Effect
 from ._conversation_guards import (
     GUARDS,
-    _r1_idle,
+    _r1,
     _r2,
-    _r6_idle,
     _r8,
     _r12,
     _r21,
@@ -49,13 +50,12 @@ from ._conversation_guards import (
     _r39,
     _s1,
     _s2,
-    early_output,
+    work_before_running,
 )
-from ._conversation_state import Event, Guard, Kind, Stage
+from ._conversation_state import Guard, Kind, Stage
 
 __all__ = ["HOLDS", "LIFECYCLE", "REFUSED", "SPEAKS", "Entry", "entry"]
 
-Effect = Callable[[Obs, Event], None]
 S = Stage
 K = Kind
 _ALL: Final = frozenset(Stage)
@@ -63,15 +63,16 @@ _ALL: Final = frozenset(Stage)
 # resume, ...): every guard whose condition they do not rule out can speak in them.
 _MODES: Final = frozenset({S.CLOSED, S.RESUMING})
 
-#: Where each guard can speak: the stages whose definition allows its condition. A guard
-#: left out can speak in every stage.
+#: Where each guard can speak: the stages whose definition allows its condition, for all its
+#: kinds (keyed by its check) or for one (keyed by check and kind, where a rule's one check
+#: reads different stages per kind). A guard left out can speak in every stage.
 SPEAKS: Final[Mapping[Any, frozenset[Stage]]] = {
     # closed_at is set: that is CLOSED.
     _r24_after: frozenset({S.CLOSED}),
     # replay_forbidden is set: RESUMING (or CLOSED inside its window).
     _r39: _MODES,
-    # a turn not started, not replaying.
-    early_output: _MODES | {S.CANCELLING, S.WAITING},
+    # a turn not started (not replaying, for output; an idle that ends it, for the idle).
+    work_before_running: _MODES | {S.CANCELLING, S.WAITING},
     # a permission answer awaits `running` while requires_action, no cancel, not replaying:
     # ANSWERED by definition; WAITING and CANCELLED are phases a replay can leave behind.
     _r12: _MODES | {S.ANSWERED, S.WAITING, S.CANCELLED},
@@ -83,9 +84,8 @@ SPEAKS: Final[Mapping[Any, frozenset[Stage]]] = {
     _s2: _MODES | {S.IDLE, S.WAITING, S.CANCELLED, S.CANCELLING},
     # the idle ends work: never while replaying, at rest without a turn, or mid-session.
     _r8: _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN},
-    _r6_idle: _MODES | {S.CANCELLING, S.WAITING},
     _r2: _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},
-    _r1_idle: _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},
+    (_r1, K.IDLE): _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},  # (the answer: all)
     # a cancel (or close) waits for its idle.
     _r21: _MODES | {S.CANCELLING},
     _r24_idle: _MODES | {S.CANCELLING},
@@ -179,9 +179,11 @@ _MOVES: Final[Mapping[Kind, Mapping[Stage, frozenset[Stage]]]] = {
 
 _WINDOWS: Final = frozenset({S.CLOSED, S.RESUMING, S.REPLAYING})  # modes over any other stage
 
-#: Whose data each per-stage field of `Conversation` is: the stages in which it may be set
-#: (not None, not False, not empty). A field's stages are where it would live in a stage
-#: value of its own; tests/test_lifecycle_table.py holds every machine it meets to this.
+#: Whose data each per-stage datum of `Conversation` is: the stages in which it may be set
+#: (not None, not False, not empty). The mode's (read through the machine's properties) live
+#: in their phase values, so this holds by construction there; the turn stays on the machine
+#: (it outlives a cancel and a window). tests/test_lifecycle_table.py holds every machine it
+#: meets to this.
 HOLDS: Final[Mapping[str, frozenset[Stage]]] = {
     "turn": _ALL - {S.IDLE, S.UNKNOWN, S.CANCELLED},
     "cancel_at": _WINDOWS | {S.CANCELLING},
@@ -215,8 +217,13 @@ class Entry:
         return INERT.get(self.effect)
 
 
+def _speaks(guard: Guard, kind: Kind) -> frozenset[Stage]:
+    found = SPEAKS.get((guard.check, kind))
+    return SPEAKS.get(guard.check, _ALL) if found is None else found
+
+
 def _entry(stage: Stage, kind: Kind) -> Entry:
-    guards = tuple(g for g in GUARDS if kind in g.kinds and stage in SPEAKS.get(g.check, _ALL))
+    guards = tuple(g for g in GUARDS if kind in g.kinds and stage in _speaks(g, kind))
     moves = _MOVES.get(kind, {}).get(stage, frozenset({stage}))
     return Entry(guards, _EFFECTS.get(kind), moves, REFUSED.get((stage, kind)))
 

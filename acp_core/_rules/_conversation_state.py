@@ -2,8 +2,9 @@
 
 Owns: `Conversation` (one session's lifecycle as a frozen value), the small values it
 holds or produces (`Phase`, `Kind`, `Event`, `Finding`, `Prompt`, `Turn`, `Pending`,
-`Guard`) and `Stage` with `stage_of`, the row of the lifecycle table a machine is in (derived
-from its fields, in one precedence order). Must not know: how a message becomes an event,
+`Guard`) and `Stage` with `stage_of`, the row of the lifecycle table a machine is in (its
+stored mode's, `_rules/_conversation_phases.py`, or for a live session the one its turn and
+reported state give). Must not know: how a message becomes an event,
 what any rule says or what the table holds (`_rules/_conversation.py`,
 `_rules/_conversation_guards.py`, `_rules/_conversation_lifecycle.py`).
 """
@@ -20,6 +21,19 @@ from acp_core._state._pcoll import PMap
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._value import frozen
 
+from ._conversation_phases import (
+    LIVE,
+    Cancelled,
+    Cancelling,
+    Closed,
+    Live,
+    Mode,
+    Replay,
+    Replaying,
+    Resuming,
+    base_of,
+    window_of,
+)
 from ._predicates import RequestKey, request_key
 
 __all__ = [
@@ -60,9 +74,9 @@ class Phase(enum.Enum):
 
 class Stage(enum.Enum):
     """Where a session is in its lifecycle: the row of the machine's table (`LIFECYCLE`,
-    `_rules/_conversation_lifecycle.py`). Derived from the machine (`Conversation.stage`),
-    never stored apart from it: the first member below whose condition holds, in this
-    order, is the stage (`stage_of`)."""
+    `_rules/_conversation_lifecycle.py`). The first five are the stored mode's
+    (`Conversation.mode`: its outermost phase value, `_rules/_conversation_phases.py`); a
+    `LIVE` session's is read off its turn and reported state (`stage_of`)."""
 
     __hash__ = object.__hash__  # members are singletons: identity hashing, in C (hot path)
 
@@ -181,21 +195,16 @@ class Conversation:
     prompts: tuple[Prompt, ...] = ()
     requests: PMap[tuple[Sender, RequestKey], Pending] = attrs.field(factory=PMap)
     answered: tuple[tuple[tuple[Sender, RequestKey], int], ...] = ()
-    cancel_at: int | None = None
-    cancel_by_close: bool = False
+    # Where a cancel, a resume window or a close put the session, with each one's own data
+    # (`_rules/_conversation_phases.py`); `LIVE`: none of them.
+    mode: Mode = LIVE
     permissions: PMap[RequestKey, int] = attrs.field(factory=PMap)
     silent: PMap[RequestKey, int] = attrs.field(factory=PMap)  # asked while running (R11)
     cancelled_permissions: PMap[RequestKey, tuple[int, bool]] = attrs.field(factory=PMap)
     awaiting_resume: int | None = None  # the answer that unblocked work (R12)
-    replaying: bool = False
-    replay_from_start: bool = False
-    replayed: bool = False
-    replay_forbidden: bool = False  # resume without `replayFrom` (R39)
     history: bool = False  # the recording showed a message of this session (R38)
     user_ids: PMap[str, bool] = attrs.field(factory=PMap)
     work_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids the current turn touched
-    late_ids: PMap[str, bool] = attrs.field(factory=PMap)  # ids of cancelled, ended work
-    closed_at: int | None = None
     ended: tuple[tuple[Prompt, str | None], ...] = ()  # prompts whose work the last event ended
     # Preview: idempotencyKey -> (messageId, prompt) of its first answered attempt (R67); the
     # prompt is None for an attempt of an earlier connection (a restored engine's keys, R69).
@@ -233,6 +242,63 @@ class Conversation:
         """Prompts received and not answered yet, oldest first (the agent's queue, Q4)."""
         requests = self.requests
         return tuple(p for p in self.prompts if not p.accepted and (CLIENT, p.key) in requests)
+
+    # -- the phase's data, read where it lives (None, False or empty outside its phase) ----
+
+    @property
+    def closed_at(self) -> int | None:
+        """Where `session/close` was answered, while the session is closed (R24)."""
+        mode = self.mode
+        return mode.at if type(mode) is Closed else None
+
+    @property
+    def cancel_at(self) -> int | None:
+        """Where the cancel (or close) the work has not ended yet came (R21-R23)."""
+        base = base_of(self.mode)
+        return base.at if type(base) is Cancelling else None
+
+    @property
+    def cancel_by_close(self) -> bool:
+        """The pending cancel is a `session/close`'s (R24), not a `session/cancel`."""
+        base = base_of(self.mode)
+        return type(base) is Cancelling and base.by_close
+
+    @property
+    def late_ids(self) -> PMap[str, bool]:
+        """Ids of cancelled work that has ended: no update for them until new work (R23)."""
+        base = base_of(self.mode)
+        return _NO_IDS if type(base) is Live else base.late  # type: ignore[union-attr]
+
+    @property
+    def replaying(self) -> bool:
+        """A resume asked for history and awaits its answer: updates are history."""
+        mode = self.mode
+        if type(mode) is Live:
+            return False  # (the quiet path asks this of every update)
+        window = window_of(mode)
+        return window is not None and window.replay is not None
+
+    @property
+    def replay_forbidden(self) -> bool:
+        """A resume without `replayFrom` awaits its answer: no history may come (R39)."""
+        return type(window_of(self.mode)) is Resuming
+
+    @property
+    def replay_from_start(self) -> bool:
+        """The open window's resume asked for the whole history (R38)."""
+        replay = self._replay
+        return replay is not None and replay.from_start
+
+    @property
+    def replayed(self) -> bool:
+        """The open window has replayed a message (R38)."""
+        replay = self._replay
+        return replay is not None and replay.replayed
+
+    @property
+    def _replay(self) -> Replay | None:
+        window = window_of(self.mode)
+        return None if window is None else window.replay
 
     @property
     def cancel_pending(self) -> bool:
@@ -297,17 +363,22 @@ _CLOSED, _RESUMING, _REPLAYING = Stage.CLOSED, Stage.RESUMING, Stage.REPLAYING
 _CANCELLING, _CANCELLED, _UNKNOWN = Stage.CANCELLING, Stage.CANCELLED, Stage.UNKNOWN
 _IDLE, _WAITING, _ANSWERED = Stage.IDLE, Stage.WAITING, Stage.ANSWERED
 _BLOCKED, _WORKING = Stage.BLOCKED, Stage.WORKING
+# The stage of each phase but `Live`: its outermost mode.
+_MODE_STAGES: Final[Mapping[type, Stage]] = {
+    Closed: _CLOSED,
+    Resuming: _RESUMING,
+    Replaying: _REPLAYING,
+    Cancelling: _CANCELLING,
+    Cancelled: _CANCELLED,
+}
+_NO_IDS: Final[PMap[str, bool]] = PMap()
 _PHASE_IDLE, _PHASE_UNKNOWN, _PHASE_BLOCKED = Phase.IDLE, Phase.UNKNOWN, Phase.REQUIRES_ACTION
 
 
 def stage_of(c: Conversation) -> Stage:
-    """The stage of `c`: the first of `Stage`'s conditions, in its order, that holds.
-
-    The order is the precedence of the session's modes: a freed session is closed whatever
-    it was doing; a resume window (with or without history) comes next, then a cancel that
-    waits for its idle, then the frozen items of cancelled work (no turn then: new work
-    clears them); the rest follows the turn and the reported phase. Derived once per
-    machine value (`Conversation.cached_stage`)."""
+    """The stage of `c`: its mode's outermost phase (a close over a window over a cancel,
+    `_rules/_conversation_phases.py`), or for a live session the one its turn and reported
+    phase give. Worked out once per machine value (`Conversation.cached_stage`)."""
     stage = c.cached_stage
     if stage is None:
         stage = _derive_stage(c)
@@ -322,16 +393,11 @@ _REMEMBER_STAGE: Final[Callable[[Conversation, Stage], None]] = vars(Conversatio
 
 
 def _derive_stage(c: Conversation) -> Stage:
-    if c.closed_at is not None:
-        return _CLOSED
-    if c.replay_forbidden:
-        return _RESUMING
-    if c.replaying:
-        return _REPLAYING
-    if c.cancel_at is not None:
-        return _CANCELLING
-    if c.late_ids:
-        return _CANCELLED
+    mode = c.mode
+    if type(mode) is not Live:
+        stage = _MODE_STAGES.get(type(mode))
+        if stage is not None:
+            return stage
     turn = c.turn
     phase = c.phase
     if turn is None:

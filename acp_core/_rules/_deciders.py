@@ -29,11 +29,7 @@ __all__ = ["DECIDED_BY"]
 
 _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "C2": ("acp_core._rules._check_capabilities:unadvertised_content",),
-    "C15": (
-        "acp_core._rules._conversation:finish",
-        "acp_core._rules._conversation_effects:_c15_answer",
-        "acp_core._rules._conversation_effects:_on_cancel",
-    ),
+    "C15": ("acp_core._rules._conversation_effects:c15_breach",),
     "C25": ("acp_core._rules._conversation_events:_answer",),
     "C29": ("acp_core._rules._check_preview:PreviewDraft.client",),
     "C34": ("acp_core._rules._check_preview:PreviewDraft.client",),

@@ -117,7 +117,7 @@ SOURCES = {
     'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    return obj\n': '_c103',
     'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    return obj\n': '_c104',
     'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    s11(obj, a11)\n    return obj\n': '_c105',
-    'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    s11(obj, a11)\n    s12(obj, a12)\n    s13(obj, a13)\n    s14(obj, a14)\n    s15(obj, a15)\n    s16(obj, a16)\n    s17(obj, a17)\n    s18(obj, a18)\n    s19(obj, a19)\n    s20(obj, a20)\n    s21(obj, a21)\n    s22(obj, a22)\n    s23(obj, a23)\n    s24(obj, a24)\n    return obj\n': '_c106',
+    'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    s11(obj, a11)\n    s12(obj, a12)\n    s13(obj, a13)\n    s14(obj, a14)\n    s15(obj, a15)\n    s16(obj, a16)\n    s17(obj, a17)\n    return obj\n': '_c106',
     'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, v0)\n    return obj\n': '_c107',
     'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, v0)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c108',
     'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, v0)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c109',
@@ -2838,7 +2838,7 @@ def _c105(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
     return obj
 
 
-def _c106(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24):
+def _c106(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):
     obj = new(cls)
     s0(obj, a0)
     s1(obj, a1)
@@ -2858,13 +2858,6 @@ def _c106(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, 
     s15(obj, a15)
     s16(obj, a16)
     s17(obj, a17)
-    s18(obj, a18)
-    s19(obj, a19)
-    s20(obj, a20)
-    s21(obj, a21)
-    s22(obj, a22)
-    s23(obj, a23)
-    s24(obj, a24)
     return obj
 
 

@@ -110,7 +110,14 @@ SPECS = {
     'acp_core._rules._check_preview_records:Tool': '1111 - cancel:cancel:v100111 final:final:v100111 name:name:v100111',
     'acp_core._rules._check_sessions:OpenSessions': '1111 - started:started:v100111 judged:judged:v100111 known:known:f100111 creating:creating:f100111',
     'acp_core._rules._conversation_lifecycle:Entry': '1111 - guards:guards:n100111 effect:effect:n100111 next:next:n100111 refused:refused:v100111',
-    'acp_core._rules._conversation_state:Conversation': '1111 - revision:revision:v100111 phase:phase:v100111 phase_at:phase_at:v100111 turn:turn:v100111 prompts:prompts:v100111 requests:requests:f100111 answered:answered:v100111 cancel_at:cancel_at:v100111 cancel_by_close:cancel_by_close:v100111 permissions:permissions:f100111 silent:silent:f100111 cancelled_permissions:cancelled_permissions:f100111 awaiting_resume:awaiting_resume:v100111 replaying:replaying:v100111 replay_from_start:replay_from_start:v100111 replayed:replayed:v100111 replay_forbidden:replay_forbidden:v100111 history:history:v100111 user_ids:user_ids:f100111 work_ids:work_ids:f100111 late_ids:late_ids:f100111 closed_at:closed_at:v100111 ended:ended:v100111 keys:keys:f100111 cached_stage:cached_stage:v000000',
+    'acp_core._rules._conversation_phases:Cancelled': '1111 - late:late:n100111',
+    'acp_core._rules._conversation_phases:Cancelling': '1111 - at:at:n100111 by_close:by_close:n100111 late:late:f100111',
+    'acp_core._rules._conversation_phases:Closed': '1111 - at:at:n100111 under:under:n100111',
+    'acp_core._rules._conversation_phases:Live': '1111 - ',
+    'acp_core._rules._conversation_phases:Replay': '1111 - from_start:from_start:n100111 replayed:replayed:v100111',
+    'acp_core._rules._conversation_phases:Replaying': '1111 - replay:replay:n100111 under:under:n100111',
+    'acp_core._rules._conversation_phases:Resuming': '1111 - under:under:n100111 replay:replay:v100111',
+    'acp_core._rules._conversation_state:Conversation': '1111 - revision:revision:v100111 phase:phase:v100111 phase_at:phase_at:v100111 turn:turn:v100111 prompts:prompts:v100111 requests:requests:f100111 answered:answered:v100111 mode:mode:v100111 permissions:permissions:f100111 silent:silent:f100111 cancelled_permissions:cancelled_permissions:f100111 awaiting_resume:awaiting_resume:v100111 history:history:v100111 user_ids:user_ids:f100111 work_ids:work_ids:f100111 ended:ended:v100111 keys:keys:f100111 cached_stage:cached_stage:v000000',
     'acp_core._rules._conversation_state:Finding': '1111 - rule:rule:n100111 message:message:n100111 at:at:n100111 warning:warning:v100111',
     'acp_core._rules._conversation_state:Guard': '1111 - rule:rule:n100111 kinds:kinds:n100111 check:check:n100111 applies:applies:v100111',
     'acp_core._rules._conversation_state:Pending': '1111 - method:method:n100111 at:at:n100111 detail:detail:v100111',
@@ -2841,6 +2848,134 @@ def make_acp_core___rules___conversation_lifecycle__Entry(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
+def make_acp_core___rules___conversation_phases__Cancelled(cls, f, NOTHING):
+    s0 = cls.late.__set__
+    def __init__(self, late):
+        s0(self, late)
+    __init__.__annotations__ = {'return': None, 'late': 'PMap[str, bool]'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(late={self.late!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.late == other.late
+    def __hash__(self):
+        return hash((45605570242779851, self.late))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___conversation_phases__Cancelling(cls, f, NOTHING):
+    s0 = cls.at.__set__
+    s1 = cls.by_close.__set__
+    s2 = cls.late.__set__
+    k2 = f[2].default.factory
+    def __init__(self, at, by_close, late=NOTHING):
+        s0(self, at)
+        s1(self, by_close)
+        if late is NOTHING:
+            late = k2()
+        s2(self, late)
+    __init__.__annotations__ = {'return': None, 'at': 'int', 'by_close': 'bool', 'late': 'PMap[str, bool]'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(at={self.at!r}, by_close={self.by_close!r}, late={self.late!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.at == other.at and self.by_close == other.by_close and self.late == other.late
+    def __hash__(self):
+        return hash((36469551935108767, self.at, self.by_close, self.late))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___conversation_phases__Closed(cls, f, NOTHING):
+    s0 = cls.at.__set__
+    s1 = cls.under.__set__
+    def __init__(self, at, under):
+        s0(self, at)
+        s1(self, under)
+    __init__.__annotations__ = {'return': None, 'at': 'int', 'under': 'Base | Replaying | Resuming'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(at={self.at!r}, under={self.under!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.at == other.at and self.under == other.under
+    def __hash__(self):
+        return hash((49755537002280275, self.at, self.under))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___conversation_phases__Live(cls, f, NOTHING):
+    def __init__(self):
+        pass
+    __init__.__annotations__ = {'return': None}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}()'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return True
+    def __hash__(self):
+        return hash((27082923397313205))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___conversation_phases__Replay(cls, f, NOTHING):
+    s0 = cls.from_start.__set__
+    s1 = cls.replayed.__set__
+    d1 = f[1].default
+    def __init__(self, from_start, replayed=d1):
+        s0(self, from_start)
+        s1(self, replayed)
+    __init__.__annotations__ = {'return': None, 'from_start': 'bool', 'replayed': 'bool'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(from_start={self.from_start!r}, replayed={self.replayed!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.from_start == other.from_start and self.replayed == other.replayed
+    def __hash__(self):
+        return hash((58160720309886708, self.from_start, self.replayed))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___conversation_phases__Replaying(cls, f, NOTHING):
+    s0 = cls.replay.__set__
+    s1 = cls.under.__set__
+    def __init__(self, replay, under):
+        s0(self, replay)
+        s1(self, under)
+    __init__.__annotations__ = {'return': None, 'replay': 'Replay', 'under': 'Base'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(replay={self.replay!r}, under={self.under!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.replay == other.replay and self.under == other.under
+    def __hash__(self):
+        return hash((56311364896814481, self.replay, self.under))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___conversation_phases__Resuming(cls, f, NOTHING):
+    s0 = cls.under.__set__
+    s1 = cls.replay.__set__
+    d1 = f[1].default
+    def __init__(self, under, replay=d1):
+        s0(self, under)
+        s1(self, replay)
+    __init__.__annotations__ = {'return': None, 'under': 'Base', 'replay': 'Replay | None'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(under={self.under!r}, replay={self.replay!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.under == other.under and self.replay == other.replay
+    def __hash__(self):
+        return hash((45184793606236671, self.under, self.replay))
+    return __init__, __repr__, __eq__, __hash__
+
+
 def make_acp_core___rules___conversation_state__Conversation(cls, f, NOTHING):
     s0 = cls.revision.__set__
     d0 = f[0].default
@@ -2856,43 +2991,29 @@ def make_acp_core___rules___conversation_state__Conversation(cls, f, NOTHING):
     k5 = f[5].default.factory
     s6 = cls.answered.__set__
     d6 = f[6].default
-    s7 = cls.cancel_at.__set__
+    s7 = cls.mode.__set__
     d7 = f[7].default
-    s8 = cls.cancel_by_close.__set__
-    d8 = f[8].default
-    s9 = cls.permissions.__set__
+    s8 = cls.permissions.__set__
+    k8 = f[8].default.factory
+    s9 = cls.silent.__set__
     k9 = f[9].default.factory
-    s10 = cls.silent.__set__
+    s10 = cls.cancelled_permissions.__set__
     k10 = f[10].default.factory
-    s11 = cls.cancelled_permissions.__set__
-    k11 = f[11].default.factory
-    s12 = cls.awaiting_resume.__set__
+    s11 = cls.awaiting_resume.__set__
+    d11 = f[11].default
+    s12 = cls.history.__set__
     d12 = f[12].default
-    s13 = cls.replaying.__set__
-    d13 = f[13].default
-    s14 = cls.replay_from_start.__set__
-    d14 = f[14].default
-    s15 = cls.replayed.__set__
+    s13 = cls.user_ids.__set__
+    k13 = f[13].default.factory
+    s14 = cls.work_ids.__set__
+    k14 = f[14].default.factory
+    s15 = cls.ended.__set__
     d15 = f[15].default
-    s16 = cls.replay_forbidden.__set__
-    d16 = f[16].default
-    s17 = cls.history.__set__
+    s16 = cls.keys.__set__
+    k16 = f[16].default.factory
+    s17 = cls.cached_stage.__set__
     d17 = f[17].default
-    s18 = cls.user_ids.__set__
-    k18 = f[18].default.factory
-    s19 = cls.work_ids.__set__
-    k19 = f[19].default.factory
-    s20 = cls.late_ids.__set__
-    k20 = f[20].default.factory
-    s21 = cls.closed_at.__set__
-    d21 = f[21].default
-    s22 = cls.ended.__set__
-    d22 = f[22].default
-    s23 = cls.keys.__set__
-    k23 = f[23].default.factory
-    s24 = cls.cached_stage.__set__
-    d24 = f[24].default
-    def __init__(self, revision=d0, phase=d1, phase_at=d2, turn=d3, prompts=d4, requests=NOTHING, answered=d6, cancel_at=d7, cancel_by_close=d8, permissions=NOTHING, silent=NOTHING, cancelled_permissions=NOTHING, awaiting_resume=d12, replaying=d13, replay_from_start=d14, replayed=d15, replay_forbidden=d16, history=d17, user_ids=NOTHING, work_ids=NOTHING, late_ids=NOTHING, closed_at=d21, ended=d22, keys=NOTHING):
+    def __init__(self, revision=d0, phase=d1, phase_at=d2, turn=d3, prompts=d4, requests=NOTHING, answered=d6, mode=d7, permissions=NOTHING, silent=NOTHING, cancelled_permissions=NOTHING, awaiting_resume=d11, history=d12, user_ids=NOTHING, work_ids=NOTHING, ended=d15, keys=NOTHING):
         s0(self, revision)
         s1(self, phase)
         s2(self, phase_at)
@@ -2902,47 +3023,38 @@ def make_acp_core___rules___conversation_state__Conversation(cls, f, NOTHING):
             requests = k5()
         s5(self, requests)
         s6(self, answered)
-        s7(self, cancel_at)
-        s8(self, cancel_by_close)
+        s7(self, mode)
         if permissions is NOTHING:
-            permissions = k9()
-        s9(self, permissions)
+            permissions = k8()
+        s8(self, permissions)
         if silent is NOTHING:
-            silent = k10()
-        s10(self, silent)
+            silent = k9()
+        s9(self, silent)
         if cancelled_permissions is NOTHING:
-            cancelled_permissions = k11()
-        s11(self, cancelled_permissions)
-        s12(self, awaiting_resume)
-        s13(self, replaying)
-        s14(self, replay_from_start)
-        s15(self, replayed)
-        s16(self, replay_forbidden)
-        s17(self, history)
+            cancelled_permissions = k10()
+        s10(self, cancelled_permissions)
+        s11(self, awaiting_resume)
+        s12(self, history)
         if user_ids is NOTHING:
-            user_ids = k18()
-        s18(self, user_ids)
+            user_ids = k13()
+        s13(self, user_ids)
         if work_ids is NOTHING:
-            work_ids = k19()
-        s19(self, work_ids)
-        if late_ids is NOTHING:
-            late_ids = k20()
-        s20(self, late_ids)
-        s21(self, closed_at)
-        s22(self, ended)
+            work_ids = k14()
+        s14(self, work_ids)
+        s15(self, ended)
         if keys is NOTHING:
-            keys = k23()
-        s23(self, keys)
-        s24(self, d24)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'phase': 'Phase', 'phase_at': 'int', 'turn': 'Turn | None', 'prompts': 'tuple[Prompt, ...]', 'requests': 'PMap[tuple[Sender, RequestKey], Pending]', 'answered': 'tuple[tuple[tuple[Sender, RequestKey], int], ...]', 'cancel_at': 'int | None', 'cancel_by_close': 'bool', 'permissions': 'PMap[RequestKey, int]', 'silent': 'PMap[RequestKey, int]', 'cancelled_permissions': 'PMap[RequestKey, tuple[int, bool]]', 'awaiting_resume': 'int | None', 'replaying': 'bool', 'replay_from_start': 'bool', 'replayed': 'bool', 'replay_forbidden': 'bool', 'history': 'bool', 'user_ids': 'PMap[str, bool]', 'work_ids': 'PMap[str, bool]', 'late_ids': 'PMap[str, bool]', 'closed_at': 'int | None', 'ended': 'tuple[tuple[Prompt, str | None], ...]', 'keys': 'PMap[str, tuple[str, RequestKey | None]]'}
+            keys = k16()
+        s16(self, keys)
+        s17(self, d17)
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'phase': 'Phase', 'phase_at': 'int', 'turn': 'Turn | None', 'prompts': 'tuple[Prompt, ...]', 'requests': 'PMap[tuple[Sender, RequestKey], Pending]', 'answered': 'tuple[tuple[tuple[Sender, RequestKey], int], ...]', 'mode': 'Mode', 'permissions': 'PMap[RequestKey, int]', 'silent': 'PMap[RequestKey, int]', 'cancelled_permissions': 'PMap[RequestKey, tuple[int, bool]]', 'awaiting_resume': 'int | None', 'history': 'bool', 'user_ids': 'PMap[str, bool]', 'work_ids': 'PMap[str, bool]', 'ended': 'tuple[tuple[Prompt, str | None], ...]', 'keys': 'PMap[str, tuple[str, RequestKey | None]]'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, phase={self.phase!r}, phase_at={self.phase_at!r}, turn={self.turn!r}, prompts={self.prompts!r}, requests={self.requests!r}, answered={self.answered!r}, cancel_at={self.cancel_at!r}, cancel_by_close={self.cancel_by_close!r}, permissions={self.permissions!r}, silent={self.silent!r}, cancelled_permissions={self.cancelled_permissions!r}, awaiting_resume={self.awaiting_resume!r}, replaying={self.replaying!r}, replay_from_start={self.replay_from_start!r}, replayed={self.replayed!r}, replay_forbidden={self.replay_forbidden!r}, history={self.history!r}, user_ids={self.user_ids!r}, work_ids={self.work_ids!r}, late_ids={self.late_ids!r}, closed_at={self.closed_at!r}, ended={self.ended!r}, keys={self.keys!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, phase={self.phase!r}, phase_at={self.phase_at!r}, turn={self.turn!r}, prompts={self.prompts!r}, requests={self.requests!r}, answered={self.answered!r}, mode={self.mode!r}, permissions={self.permissions!r}, silent={self.silent!r}, cancelled_permissions={self.cancelled_permissions!r}, awaiting_resume={self.awaiting_resume!r}, history={self.history!r}, user_ids={self.user_ids!r}, work_ids={self.work_ids!r}, ended={self.ended!r}, keys={self.keys!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.revision == other.revision and self.phase == other.phase and self.phase_at == other.phase_at and self.turn == other.turn and self.prompts == other.prompts and self.requests == other.requests and self.answered == other.answered and self.cancel_at == other.cancel_at and self.cancel_by_close == other.cancel_by_close and self.permissions == other.permissions and self.silent == other.silent and self.cancelled_permissions == other.cancelled_permissions and self.awaiting_resume == other.awaiting_resume and self.replaying == other.replaying and self.replay_from_start == other.replay_from_start and self.replayed == other.replayed and self.replay_forbidden == other.replay_forbidden and self.history == other.history and self.user_ids == other.user_ids and self.work_ids == other.work_ids and self.late_ids == other.late_ids and self.closed_at == other.closed_at and self.ended == other.ended and self.keys == other.keys
+        return self.revision == other.revision and self.phase == other.phase and self.phase_at == other.phase_at and self.turn == other.turn and self.prompts == other.prompts and self.requests == other.requests and self.answered == other.answered and self.mode == other.mode and self.permissions == other.permissions and self.silent == other.silent and self.cancelled_permissions == other.cancelled_permissions and self.awaiting_resume == other.awaiting_resume and self.history == other.history and self.user_ids == other.user_ids and self.work_ids == other.work_ids and self.ended == other.ended and self.keys == other.keys
     def __hash__(self):
-        return hash((53643491893588578, self.revision, self.phase, self.phase_at, self.turn, self.prompts, self.requests, self.answered, self.cancel_at, self.cancel_by_close, self.permissions, self.silent, self.cancelled_permissions, self.awaiting_resume, self.replaying, self.replay_from_start, self.replayed, self.replay_forbidden, self.history, self.user_ids, self.work_ids, self.late_ids, self.closed_at, self.ended, self.keys))
+        return hash((53643491893588578, self.revision, self.phase, self.phase_at, self.turn, self.prompts, self.requests, self.answered, self.mode, self.permissions, self.silent, self.cancelled_permissions, self.awaiting_resume, self.history, self.user_ids, self.work_ids, self.ended, self.keys))
     return __init__, __repr__, __eq__, __hash__
 
 
