@@ -53,11 +53,12 @@ from acp_core._wire._value import frozen
 from ._catalogue import RULES
 from ._check_answers import Answers
 from ._check_capabilities import Capabilities
+from ._check_exchange import ExchangeRules
 from ._check_initialize import handshake_findings, initialize_findings
 from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import Finding, MessageRules, Seen, error_finding
 from ._check_preview import PreviewState, finish_connection, observe_connection
-from ._check_sessions import NO_SESSIONS, OpenSessions
+from ._check_sessions import OpenSessions
 from ._check_undecodable import explain_undecodable
 from ._conversation import Conversation, Sender
 from ._conversation import finish as finish_conversation
@@ -105,13 +106,12 @@ class Protocol:
         route: (requesting side, request key) -> session: where an answer goes.
         recent, recent_order: the last answered requests, oldest first, to route a
             second answer.
-        opened: the sessions the agent may name (J3).
+        exchange: the rules over the connection's exchange (`_rules/_check_exchange.
+            ExchangeRules`, the very value a live connection holds as its `exchange`): JSON-RPC
+            framing (J34-J44), the answers to session management (J50-J64), what
+            `initialize` advertised (J70-J80) and the sessions the agent may name (J3).
         initialize: the client's pending `initialize` (request key, params): its answer is
             J5-J10's.
-        framing: what was asked in JSON-RPC terms and not answered yet (J34-J44).
-        answers: the client's session-management requests paired with the agent's answers
-            (session/list, close, delete, config; J50-J64).
-        caps: what `initialize` advertised, held against later traffic (J70-J80).
     """
 
     revision: Revision
@@ -122,13 +122,10 @@ class Protocol:
     route: PMap[Route, str | None]
     recent: PMap[Route, str | None]
     recent_order: tuple[Route, ...]
-    opened: OpenSessions
+    # Its framing, answers and capabilities change by rebinding persistent maps: a draft
+    # reads a copy of each (`copy()` shares those maps, O(1)), so the one stored never changes.
+    exchange: ExchangeRules
     initialize: tuple[RequestKey, object] | None
-    # This and the two below change by rebinding persistent maps: a draft reads a copy
-    # (`copy()` shares those maps, O(1)), so the one stored here never changes.
-    framing: Framing
-    answers: Answers
-    caps: Capabilities
 
     @staticmethod
     def start(revision: Revision = DEFAULT_REVISION) -> Protocol:
@@ -144,12 +141,29 @@ class Protocol:
             route=PMap(),
             recent=PMap(),
             recent_order=(),
-            opened=NO_SESSIONS,
+            exchange=ExchangeRules.start(revision),
             initialize=None,
-            framing=Framing(),
-            answers=Answers(revision),
-            caps=Capabilities(),
         )
+
+    @property
+    def opened(self) -> OpenSessions:
+        """The sessions the agent may name (J3): `exchange.opened`."""
+        return self.exchange.opened
+
+    @property
+    def framing(self) -> Framing:
+        """What was asked in JSON-RPC terms and not answered yet: `exchange.framing`."""
+        return self.exchange.framing
+
+    @property
+    def answers(self) -> Answers:
+        """The session-management requests and their answers: `exchange.answers`."""
+        return self.exchange.answers
+
+    @property
+    def caps(self) -> Capabilities:
+        """What `initialize` advertised: `exchange.caps`."""
+        return self.exchange.caps
 
     def __repr__(self) -> str:
         return f"Protocol(revision={self.revision.name!r}, sessions={len(self.sessions)})"
@@ -205,20 +219,22 @@ class ProtocolDraft:
         self.route = protocol.route
         self.recent = protocol.recent
         self.recent_order = protocol.recent_order
-        self.open = protocol.opened
         self.initialize = protocol.initialize
+        exchange = protocol.exchange
+        self.open = exchange.opened
+        self.at = exchange.at
         # The components that change by rebinding: the draft reads its own O(1) copies.
-        self.framing = protocol.framing.copy()
-        self.answers = protocol.answers.copy()
-        self.caps = protocol.caps.copy()
+        self.framing = exchange.framing.copy()
+        self.answers = exchange.answers.copy()
+        self.caps = exchange.caps.copy()
         self.out: list[Violation] = []
 
     def value(self) -> Protocol:
         """What the draft has read, as a value."""
+        exchange = ExchangeRules(self.framing, self.answers, self.caps, self.open, self.at)
         return Protocol(
             self.revision, self.preview, self.sessions, self.connection, self.seen,
-            self.route, self.recent, self.recent_order, self.open, self.initialize,
-            self.framing, self.answers, self.caps,
+            self.route, self.recent, self.recent_order, exchange, self.initialize,
         )  # fmt: skip
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:
@@ -233,6 +249,7 @@ class ProtocolDraft:
     def line(self, i: int, side: Sender, raw: object) -> None:
         """Line `i`, the raw JSON `raw` that `side` sent."""
         framed, judged = self.framing.see(i, side, raw)
+        self.at = i + 1  # the label of the next line, as a connection counts them
         self.report_all(i, framed)
         if judged:  # a reply to what asked for none: named there, not as D1 or J1 too
             return

@@ -112,7 +112,7 @@ SPECS = {
     'acp_core._rules._conversation_state:Prompt': '111 - key:key:n100111 request_id:request_id:n100111 at:at:n100111 accepted:accepted:v100111 user_reported:user_reported:v100111 bound_id:bound_id:v100111 result_id:result_id:v100111 message:message:v100111',
     'acp_core._rules._conversation_state:Turn': '111 - prompt:prompt:n100111 at:at:n100111 started:started:n100111 early_output:early_output:v100111 started_at:started_at:v100111',
     'acp_core._rules._draft:OMap': '111 - entries:entries:v100111 next:next:v100111',
-    'acp_core._rules._protocol:Protocol': '101 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 opened:opened:n100111 initialize:initialize:n100111 framing:framing:n100111 answers:answers:n100111 caps:caps:n100111',
+    'acp_core._rules._protocol:Protocol': '101 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 exchange:exchange:n100111 initialize:initialize:n100111',
     'acp_core._rules._severity:Severity': '111 - grade:grade:n100111 kind:kind:n100111',
     'acp_core._rules._violation:Violation': '111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
     'acp_core._state._reduce_children:SessionTree': '111 - sessions:sessions:f101111 parents:parents:f101111 orphans:orphans:f101111 closed:closed:v101111 resumes:resumes:f101111 diagnostics:diagnostics:v101111',
@@ -3035,12 +3035,9 @@ def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
     s5 = cls.route.__set__
     s6 = cls.recent.__set__
     s7 = cls.recent_order.__set__
-    s8 = cls.opened.__set__
+    s8 = cls.exchange.__set__
     s9 = cls.initialize.__set__
-    s10 = cls.framing.__set__
-    s11 = cls.answers.__set__
-    s12 = cls.caps.__set__
-    def __init__(self, revision, preview, sessions, connection, seen, route, recent, recent_order, opened, initialize, framing, answers, caps):
+    def __init__(self, revision, preview, sessions, connection, seen, route, recent, recent_order, exchange, initialize):
         s0(self, revision)
         s1(self, preview)
         s2(self, sessions)
@@ -3049,19 +3046,16 @@ def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
         s5(self, route)
         s6(self, recent)
         s7(self, recent_order)
-        s8(self, opened)
+        s8(self, exchange)
         s9(self, initialize)
-        s10(self, framing)
-        s11(self, answers)
-        s12(self, caps)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'preview': 'PreviewState | None', 'sessions': 'PMap[str, Conversation]', 'connection': 'Conversation', 'seen': 'PMap[str, tuple[PMap[str, str], PMap[str, bool]]]', 'route': 'PMap[Route, str | None]', 'recent': 'PMap[Route, str | None]', 'recent_order': 'tuple[Route, ...]', 'opened': 'OpenSessions', 'initialize': 'tuple[RequestKey, object] | None', 'framing': 'Framing', 'answers': 'Answers', 'caps': 'Capabilities'}
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'preview': 'PreviewState | None', 'sessions': 'PMap[str, Conversation]', 'connection': 'Conversation', 'seen': 'PMap[str, tuple[PMap[str, str], PMap[str, bool]]]', 'route': 'PMap[Route, str | None]', 'recent': 'PMap[Route, str | None]', 'recent_order': 'tuple[Route, ...]', 'exchange': 'ExchangeRules', 'initialize': 'tuple[RequestKey, object] | None'}
     __repr__ = None
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.opened == other.opened and self.initialize == other.initialize and self.framing == other.framing and self.answers == other.answers and self.caps == other.caps
+        return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.exchange == other.exchange and self.initialize == other.initialize
     def __hash__(self):
-        return hash((724647558224905, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.opened, self.initialize, self.framing, self.answers, self.caps))
+        return hash((724647558224905, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.exchange, self.initialize))
     return __init__, __repr__, __eq__, __hash__
 
 
