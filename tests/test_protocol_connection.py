@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-import pytest
 from client_replay import Refused, play
 from test_check import load
 from test_rule_consistency_connection import _replayable
