@@ -263,10 +263,9 @@ def _resumed(
     session = attrs.evolve(session, engine=machine_follows(session.engine, "agent", message))
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
-        if ok and session.replaying:
-            b.judged_finding(
-                "R57", f"session/resume of {session_id!r} answered before replay_complete"
-            )
+        # An answer before `replay_complete` is R57: the judge's (`ClientConnection.judge`,
+        # the checker's one home for it), which runs wherever children exist on a v2 wire;
+        # a v1 `session/load` closes its window before its answer is read (`_history_ended`).
         engine = resume_answered(session.engine, raw_id, ok=ok)
         session = attrs.evolve(session, engine=engine)
         b.sessions = b.sessions.set(session_id, session)
