@@ -71,7 +71,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J34": ("acp_core._rules._check_jsonrpc:Framing._answer",),
     "J35": ("acp_core._rules._check_jsonrpc:Framing.finish",),
     "J36": ("acp_core._rules._check_jsonrpc:Framing._unasked",),
-    "J37": ("acp_core._rules._protocol:ProtocolDraft.echo",),
+    "J37": ("acp_core._rules._protocol:echoed",),
     "J38": ("acp_core._rules._check_jsonrpc:response_finding",),
     "J39": ("acp_core._rules._check_jsonrpc:_j39",),
     "J40": ("acp_core._rules._check_jsonrpc:_j40",),

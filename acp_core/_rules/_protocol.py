@@ -38,7 +38,7 @@ components that change by rebinding are copied in O(1)) and only its frozen resu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 import attrs
@@ -66,7 +66,7 @@ from ._conversation import observe as observe_conversation
 from ._predicates import RequestKey, id_twin, request_key, shown
 from ._violation import Violation, printable
 
-__all__ = ["SIDES", "Protocol", "ProtocolDraft", "finish", "observe"]
+__all__ = ["SIDES", "Protocol", "ProtocolDraft", "echoed", "finish", "observe"]
 
 CLIENT: Final = "client"
 AGENT: Final = "agent"
@@ -204,6 +204,26 @@ def finish(protocol: Protocol) -> tuple[Violation, ...]:
     return tuple(sorted(draft.out, key=lambda v: v.index))
 
 
+def echoed(
+    side: str, msg: j.Message, pending: Callable[[int | str], bool]
+) -> tuple[j.Message, Finding | None]:
+    """J37: an answer of `side` whose id names no request `pending` (the peer's requests
+    not answered yet), but would with its type changed (`"1"` for `1`), answers that
+    request with its id mangled: that answer with the request's id, and the finding. Any
+    other message comes back as it is, with None. The one home of J37: the machine and the
+    client connection both ask it."""
+    if not isinstance(msg, (j.Response, j.ErrorResponse)) or msg.id is None or pending(msg.id):
+        return msg, None
+    twin = id_twin(msg.id)
+    if twin is None or not pending(twin):
+        return msg, None
+    why = (
+        f"{side} answers request {shown(twin)} with id {shown(msg.id)}: a response echoes "
+        "its request's id exactly, type included"
+    )
+    return attrs.evolve(msg, id=twin), ("J37", why)
+
+
 class ProtocolDraft:
     """Reads lines into a `Protocol`: the one draft of a call, never handed out. It rebinds
     its fields to new values and never changes the values it started from, so the protocol
@@ -304,23 +324,12 @@ class ProtocolDraft:
             self.observe(sid if isinstance(sid, str) else None, i, side, stand_in)
 
     def echo(self, i: int, side: Sender, msg: j.Message) -> j.Message:
-        """J37: an answer whose id names no pending request, but would with its type
-        changed (`"1"` for `1`), answers that request with its id mangled."""
-        if not isinstance(msg, (j.Response, j.ErrorResponse)) or msg.id is None:
-            return msg
+        """`msg` with the id of the request it answers (J37, `echoed`)."""
         peer = _PEER[side]
-        if (peer, request_key(msg.id)) in self.route:
-            return msg
-        twin = id_twin(msg.id)
-        if twin is None or (peer, request_key(twin)) not in self.route:
-            return msg
-        self.report(
-            "J37",
-            i,
-            f"{side} answers request {shown(twin)} with id {shown(msg.id)}: a response echoes "
-            "its request's id exactly, type included",
-        )
-        return attrs.evolve(msg, id=twin)
+        msg, found = echoed(side, msg, lambda rid: (peer, request_key(rid)) in self.route)
+        if found is not None:
+            self.report(found[0], i, found[1])
+        return msg
 
     def message(self, i: int, side: Sender, msg: j.Message) -> None:
         """One decoded message of line `i` (the line itself, or an item of its batch)."""
