@@ -6,9 +6,10 @@ See docs/index.md for the picture and docs/concepts.md for the ideas.
 The package root holds the common path (`__all__`, a few dozen names). Everything else lives
 in documented public submodules: `acp_core.values` (content, updates, JSON-RPC and state
 values), `acp_core.intents` (every intent), `acp_core.connection` (connections and framing),
-`acp_core.engines`, `acp_core.codec`, `acp_core.sessions`, `acp_core.checker`, `acp_core.v1`
-and `acp_core.errors`. Every name the root exported in 0.1 is still served here for one
-release (`acp_core.X`, `from acp_core import X`), see docs/api.md "Names moved in 0.2".
+`acp_core.engines`, `acp_core.codec`, `acp_core.sessions`, `acp_core.checker`,
+`acp_core.protocol`, `acp_core.v1` and `acp_core.errors`. Every name the root exported in 0.1
+is still served here for one release (`acp_core.X`, `from acp_core import X`), see docs/api.md
+"Names moved in 0.2".
 
 Nothing is imported until it is used: `__getattr__` below loads a name's defining module on
 first access (PEP 562), which keeps `import acp_core` cheap. To add a public name, add it to its
@@ -84,7 +85,9 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     ("acp_core._engines._agent", "AgentEngine"),
     ("acp_core._engines._agent_records", "PendingPermission PermissionDecision Turn"),
     ("acp_core._engines._agent", "new_agent permission_decision"),
-    ("acp_core._rules._check", "IncrementalCheck LiveCheck Violation check_trace"),
+    ("acp_core._rules._check", "IncrementalCheck LiveCheck check_trace"),
+    ("acp_core._rules._violation", "Violation"),
+    ("acp_core._rules._protocol", "Protocol finish observe"),
     ("acp_core._engines._client", "ClientEngine new_client prompt_message_id sent_prompt"),
     ("acp_core._engines._client_records", "SentPrompt"),
     (
@@ -287,6 +290,7 @@ _SUBMODULES = frozenset(
         "engines",
         "errors",
         "intents",
+        "protocol",
         "sessions",
         "strategies",
         "v1",
@@ -301,6 +305,7 @@ if TYPE_CHECKING:  # what type checkers see: every public name, through its subm
     from . import engines as engines
     from . import errors as errors
     from . import intents as intents
+    from . import protocol as protocol
     from . import sessions as sessions
     from . import strategies as strategies
     from . import v1 as v1
@@ -311,6 +316,7 @@ if TYPE_CHECKING:  # what type checkers see: every public name, through its subm
     from .engines import *  # noqa: F403
     from .errors import *  # noqa: F403
     from .intents import *  # noqa: F403
+    from .protocol import *  # noqa: F403
     from .sessions import *  # noqa: F403
     from .v1 import *  # noqa: F403
     from .values import *  # noqa: F403

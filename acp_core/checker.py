@@ -19,8 +19,10 @@ from acp_core._rules._catalogue import (
 from acp_core._rules._check import (
     IncrementalCheck,
     LiveCheck,
-    Violation,
     check_trace,
+)
+from acp_core._rules._violation import (
+    Violation,
 )
 
 __all__ = [

@@ -160,6 +160,7 @@ SUBMODULES = (
     "codec",
     "sessions",
     "checker",
+    "protocol",
     "v1",
     "errors",
 )

@@ -19,6 +19,7 @@ SUBMODULES = (
     "codec",
     "sessions",
     "checker",
+    "protocol",
     "v1",
     "errors",
 )

@@ -23,6 +23,9 @@ Theory of operation.
   v1 connection: its wire traffic goes through `_engines/_connection_client_v1.py` (the v1
   normalizer in, v1 shapes out); a version the host did not allow refuses session intents
   (E5).
+- An answer whose id echoes one of our requests with its type changed (`"1"` for `1`) is
+  the protocol machine's J37 (`_rules/_protocol.echoed`, asked before the exchange rules see
+  it) and is then read as that request's answer, as the checker reads it.
 - Nothing the agent sends ends the connection: a request gets its JSON-RPC error (`-32002`
   for a session that is not active here), anything else becomes a `Finding`.
 """
@@ -37,6 +40,7 @@ from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
 from acp_core._rules._check_message import error_finding
 from acp_core._rules._check_undecodable import explain_undecodable
+from acp_core._rules._protocol import echoed
 from acp_core._wire._codec import decode_message, decode_update, encode_message
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
@@ -263,10 +267,9 @@ def _resumed(
     session = attrs.evolve(session, engine=machine_follows(session.engine, "agent", message))
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
-        if ok and session.replaying:
-            b.judged_finding(
-                "R57", f"session/resume of {session_id!r} answered before replay_complete"
-            )
+        # An answer before `replay_complete` is R57: the judge's (`ClientConnection.judge`,
+        # the checker's one home for it), which runs wherever children exist on a v2 wire;
+        # a v1 `session/load` closes its window before its answer is read (`_history_ended`).
         engine = resume_answered(session.engine, raw_id, ok=ok)
         session = attrs.evolve(session, engine=engine)
         b.sessions = b.sessions.set(session_id, session)
@@ -437,8 +440,39 @@ def _decoded_value(b: Build, value: object) -> None:
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
+    if b.v1 is None and type(decoded) in _ECHOING:
+        decoded = _echoed(b, decoded)
     _exchanged(b, decoded)
     _receive_message(b, decoded)
+
+
+#: What may carry an answer whose id the agent mangled (J37).
+_ECHOING: Final = frozenset({Response, ErrorResponse, Batch})
+
+
+def _echoed(b: Build, decoded: Message | Batch) -> Message | Batch:
+    """`decoded` with each answer of the agent bearing the id of the request of ours it
+    answers: an id echoed with its type changed (`"1"` for `1`) is a J37 finding, decided
+    where the checker decides it (`echoed`), and the answer is then read as that request's,
+    by the exchange rules and the sessions alike (one finding per fault, not J1 too)."""
+    if type(decoded) is not Batch:
+        return _echoed_one(b, decoded)  # type: ignore[arg-type]
+    items = tuple(
+        _echoed_one(b, item) if type(item) is not InvalidEntry else item  # type: ignore[arg-type]
+        for item in decoded.items
+    )
+    if all(a is c for a, c in zip(items, decoded.items, strict=True)):
+        return decoded
+    return attrs.evolve(decoded, items=items)
+
+
+def _echoed_one(b: Build, message: Message) -> Message:
+    if type(message) is not Response and type(message) is not ErrorResponse:
+        return message
+    fixed, found = echoed("agent", message, lambda rid: rid in b.outgoing)
+    if found is not None:
+        b.finding(*found)
+    return fixed
 
 
 def _exchanged(b: Build, decoded: Message | Batch) -> None:
@@ -454,6 +488,8 @@ def _received_decoded(b: Build, decoded: Message | Batch) -> None:
         "agent", encode_message(decoded, revision=b.conn.revision)
     ):
         return
+    if b.v1 is None and type(decoded) in _ECHOING:
+        decoded = _echoed(b, decoded)
     _exchanged(b, decoded)
     _receive_message(b, decoded)
 

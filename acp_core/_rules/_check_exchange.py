@@ -1,4 +1,4 @@
-"""The checker's rules over a connection's exchange, as one value a live connection holds.
+"""The protocol machine's rules over a connection's exchange, as one value a live connection holds.
 
 Owns: `ExchangeRules`, a frozen value of the three checker components that judge what the agent
 answers to what the client sent and advertised: JSON-RPC framing (`_rules/_check_jsonrpc.
@@ -9,15 +9,16 @@ Capabilities`: J70-J80, C2), with the sessions set up (`OpenSessions`, which J56
 Must not know: what any of those rules says (each is decided in its component, the checker's
 one home for it), the conversation of a session (`_rules/_conversation.py`), engines, I/O.
 
-Why a value of its own. The trace checker (`_rules/_check.py`) keeps the same components in
-its memory and feeds them in its own order, between decoding and the session machines. A client
-connection sees the same traffic live and must name the same rule for the same fault; it holds
-one `ExchangeRules` and shows it every message it receives and sends: `see_raw` with the JSON
-before decoding (framing judges the raw shape: a reply to what asked for none is named there,
-and the connection then handles that line no further, as the checker does), and `see` with each
-decoded message. Each call returns the next value; the components' persistent maps are shared,
-so a call costs what the message changes, and the stream of session updates (the bulk of the
-traffic) changes nothing here (`exchange_quiet`).
+Why a value of its own. It is the connection-wide exchange part of the protocol machine
+(`_rules/_protocol.Protocol.exchange`: the trace checker folds this very value, feeding its
+components in the machine's order, between decoding and the session machines). A client or
+agent connection sees the same traffic live and must name the same rule for the same fault;
+it holds one `ExchangeRules` and shows it every message it receives and sends: `see_raw` with
+the JSON before decoding (framing judges the raw shape: a reply to what asked for none is named
+there, and the connection then handles that line no further, as the checker does), and `see`
+with each decoded message. Each call returns the next value; the components' persistent maps
+are shared, so a call costs what the message changes, and the stream of session updates (the
+bulk of the traffic) changes nothing here (`exchange_quiet`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class ExchangeRules:
         framing, answers, caps: the checker's components (each changes only by rebinding its
             persistent maps; this value holds one that nobody changes any more).
         opened: the sessions set up, as the checker counts them.
-        at: how many messages framing read (the label its batch findings give a line).
+        at: the label framing gives the next line (a connection counts the lines it showed
+            framing; the protocol machine takes a trace's entry index).
     """
 
     framing: Framing

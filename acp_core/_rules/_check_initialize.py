@@ -7,7 +7,7 @@ J32), what a v2 answer holds (`initialize_findings`: `info`, J5; capabilities, J
 custom root keys, J46 (`capability_key_findings`); auth method ids, types and terminal
 launches, J7-J10) and the rest of its schema shape (`schema_findings`, J47).
 Must not know: what came before the answer besides the request's params (the checker pairs
-them, `_rules/_check.py`; the client connection asks the same functions of the answer it
+them, `_rules/_protocol.py`; the client connection asks the same functions of the answer it
 gets), any later traffic (`_rules/_check_capabilities.py` holds what was advertised), files.
 
 Cut from `_rules/_check_message.py` along the protocol's seam: these read one answer of one

@@ -9,7 +9,7 @@ batch contents; the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
 the checker, the client engine (what it receives) and the agent engine (what it sends,
 `_engines/_agent_build.Build.obey`) all ask it.
-Must not know: the conversation (turns, prompts, answers: `_rules/_check.py`), files.
+Must not know: the conversation (turns, prompts, answers: `_rules/_protocol.py`), files.
 
 Each check returns `Finding`s, `(rule id, explanation)`; the caller adds the line index.
 `Seen` is the little per-session memory these checks need (which message ids and tool calls

@@ -11,7 +11,7 @@ Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
 
-Theory of operation. `_rules/_check.py` hands every decoded message with the session it belongs
+Theory of operation. `_rules/_protocol.py` hands every decoded message with the session it belongs
 to (an answer: the session of the request it answers). A rule is reported only where the
 revision registry says it applies (`Revision.applies`), so at 2026-08 nothing here fires. A
 trace may start mid-session: a session id nobody announced is not a fault by itself (it may be

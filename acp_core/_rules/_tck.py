@@ -42,8 +42,8 @@ from types import MappingProxyType
 from typing import Final, Literal
 
 from ._catalogue import RULES, Rule, Side
-from ._check import Violation
 from ._check_jsonrpc import KNOWN_METHODS
+from ._violation import Violation
 
 __all__ = [
     "KIT_PENDING",

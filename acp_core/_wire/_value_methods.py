@@ -92,9 +92,7 @@ SPECS = {
     'acp_core._engines._intents_preview:SendUpdate': '1111 post update:update:n100111 session_id:session_id:v100111',
     'acp_core._errors:Diagnostic': '1111 - rule:rule:n100111 path:path:n100111 message:message:n100111',
     'acp_core._rules._catalogue:Rule': '1111 - id:id:n100111 level:level:n100111 side:side:n100111 summary:summary:n100111 section:section:n100111 kit_id:kit_id:v100111 note:note:v100111 unchecked:unchecked:v100111 since:since:v100111 until:until:v100111 also_kit_ids:also_kit_ids:v100111',
-    'acp_core._rules._check:IncrementalCheck': '1011 - _memory:memory:n100111',
-    'acp_core._rules._check:Violation': '1111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
-    'acp_core._rules._check:_Memory': '1111 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 opened:opened:n100111 initialize:initialize:n100111 framing:framing:n100111 answers:answers:n100111 caps:caps:n100111 found:found:n100111 count:count:n100111',
+    'acp_core._rules._check:IncrementalCheck': '1011 - _memory:memory:n100111 _found:found:n100111 _count:count:n100111',
     'acp_core._rules._check_answers:_Request': '1111 - method:method:n100111 params:params:n100111 deleted:deleted:n100111',
     'acp_core._rules._check_exchange:ExchangeRules': '1111 - framing:framing:n100111 answers:answers:n100111 caps:caps:n100111 opened:opened:v100111 at:at:v100111',
     'acp_core._rules._check_jsonrpc:_Batch': '1111 - at:at:n100111 requests:requests:n100111 invalid:invalid:n100111',
@@ -124,7 +122,9 @@ SPECS = {
     'acp_core._rules._conversation_state:Prompt': '1111 - key:key:n100111 request_id:request_id:n100111 at:at:n100111 accepted:accepted:v100111 user_reported:user_reported:v100111 bound_id:bound_id:v100111 result_id:result_id:v100111 message:message:v100111',
     'acp_core._rules._conversation_state:Turn': '1111 - prompt:prompt:n100111 at:at:n100111 started:started:n100111 early_output:early_output:v100111 started_at:started_at:v100111',
     'acp_core._rules._draft:OMap': '1111 - entries:entries:v100111 next:next:v100111',
+    'acp_core._rules._protocol:Protocol': '1011 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 exchange:exchange:n100111 initialize:initialize:n100111',
     'acp_core._rules._severity:Severity': '1111 - grade:grade:n100111 kind:kind:n100111',
+    'acp_core._rules._violation:Violation': '1111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
     'acp_core._state._reduce_children:SessionTree': '1111 - sessions:sessions:f101111 parents:parents:f101111 orphans:orphans:f101111 closed:closed:v101111 resumes:resumes:f101111 diagnostics:diagnostics:v101111',
     'acp_core._state._session_state:EntityRef': '1111 - kind:kind:n101111 id:id:n101111',
     'acp_core._state._session_state:Foreground': '1111 - state:state:v101111 stop_reason:stop_reason:v101111 meta:meta:v101111 raw:raw:v101111 background:background:v101111 last_known:last_known:v101111 error:error:v101111',
@@ -2303,85 +2303,20 @@ def make_acp_core___rules___catalogue__Rule(cls, f, NOTHING):
 
 def make_acp_core___rules___check__IncrementalCheck(cls, f, NOTHING):
     s0 = cls._memory.__set__
-    def __init__(self, memory):
+    s1 = cls._found.__set__
+    s2 = cls._count.__set__
+    def __init__(self, memory, found, count):
         s0(self, memory)
-    __init__.__annotations__ = {'return': None, 'memory': '_Memory'}
+        s1(self, found)
+        s2(self, count)
+    __init__.__annotations__ = {'return': None, 'memory': 'Protocol', 'found': 'PVec[Violation]', 'count': 'int'}
     __repr__ = None
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._memory == other._memory
+        return self._memory == other._memory and self._found == other._found and self._count == other._count
     def __hash__(self):
-        return hash((65473965260541241, self._memory))
-    return __init__, __repr__, __eq__, __hash__
-
-
-def make_acp_core___rules___check__Violation(cls, f, NOTHING):
-    s0 = cls.rule.__set__
-    s1 = cls.level.__set__
-    s2 = cls.index.__set__
-    s3 = cls.message.__set__
-    s4 = cls.warning.__set__
-    d4 = f[4].default
-    def __init__(self, rule, level, index, message, warning=d4):
-        s0(self, rule)
-        s1(self, level)
-        s2(self, index)
-        s3(self, message)
-        s4(self, warning)
-    __init__.__annotations__ = {'return': None, 'rule': 'str', 'level': 'Level', 'index': 'int', 'message': 'str', 'warning': 'bool'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(rule={self.rule!r}, level={self.level!r}, index={self.index!r}, message={self.message!r}, warning={self.warning!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.rule == other.rule and self.level == other.level and self.index == other.index and self.message == other.message and self.warning == other.warning
-    def __hash__(self):
-        return hash((51960752208583692, self.rule, self.level, self.index, self.message, self.warning))
-    return __init__, __repr__, __eq__, __hash__
-
-
-def make_acp_core___rules___check___Memory(cls, f, NOTHING):
-    s0 = cls.revision.__set__
-    s1 = cls.preview.__set__
-    s2 = cls.sessions.__set__
-    s3 = cls.connection.__set__
-    s4 = cls.seen.__set__
-    s5 = cls.route.__set__
-    s6 = cls.recent.__set__
-    s7 = cls.recent_order.__set__
-    s8 = cls.opened.__set__
-    s9 = cls.initialize.__set__
-    s10 = cls.framing.__set__
-    s11 = cls.answers.__set__
-    s12 = cls.caps.__set__
-    s13 = cls.found.__set__
-    s14 = cls.count.__set__
-    def __init__(self, revision, preview, sessions, connection, seen, route, recent, recent_order, opened, initialize, framing, answers, caps, found, count):
-        s0(self, revision)
-        s1(self, preview)
-        s2(self, sessions)
-        s3(self, connection)
-        s4(self, seen)
-        s5(self, route)
-        s6(self, recent)
-        s7(self, recent_order)
-        s8(self, opened)
-        s9(self, initialize)
-        s10(self, framing)
-        s11(self, answers)
-        s12(self, caps)
-        s13(self, found)
-        s14(self, count)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'preview': 'PreviewState | None', 'sessions': 'PMap[str, Conversation]', 'connection': 'Conversation', 'seen': 'PMap[str, tuple[PMap[str, str], PMap[str, bool]]]', 'route': 'PMap[Route, str | None]', 'recent': 'PMap[Route, str | None]', 'recent_order': 'tuple[Route, ...]', 'opened': 'OpenSessions', 'initialize': 'tuple[RequestKey, object] | None', 'framing': 'Framing', 'answers': 'Answers', 'caps': 'Capabilities', 'found': 'PVec[Violation]', 'count': 'int'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, preview={self.preview!r}, sessions={self.sessions!r}, connection={self.connection!r}, seen={self.seen!r}, route={self.route!r}, recent={self.recent!r}, recent_order={self.recent_order!r}, opened={self.opened!r}, initialize={self.initialize!r}, framing={self.framing!r}, answers={self.answers!r}, caps={self.caps!r}, found={self.found!r}, count={self.count!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.opened == other.opened and self.initialize == other.initialize and self.framing == other.framing and self.answers == other.answers and self.caps == other.caps and self.found == other.found and self.count == other.count
-    def __hash__(self):
-        return hash((57281354354709110, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.opened, self.initialize, self.framing, self.answers, self.caps, self.found, self.count))
+        return hash((65473965260541241, self._memory, self._found, self._count))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -3206,6 +3141,39 @@ def make_acp_core___rules___draft__OMap(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
+def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
+    s0 = cls.revision.__set__
+    s1 = cls.preview.__set__
+    s2 = cls.sessions.__set__
+    s3 = cls.connection.__set__
+    s4 = cls.seen.__set__
+    s5 = cls.route.__set__
+    s6 = cls.recent.__set__
+    s7 = cls.recent_order.__set__
+    s8 = cls.exchange.__set__
+    s9 = cls.initialize.__set__
+    def __init__(self, revision, preview, sessions, connection, seen, route, recent, recent_order, exchange, initialize):
+        s0(self, revision)
+        s1(self, preview)
+        s2(self, sessions)
+        s3(self, connection)
+        s4(self, seen)
+        s5(self, route)
+        s6(self, recent)
+        s7(self, recent_order)
+        s8(self, exchange)
+        s9(self, initialize)
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'preview': 'PreviewState | None', 'sessions': 'PMap[str, Conversation]', 'connection': 'Conversation', 'seen': 'PMap[str, tuple[PMap[str, str], PMap[str, bool]]]', 'route': 'PMap[Route, str | None]', 'recent': 'PMap[Route, str | None]', 'recent_order': 'tuple[Route, ...]', 'exchange': 'ExchangeRules', 'initialize': 'tuple[RequestKey, object] | None'}
+    __repr__ = None
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.exchange == other.exchange and self.initialize == other.initialize
+    def __hash__(self):
+        return hash((724647558224905, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.exchange, self.initialize))
+    return __init__, __repr__, __eq__, __hash__
+
+
 def make_acp_core___rules___severity__Severity(cls, f, NOTHING):
     s0 = cls.grade.__set__
     s1 = cls.kind.__set__
@@ -3221,6 +3189,31 @@ def make_acp_core___rules___severity__Severity(cls, f, NOTHING):
         return self.grade == other.grade and self.kind == other.kind
     def __hash__(self):
         return hash((37505497048757039, self.grade, self.kind))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___violation__Violation(cls, f, NOTHING):
+    s0 = cls.rule.__set__
+    s1 = cls.level.__set__
+    s2 = cls.index.__set__
+    s3 = cls.message.__set__
+    s4 = cls.warning.__set__
+    d4 = f[4].default
+    def __init__(self, rule, level, index, message, warning=d4):
+        s0(self, rule)
+        s1(self, level)
+        s2(self, index)
+        s3(self, message)
+        s4(self, warning)
+    __init__.__annotations__ = {'return': None, 'rule': 'str', 'level': 'Level', 'index': 'int', 'message': 'str', 'warning': 'bool'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(rule={self.rule!r}, level={self.level!r}, index={self.index!r}, message={self.message!r}, warning={self.warning!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.rule == other.rule and self.level == other.level and self.index == other.index and self.message == other.message and self.warning == other.warning
+    def __hash__(self):
+        return hash((48478311008181373, self.rule, self.level, self.index, self.message, self.warning))
     return __init__, __repr__, __eq__, __hash__
 
 

@@ -1,0 +1,96 @@
+"""A live client connection holds the protocol machine's exchange part, and for the same
+traffic it holds the same value as the checker's machine.
+
+`ClientConnection.exchange` is an `ExchangeRules`, the type `Protocol.exchange` is: every
+playable trace of the corpus, played into a real client connection (tests/client_replay.py)
+and checked from what the connection exchanged, leaves the connection's and the machine's
+advertised capabilities (J70-J80), sessions set up (J3, J56) and session-management answers
+(J50-J64) equal, an answer whose id the agent mangled (J37) included: both read it as the
+answer to the request it meant (`_rules/_protocol.echoed`). Framing is not compared: its line
+labels are a connection's count of lines and a trace's entry index, which differ by design.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from client_replay import Refused, play
+from test_check import load
+from test_rule_consistency_connection import _replayable
+
+import acp_core as acp
+from acp_core import connection as c
+from acp_core._rules._check_exchange import ExchangeRules
+from acp_core.checker import IncrementalCheck
+
+TRACES: Final = Path(__file__).resolve().parent / "traces"
+REVISIONS: Final = (acp.V2_2026_08, acp.V2_PREVIEW)
+_COMPARED: Final = ("caps", "opened", "answers")
+
+
+def _played(revision: acp.Revision, path: Path) -> Any:
+    entries = load(path)
+    if not _replayable(entries):
+        return None
+    try:
+        return play(entries, revision)
+    except Refused:
+        return None
+
+
+def test_the_connection_holds_what_the_machine_holds() -> None:
+    compared, differ = 0, {}
+    for revision in REVISIONS:
+        for path in sorted(TRACES.glob("*.jsonl")):
+            replay = _played(revision, path)
+            if replay is None:  # a trace no client connection can play: nothing to compare
+                continue
+            held = replay.conn.exchange
+            machine = IncrementalCheck.start(revision).feed_all(replay.trace).protocol
+            assert type(held) is type(machine.exchange) is ExchangeRules
+            parts = [p for p in _COMPARED if getattr(held, p) != getattr(machine.exchange, p)]
+            if parts:
+                differ[(revision.name, path.stem)] = parts
+            compared += 1
+    assert compared >= 200
+    assert differ == {}
+
+
+def _receive(conn: c.ClientConnection, message: object) -> c.ConnectionStep:
+    return c.receive_bytes(conn, json.dumps(message).encode() + b"\n")
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize(("sent", "echoed"), [(7, "7"), ("8", 8)])
+def test_an_answer_echoing_an_id_with_its_type_changed_is_j37_and_answers_that_request(
+    revision: acp.Revision, sent: int | str, echoed: int | str
+) -> None:
+    conn = c.new_client_connection(c.Implementation("echo-client", "1"), revision=revision)
+    asked = c.connection_step(conn, c.Initialize(request_id=sent)).connection
+    answer = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {}}
+    step = _receive(asked, {"jsonrpc": "2.0", "id": echoed, "result": answer})
+    findings = [e.rule for e in step.events if isinstance(e, c.Finding)]
+    assert findings == ["J37"]  # one finding a fault: not J1 too
+    # otherwise read as the answer with the id echoed exactly
+    exact = _receive(asked, {"jsonrpc": "2.0", "id": sent, "result": answer})
+    assert [e for e in step.events if not isinstance(e, c.Finding)] == list(exact.events)
+    assert len(step.connection.outgoing) == len(exact.connection.outgoing) == 0
+    # batched, the same
+    step = c.connection_step(step.connection, c.NewSession("/w", request_id=sent))
+    new = {"jsonrpc": "2.0", "id": echoed, "result": {"sessionId": "s1"}}
+    step = _receive(step.connection, [new])
+    assert [e.rule for e in step.events if isinstance(e, c.Finding)] == ["J37"]
+    assert "s1" in step.connection.sessions
+
+
+def test_an_id_that_names_a_request_is_never_rewritten() -> None:
+    conn = c.new_client_connection(c.Implementation("echo-client", "1"))
+    step = c.connection_step(conn, c.Initialize(request_id=5))
+    step = c.connection_step(step.connection, c.NewSession("/w", request_id="5"))
+    answer = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {}}
+    step = _receive(step.connection, {"jsonrpc": "2.0", "id": 5, "result": answer})
+    assert [e.rule for e in step.events if isinstance(e, c.Finding)] == []
+    assert list(step.connection.outgoing) == ["5"]
