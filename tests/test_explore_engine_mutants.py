@@ -50,6 +50,10 @@ def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
         real(b, update, session_id)
 
     monkeypatch.setattr(_agent_children, "send_update", send_update)
+    # The agent connection refuses traffic on a session it never saw set up or announced (J3,
+    # the checker's `OpenSessions`): off here, so what the engine alone does is what the
+    # search sees (`test_the_agent_connection_refuses_the_unannounced_child_mutant`).
+    monkeypatch.setattr(_connection_agent_state, "unknown_envelope", lambda b, message: None)
 
 
 def every_retry_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,4 +150,23 @@ def test_the_agent_connection_refuses_the_retry_mutant(monkeypatch: pytest.Monke
 
     with monkeypatch.context() as m:
         m.setattr(_agent_keys, "admit", admit)
+        assert _first_violations(mutant)[1] == ()
+
+
+def test_the_agent_connection_refuses_the_unannounced_child_mutant(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With J3 judged on what it is asked to send, the connection refuses the child's traffic
+    # the engine lets through: the same search finds no trace that breaks a rule.
+    mutant = MUTANTS["a child's traffic before its announcement (Preview)"]
+    real = _agent_children.send_update
+
+    def send_update(b: Any, update: Any, session_id: str | None) -> None:
+        if type(update) is acp.SubagentUpdate:
+            b.children = _agent_children._reduce(b, b.engine.session_id, update)
+            return
+        real(b, update, session_id)
+
+    with monkeypatch.context() as m:
+        m.setattr(_agent_children, "send_update", send_update)
         assert _first_violations(mutant)[1] == ()

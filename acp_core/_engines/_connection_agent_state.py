@@ -33,7 +33,7 @@ from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import decode_message, encode_message
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
-from acp_core._wire._jsonrpc import Batch, Message, Request
+from acp_core._wire._jsonrpc import Batch, Message, Request, UpdateSessionNotification
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._value import frozen
@@ -54,6 +54,7 @@ from ._connection_values import (
 )
 from ._idempotency import KeyLedger, valid_key
 from ._intents import RequestPermission
+from ._intents_preview import SendUpdate
 
 __all__ = [
     "AgentConnection",
@@ -489,7 +490,23 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
             inner = attrs.evolve(inner, request_id=fresh_id(b))
         elif inner.request_id in b.outgoing:
             raise LocalProtocolError("E2", f"request id {inner.request_id!r} is already pending")
+    elif type(inner) is SendUpdate and inner.session_id is not None:
+        unknown_envelope(b, UpdateSessionNotification(inner.session_id, inner.update))
     step_session(b, intent.session_id, inner)
+
+
+def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
+    """Refuse traffic on a session this connection never set up nor announced, with the
+    checker's rule for it (J3, `OpenSessions`): on a connection, which began with
+    `initialize`, the envelope is J3's, and J3 wins over R47 (one finding a fault). An engine
+    alone, which cannot know that, refuses it R47 (announce the child first)."""
+    rules = b.exchange
+    if rules is None:
+        return
+    _, found = rules.opened.follow("agent", message)
+    if found is not None and found[0] == "J3":
+        hint = "announce it first with SendUpdate(SubagentUpdate(...)) on its parent"
+        raise LocalProtocolError("J3", f"{found[1]}: {hint}")
 
 
 def open_session(b: Build, intent: OpenSession) -> None:

@@ -86,8 +86,8 @@ def refused_announcement(b: Build, owner: str, message: UpdateSessionNotificatio
 
 def route_child(b: Build, message: UpdateSessionNotification | RequestPermissionRequest) -> bool:
     """Traffic for an id that is no top-level session of this connection, at the Preview:
-    stepped into the owning engine, or held (R47). False when the revision has no children
-    (the caller reports what it always did)."""
+    stepped into the owning engine, or held (J3, or R47 before `initialize`). False when the
+    revision has no children (the caller reports what it always did)."""
     if not speaks_children(b.conn.revision):
         return False
     owner = child_owner(b, message.session_id)
@@ -98,10 +98,15 @@ def route_child(b: Build, message: UpdateSessionNotification | RequestPermission
             return True
         if any(p.method == "session/new" for p in b.outgoing.values()):
             return True  # perhaps the new session's first update (Q12)
+        # J3 where the checker's `OpenSessions` says so (a connection that began with
+        # `initialize`: it takes no R47 for the envelope when the child is announced later,
+        # one finding a fault); R47 where it cannot judge J3.
+        rules = b.exchange
+        unknown = None if rules is None else rules.opened.follow("agent", message)[1]
         b.finding(
-            "R47",
-            f"update for {message.session_id!r}, which no subagent_update announced yet: held "
-            "until one does",
+            "J3" if unknown is not None and unknown[0] == "J3" else "R47",
+            f"update for {message.session_id!r}, which no session/new answer gave and no "
+            "subagent_update announced yet: held until one does",
         )
         return True
     if isinstance(message, UpdateSessionNotification) and refused_announcement(b, owner, message):

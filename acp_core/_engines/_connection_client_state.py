@@ -409,10 +409,10 @@ class Build:
         )
         for f in findings:
             if f.rule == "R47" and self._held_before(message):
-                # Live, the connection has seen every announcement from the start, so it said
-                # R47 when the traffic arrived (`route_child`, held until announced); the
-                # judge, written for recordings that may start mid-session, says it at the
-                # announcement, about the same fault: one finding a fault.
+                # Live, the connection has seen every session set up from the start, so it
+                # said J3 when the traffic arrived (`route_child`, held until announced), as
+                # the checker does for a recording that starts with `initialize`; the judge
+                # says R47 at the announcement about the same fault: one finding a fault.
                 continue
             rule = RULES[f.rule]
             if sender == "client" and rule.side == "client" and rule.level in _MUSTS:
