@@ -128,20 +128,20 @@ def fast_update(obj: object, tool_calls: bool = False) -> u.SessionUpdate | None
     make = _FAST_CHUNKS.get(tag)
     if make is not None:
         # `_text_block` written out: this is the hottest shape of all, and a call costs more
-        # than the checks.
-        message_id = obj.get("messageId")
-        content = obj.get("content")
-        if (
-            type(message_id) is str
-            and type(content) is dict
-            and len(content) == 2
-            and content.get("type") == "text"
-        ):
-            text = content.get("text")
-            if type(text) is str:
-                return make(
-                    message_id, _MAKE_TEXT(text, UNSET, UNSET, EMPTY_OBJECT), UNSET, EMPTY_OBJECT
-                )
+        # than the checks. Subscripts, not `.get` (a specialised opcode against a method
+        # call): a missing key is not this shape.
+        try:
+            message_id = obj["messageId"]
+            content = obj["content"]
+            if type(content) is not dict or len(content) != 2 or content["type"] != "text":
+                return None
+            text = content["text"]
+        except KeyError:
+            return None
+        if type(message_id) is str and type(text) is str:
+            return make(
+                message_id, _MAKE_TEXT(text, UNSET, UNSET, EMPTY_OBJECT), UNSET, EMPTY_OBJECT
+            )
         return None
     if tag == "tool_call_content_chunk":
         tool_call_id = obj.get("toolCallId")
