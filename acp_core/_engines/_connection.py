@@ -140,6 +140,7 @@ def _client_read(
 ) -> tuple[NdjsonDecoder, tuple[Parsed | FramingError | HotLine, ...]]:
     # `feed_ndjson`'s framing; at the default revision, with the compiled decoder installed,
     # the hot `session/update` lines come decoded (a v1 agent's lines never run: not worth it).
+    # Bytes that are not bytes are refused as `feed_ndjson` refuses them (the same message).
     read = _hot_line_reader() if conn.revision is DEFAULT_REVISION and conn.v1 is None else None
     if read is None:
         return feed_ndjson(conn.decoder, data)
