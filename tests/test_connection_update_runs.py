@@ -123,9 +123,10 @@ def _assert_equal_steps(ours: c.ConnectionStep, theirs: c.ConnectionStep) -> Non
 
 
 def _assert_same(conn: c.ClientConnection, data: bytes) -> c.ConnectionStep:
-    """The law, with the compiled decoder and without it (the reference parses every line)."""
+    """The law, with the compiled decoder (where installed) and without it (the reference
+    parses every line)."""
     alone = _one_at_a_time(conn, data)
-    for compiled in (True, False):
+    for compiled in (True, False) if c.compiled_decoder() == "msgspec" else (False,):
         with _decoder(compiled):
             together = c.receive_bytes(conn, data)
         assert together.events == alone.events
