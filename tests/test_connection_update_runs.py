@@ -8,11 +8,19 @@ events in the same order. Checked on the benchmark's mixed workload (long runs o
 text chunks, the folded path), around a host prompt (its `PromptEnded` where its work ends)
 and a local cancel (a view apart from the session), and on random streams mixing every
 kind of line a run must stop at (faults of each layer, other sessions, requests, answers).
+
+The law holds with the compiled decoder of the hot lines (`_connection._client_read`, msgspec)
+and without it; and a connection fed the same reads, in any split, with it and without it
+ends equal, with the same outbound, events and ids, on the workload and on random streams
+(from a replaying session and through a v1 handshake too).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -23,6 +31,7 @@ from hypothesis import strategies as st
 import acp_core as acp
 from acp_core import connection as c
 from acp_core import intents as i
+from acp_core._engines import _connection
 from acp_core._engines._client import client_step, receive_updates
 from acp_core._wire._framing import feed_ndjson
 from acp_core.codec import decode_message
@@ -83,17 +92,51 @@ def _one_at_a_time(conn: c.ClientConnection, data: bytes) -> c.ConnectionStep:
     return c.ConnectionStep(conn, tuple(wire), tuple(events))
 
 
+@contextlib.contextmanager
+def _decoder(compiled: bool) -> Iterator[None]:
+    """`receive_bytes` with the compiled decoder of the hot lines (msgspec, where installed:
+    the `fast` extra) or with every line parsed, as where it is not installed."""
+    if compiled:
+        pytest.importorskip("msgspec", reason="the optional `fast` extra (msgspec)")
+        assert _connection._hot_line_reader() is not None
+        yield
+        return
+    installed = _connection._hot_line_reader
+    _connection._hot_line_reader = lambda: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _connection._hot_line_reader = installed  # type: ignore[assignment]
+
+
+def _assert_equal_steps(ours: c.ConnectionStep, theirs: c.ConnectionStep) -> None:
+    assert ours.events == theirs.events
+    assert ours.outbound == theirs.outbound
+    assert ours.ids == theirs.ids
+    assert ours.connection == theirs.connection
+    for sid in ours.connection.sessions:
+        mine, other = ours.connection.engine(sid), theirs.connection.engine(sid)
+        assert mine.violations == other.violations
+        assert mine.messages == other.messages  # not part of equality: the indexes' source
+    assert ours.connection.judged == theirs.connection.judged
+    assert ours.connection.decoder == theirs.connection.decoder
+
+
 def _assert_same(conn: c.ClientConnection, data: bytes) -> c.ConnectionStep:
-    together = c.receive_bytes(conn, data)
+    """The law, with the compiled decoder (where installed) and without it (the reference
+    parses every line)."""
     alone = _one_at_a_time(conn, data)
-    assert together.events == alone.events
-    assert together.outbound == alone.outbound
-    assert together.connection == alone.connection
-    for sid in together.connection.sessions:
-        ours, theirs = together.connection.engine(sid), alone.connection.engine(sid)
-        assert ours.violations == theirs.violations
-        assert ours.messages == theirs.messages  # not part of equality: the indexes' source
-    assert together.connection.judged == alone.connection.judged
+    for compiled in (True, False) if c.compiled_decoder() == "msgspec" else (False,):
+        with _decoder(compiled):
+            together = c.receive_bytes(conn, data)
+        assert together.events == alone.events
+        assert together.outbound == alone.outbound
+        assert together.connection == alone.connection
+        for sid in together.connection.sessions:
+            ours, theirs = together.connection.engine(sid), alone.connection.engine(sid)
+            assert ours.violations == theirs.violations
+            assert ours.messages == theirs.messages  # not part of equality: the indexes' source
+        assert together.connection.judged == alone.connection.judged
     return together
 
 
@@ -280,3 +323,105 @@ def test_a_folded_tool_chunk_joins_the_work_a_cancel_marks() -> None:
     assert "c1" in step.connection.engine(SID).work_tool_calls
     cancelled = c.connection_step(step.connection, c.SessionIntent(SID, acp.SendCancel()))
     assert cancelled.connection.view(SID).tool_calls["c1"].status == "cancelled"
+
+
+# -- the compiled decoder on and off --------------------------------------------------------
+
+
+def _reads(conn: c.ClientConnection, reads: list[bytes], *, compiled: bool) -> c.ConnectionStep:
+    """The reads in order through `receive_bytes`: the last connection, all that was sent,
+    every event and id."""
+    wire: list[Any] = []
+    events: list[object] = []
+    ids: list[Any] = []
+    with _decoder(compiled):
+        for data in reads:
+            step = c.receive_bytes(conn, data)
+            conn = step.connection
+            wire.extend(step.outbound)
+            events.extend(step.events)
+            ids.extend(step.ids)
+    return c.ConnectionStep(conn, tuple(wire), tuple(events), tuple(ids))
+
+
+def _cut(data: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = [0, *sorted(min(x, len(data)) for x in cuts), len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _assert_compiled_changes_nothing(conn: c.ClientConnection, reads: list[bytes]) -> None:
+    _assert_equal_steps(_reads(conn, reads, compiled=True), _reads(conn, reads, compiled=False))
+
+
+def test_the_compiled_decoder_takes_the_workload_s_hot_lines() -> None:
+    # Not a vacuous comparison: the reads below do go through the compiled decoder.
+    data = _workload_bytes(300)
+    with _decoder(True):
+        _, framed = _connection._client_read(_ready(), data)
+    hot = [x for x in framed if type(x) is tuple]
+    assert len(hot) > 250
+    assert all(type(message) is acp.UpdateSessionNotification for message, _ in hot)
+    with _decoder(False):
+        _, framed = _connection._client_read(_ready(), data)
+    assert all(type(x) is acp.Parsed for x in framed)
+    # Other revisions are read the pure way: the compiled decoder knows the default only.
+    with _decoder(True):
+        _, framed = _connection._client_read(_ready(acp.V2_2026_08), data)
+    assert all(type(x) is acp.Parsed for x in framed)
+
+
+@pytest.mark.parametrize("size", [1, 4096, 64 * 1024])
+def test_the_workload_ends_equal_with_the_compiled_decoder_and_without(size: int) -> None:
+    data = _workload_bytes(1500)
+    reads = [data[at : at + size] for at in range(0, len(data), size)]
+    if size == 1:
+        reads = reads[:3000]  # a byte at a time: the first lines only
+    _assert_compiled_changes_nothing(_ready(), reads)
+    _assert_compiled_changes_nothing(_prompted(_ready(), cancel=True), reads)
+
+
+def _replaying() -> c.ClientConnection:
+    """Initialized, OTHER open, SID resumed with its history replaying."""
+    conn = c.new_client_connection(_INFO)
+    conn = c.connection_step(conn, c.Initialize(request_id=0)).connection
+    capabilities = {"sessionCapabilities": {"resume": {}}, "loadSession": True}
+    answer = {"protocolVersion": 2, "info": {"name": "a", "version": "1"},
+              "capabilities": capabilities}  # fmt: skip
+    conn = c.receive_bytes(conn, _line({"jsonrpc": "2.0", "id": 0, "result": answer})).connection
+    conn = c.connection_step(conn, c.NewSession("/w", request_id=1)).connection
+    result = _line({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": OTHER}})
+    conn = c.receive_bytes(conn, result).connection
+    conn = c.connection_step(conn, c.ResumeSession(SID, "/w", replay=True, request_id=3)).connection
+    assert conn.sessions[SID].replaying
+    return conn
+
+
+def _handshaking() -> tuple[c.ClientConnection, bytes]:
+    """A connection that allows v1 and has sent `initialize`, and the agent's answer that
+    makes it a v1 connection: what follows in the same read is read the v1 way."""
+    conn = c.new_client_connection(_INFO, protocols=(2, 1))
+    conn = c.connection_step(conn, c.Initialize(request_id=0)).connection
+    answer = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
+    return conn, _line({"jsonrpc": "2.0", "id": 0, "result": answer})
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(LINES), max_size=40),
+    st.lists(st.integers(0, 4000), max_size=4),
+    st.sampled_from(("none", "prompt", "cancel", "replaying", "v1 handshake")),
+)
+def test_any_stream_ends_equal_with_the_compiled_decoder_and_without(
+    lines: list[bytes], cuts: list[int], start: str
+) -> None:
+    data = b"".join(lines)
+    if start == "replaying":
+        conn = _replaying()
+    elif start == "v1 handshake":
+        conn, answer = _handshaking()
+        data = answer + data
+    else:
+        conn = _ready()
+        if start != "none":
+            conn = _prompted(conn, cancel=start == "cancel")
+    _assert_compiled_changes_nothing(conn, _cut(data, cuts))

@@ -4,24 +4,43 @@ Owns: the dispatch on the connection's type and the routing of the inputs both s
 (framing output, received messages, session intents, the host's answers) to the side's
 handlers (`SideInputs`), nothing else; on the client side, a read's runs of session updates
 go to `_engines/_connection_client_updates.py` (one step a run, the same connection and
-events as one step a message).
+events as one step a message), and a client's read at the default revision is framed with
+the compiled decoder of the hot `session/update` lines where it is installed
+(`_client_read`).
 Must not know: what any input means (`_engines/_connection_agent.py`,
-`_engines/_connection_client.py`).
+`_engines/_connection_client.py`), the shapes the compiled decoder takes.
+
+The compiled decoder changes how fast, never what: a line it takes becomes a `HotLine`
+(its message and its bytes), which a run of updates takes as decoded, and which is parsed
+again (`parse_line`) when it is stepped alone, so the general path sees exactly the
+`Parsed` value `feed_ndjson` gives (tests/test_connection_update_runs.py compares a
+connection fed the same bytes with the compiled decoder on and off).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
-from acp_core._errors import ArgumentError, LocalProtocolError
-from acp_core._wire._framing import FramingError, Parsed, feed_ndjson
+from acp_core._errors import ArgumentError, LocalProtocolError, bytes_argument
+from acp_core._wire._codec_ndjson import compiled_decoder
+from acp_core._wire._framing import (
+    FramingError,
+    NdjsonDecoder,
+    Parsed,
+    feed_lines,
+    feed_ndjson,
+    parse_line,
+)
+from acp_core._wire._revision import DEFAULT_REVISION
 
 from ._connection_agent import AGENT_INPUTS, AgentConnection
 from ._connection_client import CLIENT_INPUTS
 from ._connection_client_state import ClientConnection
-from ._connection_client_updates import receive_update_run
+from ._connection_client_updates import HotLine, receive_update_run
 from ._connection_values import (
     AnswerRequest,
     ConnectionStep,
@@ -88,7 +107,11 @@ def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> Conn
     if type(conn) is not AgentConnection and type(conn) is not ClientConnection:
         msg = f"not a connection: {type(conn).__name__}"
         raise ArgumentError(msg)
-    decoder, framed = feed_ndjson(conn.decoder, data)
+    framed: tuple[Parsed | FramingError | HotLine, ...]
+    if type(conn) is ClientConnection:
+        decoder, framed = _client_read(conn, data)
+    else:
+        decoder, framed = feed_ndjson(conn.decoder, data)
     conn = attrs.evolve(conn, decoder=decoder)
     wire: list[dict[str, Any]] = []
     events: list[object] = []
@@ -100,10 +123,42 @@ def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> Conn
             step, taken = run
             at += taken
         else:
-            step = connection_step(conn, framed[at])
+            item = framed[at]
+            if type(item) is tuple:  # a hot line stepped alone: the value the framing gives
+                item = parse_line(item[1])
+            step = connection_step(conn, item)
             at += 1
         conn = step.connection
         wire.extend(step.outbound)
         events.extend(step.events)
         ids.extend(step.ids)
     return ConnectionStep(conn, tuple(wire), tuple(events), tuple(ids))
+
+
+def _client_read(
+    conn: ClientConnection, data: bytes
+) -> tuple[NdjsonDecoder, tuple[Parsed | FramingError | HotLine, ...]]:
+    # `feed_ndjson`'s framing; at the default revision, with the compiled decoder installed,
+    # the hot `session/update` lines come decoded (a v1 agent's lines never run: not worth it).
+    # Bytes that are not bytes are refused as `feed_ndjson` refuses them (the same message).
+    read = _hot_line_reader() if conn.revision is DEFAULT_REVISION and conn.v1 is None else None
+    if read is None:
+        return feed_ndjson(conn.decoder, data)
+    return feed_lines(conn.decoder, bytes_argument(data, "feed_ndjson"), read)
+
+
+@functools.cache
+def _hot_line_reader() -> Callable[[bytes], Parsed | FramingError | HotLine] | None:
+    # Built on first use: msgspec (about 10 ms) is imported by the first client read, never by
+    # importing acp-core. None where it is not installed (every line is parsed).
+    if compiled_decoder() == "none":
+        return None
+    from acp_core._wire._codec_compiled import compiled_notification
+
+    parse = parse_line
+
+    def read(line: bytes) -> Parsed | FramingError | HotLine:
+        message = compiled_notification(line)
+        return parse(line) if message is None else (message, line)
+
+    return read

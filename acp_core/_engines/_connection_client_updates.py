@@ -1,7 +1,8 @@
 """A run of the agent's session updates read at once, received by the client connection in
 one step.
 
-Owns: `receive_update_run`: from a position in one read's framed values, the run of
+Owns: `receive_update_run`: from a position in one read's framed values (and `HotLine`s,
+the lines the compiled decoder took, already decoded), the run of
 `session/update` notifications for one open session on which the connection's own rules
 find nothing (the exchange rules, the judge across sessions), received as one step: the
 session's engine takes them at once (`_client.receive_updates`: one engine rebuild, runs of
@@ -46,7 +47,7 @@ from ._connection_client_events import update_run_events
 from ._connection_client_state import ClientConnection
 from ._connection_values import ConnectionStep
 
-__all__ = ["receive_update_run"]
+__all__ = ["HotLine", "receive_update_run"]
 
 _SESSION_UPDATE = "session/update"
 
@@ -60,18 +61,29 @@ def _session_named(value: object) -> str | None:
     return sid if type(sid) is str else None
 
 
+#: A line the compiled decoder took (`_connection._client_read`): the notification
+#: `decode_message` gives for its JSON, and the line itself (parsed again if stepped alone).
+HotLine = tuple[UpdateSessionNotification, bytes]
+
+
 def receive_update_run(
     conn: ClientConnection, framed: Sequence[object], start: int
 ) -> tuple[ConnectionStep, int] | None:
     """The step that receives the run of session updates starting at `framed[start]`, and
     how many framed values it took (at least one); None when `framed[start]` starts no run
-    (step it alone)."""
+    (step it alone). The framed values are the framing's (`Parsed`, `FramingError`) and
+    `HotLine`s: their notifications are taken as decoded (a hot line names its session in
+    its message, as its JSON does)."""
     if conn.v1 is not None:
         return None
     first = framed[start]
-    if type(first) is not Parsed:
+    kind = type(first)
+    if kind is tuple:
+        sid: str | None = first[0].session_id  # type: ignore[index]
+    elif kind is Parsed:
+        sid = _session_named(first.value)  # type: ignore[attr-defined]
+    else:
         return None
-    sid = _session_named(first.value)
     if sid is None:
         return None
     session = conn.sessions.get(sid)
@@ -83,12 +95,20 @@ def receive_update_run(
     fed: list[tuple[Any, Any, int]] = []  # the rules and the judge after each message taken
     end = start
     while end < len(framed):
-        item = framed[end]
-        if type(item) is not Parsed or _session_named(item.value) != sid:
-            break
-        try:
-            message: Any = decode_message(item.value, revision=revision)
-        except DecodeError:
+        item: Any = framed[end]
+        kind = type(item)
+        if kind is tuple:
+            message: Any = item[0]
+            if message.session_id != sid:
+                break
+        elif kind is Parsed:
+            if _session_named(item.value) != sid:
+                break
+            try:
+                message = decode_message(item.value, revision=revision)
+            except DecodeError:
+                break
+        else:
             break
         if type(message) is not UpdateSessionNotification or type(message.update) in _ALONE:
             break
