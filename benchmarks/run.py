@@ -21,7 +21,7 @@ Phases:
                 (`receive_bytes`: engines, bookkeeping and the client's view as well).
   bytes_stdlib  acp_core only: `bytes` with the standard library's JSON parser and no
                 compiled decoder, where the `fast` extra (orjson, msgspec) would otherwise
-                be used (`acp_core.JSON_PARSER`, `acp_core.connection.compiled_decoder()`).
+                be used (`acp_core.connection.JSON_PARSER`, `compiled_decoder()`).
   bytes_parsed  acp_core only, where the compiled decoder is installed: `bytes` without
                 it (every line parsed by the framing's parser, then decoded).
   anchors       `mixed` only, over the `bytes` phase's reads (benchmarks/anchors.py), where
@@ -55,6 +55,8 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `acp_cor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import acp_core
+import acp_core.connection
+import acp_core.values
 from benchmarks import anchors, bytes_phase, sdk_adapter, split_phase
 from benchmarks.floor import floor_message_text, floor_terminal_bytes, fold_floor, new_floor_state
 from benchmarks.workloads import SESSION_ID, Workload, build_all
@@ -295,10 +297,10 @@ def cross_check(wl: Workload, decoded: list[Any]) -> str:
     state = acp_core.fold(acp_core.new_session(SESSION_ID), decoded)
     view = fold_floor(new_floor_state(SESSION_ID), wl.v2)
     for mid, m in state.messages.items():
-        if acp_core.message_text(m) != floor_message_text(view, mid):
+        if acp_core.values.message_text(m) != floor_message_text(view, mid):
             return f"DISAGREE on message {mid}"
     for tid, x in state.terminals.items():
-        if acp_core.terminal_bytes(x) != floor_terminal_bytes(view, tid):
+        if acp_core.values.terminal_bytes(x) != floor_terminal_bytes(view, tid):
             return f"DISAGREE on terminal {tid}"
     if set(state.tool_calls) != set(view["tool_calls"]):
         return "DISAGREE on tool call ids"
@@ -593,11 +595,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(rows))
     raw = bytes_rows(out["results"])
-    out["json_parser"] = acp_core.JSON_PARSER
+    out["json_parser"] = acp_core.connection.JSON_PARSER
     out["compiled_decoder"] = _COMPILED
     print(
-        f"\nJSON parser of the framing: {acp_core.JSON_PARSER}; compiled decoder of the hot "
-        f"lines: {_COMPILED}. NDJSON bytes to folded "
+        f"\nJSON parser of the framing: {acp_core.connection.JSON_PARSER}; compiled decoder of "
+        f"the hot lines: {_COMPILED}. NDJSON bytes to folded "
         "sessions (framing, JSON parse, envelope decode, routing, fold) vs line splitting + "
         "json.loads + the mutable floor:\n"
     )
@@ -897,7 +899,7 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
         ratio_s <= MIXED_BYTES_MAX,
         "x",
     )
-    if acp_core.JSON_PARSER != "json" or _COMPILED != "none":  # the `fast` extra
+    if acp_core.connection.JSON_PARSER != "json" or _COMPILED != "none":  # the `fast` extra
         ratio_b = mixed[FLOOR][BYTES] / mixed[ACP][BYTES]
         add(
             f"mixed bytes ({_fast_label()}) vs json.loads + mutable floor",
