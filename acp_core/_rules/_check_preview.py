@@ -493,16 +493,9 @@ class PreviewDraft(_Scratch):
         listed = self.background.get(sid) or ()
         result = msg.result if isinstance(msg, j.Response) else None
         outcome = result.get("outcome") if isinstance(result, Mapping) else None
-        if ("tool_call", tool) in listed and (
-            isinstance(outcome, Mapping) and outcome.get("outcome") == "cancelled"
-        ):
-            self.report(
-                "C40",
-                i,
-                f"the permission request of line {at} belongs to background tool call "
-                f"{shown(tool)}; session/cancel (line {cancel_at}) leaves it open, yet the "
-                "client answers it cancelled",
-            )
+        if ("tool_call", tool) in listed:
+            answered = isinstance(outcome, Mapping) and outcome.get("outcome") == "cancelled"
+            _c40(self, i, listed_answered=(at, tool, cancel_at, answered))
 
     def not_cancelled(self, i: int, cancels: Callable[[RequestKey], bool | None]) -> None:
         """The session/cancel of line `i` did not cancel the work of the requests for which
@@ -518,12 +511,40 @@ class PreviewDraft(_Scratch):
     def finish(self) -> None:
         """What the end of the recording shows: withdrawn requests never answered (C40)."""
         for key, at in oitems(self.withdrawn):
-            self.report(
+            _c40(self, at, never_answered=key)
+
+
+def _c40(
+    r: PreviewDraft,
+    i: int,
+    *,
+    listed_answered: tuple[int, str | None, int, bool] | None = None,
+    never_answered: RequestKey | None = None,
+) -> None:
+    """C40: the client answers a permission request the agent withdrew (cancelled outcome or
+    -32800), and answers one that `session/cancel` leaves open (its tool call is listed as
+    background work) like any other, not `cancelled`. Judged where each can show: an answer
+    to a listed tool call's request after the cancel (`listed_answered`: the request's line,
+    its tool call, the cancel's line, whether the answer is `cancelled`), and the end of the
+    recording for a withdrawn request never answered (`never_answered`, its key)."""
+    if listed_answered is not None:
+        at, tool, cancel_at, cancelled = listed_answered
+        if cancelled:
+            r.report(
                 "C40",
-                at,
-                f"the agent withdrew permission request {shown(key[1])} with $/cancel_request; "
-                "the client still answers it (cancelled outcome or -32800), and never does",
+                i,
+                f"the permission request of line {at} belongs to background tool call "
+                f"{shown(tool)}; session/cancel (line {cancel_at}) leaves it open, yet the "
+                "client answers it cancelled",
             )
+    if never_answered is not None:
+        r.report(
+            "C40",
+            i,
+            f"the agent withdrew permission request {shown(never_answered[1])} with "
+            "$/cancel_request; the client still answers it (cancelled outcome or -32800), and "
+            "never does",
+        )
 
 
 _SCRATCH: Final = (("found", "[]"), ("book_draft", "None"), ("cancels_draft", "None"))

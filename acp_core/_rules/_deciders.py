@@ -33,10 +33,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "C25": ("acp_core._rules._conversation_events:_answer",),
     "C29": ("acp_core._rules._check_preview:PreviewDraft.client",),
     "C34": ("acp_core._rules._check_preview:PreviewDraft.client",),
-    "C40": (
-        "acp_core._rules._check_preview:PreviewDraft.finish",
-        "acp_core._rules._check_preview:PreviewDraft.permission_answer",
-    ),
+    "C40": ("acp_core._rules._check_preview:_c40",),
     "C41": ("acp_core._rules._check_preview:PreviewDraft.client",),
     "C43": ("acp_core._rules._check_preview_prompts:BookDraft.prompt",),
     "D1": (

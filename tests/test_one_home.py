@@ -1,0 +1,49 @@
+"""Clauses of rules folded into one deciding function (issue 21 item 5) that the trace tables
+did not reach: each test fails when its clause's branch in the one home is disabled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trace_builders import BG_T1, CANCELLED, P, cancel, prompt, request, result, state, tool, upd
+
+import acp_core as acp
+
+_OPTION = {"optionId": "a", "name": "Allow", "kind": "allow_once"}
+
+
+def _found(entries: list[Any], side: str = "client") -> list[tuple[str, int]]:
+    checked = acp.check_trace(entries, revision=acp.V2_PREVIEW, side=side)  # type: ignore[arg-type]
+    return [(v.rule, v.index) for v in checked if not v.warning]
+
+
+def _background_permission(answer: Any) -> list[Any]:
+    # A background tool call's permission request stays open over a session/cancel (C40).
+    return [
+        prompt(1),
+        upd(P, "user_message", messageId="u1", content=[{"type": "text", "text": "hi"}]),
+        result("agent", 1, {"messageId": "u1"}),
+        state(P, "running"),
+        tool(P, title="w"),
+        state(P, "running", background=BG_T1),
+        request(
+            "agent",
+            7,
+            "session/request_permission",
+            sessionId=P,
+            title="Run?",
+            options=[_OPTION],
+            subject={"type": "tool_call", "toolCall": {"toolCallId": "t1"}},
+        ),
+        cancel(P),
+        state(P, "idle", stopReason="cancelled", background=BG_T1),
+        result("client", 7, answer),
+    ]
+
+
+def test_c40_a_listed_tool_calls_request_answered_cancelled_after_the_cancel() -> None:
+    # Planted: C40's answered-cancelled clause never reporting fails this (the table's C40 row
+    # covers only the withdrawn request never answered).
+    selected = {"outcome": {"outcome": "selected", "optionId": "a"}}
+    assert _found(_background_permission(selected)) == []
+    assert _found(_background_permission(CANCELLED)) == [("C40", 9)]
