@@ -288,6 +288,30 @@ class PreviewDraft(_Scratch):
         if self.revision.applies(rule):
             self.found.append(Finding(rule, message, at))
 
+    def r57(self, i: int, *, answered: Resume | None = None, again: str | None = None) -> bool:
+        """R57: a resume with a replay cursor gets exactly one `replay_complete` for its
+        session before its response. Judged where each half can show: the resume's successful
+        answer (`answered`, before any marker arrived) and a second marker for a session
+        (`again`) in one resume. Returns whether it reported (R64 waits for the marker)."""
+        if answered is not None:
+            missing = (
+                answered.cursor
+                and self.revision.applies("R57")
+                and answered.session not in answered.marked
+            )
+            if missing:
+                self.report(
+                    "R57",
+                    i,
+                    f"the resume of line {answered.at} asked for a replay, but is answered "
+                    f"before replay_complete on {shown(answered.session)}",
+                )
+                return True
+        if again is not None:
+            self.report("R57", i, f"second replay_complete for {shown(again)} in one resume")
+            return True
+        return False
+
     # -- dispatch ------------------------------------------------------------------------
 
     def message(self, i: int, side: str, sid: str | None, msg: object) -> None:

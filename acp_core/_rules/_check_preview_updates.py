@@ -246,7 +246,7 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         _r73(r, i, sid, upd)
     # R62: the state after the history. Where the revision has no replay marker (2026-11),
     # the history ends where the agent chooses, so any state_update of the session counts.
-    marker = r.revision.applies("R57")
+    marker = "replay_complete" in r.revision.update_kinds
     for key, resume in oitems(r.resumes) if r.resumes else ():
         if resume.session == sid:
             snapshot = resume.snapshot or not resume.cursor or not marker or sid in resume.marked
@@ -352,14 +352,14 @@ def _marker(r: PreviewDraft, i: int, sid: str) -> None:
         assert resume is not None  # a replay window is its resume's
         r.resumes = oset(r.resumes, key, fast_evolve(resume, marked=resume.marked | {sid}))
         return
-    again = any(sid in res.marked for _key, res in oitems(r.resumes))
-    r.report(
-        "R57" if again else "R58",
-        i,
-        f"second replay_complete for {shown(sid)} in one resume"
-        if again
-        else f"replay_complete for {shown(sid)}, but no resume with a replay cursor replays it",
-    )
+    if any(sid in res.marked for _key, res in oitems(r.resumes)):
+        r.r57(i, again=sid)
+    else:
+        r.report(
+            "R58",
+            i,
+            f"replay_complete for {shown(sid)}, but no resume with a replay cursor replays it",
+        )
 
 
 def _suggestions(r: PreviewDraft, i: int, upd: up.PromptSuggestionsUpdate) -> None:
