@@ -47,3 +47,13 @@ def test_c40_a_listed_tool_calls_request_answered_cancelled_after_the_cancel() -
     selected = {"outcome": {"outcome": "selected", "optionId": "a"}}
     assert _found(_background_permission(selected)) == []
     assert _found(_background_permission(CANCELLED)) == [("C40", 9)]
+
+
+def test_j2_a_request_id_reused_in_one_session_while_pending() -> None:
+    # Planted: j2_breach's same-session reuse clause disabled fails this (the J2 bad traces
+    # reach only the reuse across sessions; tests/test_hostile_ids.py reaches it indirectly).
+    entries = [prompt(1), prompt(1)]
+    checked = acp.check_trace(entries, revision=acp.V2_PREVIEW, side="client")
+    assert [(v.rule, v.index, v.message) for v in checked if not v.warning] == [
+        ("J2", 1, "client reuses request id 1 while the request of line 0 is still unanswered")
+    ]

@@ -63,6 +63,7 @@ from ._check_undecodable import explain_undecodable
 from ._conversation import Conversation, Sender
 from ._conversation import finish as finish_conversation
 from ._conversation import observe as observe_conversation
+from ._conversation_events import j2_breach
 from ._predicates import RequestKey, id_twin, request_key, shown
 from ._violation import Violation, printable
 
@@ -423,16 +424,11 @@ class ProtocolDraft:
             self.sessions = self.sessions.set(sid, conv)
         if isinstance(msg, _REQUESTS):
             key = (side, request_key(msg.id))
-            if key in self.route and self.route[key] != sid and msg.id is not None:
-                # Ids are per connection: the machines see one session each (same-session
-                # reuse is theirs), so reuse across sessions is found here.
-                self.report(
-                    "J2",
-                    i,
-                    f"request id {shown(msg.id)} is already in use by a pending request of "
-                    f"{'the connection' if self.route[key] is None else shown(self.route[key])}"
-                    f" (ids are unique per connection, not per session)",
-                )
+            # Ids are per connection: the machines see one session each (same-session
+            # reuse is theirs), so reuse across sessions is found here.
+            found = j2_breach(shared=(msg.id, sid, self.route[key])) if key in self.route else None
+            if found is not None:
+                self.report(found[0], i, found[1])
             self.route = self.route.set(key, sid)
         for f in findings:
             self.report(f.rule, f.at, f.message, warning=f.warning)
