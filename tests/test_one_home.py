@@ -57,3 +57,35 @@ def test_j2_a_request_id_reused_in_one_session_while_pending() -> None:
     assert [(v.rule, v.index, v.message) for v in checked if not v.warning] == [
         ("J2", 1, "client reuses request id 1 while the request of line 0 is still unanswered")
     ]
+
+
+def _update_line(update: dict[str, Any]) -> dict[str, Any]:
+    params = {"sessionId": P, "update": update}
+    return {
+        "from": "agent",
+        "message": {"jsonrpc": "2.0", "method": "session/update", "params": params},
+    }
+
+
+def test_d1_caps_the_schema_findings_of_a_line_with_one_summary() -> None:
+    # Planted: d1_findings without its summary clause fails this (no table row has more than
+    # MAX_DIAGNOSTICS mismatches on one line).
+    content = [5] * 25
+    update = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c",
+        "title": "t",
+        "content": content,
+    }
+    checked = acp.check_trace([_update_line(update)])
+    assert [v.rule for v in checked] == ["D1"] * 21
+    assert checked[-1].message == "... and 5 more schema mismatches"
+
+
+def test_d1_names_a_batch_entry_that_does_not_decode() -> None:
+    # Planted: d1_findings without its batch-entry clause fails this.
+    line = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": P}}
+    checked = acp.check_trace([{"from": "client", "message": [line, 5]}])
+    assert [(v.rule, v.index, v.message) for v in checked] == [
+        ("D1", 0, "batch entry does not decode: expected a JSON-RPC message object @ $[1]")
+    ]

@@ -36,12 +36,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "C40": ("acp_core._rules._check_preview:_c40",),
     "C41": ("acp_core._rules._check_preview:PreviewDraft.client",),
     "C43": ("acp_core._rules._check_preview_prompts:BookDraft.prompt",),
-    "D1": (
-        "acp_core._rules._check:_Checker.entry",
-        "acp_core._rules._protocol:ProtocolDraft.line",
-        "acp_core._rules._check_undecodable:_explain",
-        "acp_core._rules._check_undecodable:explain_undecodable",
-    ),
+    "D1": ("acp_core._rules._check_schema:d1_findings",),
     "J1": ("acp_core._rules._conversation_events:_answer",),
     "J2": ("acp_core._rules._conversation_events:j2_breach",),
     "J3": ("acp_core._rules._protocol:ProtocolDraft.message",),
