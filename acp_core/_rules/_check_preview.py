@@ -50,6 +50,7 @@ from ._check_preview_records import FINAL_TOOL, Resume, Terminal, Tool
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
 from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
+from ._naming import Naming
 from ._predicates import RequestKey, request_key, shown
 
 __all__ = [
@@ -94,7 +95,7 @@ class PreviewState:
     parents: PMap[str, str] = EMPTY  # child -> parent (first announcement wins)
     can_cancel: PMap[str, bool] = EMPTY  # child -> its capabilities permit cancel
     child_idle: PMap[str, bool] = EMPTY  # child -> its own last state is idle
-    unclaimed: PMap[str, tuple[int, str]] = EMPTY  # unknown id -> (first use, rule)
+    unclaimed: PMap[str, tuple[int, Naming]] = EMPTY  # unknown id -> (first use, how named)
     tools: PMap[tuple[str, str], Tool] = EMPTY
     terminals: PMap[tuple[str, str], Terminal] = EMPTY
     # session -> its latest background list (the (kind, id) of each item, in order)
@@ -244,7 +245,7 @@ class PreviewDraft(_Scratch):
     parents: PMap[str, str]
     can_cancel: PMap[str, bool]
     child_idle: PMap[str, bool]
-    unclaimed: PMap[str, tuple[int, str]]
+    unclaimed: PMap[str, tuple[int, Naming]]
     tools: PMap[tuple[str, str], Tool]
     terminals: PMap[tuple[str, str], Terminal]
     background: PMap[str, tuple[tuple[str, str], ...] | None]
@@ -354,7 +355,7 @@ class PreviewDraft(_Scratch):
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
         if sid not in self.named and sid not in self.parents and sid not in self.unclaimed:
-            self.unclaimed = self.unclaimed.set(sid, (at, "R47"))
+            self.unclaimed = self.unclaimed.set(sid, (at, "envelope"))
         if self.closed_parent(sid) is not None:
             self.report(
                 "R76",
