@@ -51,6 +51,7 @@ def d1_findings(
             found.append(("D1", f'trace entry has "from": {sender}; expected "client" or "agent"'))
         elif "message" not in entry:
             found.append(("D1", 'trace entry has no "message"'))
+        return found  # (asked once per entry: nothing else to read)
     for d in diagnostics[:MAX_DIAGNOSTICS]:
         found.append(("D1", f"{side} message does not match the schema: {d.message}"))
     if len(diagnostics) > MAX_DIAGNOSTICS:
