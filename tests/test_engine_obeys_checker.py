@@ -22,7 +22,7 @@ from acp_core import LocalProtocolError, check_trace, new_agent, step
 from acp_core import strategies as acps
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check_preview import CHECKED as CONNECTION_RULES
-from acp_core._state._reduce_children import named_sessions
+from acp_core._rules._naming import named_sessions
 from acp_core._wire._codec import encode_update
 from acp_core.intents import PatchTerminal, RequestPermission, SendUpdate
 from acp_core.values import (

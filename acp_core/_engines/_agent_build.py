@@ -25,9 +25,10 @@ from acp_core._rules._catalogue import RULES
 from acp_core._rules._check import Violation
 from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
 from acp_core._rules._conversation import Conversation, Finding, Sender, observe
+from acp_core._rules._naming import named_sessions
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce import reduce
-from acp_core._state._reduce_children import SessionTree, named_sessions
+from acp_core._state._reduce_children import SessionTree
 from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import encode_message, encode_update
 from acp_core._wire._content import (

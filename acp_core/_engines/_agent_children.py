@@ -27,12 +27,12 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import AcpError
+from acp_core._rules._naming import named_sessions, naming_rule
 from acp_core._state._reduce_children import (
     CLOSED_SESSION_TRAFFIC,
     REPARENT,
     UNANNOUNCED_SESSION,
     SessionTree,
-    named_sessions,
     open_session,
     reduce_tree,
 )
@@ -58,7 +58,10 @@ __all__ = ["CHILDREN_STEPS", "on_wire", "send_on_child", "send_update", "tree_re
 #: UNKNOWN_SESSION_REFERENCE) is not here: which rule that breaks depends on how it names it
 #: (R47, R56, R74), `named_sessions` says, and the engine refuses it first (`Build.update`).
 _TREE_RULES: Final = {
-    UNANNOUNCED_SESSION: ("R47", "announce it first with SendUpdate(SubagentUpdate(...))"),
+    UNANNOUNCED_SESSION: (
+        naming_rule("envelope"),
+        "announce it first with SendUpdate(SubagentUpdate(...))",
+    ),
     REPARENT: ("R48", "a child keeps its first parent: patch it with session_id=<that parent>"),
     CLOSED_SESSION_TRAFFIC: ("R76", "the session was closed: send nothing more for it"),
 }
@@ -115,7 +118,9 @@ def tree_refusal(
         return known
     # An unknown session named (see `_TREE_RULES`): the rule of how the update names it.
     unknown = (rule for sid, rule in named_sessions(update) if sid not in tree.sessions)
-    return next(unknown, "R47"), "announce it first with SendUpdate(SubagentUpdate(...))"
+    return next(
+        unknown, naming_rule("envelope")
+    ), "announce it first with SendUpdate(SubagentUpdate(...))"
 
 
 def send_on_child(b: Build, target: str, update: SessionUpdate) -> None:

@@ -22,7 +22,7 @@ index, stable within a line. `side=` keeps the rules that bind one side (and bot
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Any, Final, cast
 
 from acp_core._errors import ArgumentError
 from acp_core._state._pcoll import PVec
@@ -36,10 +36,10 @@ from ._check_initialize import CHECKED as INITIALIZE_CHECKED
 from ._check_jsonrpc import CHECKED as FRAMING_CHECKED
 from ._check_message import CHECKED as MESSAGE_CHECKED
 from ._check_preview import CHECKED as PREVIEW_CHECKED
+from ._check_schema import d1_findings
 from ._conversation import CHECKED as LIFECYCLE_CHECKED
 from ._deciders import DECIDED_BY
-from ._predicates import shown
-from ._protocol import SIDES, Protocol, ProtocolDraft
+from ._protocol import Protocol, ProtocolDraft
 from ._violation import Violation
 
 __all__ = ["CHECKED_RULES", "IncrementalCheck", "LiveCheck", "Violation", "check_trace"]
@@ -89,23 +89,13 @@ class _Checker:
             self.count += 1
 
     def entry(self, i: int, entry: object) -> None:
-        if not isinstance(entry, Mapping):
-            self.draft.report(
-                "D1",
-                i,
-                f'trace entry is {shown(entry)}, not an object {{"from": ..., "message": ...}}',
-            )
+        malformed = d1_findings(entry=entry)
+        if malformed:
+            for rule, why in malformed:
+                self.draft.report(rule, i, why)
             return
-        side = entry.get("from")
-        if side not in SIDES:
-            self.draft.report(
-                "D1", i, f'trace entry has "from": {shown(side)}; expected "client" or "agent"'
-            )
-            return
-        if "message" not in entry:
-            self.draft.report("D1", i, 'trace entry has no "message"')
-            return
-        self.draft.line(i, side, entry["message"])
+        well_formed = cast("Mapping[str, Any]", entry)  # d1_findings found no fault in it
+        self.draft.line(i, well_formed["from"], well_formed["message"])
 
     def finish(self) -> tuple[Violation, ...]:
         """Every violation: what was found, then what only the end shows, by line."""

@@ -397,7 +397,7 @@ class Answers(SlotDraft):
         if raw is None:
             return []
         found: list[Finding] = []
-        options = self._decode(_OPTION_RULE.get(method, "D1"), raw, found)
+        options = self._decode(_OPTION_RULE.get(method), raw, found)
         # (A set answer without a list breaks R41: the lifecycle guard says so.)
         if (
             method == "session/set_config_option"
@@ -426,27 +426,27 @@ class Answers(SlotDraft):
         return found
 
     def _decode(
-        self, rule: str, raw: object, found: list[Finding]
+        self, rule: str | None, raw: object, found: list[Finding]
     ) -> tuple[u.SessionConfigOption, ...]:
         """The answer's options decoded as a `config_option_update` would be; its faults go
         to `found` under `rule` ("J59" for `session/new` and `session/fork`, "J60" for
-        `session/resume`; a set answer's shape is not judged here: "D1" means not at all)."""
+        `session/resume`; a set answer's shape is not judged here: None means not at all)."""
         try:
             decoded = decode_update_diagnosed(
                 {"sessionUpdate": "config_option_update", "configOptions": thaw_json(raw)},  # type: ignore[arg-type]
                 revision=self.revision,
             )
         except DecodeError as e:
-            if rule != "D1":
+            if rule is not None:
                 found.append((rule, f"the answer's `configOptions` do not decode ({e})"))
             return ()
-        if rule != "D1":
+        if rule is not None:
             for d in decoded.diagnostics:
                 found.append((rule, f"the answer's `configOptions` are malformed: {d.message}"))
         upd = decoded.value
         options = upd.config_options if isinstance(upd, u.ConfigOptionUpdate) else ()
         for option in options:
-            if rule != "D1" and isinstance(option, u.OtherSessionConfigOption):
+            if rule is not None and isinstance(option, u.OtherSessionConfigOption):
                 cid, name = option.raw.get("configId"), option.raw.get("name")
                 if not isinstance(cid, str) or not isinstance(name, str):
                     found.append(

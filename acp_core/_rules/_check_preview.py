@@ -50,6 +50,7 @@ from ._check_preview_records import FINAL_TOOL, Resume, Terminal, Tool
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
 from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
+from ._naming import Naming
 from ._predicates import RequestKey, request_key, shown
 
 __all__ = [
@@ -94,7 +95,7 @@ class PreviewState:
     parents: PMap[str, str] = EMPTY  # child -> parent (first announcement wins)
     can_cancel: PMap[str, bool] = EMPTY  # child -> its capabilities permit cancel
     child_idle: PMap[str, bool] = EMPTY  # child -> its own last state is idle
-    unclaimed: PMap[str, tuple[int, str]] = EMPTY  # unknown id -> (first use, rule)
+    unclaimed: PMap[str, tuple[int, Naming]] = EMPTY  # unknown id -> (first use, how named)
     tools: PMap[tuple[str, str], Tool] = EMPTY
     terminals: PMap[tuple[str, str], Terminal] = EMPTY
     # session -> its latest background list (the (kind, id) of each item, in order)
@@ -244,7 +245,7 @@ class PreviewDraft(_Scratch):
     parents: PMap[str, str]
     can_cancel: PMap[str, bool]
     child_idle: PMap[str, bool]
-    unclaimed: PMap[str, tuple[int, str]]
+    unclaimed: PMap[str, tuple[int, Naming]]
     tools: PMap[tuple[str, str], Tool]
     terminals: PMap[tuple[str, str], Terminal]
     background: PMap[str, tuple[tuple[str, str], ...] | None]
@@ -288,6 +289,30 @@ class PreviewDraft(_Scratch):
         if self.revision.applies(rule):
             self.found.append(Finding(rule, message, at))
 
+    def r57(self, i: int, *, answered: Resume | None = None, again: str | None = None) -> bool:
+        """R57: a resume with a replay cursor gets exactly one `replay_complete` for its
+        session before its response. Judged where each half can show: the resume's successful
+        answer (`answered`, before any marker arrived) and a second marker for a session
+        (`again`) in one resume. Returns whether it reported (R64 waits for the marker)."""
+        if answered is not None:
+            missing = (
+                answered.cursor
+                and self.revision.applies("R57")
+                and answered.session not in answered.marked
+            )
+            if missing:
+                self.report(
+                    "R57",
+                    i,
+                    f"the resume of line {answered.at} asked for a replay, but is answered "
+                    f"before replay_complete on {shown(answered.session)}",
+                )
+                return True
+        if again is not None:
+            self.report("R57", i, f"second replay_complete for {shown(again)} in one resume")
+            return True
+        return False
+
     # -- dispatch ------------------------------------------------------------------------
 
     def message(self, i: int, side: str, sid: str | None, msg: object) -> None:
@@ -330,7 +355,7 @@ class PreviewDraft(_Scratch):
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
         if sid not in self.named and sid not in self.parents and sid not in self.unclaimed:
-            self.unclaimed = self.unclaimed.set(sid, (at, "R47"))
+            self.unclaimed = self.unclaimed.set(sid, (at, "envelope"))
         if self.closed_parent(sid) is not None:
             self.report(
                 "R76",
@@ -493,16 +518,9 @@ class PreviewDraft(_Scratch):
         listed = self.background.get(sid) or ()
         result = msg.result if isinstance(msg, j.Response) else None
         outcome = result.get("outcome") if isinstance(result, Mapping) else None
-        if ("tool_call", tool) in listed and (
-            isinstance(outcome, Mapping) and outcome.get("outcome") == "cancelled"
-        ):
-            self.report(
-                "C40",
-                i,
-                f"the permission request of line {at} belongs to background tool call "
-                f"{shown(tool)}; session/cancel (line {cancel_at}) leaves it open, yet the "
-                "client answers it cancelled",
-            )
+        if ("tool_call", tool) in listed:
+            answered = isinstance(outcome, Mapping) and outcome.get("outcome") == "cancelled"
+            _c40(self, i, listed_answered=(at, tool, cancel_at, answered))
 
     def not_cancelled(self, i: int, cancels: Callable[[RequestKey], bool | None]) -> None:
         """The session/cancel of line `i` did not cancel the work of the requests for which
@@ -518,12 +536,40 @@ class PreviewDraft(_Scratch):
     def finish(self) -> None:
         """What the end of the recording shows: withdrawn requests never answered (C40)."""
         for key, at in oitems(self.withdrawn):
-            self.report(
+            _c40(self, at, never_answered=key)
+
+
+def _c40(
+    r: PreviewDraft,
+    i: int,
+    *,
+    listed_answered: tuple[int, str | None, int, bool] | None = None,
+    never_answered: RequestKey | None = None,
+) -> None:
+    """C40: the client answers a permission request the agent withdrew (cancelled outcome or
+    -32800), and answers one that `session/cancel` leaves open (its tool call is listed as
+    background work) like any other, not `cancelled`. Judged where each can show: an answer
+    to a listed tool call's request after the cancel (`listed_answered`: the request's line,
+    its tool call, the cancel's line, whether the answer is `cancelled`), and the end of the
+    recording for a withdrawn request never answered (`never_answered`, its key)."""
+    if listed_answered is not None:
+        at, tool, cancel_at, cancelled = listed_answered
+        if cancelled:
+            r.report(
                 "C40",
-                at,
-                f"the agent withdrew permission request {shown(key[1])} with $/cancel_request; "
-                "the client still answers it (cancelled outcome or -32800), and never does",
+                i,
+                f"the permission request of line {at} belongs to background tool call "
+                f"{shown(tool)}; session/cancel (line {cancel_at}) leaves it open, yet the "
+                "client answers it cancelled",
             )
+    if never_answered is not None:
+        r.report(
+            "C40",
+            i,
+            f"the agent withdrew permission request {shown(never_answered[1])} with "
+            "$/cancel_request; the client still answers it (cancelled outcome or -32800), and "
+            "never does",
+        )
 
 
 _SCRATCH: Final = (("found", "[]"), ("book_draft", "None"), ("cancels_draft", "None"))

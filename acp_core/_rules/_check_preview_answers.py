@@ -94,14 +94,7 @@ def _resume(r: PreviewDraft, i: int, msg: j.Response | j.ErrorResponse) -> None:
     if not isinstance(msg, j.Response):
         return  # failed or cancelled: the replay is truncated, no marker is owed (R58)
     # No marker is owed where the revision has none (2026-11): the history ends at the answer.
-    missing = resume.cursor and r.revision.applies("R57") and resume.session not in resume.marked
-    if missing:
-        r.report(
-            "R57",
-            i,
-            f"the resume of line {resume.at} asked for a replay, but is answered before "
-            f"replay_complete on {shown(resume.session)}",
-        )
+    missing = r.r57(i, answered=resume)
     for child in resume.children:
         if child not in resume.marked:
             r.report(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-from acp_core._state._reduce_children import named_sessions
+from acp_core._state._reduce_children import session_names
 from acp_core._wire import _content as c
 from acp_core._wire import _updates as u
 from acp_core._wire import _updates_2026_11 as u11
@@ -31,6 +31,7 @@ from acp_core._wire._json import UNSET
 
 from ._check_preview_records import EXITED, FINAL_TOOL, NEW_TERMINAL, NEW_TOOL, Terminal, Tool
 from ._draft import EMPTY, oitems, opop, oset, padd, ppop
+from ._naming import naming_rule
 from ._predicates import open_enum_finding, shown
 
 if TYPE_CHECKING:
@@ -57,11 +58,11 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         _history(r, i, sid, upd)
     if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
         r.edit_book().user(r, i, sid, upd.message_id)  # insertions and the replay window (R59, R70)
-    for ref, rule in named_sessions(upd):  # type: ignore[arg-type]
-        if rule == "R74":
+    for ref, how in session_names(upd):  # type: ignore[arg-type]
+        if how == "background":
             continue  # a background entry: judged with its list (`_state`, R74)
         if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
-            r.unclaimed = r.unclaimed.set(ref, (i, rule))
+            r.unclaimed = r.unclaimed.set(ref, (i, how))
     if isinstance(upd, _OUTPUT):
         unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)
         if unreported and sid in r.fresh and sid in r.parents and sid not in r.child_work:
@@ -142,7 +143,7 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
         r.unclaimed, first = ppop(r.unclaimed, child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
-        if first is not None and first[1] == "R47" and _resumed(r, sid, first[0]):
+        if first is not None and first[1] in ("envelope", "message") and _resumed(r, sid, first[0]):
             r.report(
                 "R61",
                 first[0],
@@ -152,7 +153,7 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
             )
         elif first is not None:
             r.report(
-                first[1],
+                naming_rule(first[1]),
                 first[0],
                 f"{shown(child)} is used here, before the subagent_update that announces it "
                 f"(line {i})",
@@ -246,7 +247,7 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         _r73(r, i, sid, upd)
     # R62: the state after the history. Where the revision has no replay marker (2026-11),
     # the history ends where the agent chooses, so any state_update of the session counts.
-    marker = r.revision.applies("R57")
+    marker = "replay_complete" in r.revision.update_kinds
     for key, resume in oitems(r.resumes) if r.resumes else ():
         if resume.session == sid:
             snapshot = resume.snapshot or not resume.cursor or not marker or sid in resume.marked
@@ -352,14 +353,14 @@ def _marker(r: PreviewDraft, i: int, sid: str) -> None:
         assert resume is not None  # a replay window is its resume's
         r.resumes = oset(r.resumes, key, fast_evolve(resume, marked=resume.marked | {sid}))
         return
-    again = any(sid in res.marked for _key, res in oitems(r.resumes))
-    r.report(
-        "R57" if again else "R58",
-        i,
-        f"second replay_complete for {shown(sid)} in one resume"
-        if again
-        else f"replay_complete for {shown(sid)}, but no resume with a replay cursor replays it",
-    )
+    if any(sid in res.marked for _key, res in oitems(r.resumes)):
+        r.r57(i, again=sid)
+    else:
+        r.report(
+            "R58",
+            i,
+            f"replay_complete for {shown(sid)}, but no resume with a replay cursor replays it",
+        )
 
 
 def _suggestions(r: PreviewDraft, i: int, upd: up.PromptSuggestionsUpdate) -> None:

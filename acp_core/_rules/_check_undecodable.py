@@ -2,7 +2,8 @@
 
 Owns: `explain_undecodable`, which names a specific rule (R4, R29, R80 where the revision
 has it, and R26 as `_rules/_check_message.permission_shape_findings` decides it) when patching
-the one field that rule is about makes the message decode, and D1 otherwise.
+the one field that rule is about makes the message decode, and D1 otherwise (as
+`_rules/_check_schema.d1_findings` decides it).
 Must not know: the conversation, what decoded messages break (`_rules/_check_message.py`).
 """
 
@@ -17,6 +18,7 @@ from acp_core._wire._codec import decode_message
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._check_message import Finding, permission_shape_findings
+from ._check_schema import d1_findings
 from ._predicates import MESSAGE_UPDATE_TAGS
 
 __all__ = ["explain_undecodable"]
@@ -28,13 +30,15 @@ _PLACEHOLDER_OPTION: Final = {"optionId": "x", "name": "x", "kind": "allow_once"
 def explain_undecodable(raw: object, revision: Revision = DEFAULT_REVISION) -> Finding:
     """Name the rule a decode failure breaks: a specific one if patching one field fixes it
     (and the rule applies in `revision`)."""
-    rule, why = _explain(raw, revision)
-    return (rule, why) if revision.applies(rule) else ("D1", "")
+    found = _explain(raw, revision)
+    if found is not None and revision.applies(found[0]):
+        return found
+    return d1_findings(unexplained=True)[0]
 
 
-def _explain(raw: object, revision: Revision) -> Finding:
+def _explain(raw: object, revision: Revision) -> Finding | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("params"), Mapping):
-        return "D1", ""
+        return None
     params: Mapping[str, Any] = raw["params"]
     method = raw.get("method")
     if method == j.Method.SESSION_UPDATE and isinstance(params.get("update"), Mapping):
@@ -66,7 +70,7 @@ def _explain(raw: object, revision: Revision) -> Finding:
             fixed["options"] = [_PLACEHOLDER_OPTION]
         if _decodes({**raw, "params": fixed}):
             return shape[0][0], f": {shape[0][1]}"
-    return "D1", ""
+    return None
 
 
 def _decodes(raw: object, revision: Revision = DEFAULT_REVISION) -> bool:

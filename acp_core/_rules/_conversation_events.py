@@ -1,9 +1,11 @@
 """How a message becomes a lifecycle event: classification and request pairing.
 
 Owns: `Obs` (one observation's builder: changes and findings), `classify` (a message to an
-`Event`, pairing answers with their requests: J1, J2, C25) and the window of answered
-requests. Must not know: what any event does to the lifecycle (`_rules/_conversation.py`) or what
-the guards check (`_rules/_conversation_guards.py`).
+`Event`, pairing answers with their requests: J1, J2, C25), `j2_breach` (J2's one deciding
+function, asked here of each session's messages and by `_rules/_protocol.py` of ids shared
+across sessions) and the window of answered requests. Must not know: what any event does to
+the lifecycle (`_rules/_conversation.py`) or what the guards check
+(`_rules/_conversation_guards.py`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ._conversation_state import (
 )
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify"]
+__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify", "j2_breach"]
 
 # Updates that are conversation history (what a replay sends) and the agent's own output.
 _USER: Final = (u.UserMessageChunk, u.UserMessage)
@@ -91,23 +93,58 @@ def _request(o: Obs, sender: Sender, request_id: object, pending: Pending) -> No
     key = (sender, request_key(request_id))
     requests: PMap[tuple[Sender, RequestKey], Pending] = o.get("requests")
     first = requests.get(key)
-    if first is not None:
-        o.report(
-            "J2",
-            pending.at,
-            f"{sender} reuses request id {shown(request_id)} while the request of line "
-            f"{first.at} is still unanswered",
-        )
+    found = j2_breach(reused=(sender, request_id, None if first is None else first.at))
+    if found is not None:
+        o.report(found[0], pending.at, found[1])
     o.set(requests=requests.set(key, pending))
 
 
 def _direction(o: Obs, sender: Sender, expected: Sender, method: str, at: int) -> bool:
-    if sender != expected:
-        o.report(
-            "J2", at, f"`{method}` is sent by the {expected}, but this one comes from the {sender}"
-        )
+    found = j2_breach(sent=(sender, expected, method))
+    if found is not None:
+        o.report(found[0], at, found[1])
         return False
     return True
+
+
+def j2_breach(
+    *,
+    sent: tuple[Sender, Sender, str] | None = None,
+    unnumbered: str | None = None,
+    numbered: tuple[str, object] | None = None,
+    reused: tuple[Sender, object, int | None] | None = None,
+    shared: tuple[object, str | None, str | None] | None = None,
+) -> tuple[str, str] | None:
+    """J2: each message is sent by the side its method belongs to, as a request (with an id)
+    or a notification (without) as its method is, and a request's id is not in use by another
+    pending request of its sender on the connection. The facts of one clause at a time:
+    `sent` (sender, the side the method belongs to, method); `unnumbered` (the method of a
+    notification); `numbered` (method and id of a request); `reused` (sender, id, the line of
+    the sender's pending request of that session with that id, if any: the session machines);
+    `shared` (id, its session, the session of the pending request with that id: the protocol
+    machine, across sessions). Returns the rule and why, or None."""
+    why: str | None = None
+    if sent is not None and sent[0] != sent[1]:
+        sender, expected, method = sent
+        why = f"`{method}` is sent by the {expected}, but this one comes from the {sender}"
+    elif unnumbered in (j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION):
+        why = f"`{unnumbered}` is a request but is sent without an id"
+    elif numbered is not None and numbered[0] in (j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL):
+        why = f"`{numbered[0]}` is a notification but is sent with id {shown(numbered[1])}"
+    elif reused is not None and reused[2] is not None:
+        sender, request_id, first_at = reused
+        why = (
+            f"{sender} reuses request id {shown(request_id)} while the request of line "
+            f"{first_at} is still unanswered"
+        )
+    elif shared is not None and shared[2] != shared[1] and shared[0] is not None:
+        request_id, _sid, owner = shared
+        holder = "the connection" if owner is None else shown(owner)
+        why = (
+            f"request id {shown(request_id)} is already in use by a pending request of "
+            f"{holder} (ids are unique per connection, not per session)"
+        )
+    return None if why is None else ("J2", why)
 
 
 def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) -> Event | None:
@@ -182,8 +219,9 @@ def classify(o: Obs, sender: Sender, msg: object, at: int) -> Event | None:
         _direction(o, sender, CLIENT, method, at)
         return None  # paired with its answer (J1, C25); no lifecycle effect (R75)
     if isinstance(msg, j.Notification):
-        if msg.method in (j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION):
-            o.report("J2", at, f"`{msg.method}` is a request but is sent without an id")
+        found = j2_breach(unnumbered=msg.method)
+        if found is not None:
+            o.report(found[0], at, found[1])
         return None
     if isinstance(msg, (j.Response, j.ErrorResponse)):
         return _answer(o, sender, msg, at)
@@ -192,8 +230,9 @@ def classify(o: Obs, sender: Sender, msg: object, at: int) -> Event | None:
 
 def _generic_request(o: Obs, sender: Sender, msg: j.Request, at: int) -> Event | None:
     params: Mapping[str, JsonValue] = msg.params if isinstance(msg.params, Mapping) else {}
-    if msg.method in (j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL):
-        o.report("J2", at, f"`{msg.method}` is a notification but is sent with id {shown(msg.id)}")
+    found = j2_breach(numbered=(msg.method, msg.id))
+    if found is not None:
+        o.report(found[0], at, found[1])
     detail = params.get("configId") if msg.method == "session/set_config_option" else None
     _request(o, sender, msg.id, Pending(msg.method, at, detail))
     kind = _CLIENT_REQUESTS.get(msg.method)

@@ -113,15 +113,38 @@ def _r21(c: Conversation, e: Event) -> str | None:
     )
 
 
-def _r24_idle(c: Conversation, e: Event) -> str | None:
-    stop = _stop(e)
-    if c.cancel_at is None or not c.cancel_by_close or not ending(c):
-        return None
-    if not isinstance(stop, str) or stop == "cancelled":
+def _r24(c: Conversation, e: Event) -> str | None:
+    # R24, "session/close cancels ongoing work as if session/cancel had been received ... and
+    # answers {}": at the idle that ends the work the close cancelled, its stop reason; at the
+    # close's answer, that the work ended before it, and the result. (The session freed after
+    # the answer is the table's refusal, `_r24_after`: it runs first of all guards, and on an
+    # idle both can speak, with other guards' findings between them, so it stays apart.)
+    if e.kind is Kind.IDLE:
+        stop = _stop(e)
+        if c.cancel_at is None or not c.cancel_by_close or not ending(c):
+            return None
+        if not isinstance(stop, str) or stop == "cancelled":
+            return None
+        return (
+            f"session/close (line {c.cancel_at}) cancels the work as session/cancel does, but "
+            f'it ends with stopReason {shown(stop)} instead of "cancelled"'
+        )
+    msg = e.message
+    if not isinstance(msg, j.Response):
+        return None  # an error is allowed (unknown or inactive session)
+    result = msg.result
+    if ending(c):
+        # Nothing may be reported for the session once the close is answered, so the idle +
+        # "cancelled" that ends the work it cancelled (R21) can only come before the answer.
+        return (
+            "session/close is answered while the work it cancels has not ended: its idle "
+            'with stopReason "cancelled" must come before the answer (nothing is reported '
+            "for the session after it)"
+        )
+    if isinstance(result, Mapping) and not [k for k in result if k != "_meta"]:
         return None
     return (
-        f"session/close (line {c.cancel_at}) cancels the work as session/cancel does, but "
-        f'it ends with stopReason {shown(stop)} instead of "cancelled"'
+        f"session/close is answered with {shown(result)}; the result is {{}} (only `_meta` besides)"
     )
 
 
@@ -254,26 +277,6 @@ def _r24_after(c: Conversation, e: Event) -> str | None:
     )
 
 
-def _r24_answer(c: Conversation, e: Event) -> str | None:
-    msg = e.message
-    if not isinstance(msg, j.Response):
-        return None  # an error is allowed (unknown or inactive session)
-    result = msg.result
-    if ending(c):
-        # Nothing may be reported for the session once the close is answered, so the idle +
-        # "cancelled" that ends the work it cancelled (R21) can only come before the answer.
-        return (
-            "session/close is answered while the work it cancels has not ended: its idle "
-            'with stopReason "cancelled" must come before the answer (nothing is reported '
-            "for the session after it)"
-        )
-    if isinstance(result, Mapping) and not [k for k in result if k != "_meta"]:
-        return None
-    return (
-        f"session/close is answered with {shown(result)}; the result is {{}} (only `_meta` besides)"
-    )
-
-
 def _r41_answer(c: Conversation, e: Event) -> str | None:
     msg = e.message
     if not isinstance(msg, j.Response):
@@ -340,11 +343,11 @@ GUARDS: Final[tuple[Guard, ...]] = (
     Guard("R2", (Kind.IDLE,), _r2),
     Guard("R1", (Kind.IDLE,), _r1),
     Guard("R21", (Kind.IDLE,), _r21),
-    Guard("R24", (Kind.IDLE,), _r24_idle),
+    Guard("R24", (Kind.IDLE,), _r24),
     Guard("R22", (Kind.PROMPT_ANSWER,), _r22),
     Guard("R1", (Kind.PROMPT_ANSWER,), _r1),
     Guard("R38", (Kind.RESUME_ANSWER,), _r38),
-    Guard("R24", (Kind.CLOSE_ANSWER,), _r24_answer),
+    Guard("R24", (Kind.CLOSE_ANSWER,), _r24),
     Guard("R41", (Kind.CONFIG_ANSWER,), _r41_answer),
 )
 #: Rules this machine decides, besides those of its effects below (J1, J2, C25 in pairing;

@@ -44,8 +44,8 @@ from ._conversation_guards import (
     _r21,
     _r22,
     _r23,
+    _r24,
     _r24_after,
-    _r24_idle,
     _r38,
     _r39,
     _s1,
@@ -88,7 +88,7 @@ SPEAKS: Final[Mapping[Any, frozenset[Stage]]] = {
     (_r1, K.IDLE): _ALL - {S.REPLAYING, S.IDLE, S.UNKNOWN, S.CANCELLED},  # (the answer: all)
     # a cancel (or close) waits for its idle.
     _r21: _MODES | {S.CANCELLING},
-    _r24_idle: _MODES | {S.CANCELLING},
+    (_r24, K.IDLE): _MODES | {S.CANCELLING},  # (the close's answer: all)
     _r22: _MODES | {S.CANCELLING, S.REPLAYING},
     # a resume asked for the whole history: its window is open.
     _r38: _MODES | {S.REPLAYING},

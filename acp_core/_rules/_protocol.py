@@ -16,8 +16,8 @@ judges line `i`:
    there and judged no further;
 2. decoding with the library's codec (`decode_message_diagnosed`); what does not decode is a
    violation (`D1`, or the rule one field explains, `_check_undecodable.py`), never an
-   exception; at most `_MAX_DIAGNOSTICS` schema findings a line; an agent's malformed `_meta`
-   is J45's;
+   exception; at most `MAX_DIAGNOSTICS` schema findings a line (`_check_schema.py`, D1's one
+   home); an agent's malformed `_meta` is J45's;
 3. per decoded message (each item of a batch): the single-message rules (`MessageRules`), the
    sessions the agent may name (J3, `OpenSessions`), what `initialize` advertised (J70-J80),
    the handshake (J5-J10, J31-J33), the answers to session management (J50-J64), from 2026-11
@@ -58,11 +58,13 @@ from ._check_initialize import handshake_findings, initialize_findings
 from ._check_jsonrpc import Framing, meta_finding
 from ._check_message import Finding, MessageRules, Seen, error_finding
 from ._check_preview import PreviewState, finish_connection, observe_connection
+from ._check_schema import d1_findings
 from ._check_sessions import OpenSessions
 from ._check_undecodable import explain_undecodable
 from ._conversation import Conversation, Sender
 from ._conversation import finish as finish_conversation
 from ._conversation import observe as observe_conversation
+from ._conversation_events import j2_breach
 from ._predicates import RequestKey, id_twin, request_key, shown
 from ._violation import Violation, printable
 
@@ -73,7 +75,6 @@ AGENT: Final = "agent"
 #: The two senders of a connection.
 SIDES: Final = (CLIENT, AGENT)
 _PEER: Final[Mapping[str, str]] = {CLIENT: AGENT, AGENT: CLIENT}
-_MAX_DIAGNOSTICS: Final = 20  # per line; then one summary (a 3 MB line is not a million)
 _SEEN_BY: Final = (j.UpdateSessionNotification, j.RequestPermissionRequest)
 _REQUESTS: Final = (
     j.Request,
@@ -284,22 +285,16 @@ class ProtocolDraft:
             if meta is not None:
                 self.report(meta[0], i, meta[1])
                 diagnostics = tuple(d for d in diagnostics if not d.path.endswith("._meta"))
-        for d in diagnostics[:_MAX_DIAGNOSTICS]:
-            self.report("D1", i, f"{side} message does not match the schema: {d.message}")
-        if len(diagnostics) > _MAX_DIAGNOSTICS:
-            self.report(
-                "D1", i, f"... and {len(diagnostics) - _MAX_DIAGNOSTICS} more schema mismatches"
-            )
+        if diagnostics:
+            for rule, why in d1_findings(side=side, diagnostics=diagnostics):
+                self.report(rule, i, why)
         msg = decoded.value
         if isinstance(msg, j.Batch):
             self.report_all(i, self.single.batch(side, msg))
             for item in msg.items:
                 if isinstance(item, j.InvalidEntry):
-                    self.report(
-                        "D1",
-                        i,
-                        f"batch entry does not decode: expected {item.expected} @ {item.path}",
-                    )
+                    for rule, why in d1_findings(invalid=item):
+                        self.report(rule, i, why)
                 else:
                     self.message(i, side, item)
         else:
@@ -423,16 +418,11 @@ class ProtocolDraft:
             self.sessions = self.sessions.set(sid, conv)
         if isinstance(msg, _REQUESTS):
             key = (side, request_key(msg.id))
-            if key in self.route and self.route[key] != sid and msg.id is not None:
-                # Ids are per connection: the machines see one session each (same-session
-                # reuse is theirs), so reuse across sessions is found here.
-                self.report(
-                    "J2",
-                    i,
-                    f"request id {shown(msg.id)} is already in use by a pending request of "
-                    f"{'the connection' if self.route[key] is None else shown(self.route[key])}"
-                    f" (ids are unique per connection, not per session)",
-                )
+            # Ids are per connection: the machines see one session each (same-session
+            # reuse is theirs), so reuse across sessions is found here.
+            found = j2_breach(shared=(msg.id, sid, self.route[key])) if key in self.route else None
+            if found is not None:
+                self.report(found[0], i, found[1])
             self.route = self.route.set(key, sid)
         for f in findings:
             self.report(f.rule, f.at, f.message, warning=f.warning)

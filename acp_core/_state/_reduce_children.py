@@ -14,7 +14,7 @@ a second parent keeps its first parent (R48, P5); traffic for a closed session i
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 import attrs
 
@@ -39,6 +39,7 @@ __all__ = [
     "REPARENT",
     "UNANNOUNCED_SESSION",
     "UNKNOWN_SESSION_REFERENCE",
+    "NameKind",
     "SessionTree",
     "begin_resume",
     "child_link",
@@ -46,11 +47,11 @@ __all__ = [
     "close_session",
     "effective_state",
     "end_resume",
-    "named_sessions",
     "new_tree",
     "open_session",
     "parent_of",
     "reduce_tree",
+    "session_names",
 ]
 
 #: Diagnostics of the tree (docs/semantics.md, "Preview").
@@ -156,24 +157,31 @@ def _announce(
     return evolve_frozen(tree, sessions=sessions)
 
 
-def named_sessions(update: SessionUpdate) -> list[tuple[str, str]]:
-    """The session ids an update names besides its envelope, each with the rule that judges
-    naming a session before the client knows it: R47 for a `session_message`'s sender or
-    recipient, R56 for a `session` tool-content item (in a tool call or a content chunk),
-    R74 for a background list's `subagent` entry. The one home of this question: the view's
-    diagnostics, the agent engine's refusals and the checker all read it."""
-    out: list[tuple[str, str]] = []
+#: How an update names a session besides its envelope: a `session_message`'s sender or
+#: recipient, a `session` tool-content item (in a tool call or a content chunk), a background
+#: list's `subagent` entry.
+NameKind: TypeAlias = Literal["message", "content", "background"]
+
+
+def session_names(update: SessionUpdate) -> list[tuple[str, NameKind]]:
+    """The session ids an update names besides its envelope, each with how it names it. The
+    one home of this question: the view's diagnostics, the agent engine's refusals and the
+    checker all read it (the rule each way of naming breaks is
+    `_rules/_naming.naming_rule`'s)."""
+    out: list[tuple[str, NameKind]] = []
     background = getattr(update, "background", None)
     if isinstance(background, tuple):
-        out.extend((b.session_id, "R74") for b in background if type(b) is BackgroundSubagent)
+        out.extend(
+            (b.session_id, "background") for b in background if type(b) is BackgroundSubagent
+        )
     if type(update) is ToolCallUpdate and isinstance(update.content, tuple):
-        out.extend((i.session_id, "R56") for i in update.content if type(i) is SessionReference)
+        out.extend((i.session_id, "content") for i in update.content if type(i) is SessionReference)
     elif type(update) is ToolCallContentChunk and type(update.content) is SessionReference:
-        out.append((update.content.session_id, "R56"))
+        out.append((update.content.session_id, "content"))
     elif type(update) is SessionMessage:
         for sid in (update.sender_session_id, update.recipient_session_id):
             if isinstance(sid, str):
-                out.append((sid, "R47"))
+                out.append((sid, "message"))
     return out
 
 
@@ -196,7 +204,7 @@ def reduce_tree(
         return evolve_frozen(tree, orphans=tree.orphans.set(session_id, bucket.append(update)))
     if type(update) is SubagentUpdate:
         return _announce(tree, session_id, update, revision)
-    for named, _rule in named_sessions(update):
+    for named, _how in session_names(update):
         if named not in tree.sessions and named != session_id:
             tree = _diagnose(tree, UNKNOWN_SESSION_REFERENCE, named, "names an unknown session")
     new = reduce(state, update, revision=revision)
