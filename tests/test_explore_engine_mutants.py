@@ -37,10 +37,9 @@ def same_id_in_every_session(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_connection_agent_state, "fresh_id", fresh_id)
 
 
-def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
+def engine_keeps_announcements_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
     """The agent engine registers a child it announces (its tree knows the child, so it lets
-    the child's traffic through) but never sends the `subagent_update`: the child's traffic
-    reaches the client unannounced (R47; the checker's J3: a session nobody set up)."""
+    the child's traffic through) but never sends the `subagent_update`."""
     real = _agent_children.send_update
 
     def send_update(b: Any, update: Any, session_id: str | None) -> None:
@@ -50,6 +49,12 @@ def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
         real(b, update, session_id)
 
     monkeypatch.setattr(_agent_children, "send_update", send_update)
+
+
+def announcement_kept_off_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`engine_keeps_announcements_off_the_wire`: the child's traffic reaches the client
+    unannounced (the checker's J3: a session nobody set up)."""
+    engine_keeps_announcements_off_the_wire(monkeypatch)
     # The agent connection refuses traffic on a session it never saw set up or announced (J3,
     # the checker's `OpenSessions`): off here, so what the engine alone does is what the
     # search sees (`test_the_agent_connection_refuses_the_unannounced_child_mutant`).
@@ -159,14 +164,6 @@ def test_the_agent_connection_refuses_the_unannounced_child_mutant(
     # With J3 judged on what it is asked to send, the connection refuses the child's traffic
     # the engine lets through: the same search finds no trace that breaks a rule.
     mutant = MUTANTS["a child's traffic before its announcement (Preview)"]
-    real = _agent_children.send_update
-
-    def send_update(b: Any, update: Any, session_id: str | None) -> None:
-        if type(update) is acp.SubagentUpdate:
-            b.children = _agent_children._reduce(b, b.engine.session_id, update)
-            return
-        real(b, update, session_id)
-
     with monkeypatch.context() as m:
-        m.setattr(_agent_children, "send_update", send_update)
+        engine_keeps_announcements_off_the_wire(m)
         assert _first_violations(mutant)[1] == ()
