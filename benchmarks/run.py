@@ -968,18 +968,24 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
     return ts  # fmt: skip
 
 
-def _fast_label() -> str:
+def _fast_label(
+    parser: str = acp_core.connection.JSON_PARSER, compiled: str = _COMPILED
+) -> str:
     # The `bytes` phase's readers: the framing's parser, and the compiled decoder if any.
-    parser: str = acp_core.connection.JSON_PARSER
-    return parser + ("" if _COMPILED == "none" else f"+{_COMPILED}")
+    return parser + ("" if compiled == "none" else f"+{compiled}")
 
 
-def bytes_rows(r: dict[str, Any]) -> list[list[str]]:
+def bytes_rows(
+    r: dict[str, Any],
+    parser: str = acp_core.connection.JSON_PARSER,
+    compiled: str = _COMPILED,
+) -> list[list[str]]:
     """The `bytes` phase table: acp_core (the parser and compiled decoder in use, without the
     compiled decoder, then the stdlib parser alone) against the floor over the same reads,
-    and the same bytes through a ClientConnection."""
-    rows = [["workload", f"acp_core ({_fast_label()}) ev/s", "floor/bytes",
-             f"floor/bytes ({acp_core.connection.JSON_PARSER})", "floor/bytes (json)", "floor ev/s",
+    and the same bytes through a ClientConnection. `parser` and `compiled` name the readers
+    of the run (the JSON's, when the table is drawn from it: never this process's)."""
+    rows = [["workload", f"acp_core ({_fast_label(parser, compiled)}) ev/s", "floor/bytes",
+             f"floor/bytes ({parser})", "floor/bytes (json)", "floor ev/s",
              "ClientConnection ev/s", "floor/connection"]]  # fmt: skip
     for name, res in r.items():
         a, s, f = res[ACP][BYTES], res[ACP][BYTES_STDLIB], res[FLOOR][BYTES]
@@ -1015,7 +1021,7 @@ def markdown(out: dict[str, Any]) -> str:
                 other = ""
             rows.append([name, impl, fmt_rate(a), fmt_rate(d), other, f"{floor / a:.2f}x",
                          f"{floor / d:.2f}x"])  # fmt: skip
-    raw = bytes_rows(r)
+    raw = bytes_rows(r, out["json_parser"], out.get("compiled_decoder", "none"))
     flat = out["flatness"]
     mem = [["workload", "final state", "final beyond text", "every state", "every - final",
             "floor final"]]  # fmt: skip
