@@ -356,7 +356,9 @@ def _entry(name: str, module: str, obj: Any = None, home: str | None = None) -> 
         comment, value = (found[1], found[2]) if found else ("", "")
         alias = isinstance(obj, (types.UnionType, str)) or type(obj).__module__ == "typing"
         if alias:
-            lines += ["```python", f"{name} = {value.strip(chr(34))}", "```", ""]
+            # A quoted alias ("A | B") shows unquoted; any other expression as written.
+            quoted = len(value) > 1 and value[0] == value[-1] == '"' and '"' not in value[1:-1]
+            lines += ["```python", f"{name} = {value[1:-1] if quoted else value}", "```", ""]
             lines.append(comment or "A type alias (for annotations).")
         else:
             kind = "read-only mapping" if isinstance(obj, types.MappingProxyType) else None
