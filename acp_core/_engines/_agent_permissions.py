@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import AcpError
+from acp_core._rules._naming import naming_rule
 from acp_core._rules._predicates import APPROVING_OPTION_KINDS
 from acp_core._wire._codec import decode_permission_result
 from acp_core._wire._json import UNSET
@@ -63,7 +64,9 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
     if child == engine.session_id:
         child = None
     if child is not None and child not in b.children.parents:
-        raise refuse("R47", f"announce {child!r} with subagent_update before asking for it")
+        # a request's envelope naming a child not announced: the rule is R47's one home's
+        why = f"announce {child!r} with subagent_update before asking for it"
+        raise refuse(naming_rule("envelope"), why)
     state = b.session if child is None else b.children.sessions[child]
     subject: Any = UNSET
     if intent.tool_call_id is not None:

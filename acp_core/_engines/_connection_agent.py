@@ -102,7 +102,7 @@ from ._connection_values import (
     unknown_session,
 )
 from ._intents import Received, RejectPrompt
-from ._request_ids import REQUESTS, id_refusal, load_refusal
+from ._request_ids import REQUESTS, id_refusal, load_refusal, reuse_finding, valid_request_id
 
 __all__ = [
     "AGENT_INPUTS",
@@ -174,7 +174,8 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, b.incoming.__contains__)
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
-            b.finding("J2", error.message)  # the checker's rule for the same request
+            if valid_request_id(request_id):  # the checker's rule for the same request
+                b.finding(*reuse_finding("client", request_id))
             return
         error = load_refusal(len(b.incoming))
         if error is not None:  # E6: never held

@@ -104,7 +104,14 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
-from ._request_ids import MAX_PEER_REQUESTS, REQUESTS, id_refusal, load_refusal
+from ._request_ids import (
+    MAX_PEER_REQUESTS,
+    REQUESTS,
+    id_refusal,
+    load_refusal,
+    reuse_finding,
+    valid_request_id,
+)
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -245,7 +252,7 @@ def _opened(
         _receive_one(b, message)
     if not any(p.method == "session/new" for p in b.outgoing.values()):
         if speaks_children(b.conn.revision):
-            return  # held for children announced later (P3; R47 was reported when held)
+            return  # held for children announced later (P3; the judge says R47 then)
         for orphan_id, items in b.orphans.items():
             b.finding("E3", f"{len(items)} update(s) for unknown session {orphan_id!r} dropped")
         b.orphans = type(b.orphans)()
@@ -350,7 +357,8 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, lambda rid: _pending(b, rid))
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
-            b.finding("J2", error.message)  # the checker's rule for the same request
+            if valid_request_id(request_id):  # the checker's rule for the same request
+                b.finding(*reuse_finding("agent", request_id))
             return
         error = load_refusal(_waiting(b))
         if error is not None:  # E6: never held

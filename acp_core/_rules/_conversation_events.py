@@ -114,6 +114,7 @@ def j2_breach(
     numbered: tuple[str, object] | None = None,
     reused: tuple[Sender, object, int | None] | None = None,
     shared: tuple[object, str | None, str | None] | None = None,
+    held: tuple[Sender, object] | None = None,
 ) -> tuple[str, str] | None:
     """J2: each message is sent by the side its method belongs to, as a request (with an id)
     or a notification (without) as its method is, and a request's id is not in use by another
@@ -122,7 +123,9 @@ def j2_breach(
     notification); `numbered` (method and id of a request); `reused` (sender, id, the line of
     the sender's pending request of that session with that id, if any: the session machines);
     `shared` (id, its session, the session of the pending request with that id: the protocol
-    machine, across sessions). Returns the rule and why, or None."""
+    machine, across sessions); `held` (sender, id of a request refused before any machine saw
+    it because a request of the sender with that id still waits: the engines and connections,
+    which keep no line). Returns the rule and why, or None."""
     why: str | None = None
     if sent is not None and sent[0] != sent[1]:
         sender, expected, method = sent
@@ -143,6 +146,12 @@ def j2_breach(
         why = (
             f"request id {shown(request_id)} is already in use by a pending request of "
             f"{holder} (ids are unique per connection, not per session)"
+        )
+    elif held is not None:
+        sender, request_id = held
+        why = (
+            f"{sender} reuses request id {shown(request_id)} while its request of that id is "
+            "still unanswered"
         )
     return None if why is None else ("J2", why)
 

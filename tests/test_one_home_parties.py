@@ -1,0 +1,137 @@
+"""Every party asks a rule's one home (issue 21): where an engine or a connection refuses or
+reports a rule the checker decides, it takes the rule id (and the wording) from the function
+that decides it, never from a literal of its own. Each test swaps the deciding function for
+one that names another rule and sees the party follow; a party that kept its own literal
+would still say the old rule and fail here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conn_pair import Pair
+from pair import prompt_wire, receive
+from test_agent_preview import refused, with_child
+from test_connection_preview import CHUNK, SID, Client, announce
+from test_hostile_ids import _line, _permission_wire
+
+import acp_core as acp
+from acp_core._engines import _agent_permissions, _request_ids
+from acp_core._rules import _check_preview_updates, _naming
+
+#: A real rule other than the one each decider says, so every party can name it.
+OTHER = "R56"
+
+
+def _naming_says_other(how: _naming.Naming) -> str:
+    return OTHER if how == "envelope" else _naming.naming_rule(how)
+
+
+# -- part 1: the engines' and connections' refusals and findings ------------------------------
+
+
+def test_the_agent_engine_refuses_a_childs_unannounced_request_with_naming_rules_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    options = (acp.PermissionOption("y", "Yes", "allow_once"),)
+    intent = acp.RequestPermission("Edit?", options, session_id="c9")
+    assert refused(with_child(), intent) == "R47"
+    # Planted: `_agent_permissions` refusing with its own "R47" again fails this.
+    monkeypatch.setattr(_agent_permissions, "naming_rule", _naming_says_other)
+    assert refused(with_child(), intent) == OTHER
+
+
+def _j2_says_other(**clause: Any) -> tuple[str, str]:
+    return (OTHER, f"planted: {sorted(clause)}")
+
+
+def _reused_by_the_agent_engine() -> list[tuple[str, str]]:
+    engine, _ = receive(acp.new_agent(SID), prompt_wire(7))
+    engine, _ = receive(engine, prompt_wire(7, text="again"))
+    return [(v.rule, v.message) for v in engine.violations]
+
+
+def _reused_by_the_client_engine() -> list[tuple[str, str]]:
+    client = receive(acp.new_client(SID), _permission_wire(3)).state
+    client, _ = receive(client, _permission_wire(3))
+    return [(v.rule, v.message) for v in client.violations]
+
+
+def _reused_at_the_agent_connection() -> list[tuple[str, str]]:
+    pair = Pair()
+    sid = pair.open()
+    pair.agent_bytes(_line(prompt_wire(70, session_id=sid)))
+    step = pair.agent_bytes(_line(prompt_wire(70, session_id=sid, text="dup")))
+    return [(e.rule, e.detail) for e in step.events if isinstance(e, acp.Finding)]
+
+
+def _reused_at_the_client_connection() -> list[tuple[str, str]]:
+    pair = Pair()
+    first, second = pair.open(), pair.open()
+    pair.client = acp.receive_bytes(pair.client, _line(_permission_wire(50, first))).connection
+    step = acp.receive_bytes(pair.client, _line(_permission_wire(50, second)))
+    return [(e.rule, e.detail) for e in step.events if isinstance(e, acp.Finding)]
+
+
+PARTIES = {
+    "agent engine": _reused_by_the_agent_engine,
+    "client engine": _reused_by_the_client_engine,
+    "agent connection": _reused_at_the_agent_connection,
+    "client connection": _reused_at_the_client_connection,
+}
+
+
+@pytest.mark.parametrize("party", list(PARTIES))
+def test_a_reused_request_id_is_what_j2s_home_says_at_every_party(
+    party: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = PARTIES[party]()
+    assert [rule for rule, _ in said] == ["J2"]
+    # Planted: any of the four writing its own "J2" again fails its row.
+    monkeypatch.setattr(_request_ids, "j2_breach", _j2_says_other)
+    assert [rule for rule, _ in PARTIES[party]()] == [OTHER]
+
+
+def test_the_engines_word_a_reused_id_as_the_checker_does() -> None:
+    # The bare engines know the line of the pending request, so they say what the checker says.
+    trace = [
+        {"from": "client", "message": prompt_wire(7)},
+        {"from": "client", "message": prompt_wire(7, text="again")},
+    ]
+    (checked,) = acp.check_trace(trace)
+    assert _reused_by_the_agent_engine() == [(checked.rule, checked.message)]
+    trace = [{"from": "agent", "message": _permission_wire(3)}] * 2
+    (checked,) = acp.check_trace(trace)
+    assert _reused_by_the_client_engine() == [(checked.rule, checked.message)]
+
+
+# -- part 2: an unannounced child's traffic before `initialize` ------------------------------
+
+
+def _update_line(session_id: str, update: dict[str, Any]) -> dict[str, Any]:
+    params = {"sessionId": session_id, "update": update}
+    message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+    return {"from": "agent", "message": message}
+
+
+def test_before_initialize_the_client_connection_asks_the_checkers_decider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A client connection before `initialize` judges an unannounced child's traffic as the
+    # checker judges a recording that starts late: at the announcement, by the same decider.
+    child = "sess_child_1"
+    trace = [_update_line(child, CHUNK), _update_line(SID, announce(child))]
+    revision = acp.V2_PREVIEW
+
+    def both() -> tuple[list[str], list[str]]:
+        c = Client()
+        c.update(child, CHUNK)
+        c.update(SID, announce(child))
+        checked = acp.check_trace(trace, revision=revision)
+        return c.findings(), [v.rule for v in checked]
+
+    assert both() == (["R47"], ["R47"])
+    # Planted: the connection naming "R47" itself again (at arrival or at the announcement)
+    # fails this: the decider the checker asks now says another rule, and so must it.
+    monkeypatch.setattr(_check_preview_updates, "naming_rule", _naming_says_other)
+    assert both() == ([OTHER], [OTHER])
