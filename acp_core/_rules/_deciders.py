@@ -18,6 +18,7 @@ which rules still have several, so a new split cannot appear unseen.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Final
 
@@ -135,7 +136,9 @@ def _collected() -> Mapping[str, tuple[str, ...]]:
             raise ValueError(f"{rule}: {sorted(listed)} is both marked and listed in _SITES")
         names.extend(marked)
     for guard in GUARDS:
-        name = f"{guard.check.__module__}:{guard.check.__qualname__}"
+        # A check asked at several points of the order with a parameter is one function.
+        check = guard.check.func if isinstance(guard.check, partial) else guard.check
+        name = f"{check.__module__}:{check.__qualname__}"
         names = found.setdefault(guard.rule, [])
         if name not in names:
             names.append(name)
