@@ -16,8 +16,13 @@ from test_connection_preview import CHUNK, SID, Client, announce
 from test_hostile_ids import _line, _permission_wire
 
 import acp_core as acp
-from acp_core._engines import _agent_permissions, _request_ids
-from acp_core._rules import _check_preview_updates, _naming
+from acp_core._engines import (
+    _agent_permissions,
+    _connection_agent,
+    _connection_client,
+    _request_ids,
+)
+from acp_core._rules import _check_preview_updates, _check_sessions, _naming
 
 #: A real rule other than the one each decider says, so every party can name it.
 OTHER = "R56"
@@ -135,3 +140,71 @@ def test_before_initialize_the_client_connection_asks_the_checkers_decider(
     # fails this: the decider the checker asks now says another rule, and so must it.
     monkeypatch.setattr(_check_preview_updates, "naming_rule", _naming_says_other)
     assert both() == ([OTHER], [OTHER])
+
+
+# -- a stray answer (J1, C25) and a creating answer (J30, J4) --------------------------------
+
+
+def _stray(**_: Any) -> tuple[str, str]:
+    return (OTHER, "planted")
+
+
+def _stray_at_the_client_connection() -> list[str]:
+    pair = Pair()
+    pair.open()
+    step = acp.receive_bytes(pair.client, _line({"jsonrpc": "2.0", "id": 999, "result": {}}))
+    return [e.rule for e in step.events if isinstance(e, acp.Finding)]
+
+
+def _stray_at_the_agent_connection() -> list[str]:
+    pair = Pair()
+    pair.open()
+    step = acp.receive_bytes(pair.agent, _line({"jsonrpc": "2.0", "id": 999, "result": {}}))
+    return [e.rule for e in step.events if isinstance(e, acp.Finding)]
+
+
+def _stray_at_the_agent_engine() -> list[str]:
+    with pytest.raises(acp.RemoteProtocolError) as error:
+        receive(acp.new_agent(SID), {"jsonrpc": "2.0", "id": 5, "result": {}})
+    return [error.value.rule]
+
+
+STRAYS = {
+    "client connection": (_stray_at_the_client_connection, _connection_client, "J1"),
+    "agent connection": (_stray_at_the_agent_connection, _connection_agent, "C25"),
+    "agent engine": (_stray_at_the_agent_engine, _agent_permissions, "C25"),
+}
+
+
+@pytest.mark.parametrize("party", list(STRAYS))
+def test_a_stray_answer_is_what_its_one_home_says_at_every_party(
+    party: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said, module, rule = STRAYS[party]
+    assert said() == [rule]
+    # Planted: the party writing its own "J1" / "C25" again fails its row.
+    monkeypatch.setattr(module, "stray_answer", lambda *args: _stray())
+    assert said() == [OTHER]
+
+
+def test_a_creating_answer_is_judged_by_j30_and_j4s_home_at_the_client_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def opened(session_id: str) -> tuple[list[str], bool]:
+        c = Client()
+        out = c.do(acp.NewSession("/w2"))
+        c.events.clear()
+        c.agent({"id": out[0]["id"], "result": {"sessionId": session_id}})
+        return c.findings(), any(isinstance(e, acp.SessionOpened) for e in c.events)
+
+    assert opened("") == (["J30"], False)
+    assert opened(SID) == (["J4"], False)
+    assert opened("sess_2") == ([], True)
+    # Planted: `_opened` writing its own "J30" / "J4" again fails this.
+    real = _check_sessions.created_finding
+    monkeypatch.setattr(
+        _connection_client,
+        "created_finding",
+        lambda sid, in_use: None if real(sid, in_use) is None else _stray(),
+    )
+    assert opened("")[0] == opened(SID)[0] == [OTHER]

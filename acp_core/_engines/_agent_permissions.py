@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import AcpError
+from acp_core._rules._conversation_events import stray_answer
 from acp_core._rules._naming import naming_rule
 from acp_core._rules._predicates import APPROVING_OPTION_KINDS
 from acp_core._wire._codec import decode_permission_result
@@ -140,7 +141,7 @@ def permission_answered(b: Build, message: Response | ErrorResponse) -> None:
     # entry's `foreground`, a cost per answer that grew with the number pending.
     pending = b.pending.get(message.id)
     if pending is None:
-        raise remote("C25", f"response {message.id!r} answers no pending request")
+        raise remote(*stray_answer("client", message.id))
     decision = _decide(pending, message)
     remaining = b.pending.delete(message.id)
     foreground = pending.session_id is None and engine.conversation.blocks(message.id)

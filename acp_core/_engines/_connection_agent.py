@@ -44,6 +44,7 @@ from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
 from acp_core._rules._check_undecodable import explain_undecodable
+from acp_core._rules._conversation_events import stray_answer
 from acp_core._wire._codec import decode_message
 from acp_core._wire._content import (
     AudioContent,
@@ -216,7 +217,7 @@ def _receive(b: Build, message: Message) -> None:
         session_id = b.outgoing.get(message.id)
         if session_id is None:
             # The client answered nothing of ours: its fault, C25 (J1 is the agent's twin).
-            b.finding("C25", f"response {message.id!r} answers no pending request")
+            b.finding(*stray_answer("client", message.id))
             return
         b.outgoing = b.outgoing.delete(message.id)
         if session_id in b.sessions:

@@ -39,7 +39,9 @@ import attrs
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
 from acp_core._rules._check_message import error_finding
+from acp_core._rules._check_sessions import created_finding
 from acp_core._rules._check_undecodable import explain_undecodable
+from acp_core._rules._conversation_events import stray_answer
 from acp_core._rules._protocol import echoed
 from acp_core._wire._codec import decode_message, decode_update, encode_message
 from acp_core._wire._fastnew import fast_evolve
@@ -134,7 +136,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     pending = b.outgoing.get(message.id)
     if pending is None:
         # The agent answered nothing of ours: its fault, J1 (C25 is the client's twin).
-        b.finding("J1", f"response {message.id!r} answers no request of ours")
+        b.finding(*stray_answer("agent", message.id))
         return
     b.outgoing = b.outgoing.delete(message.id)
     ok = type(message) is Response
@@ -233,13 +235,13 @@ def _opened(
 ) -> None:
     obj = params_object(result)
     session_id = None if obj is None else obj.get("sessionId")
-    if not isinstance(session_id, str) or not session_id:
-        # The checker's J30: a session needs an id to be named by.
-        b.finding("J30", f"session/new answered without a session id ({session_id!r})")
+    # The checker's J30 (a session needs an id to be named by) and J4 (not the id of a
+    # session this connection already has), from their one home; the session is not opened.
+    found = created_finding(session_id, b.sessions.__contains__)
+    if found is not None:
+        b.finding(*found)
         return
-    if session_id in b.sessions:
-        # The checker's J4: the id of a session this connection already has.
-        b.finding("J4", f"session/new answered with {session_id!r}, the id of an open session")
+    if not isinstance(session_id, str):  # (J30 above: for the type checker)
         return
     engine = new_client(session_id, revision=b.conn.revision)
     config = _config(result) or ()

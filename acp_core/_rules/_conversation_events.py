@@ -31,7 +31,7 @@ from ._conversation_state import (
 )
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify", "j2_breach"]
+__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify", "j2_breach", "stray_answer"]
 
 # Updates that are conversation history (what a replay sends) and the agent's own output.
 _USER: Final = (u.UserMessageChunk, u.UserMessage)
@@ -156,6 +156,21 @@ def j2_breach(
     return None if why is None else ("J2", why)
 
 
+def stray_answer(sender: Sender, request_id: object, earlier: int | None = None) -> tuple[str, str]:
+    """J1 (the agent) and C25 (the client): a response answers a request of the peer, once.
+    The rule and why for a response of `sender` under `request_id` that answers no pending
+    request of the peer (`earlier`: the line where that id was answered, if known). Asked by
+    the session machines and by the engines and connections that meet such an answer."""
+    if earlier is not None:
+        why = f"request {shown(request_id)} was already answered at line {earlier}"
+    else:
+        why = (
+            f"no outstanding request from the {PEER[sender]} has id {shown(request_id)} "
+            "(notifications are never answered)"
+        )
+    return ("C25" if sender == CLIENT else "J1"), f"{sender} sends a response, but {why}"
+
+
 def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) -> Event | None:
     if isinstance(msg, j.ErrorResponse) and msg.id is None:
         return None  # an answer to a message that could not be read (JSON-RPC parse errors)
@@ -165,13 +180,8 @@ def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) 
     pending = requests.get(key)
     if pending is None:
         earlier = next((i for k, i in o.conv.answered if k == key), None)
-        why = (
-            f"request {shown(msg.id)} was already answered at line {earlier}"
-            if earlier is not None
-            else f"no outstanding request from the {peer} has id {shown(msg.id)} "
-            "(notifications are never answered)"
-        )
-        o.report("C25" if sender == CLIENT else "J1", at, f"{sender} sends a response, but {why}")
+        rule, why = stray_answer(sender, msg.id, earlier)
+        o.report(rule, at, why)
         return None
     o.set(
         requests=requests.delete(key),
