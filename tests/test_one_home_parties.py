@@ -17,7 +17,10 @@ from test_hostile_ids import _line, _permission_wire
 
 import acp_core as acp
 from acp_core._engines import (
+    _agent_cancel,
     _agent_permissions,
+    _client_cancel,
+    _client_items,
     _connection_agent,
     _connection_client,
     _request_ids,
@@ -208,3 +211,55 @@ def test_a_creating_answer_is_judged_by_j30_and_j4s_home_at_the_client_connectio
         lambda sid, in_use: None if real(sid, in_use) is None else _stray(),
     )
     assert opened("")[0] == opened(SID)[0] == [OTHER]
+
+
+# -- a child's cancel (C29) and an item's cancel (C41) ---------------------------------------
+
+
+def _c29_at_the_client_engine() -> str:
+    import test_client_preview as cp
+
+    client = cp.feed(cp.preview_client(), cp.announce())
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, acp.CancelChild(cp.C1))
+    return error.value.rule
+
+
+def _c29_at_the_agent_engine() -> str:
+    import test_agent_preview as ap
+
+    engine = ap.send(with_child(), acp.RunningStateUpdate(), "c1").state
+    engine = ap.receive(engine, ap.cancel("c1")).state
+    (found,) = engine.violations
+    return found.rule
+
+
+def _c41_at_the_client_engine() -> str:
+    import test_client_preview as cp
+
+    upd = cp.update(cp.SID, {"sessionUpdate": "tool_call_update", "toolCallId": "i1"})
+    client = cp.feed(cp.preview_client(), upd)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, acp.CancelToolCall("i1"))
+    return error.value.rule
+
+
+CANCELS = {
+    "C29 client engine": (_c29_at_the_client_engine, _client_cancel, "c29_breach", "C29"),
+    "C29 agent engine": (_c29_at_the_agent_engine, _agent_cancel, "c29_breach", "C29"),
+    "C41 client engine": (_c41_at_the_client_engine, _client_items, "c41_breach", "C41"),
+}
+
+
+@pytest.mark.parametrize("party", list(CANCELS))
+def test_a_cancel_the_child_or_item_does_not_permit_is_what_its_home_says(
+    party: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said, module, decider, rule = CANCELS[party]
+    assert said() == rule
+    # Planted: the engine writing its own "C29" / "C41" again fails its row.
+    real = getattr(module, decider)
+    monkeypatch.setattr(
+        module, decider, lambda *args: None if real(*args) is None else _stray()
+    )
+    assert said() == OTHER
