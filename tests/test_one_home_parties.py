@@ -24,6 +24,7 @@ from acp_core._engines import (
     _connection_agent,
     _connection_client,
     _request_ids,
+    _step,
 )
 from acp_core._rules import _check_preview_updates, _check_sessions, _naming
 
@@ -263,3 +264,23 @@ def test_a_cancel_the_child_or_item_does_not_permit_is_what_its_home_says(
         module, decider, lambda *args: None if real(*args) is None else _stray()
     )
     assert said() == OTHER
+
+
+def test_a_batch_entry_that_does_not_decode_is_what_d1s_home_says_at_the_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    params = {"sessionId": SID, "update": CHUNK}
+    line = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+    batch = acp.decode_message([line, {"jsonrpc": "2.0", "method": 5}])
+
+    def refused() -> tuple[str, str]:
+        with pytest.raises(acp.RemoteProtocolError) as error:
+            acp.step(acp.new_client(SID), acp.Received(batch))
+        return error.value.rule, error.value.detail
+
+    raw = [line, {"jsonrpc": "2.0", "method": 5}]
+    checked = acp.check_trace([{"from": "agent", "message": raw}])
+    assert [(v.rule, v.message) for v in checked] == [refused()]
+    # Planted: `_step._batch` writing its own "D1" again fails this.
+    monkeypatch.setattr(_step, "d1_findings", lambda **_: [_stray()])
+    assert refused() == (OTHER, "planted")

@@ -441,7 +441,9 @@ def _decoded_value(b: Build, value: object) -> None:
         rule, why = explain_undecodable(value, b.conn.revision)
         if isinstance(value, dict) and "method" in value and "id" in value:
             b.send(error_reply(raw_request_id(value), e.code, str(e)))
-            if rule != "D1":  # answered, and the host still learns which rule it broke
+            # A policy, not a judgement (the rule is `explain_undecodable`'s): the error
+            # answer already says a plain decode failure (D1); a specific rule is told too.
+            if rule != "D1":
                 b.finding(rule, f"undecodable request{why}: {e}")
         elif isinstance(value, dict) and (
             "method" in value or "result" in value or "error" in value
