@@ -284,3 +284,14 @@ def test_a_batch_entry_that_does_not_decode_is_what_d1s_home_says_at_the_engine(
     # Planted: `_step._batch` writing its own "D1" again fails this.
     monkeypatch.setattr(_step, "d1_findings", lambda **_: [_stray()])
     assert refused() == (OTHER, "planted")
+
+
+def test_a_permission_request_without_options_is_refused_in_the_checkers_words() -> None:
+    # R26 is the checker's single-message rule (`permission_shape_findings`), asked on the
+    # request the engine would send; the engine keeps no pre-check of its own.
+    # Planted: the old `if not intent.options: raise refuse("R26", ...)` back fails this.
+    intent = acp.RequestPermission("Go?", ())
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(acp.new_agent(SID), intent)
+    assert error.value.rule == "R26"
+    assert error.value.detail.startswith("a permission request needs a title and at least one")

@@ -48,9 +48,8 @@ __all__ = ["PERMISSION_STEPS", "permission_answered"]
 
 
 def _request_permission(b: Build, intent: RequestPermission) -> None:
-    # The title and the option kinds are judged on the request itself (`Build.own`).
-    if not intent.options:
-        raise refuse("R26", "a permission request offers at least one option")
+    # The options (R26: at least one), the title and the option kinds are judged on the
+    # request itself, by the checker's own rules (`Build.single`).
     engine = b.engine
     request_id = intent.request_id
     if request_id is None:

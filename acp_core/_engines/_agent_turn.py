@@ -123,9 +123,10 @@ def _start_work(b: Build, intent: StartWork) -> None:
 def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
     turn = b.engine.turn
     if turn is None:
+        # A policy, not the checker's judgement: the intent has nothing to end (sent, its idle
+        # would be an idle repeated while idle, S2, a SHOULD). Whether the user message was
+        # reported before the end (R2) is the machine's to say, as every outbound is (`own`).
         raise refuse("R7", "there is no foreground work to end")
-    if turn.prompt_driven and turn.user_message_id is None:
-        raise refuse("R2", "report the user message before ending the turn")
     if turn.cancel_requested:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
     # The machine ends the work with this idle: requests it asked become background, so a
