@@ -295,3 +295,16 @@ def test_a_permission_request_without_options_is_refused_in_the_checkers_words()
         acp.step(acp.new_agent(SID), intent)
     assert error.value.rule == "R26"
     assert error.value.detail.startswith("a permission request needs a title and at least one")
+
+
+def test_a_message_id_reused_for_another_role_is_refused_in_the_checkers_words() -> None:
+    # R5 is the checker's (`MessageRules.message_id`, asked on every update the engine sends);
+    # the engine keeps no pre-check of its own for another role's id.
+    # Planted: the old `new_message_id` refusal ("already names a user message") back fails it.
+    engine = acp.new_agent(SID)
+    engine = acp.step(engine, acp.Received(acp.decode_message(prompt_wire(1)))).state
+    engine = acp.step(engine, acp.AcceptPrompt(1, user_message_id="u1")).state
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.SendAgentText("x", message_id="u1"))
+    assert error.value.rule == "R5"
+    assert error.value.detail.startswith("message id 'u1' names a user message and is reused")

@@ -76,7 +76,8 @@ def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
     content = prompt.prompt if intent.content is None else intent.content
     if intent.user_message_id is not None and b.session.message(intent.user_message_id):
         # R5: the prompt lands as a new message; reusing an id would overwrite an old one and
-        # leave the client nothing new to bind the prompt to (Q7).
+        # leave the client nothing new to bind the prompt to (Q7). A policy stricter than
+        # R5's home (which refuses only another role's id, on the update this would send).
         raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
     message_id = new_message_id(b, intent.user_message_id, "user")
     result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
