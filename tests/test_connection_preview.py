@@ -25,11 +25,15 @@ CHUNK = {
 class Client:
     """A client connection fed agent messages as JSON (no agent: the agent's side is scripted)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, initialize: bool = False) -> None:
         info = acp.Implementation("c", "1")
         self.conn = acp.new_client_connection(info, revision=acp.PREVIEW)
         self.events: list[object] = []
         self.sent: list[dict[str, Any]] = []
+        if initialize:
+            out = self.do(acp.Initialize())
+            answer = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}
+            self.agent({"id": out[0]["id"], "result": {**answer, "capabilities": {}}})
         out = self.do(acp.NewSession("/w"))
         self.agent({"id": out[0]["id"], "result": {"sessionId": SID}})
 
@@ -71,13 +75,28 @@ def test_child_and_grandchild_traffic_reaches_the_owning_engine() -> None:
 
 
 def test_unannounced_traffic_is_held_with_r47_and_handed_over() -> None:
+    # Before `initialize` the connection judges as the checker judges a recording that starts
+    # late: the traffic may be an older session's, so R47 is said at the announcement (for
+    # the line of the first use), by the checker's own decider, not at arrival.
     c = Client()
     c.update(C1, CHUNK)
-    assert c.findings() == ["R47"]
+    assert c.findings() == []
     assert C1 not in c.engine().children.sessions
     c.update(SID, announce(C1))
+    assert c.findings() == ["R47"]
     assert "m" in c.engine().children.sessions[C1].messages
     assert C1 not in c.conn.orphans
+
+
+def test_from_initialize_unannounced_traffic_is_j3_at_once_and_only_j3() -> None:
+    # A connection that began with `initialize` has seen every session set up: the checker's
+    # `OpenSessions` says J3 on arrival, and the announcement adds no R47 (one finding a fault).
+    c = Client(initialize=True)
+    c.update(C1, CHUNK)
+    assert c.findings() == ["J3"]
+    c.update(SID, announce(C1))
+    assert c.findings() == ["J3"]
+    assert "m" in c.engine().children.sessions[C1].messages
 
 
 def test_what_is_held_for_unannounced_ids_is_bounded_and_said() -> None:

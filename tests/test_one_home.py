@@ -89,3 +89,34 @@ def test_d1_names_a_batch_entry_that_does_not_decode() -> None:
     assert [(v.rule, v.index, v.message) for v in checked] == [
         ("D1", 0, "batch entry does not decode: expected a JSON-RPC message object @ $[1]")
     ]
+
+
+def test_r24_is_one_function_asked_at_two_points_and_keeps_its_findings_order() -> None:
+    # A close answered while the work it cancels runs, then an idle with end_turn: the freed
+    # session (first of all guards), R6 and R2, then the close's stop reason, at one idle.
+    # Planted: `_r24_freed` registered after R2 (one point of the order) fails the order;
+    # `_r24` without its `freed` clause repeats the duties at the first point.
+    from acp_core._rules._conversation_guards import GUARDS
+    from acp_core._rules._deciders import DECIDED_BY
+
+    entries = [
+        prompt(1),
+        result("agent", 1, {"messageId": "u1"}),
+        request("client", 2, "session/close", sessionId=P),
+        result("agent", 2, {}),
+        state(P, "idle", stopReason="end_turn"),
+    ]
+    checked = acp.check_trace(entries, revision=acp.V2_PREVIEW)
+    assert [(v.rule, v.index) for v in checked] == [
+        ("R24", 3),
+        ("R24", 4),
+        ("R6", 4),
+        ("R2", 4),
+        ("R24", 4),
+    ]
+    assert checked[1].message.startswith("session update after session/close was answered")
+    assert checked[4].message.startswith("session/close (line 2) cancels the work")
+    assert DECIDED_BY["R24"] == ("acp_core._rules._conversation_guards:_r24",)
+    # asked at three points (every update, the idle, the close's answer), always `_r24`
+    asked = [getattr(g.check, "func", g.check) for g in GUARDS if g.rule == "R24"]
+    assert [f.__name__ for f in asked] == ["_r24"] * 3

@@ -156,10 +156,9 @@ def test_checked_is_what_the_checker_declares() -> None:
 
 # The rules whose breach is still decided in more than one function (several judging homes,
 # issue 21 item 5; the protocol machine is to fold them into one). Pinned: a new split fails.
-# R24 keeps two: the table's refusal after the close's answer (`_r24_after`, the first guard
-# of every update) and the close's own duties (`_r24`); on one idle both can speak with other
-# guards' findings between them, and one guard position cannot keep that order.
-SEVERAL_HOMES = frozenset({"R24"})
+# None is left: R24, the last, is one function (`_r24`) asked at two points of the guard
+# order (`_r24_freed` first, for the freed session), which keeps its findings' order.
+SEVERAL_HOMES: frozenset[str] = frozenset()
 
 
 def _resolve(name: str) -> object:

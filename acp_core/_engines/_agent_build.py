@@ -301,9 +301,6 @@ def new_message_id(b: Build, given: str | None, role: str) -> str:
         return b.new_id(role, messages)
     if not given:
         raise refuse("R4", "message ids are non-empty strings")
-    old = messages.get(given)
-    if old is not None and old.role != role:
-        raise refuse("R5", f"message id {given!r} already names a {old.role} message")
     return given
 
 

@@ -28,6 +28,7 @@ children the cancel reached (`AgentEngine.cancelled_children`, `CancelReceived.c
 
 from __future__ import annotations
 
+from acp_core._rules._check_preview import c29_breach
 from acp_core._state._pcoll import in_order
 from acp_core._state._reduce_children import SessionTree, child_link, children_of
 from acp_core._wire._fields import PREVIEW_NAME
@@ -88,10 +89,11 @@ def child_cancel(b: Build, message: CancelSessionNotification) -> bool:
     link = child_link(b.children, message.session_id)
     if link is None:
         return False
-    if link.can_cancel:
+    found = c29_breach(message.session_id, link.can_cancel)
+    if found is None:
         cancel_child_work(b, message.session_id, message)  # R21, R71 for the child's work
     else:
-        b.note("C29", f"session/cancel for child {message.session_id!r}, which has no cancel")
+        b.note(*found)
     return True
 
 

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import AcpError
+from acp_core._rules._conversation_events import stray_answer
+from acp_core._rules._naming import naming_rule
 from acp_core._rules._predicates import APPROVING_OPTION_KINDS
 from acp_core._wire._codec import decode_permission_result
 from acp_core._wire._json import UNSET
@@ -46,9 +48,8 @@ __all__ = ["PERMISSION_STEPS", "permission_answered"]
 
 
 def _request_permission(b: Build, intent: RequestPermission) -> None:
-    # The title and the option kinds are judged on the request itself (`Build.own`).
-    if not intent.options:
-        raise refuse("R26", "a permission request offers at least one option")
+    # The options (R26: at least one), the title and the option kinds are judged on the
+    # request itself, by the checker's own rules (`Build.single`).
     engine = b.engine
     request_id = intent.request_id
     if request_id is None:
@@ -63,7 +64,9 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
     if child == engine.session_id:
         child = None
     if child is not None and child not in b.children.parents:
-        raise refuse("R47", f"announce {child!r} with subagent_update before asking for it")
+        # a request's envelope naming a child not announced: the rule is R47's one home's
+        why = f"announce {child!r} with subagent_update before asking for it"
+        raise refuse(naming_rule("envelope"), why)
     state = b.session if child is None else b.children.sessions[child]
     subject: Any = UNSET
     if intent.tool_call_id is not None:
@@ -137,7 +140,7 @@ def permission_answered(b: Build, message: Response | ErrorResponse) -> None:
     # entry's `foreground`, a cost per answer that grew with the number pending.
     pending = b.pending.get(message.id)
     if pending is None:
-        raise remote("C25", f"response {message.id!r} answers no pending request")
+        raise remote(*stray_answer("client", message.id))
     decision = _decide(pending, message)
     remaining = b.pending.delete(message.id)
     foreground = pending.session_id is None and engine.conversation.blocks(message.id)

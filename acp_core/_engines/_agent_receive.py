@@ -13,6 +13,7 @@ Must not know: what any of those parts does with the message, or the agent's own
 
 from __future__ import annotations
 
+from acp_core._rules._predicates import request_key
 from acp_core._wire._jsonrpc import (
     CancelRequestNotification,
     CancelSessionNotification,
@@ -33,7 +34,7 @@ from ._agent_items import answer_item_cancel
 from ._agent_keys import keyed_prompt
 from ._agent_permissions import permission_answered
 from ._intents import Received
-from ._request_ids import REQUESTS, id_refusal, valid_request_id
+from ._request_ids import REQUESTS, id_refusal, reuse_finding, valid_request_id
 
 __all__ = ["received"]
 
@@ -47,8 +48,9 @@ def _id_refused(b: Build, request: object) -> bool:
     error = id_refusal(request_id, lambda rid: conversation.awaits("client", rid))
     if error is None:
         return False
-    if valid_request_id(request_id):
-        b.note("J2", error.message)  # the reuse the machine would have seen
+    if valid_request_id(request_id):  # the reuse the machine would have seen, as it says it
+        first = conversation.requests.get(("client", request_key(request_id)))
+        b.note(*reuse_finding("client", request_id, None if first is None else first.at))
     b.at += 1  # the refused request was received: later indexes stay those of the trace
     b.send(ErrorResponse(None, error))
     return True

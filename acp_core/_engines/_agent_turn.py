@@ -76,7 +76,8 @@ def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
     content = prompt.prompt if intent.content is None else intent.content
     if intent.user_message_id is not None and b.session.message(intent.user_message_id):
         # R5: the prompt lands as a new message; reusing an id would overwrite an old one and
-        # leave the client nothing new to bind the prompt to (Q7).
+        # leave the client nothing new to bind the prompt to (Q7). A policy stricter than
+        # R5's home (which refuses only another role's id, on the update this would send).
         raise refuse("R5", f"message id {intent.user_message_id!r} is already used")
     message_id = new_message_id(b, intent.user_message_id, "user")
     result = PromptResult(message_id if engine.revision.prompt_result_has_message_id else UNSET)
@@ -123,9 +124,10 @@ def _start_work(b: Build, intent: StartWork) -> None:
 def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
     turn = b.engine.turn
     if turn is None:
+        # A policy, not the checker's judgement: the intent has nothing to end (sent, its idle
+        # would be an idle repeated while idle, S2, a SHOULD). Whether the user message was
+        # reported before the end (R2) is the machine's to say, as every outbound is (`own`).
         raise refuse("R7", "there is no foreground work to end")
-    if turn.prompt_driven and turn.user_message_id is None:
-        raise refuse("R2", "report the user message before ending the turn")
     if turn.cancel_requested:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
     # The machine ends the work with this idle: requests it asked become background, so a

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import LocalProtocolError
+from acp_core._rules._check_preview import c29_breach
 from acp_core._state._pcoll import in_order
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import child_link
@@ -56,11 +57,9 @@ def _cancel_child(b: Build, intent: CancelChild) -> None:
     link = child_link(b.children, intent.session_id)
     if link is None:
         raise LocalProtocolError("E3", f"session {intent.session_id!r} is not a known child")
-    if not link.can_cancel:
-        raise LocalProtocolError(
-            "C29",
-            f"child {intent.session_id!r} does not advertise capabilities.cancel: not cancelled",
-        )
+    found = c29_breach(intent.session_id, link.can_cancel)
+    if found is not None:
+        raise LocalProtocolError(found[0], f"{found[1]}: not cancelled")
     b.send(CancelSessionNotification(intent.session_id), intent.session_id)
 
 

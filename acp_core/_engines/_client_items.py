@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import LocalProtocolError
+from acp_core._rules._check_preview import c41_breach
 from acp_core._rules._predicates import request_key
 from acp_core._wire._jsonrpc import (
     CancelTerminalRequest,
@@ -44,15 +45,14 @@ def _cancel_item(b: Build, intent: CancelToolCall | CancelTerminal) -> None:
     _needs_items(b, intent)
     state = session_of(b, intent.session_id)
     if isinstance(intent, CancelToolCall):
-        item_id, noun, method = intent.tool_call_id, "tool call", Method.TOOL_CALL_CANCEL
+        item_id, method = intent.tool_call_id, Method.TOOL_CALL_CANCEL
         found: Any = state.tool_calls.get(item_id)
     else:
-        item_id, noun, method = intent.terminal_id, "terminal", Method.TERMINAL_CANCEL
+        item_id, method = intent.terminal_id, Method.TERMINAL_CANCEL
         found = state.terminals.get(item_id)
-    if found is None or not found.can_cancel:
-        raise LocalProtocolError(
-            "C41", f"{noun} {item_id!r} does not advertise capabilities.cancel"
-        )
+    refused = c41_breach(method, item_id, found is not None and found.can_cancel)
+    if refused is not None:
+        raise LocalProtocolError(refused[0], f"{refused[1]}: not sent")
     request_id = b.request_id(intent.request_id)
     make = CancelToolCallRequest if isinstance(intent, CancelToolCall) else CancelTerminalRequest
     b.send(make(request_id, state.session_id, item_id), state.session_id)

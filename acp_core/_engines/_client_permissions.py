@@ -68,6 +68,8 @@ def permission_received(b: Build, message: RequestPermissionRequest) -> None:
     if isinstance(message.subject, ToolCallPermissionSubject):
         apply_update(b, message.subject.tool_call, subject=True)  # T10
     b.pending = engine.pending.set(message.id, message)
+    # A policy (this client obeys C15 by answering), scoped by where C15 holds; the checker
+    # judges a client that does not (`_conversation_effects.c15_breach`).
     if b.conversation.cancel_at is not None and engine.revision.applies("C15"):
         answer_cancelled(b, message.id)  # C15: everything pending after a cancel
 

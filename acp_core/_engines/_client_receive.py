@@ -38,7 +38,7 @@ from ._client_permissions import permission_received, permission_withdrawn
 from ._client_prompts import prompt_answered
 from ._client_view import apply_update
 from ._intents import Received
-from ._request_ids import REQUESTS, id_refusal, valid_request_id
+from ._request_ids import REQUESTS, id_refusal, reuse_finding, valid_request_id
 
 __all__ = ["received"]
 
@@ -56,8 +56,9 @@ def _id_refused(b: Build, request: object) -> bool:
     if error is None:
         return False
     b.at += 1  # the refused request was received: later indexes stay those of the trace
-    if valid_request_id(request_id):
-        b.record([("J2", error.message)])  # the reuse a machine would have seen (at its index)
+    if valid_request_id(request_id):  # the reuse a machine would have seen (at its index)
+        first = b.conversation.requests.get(("agent", request_key(request_id)))  # (a child's: None)
+        b.record([reuse_finding("agent", request_id, None if first is None else first.at)])
     b.send(ErrorResponse(None, error))
     return True
 

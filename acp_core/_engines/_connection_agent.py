@@ -44,6 +44,7 @@ from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
 from acp_core._rules._check_undecodable import explain_undecodable
+from acp_core._rules._conversation_events import stray_answer
 from acp_core._wire._codec import decode_message
 from acp_core._wire._content import (
     AudioContent,
@@ -102,7 +103,7 @@ from ._connection_values import (
     unknown_session,
 )
 from ._intents import Received, RejectPrompt
-from ._request_ids import REQUESTS, id_refusal, load_refusal
+from ._request_ids import REQUESTS, id_refusal, load_refusal, reuse_finding, valid_request_id
 
 __all__ = [
     "AGENT_INPUTS",
@@ -174,7 +175,8 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, b.incoming.__contains__)
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
-            b.finding("J2", error.message)  # the checker's rule for the same request
+            if valid_request_id(request_id):  # the checker's rule for the same request
+                b.finding(*reuse_finding("client", request_id))
             return
         error = load_refusal(len(b.incoming))
         if error is not None:  # E6: never held
@@ -215,7 +217,7 @@ def _receive(b: Build, message: Message) -> None:
         session_id = b.outgoing.get(message.id)
         if session_id is None:
             # The client answered nothing of ours: its fault, C25 (J1 is the agent's twin).
-            b.finding("C25", f"response {message.id!r} answers no pending request")
+            b.finding(*stray_answer("client", message.id))
             return
         b.outgoing = b.outgoing.delete(message.id)
         if session_id in b.sessions:

@@ -504,9 +504,9 @@ def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
     if rules is None:
         return
     _, found = rules.opened.follow("agent", message)
-    if found is not None and found[0] == "J3":
+    if found is not None:  # (an agent's update: J3 is the only finding it can have there)
         hint = "announce it first with SendUpdate(SubagentUpdate(...)) on its parent"
-        raise LocalProtocolError("J3", f"{found[1]}: {hint}")
+        raise LocalProtocolError(found[0], f"{found[1]}: {hint}")
 
 
 def open_session(b: Build, intent: OpenSession) -> None:

@@ -39,7 +39,9 @@ import attrs
 from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
 from acp_core._rules._check_message import error_finding
+from acp_core._rules._check_sessions import created_finding
 from acp_core._rules._check_undecodable import explain_undecodable
+from acp_core._rules._conversation_events import stray_answer
 from acp_core._rules._protocol import echoed
 from acp_core._wire._codec import decode_message, decode_update, encode_message
 from acp_core._wire._fastnew import fast_evolve
@@ -104,7 +106,14 @@ from ._connection_values import (
 )
 from ._intents import Received
 from ._replay_gen import end_marker
-from ._request_ids import MAX_PEER_REQUESTS, REQUESTS, id_refusal, load_refusal
+from ._request_ids import (
+    MAX_PEER_REQUESTS,
+    REQUESTS,
+    id_refusal,
+    load_refusal,
+    reuse_finding,
+    valid_request_id,
+)
 
 __all__ = ["CLIENT_INPUTS"]
 
@@ -127,7 +136,7 @@ def _answered(b: Build, message: Response | ErrorResponse) -> None:
     pending = b.outgoing.get(message.id)
     if pending is None:
         # The agent answered nothing of ours: its fault, J1 (C25 is the client's twin).
-        b.finding("J1", f"response {message.id!r} answers no request of ours")
+        b.finding(*stray_answer("agent", message.id))
         return
     b.outgoing = b.outgoing.delete(message.id)
     ok = type(message) is Response
@@ -226,13 +235,13 @@ def _opened(
 ) -> None:
     obj = params_object(result)
     session_id = None if obj is None else obj.get("sessionId")
-    if not isinstance(session_id, str) or not session_id:
-        # The checker's J30: a session needs an id to be named by.
-        b.finding("J30", f"session/new answered without a session id ({session_id!r})")
+    # The checker's J30 (a session needs an id to be named by) and J4 (not the id of a
+    # session this connection already has), from their one home; the session is not opened.
+    found = created_finding(session_id, b.sessions.__contains__)
+    if found is not None:
+        b.finding(*found)
         return
-    if session_id in b.sessions:
-        # The checker's J4: the id of a session this connection already has.
-        b.finding("J4", f"session/new answered with {session_id!r}, the id of an open session")
+    if not isinstance(session_id, str):  # (J30 above: for the type checker)
         return
     engine = new_client(session_id, revision=b.conn.revision)
     config = _config(result) or ()
@@ -245,7 +254,7 @@ def _opened(
         _receive_one(b, message)
     if not any(p.method == "session/new" for p in b.outgoing.values()):
         if speaks_children(b.conn.revision):
-            return  # held for children announced later (P3; R47 was reported when held)
+            return  # held for children announced later (P3; the judge says R47 then)
         for orphan_id, items in b.orphans.items():
             b.finding("E3", f"{len(items)} update(s) for unknown session {orphan_id!r} dropped")
         b.orphans = type(b.orphans)()
@@ -350,7 +359,8 @@ def _receive(b: Build, message: Message) -> None:
         error = id_refusal(request_id, lambda rid: _pending(b, rid))
         if error is not None:  # never served, nor answered under the id of another request
             b.send(error_reply(None, error.code, error.message))
-            b.finding("J2", error.message)  # the checker's rule for the same request
+            if valid_request_id(request_id):  # the checker's rule for the same request
+                b.finding(*reuse_finding("agent", request_id))
             return
         error = load_refusal(_waiting(b))
         if error is not None:  # E6: never held
@@ -431,7 +441,9 @@ def _decoded_value(b: Build, value: object) -> None:
         rule, why = explain_undecodable(value, b.conn.revision)
         if isinstance(value, dict) and "method" in value and "id" in value:
             b.send(error_reply(raw_request_id(value), e.code, str(e)))
-            if rule != "D1":  # answered, and the host still learns which rule it broke
+            # A policy, not a judgement (the rule is `explain_undecodable`'s): the error
+            # answer already says a plain decode failure (D1); a specific rule is told too.
+            if rule != "D1":
                 b.finding(rule, f"undecodable request{why}: {e}")
         elif isinstance(value, dict) and (
             "method" in value or "result" in value or "error" in value

@@ -3,7 +3,9 @@ item-cancel and retry requests, replay windows of children.
 
 Owns: `route_child` (a `session/update` or permission request naming a child goes to the
 engine of the top-level session whose tree announced it, C28; an id nobody announced is held
-with an R47 finding and handed over when announced, P3) and `announced` (the hand-over).
+with the checker's finding, J3 at once or R47 at its announcement, and handed over when
+announced, P3) and `announced`
+(the hand-over).
 Must not know: I/O; how the engine folds child traffic or keeps replay windows
 (`_engines/_client_children.py`, `_engines/_client_resume.py`).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from acp_core._rules._naming import naming_rule
 from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSessionNotification
 from acp_core._wire._updates_preview import SubagentUpdate
 
@@ -86,8 +89,9 @@ def refused_announcement(b: Build, owner: str, message: UpdateSessionNotificatio
 
 def route_child(b: Build, message: UpdateSessionNotification | RequestPermissionRequest) -> bool:
     """Traffic for an id that is no top-level session of this connection, at the Preview:
-    stepped into the owning engine, or held (J3, or R47 before `initialize`). False when the
-    revision has no children (the caller reports what it always did)."""
+    stepped into the owning engine, or held (J3 at once; before `initialize`, R47 or R61 at
+    its announcement). False when the revision has no children (the caller reports what it
+    always did)."""
     if not speaks_children(b.conn.revision):
         return False
     owner = child_owner(b, message.session_id)
@@ -98,16 +102,22 @@ def route_child(b: Build, message: UpdateSessionNotification | RequestPermission
             return True
         if any(p.method == "session/new" for p in b.outgoing.values()):
             return True  # perhaps the new session's first update (Q12)
-        # J3 where the checker's `OpenSessions` says so (a connection that began with
-        # `initialize`: it takes no R47 for the envelope when the child is announced later,
-        # one finding a fault); R47 where it cannot judge J3.
+        # J3 where the checker's `OpenSessions` judges it (a connection that began with
+        # `initialize`), at once; the judge then adds nothing at the announcement (one finding
+        # a fault). Before that, the judge decides at the announcement, as the checker does
+        # for a recording that starts late (R47, or R61 after a resume: `naming_rule` and
+        # `_rules/_check_preview_updates._announce`); said here only where no judge runs.
+        why = (
+            f"update for {message.session_id!r}, which no session/new answer gave and no "
+            "subagent_update announced yet: held until one does"
+        )
         rules = b.exchange
         unknown = None if rules is None else rules.opened.follow("agent", message)[1]
-        b.finding(
-            "J3" if unknown is not None and unknown[0] == "J3" else "R47",
-            f"update for {message.session_id!r}, which no session/new answer gave and no "
-            "subagent_update announced yet: held until one does",
-        )
+        if unknown is not None:
+            b.finding(unknown[0], why)
+            b.judged_envelopes.append(message)
+        else:
+            b.judged_finding(naming_rule("envelope"), why)
         return True
     if isinstance(message, UpdateSessionNotification) and refused_announcement(b, owner, message):
         return True

@@ -259,6 +259,9 @@ class Build:
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
         self.inbound: list[Message] = []  # what arrived this step, for `judge` (in order)
+        # Of `inbound`, the envelopes naming a session nobody set up that this step already
+        # reported (`route_child`): the judge takes them as judged, one finding a fault.
+        self.judged_envelopes: list[Message] = []
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
@@ -387,45 +390,36 @@ class Build:
         # findings; a MUST this client would break by sending is refused (nothing changed).
         judge, at = self.conn.judge, self.conn.judged
         assert judge is not None
+        judged = self.judged_envelopes
         for message in self.inbound:
-            if quiet(judge, "agent", message):  # the bulk of the traffic: text chunks
+            named = any(m is message for m in judged) if judged else False
+            if not named and quiet(judge, "agent", message):  # the bulk: text chunks
                 at += 1
                 continue
-            judge, at = self._observe(judge, at, "agent", message)
+            judge, at = self._observe(judge, at, "agent", message, named)
         for message in sent:
             judge, at = self._observe(judge, at, "client", message)
         self.changes["judge"], self.changes["judged"] = judge, at
 
     def _observe(
-        self, judge: PreviewState, at: int, sender: str, message: object
+        self, judge: PreviewState, at: int, sender: str, message: object, named: bool = False
     ) -> tuple[PreviewState, int]:
         session = _session_of(message)
         cancels = None
         if type(message) is CancelSessionNotification and session is not None:
             before = self.conn.sessions.get(session)  # the machine before the cancel
             cancels = None if before is None else before.engine.conversation.cancels
+        # `named`: the envelope's fault was reported on arrival (`route_child`), so the judge
+        # adds nothing for it at the announcement, as the checker after its J3 (`judged_j3`).
         judge, findings = observe_connection(
-            judge, at, sender, message, session=session, cancels=cancels
+            judge, at, sender, message, session=session, judged_j3=named, cancels=cancels
         )
         for f in findings:
-            if f.rule == "R47" and self._held_before(message):
-                # Live, the connection has seen every session set up from the start, so it
-                # said J3 when the traffic arrived (`route_child`, held until announced), as
-                # the checker does for a recording that starts with `initialize`; the judge
-                # says R47 at the announcement about the same fault: one finding a fault.
-                continue
             rule = RULES[f.rule]
             if sender == "client" and rule.side == "client" and rule.level in _MUSTS:
                 raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
             self.finding(f.rule, f.message)
         return judge, at + 1
-
-    def _held_before(self, message: object) -> bool:
-        # `message` announces a child whose traffic this connection held (and reported).
-        if type(message) is not UpdateSessionNotification:
-            return False
-        update = message.update
-        return type(update) is SubagentUpdate and update.session_id in self.conn.orphans
 
     def done(self) -> ConnectionStep:
         v2 = self.v1 is None

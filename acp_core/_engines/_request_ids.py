@@ -10,6 +10,8 @@ answer the pending request of that id, or nothing a peer can match).
 `MAX_PEER_REQUESTS` and `load_refusal` bound what a peer can leave waiting on a connection:
 its requests this side has not answered yet (held prompts, permission requests, requests
 handed to the host); one more is answered -32600 under its own id and never held (E6).
+`reuse_finding` is the finding for an id refused as reused: J2's, from its one home
+(`_rules/_conversation_events.j2_breach`), so every party says what the checker says.
 Must not know: which requests are pending (the caller says, through `pending` and the
 count); what any request means.
 """
@@ -19,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from acp_core._rules._conversation_events import j2_breach
+from acp_core._rules._conversation_state import Sender
 from acp_core._rules._predicates import shown
 from acp_core._wire._jsonrpc import (
     CancelTerminalRequest,
@@ -30,7 +34,14 @@ from acp_core._wire._jsonrpc import (
     RpcError,
 )
 
-__all__ = ["MAX_PEER_REQUESTS", "REQUESTS", "id_refusal", "load_refusal", "valid_request_id"]
+__all__ = [
+    "MAX_PEER_REQUESTS",
+    "REQUESTS",
+    "id_refusal",
+    "load_refusal",
+    "reuse_finding",
+    "valid_request_id",
+]
 
 #: Requests of the peer a connection holds unanswered at once (E6); one more is refused.
 MAX_PEER_REQUESTS: Final = 1024
@@ -69,6 +80,20 @@ def id_refusal(request_id: object, pending: Callable[[int | str], bool]) -> RpcE
         detail = f"Invalid Request: request id {shown(request_id)} is already pending"
         return RpcError(ErrorCode.INVALID_REQUEST, detail)
     return None
+
+
+def reuse_finding(
+    sender: Sender, request_id: object, first_at: int | None = None
+) -> tuple[str, str]:
+    """The finding `(rule, why)` for a request of `sender` that `id_refusal` refused because
+    `request_id` is pending: J2 as its one home decides and words it, with the line of the
+    pending request where the caller knows it (`first_at`), as the checker says it then."""
+    if first_at is not None:
+        found = j2_breach(reused=(sender, request_id, first_at))
+    else:
+        found = j2_breach(held=(sender, request_id))
+    assert found is not None  # a pending id reused is always J2's
+    return found
 
 
 def load_refusal(waiting: int) -> RpcError | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, overload
 
 from acp_core._errors import ArgumentError, RemoteProtocolError
+from acp_core._rules._check_schema import d1_findings
 from acp_core._wire._jsonrpc import Batch, InvalidEntry
 
 from ._agent import AgentEngine, agent_step
@@ -55,8 +56,8 @@ def _batch(engine: Any, batch: Batch) -> Any:
     ids: list[int | str | None] = []
     for item in batch.items:
         if isinstance(item, InvalidEntry):
-            detail = f"batch entry at {item.path} is not {item.expected}"
-            raise RemoteProtocolError("D1", detail, item.code)
+            ((rule, why),) = d1_findings(invalid=item)  # the checker's words for it
+            raise RemoteProtocolError(rule, why, item.code)
         state, sent, *_ = done = step(state, Received(item))
         outbound += sent
         ids += done.ids

@@ -57,6 +57,8 @@ __all__ = [
     "CHECKED",
     "PreviewDraft",
     "PreviewState",
+    "c29_breach",
+    "c41_breach",
     "finish_connection",
     "observe_connection",
     "observe_connection_fully",
@@ -84,6 +86,28 @@ _ITEM_ID: Final[Mapping[type, Any]] = {
     j.CancelToolCallRequest: lambda m: m.tool_call_id,
     j.CancelTerminalRequest: lambda m: m.terminal_id,
 }
+
+
+def c29_breach(child: str, can_cancel: bool) -> tuple[str, str] | None:
+    """C29: the client sends `session/cancel` for a child only while the child advertises
+    `capabilities.cancel`. The rule and why for a cancel of `child`, or None. Asked by the
+    checker and by the engines (the client's refusal, the agent's record of the fault)."""
+    if can_cancel:
+        return None
+    return (
+        "C29",
+        f"the client cancels child session {shown(child)}, whose capabilities do not permit "
+        "cancel",
+    )
+
+
+def c41_breach(method: str, item_id: str, can_cancel: bool) -> tuple[str, str] | None:
+    """C41: `tool_call/cancel` and `terminal/cancel` only for an item that advertises
+    `capabilities.cancel`. The rule and why for `method` on `item_id`, or None. Asked by the
+    checker and by the client engine, which refuses to send it."""
+    if can_cancel:
+        return None
+    return "C41", f"{method} for {shown(item_id)}, which does not advertise capabilities.cancel"
 
 
 @frozen(slots=True)
@@ -427,23 +451,18 @@ class PreviewDraft(_Scratch):
                     f"the client sends `{method}` for {shown(sid)}, a child session (announced "
                     "by subagent_update): clients never prompt, configure, resume or close one",
                 )
-            elif isinstance(msg, j.CancelSessionNotification) and not self.can_cancel.get(sid):
-                self.report(
-                    "C29",
-                    i,
-                    f"the client cancels child session {shown(sid)}, whose capabilities do "
-                    "not permit cancel",
-                )
+            elif isinstance(msg, j.CancelSessionNotification):
+                found = c29_breach(sid, self.can_cancel.get(sid, False))
+                if found is not None:
+                    self.report(found[0], i, found[1])
         elif sid not in self.named:
             self.named = self.named.set(sid, True)
         cancels = isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest))
-        if cancels and not (self.item(msg) or (False, False))[1]:
-            self.report(
-                "C41",
-                i,
-                f"{_METHOD[type(msg)]} for {shown(_ITEM_ID[type(msg)](msg))}, which does not "
-                "advertise capabilities.cancel",
-            )
+        if cancels:
+            can_cancel = (self.item(msg) or (False, False))[1]
+            found = c41_breach(_METHOD[type(msg)], _ITEM_ID[type(msg)](msg), can_cancel)
+            if found is not None:
+                self.report(found[0], i, found[1])
         if isinstance(msg, j.CancelToolCallRequest):
             self.edit_cancels().item_cancel(i, sid, msg.tool_call_id)
         elif isinstance(msg, j.CancelSessionNotification):

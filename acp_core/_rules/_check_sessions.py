@@ -4,8 +4,8 @@ J30).
 Owns: `OpenSessions`, the checker's record (a value) of the sessions a recording set up (a
 `session/new` or `session/fork` answer's `sessionId`, a `session/resume` request's, and at
 the Preview every child a `subagent_update` announced), the J3 finding for an agent
-message that names any other session, and the J4 finding for a creating answer that gives
-an id one of them already has, or none (J30: no non-empty string `sessionId`).
+message that names any other session, and `created_finding`, the one home of J4 (a creating
+answer that gives an id one of them already has) and J30 (no non-empty string `sessionId`).
 Must not know: the lifecycle of a session once it exists (`_rules/_conversation.py`: after
 `session/close` it is R24's), decoding, files.
 
@@ -18,7 +18,7 @@ answer (digest Q12: agents may send commands, config or usage at once), not a fa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 import attrs
@@ -31,7 +31,7 @@ from acp_core._wire._value import frozen
 
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["OpenSessions"]
+__all__ = ["OpenSessions", "created_finding"]
 
 _CREATING = frozenset({"session/new", "session/fork"})
 _RESUMING = frozenset({"session/resume", "session/load"})
@@ -92,19 +92,9 @@ class OpenSessions:
         if result is None:
             return opened, None  # an error answer: a refused session is not judged
         sid = result.get("sessionId") if isinstance(result, Mapping) else None
-        if not isinstance(sid, str) or not sid:
-            given = "no sessionId" if sid is None else f"sessionId {shown(sid)}"
-            return opened, (
-                "J30",
-                f"the agent answers a session-creating request with {given} instead of the "
-                "new session's id (a non-empty string)",
-            )
-        if sid in opened.known:
-            return opened, (
-                "J4",
-                f"the agent answers a session-creating request with session {shown(sid)}, "
-                "an id a session of this connection already has",
-            )
+        found = created_finding(sid, opened.known.__contains__)
+        if found is not None or not isinstance(sid, str):  # (a str when nothing is found)
+            return opened, found
         return fast_evolve(opened, known=opened.known.set(sid, True)), None
 
     def _agent(self, msg: object) -> tuple[OpenSessions, Found]:
@@ -125,6 +115,27 @@ class OpenSessions:
             "(no session/new or session/fork answer gave it, no session/resume named it"
             ", no subagent_update announced it)",
         )
+
+
+def created_finding(sid: object, in_use: Callable[[str], bool]) -> Found:
+    """J30 and J4: the finding `(rule, why)` for a session-creating answer whose `sessionId`
+    is `sid` (None: absent), or None. A new session has a non-empty string id (J30) that no
+    session of the connection has already (J4; `in_use` says which ids are taken). Asked by
+    `OpenSessions` and by the client connection that opens the session."""
+    if not isinstance(sid, str) or not sid:
+        given = "no sessionId" if sid is None else f"sessionId {shown(sid)}"
+        return (
+            "J30",
+            f"the agent answers a session-creating request with {given} instead of the "
+            "new session's id (a non-empty string)",
+        )
+    if in_use(sid):
+        return (
+            "J4",
+            f"the agent answers a session-creating request with session {shown(sid)}, "
+            "an id a session of this connection already has",
+        )
+    return None
 
 
 #: Before anything is read.

@@ -31,7 +31,7 @@ from ._conversation_state import (
 )
 from ._predicates import RequestKey, request_key, shown
 
-__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify", "j2_breach"]
+__all__ = ["STATE_KINDS", "UPDATE_KIND", "Obs", "classify", "j2_breach", "stray_answer"]
 
 # Updates that are conversation history (what a replay sends) and the agent's own output.
 _USER: Final = (u.UserMessageChunk, u.UserMessage)
@@ -114,6 +114,7 @@ def j2_breach(
     numbered: tuple[str, object] | None = None,
     reused: tuple[Sender, object, int | None] | None = None,
     shared: tuple[object, str | None, str | None] | None = None,
+    held: tuple[Sender, object] | None = None,
 ) -> tuple[str, str] | None:
     """J2: each message is sent by the side its method belongs to, as a request (with an id)
     or a notification (without) as its method is, and a request's id is not in use by another
@@ -122,7 +123,9 @@ def j2_breach(
     notification); `numbered` (method and id of a request); `reused` (sender, id, the line of
     the sender's pending request of that session with that id, if any: the session machines);
     `shared` (id, its session, the session of the pending request with that id: the protocol
-    machine, across sessions). Returns the rule and why, or None."""
+    machine, across sessions); `held` (sender, id of a request refused before any machine saw
+    it because a request of the sender with that id still waits: the engines and connections,
+    which keep no line). Returns the rule and why, or None."""
     why: str | None = None
     if sent is not None and sent[0] != sent[1]:
         sender, expected, method = sent
@@ -144,7 +147,28 @@ def j2_breach(
             f"request id {shown(request_id)} is already in use by a pending request of "
             f"{holder} (ids are unique per connection, not per session)"
         )
+    elif held is not None:
+        sender, request_id = held
+        why = (
+            f"{sender} reuses request id {shown(request_id)} while its request of that id is "
+            "still unanswered"
+        )
     return None if why is None else ("J2", why)
+
+
+def stray_answer(sender: Sender, request_id: object, earlier: int | None = None) -> tuple[str, str]:
+    """J1 (the agent) and C25 (the client): a response answers a request of the peer, once.
+    The rule and why for a response of `sender` under `request_id` that answers no pending
+    request of the peer (`earlier`: the line where that id was answered, if known). Asked by
+    the session machines and by the engines and connections that meet such an answer."""
+    if earlier is not None:
+        why = f"request {shown(request_id)} was already answered at line {earlier}"
+    else:
+        why = (
+            f"no outstanding request from the {PEER[sender]} has id {shown(request_id)} "
+            "(notifications are never answered)"
+        )
+    return ("C25" if sender == CLIENT else "J1"), f"{sender} sends a response, but {why}"
 
 
 def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) -> Event | None:
@@ -156,13 +180,8 @@ def _answer(o: Obs, sender: Sender, msg: j.Response | j.ErrorResponse, at: int) 
     pending = requests.get(key)
     if pending is None:
         earlier = next((i for k, i in o.conv.answered if k == key), None)
-        why = (
-            f"request {shown(msg.id)} was already answered at line {earlier}"
-            if earlier is not None
-            else f"no outstanding request from the {peer} has id {shown(msg.id)} "
-            "(notifications are never answered)"
-        )
-        o.report("C25" if sender == CLIENT else "J1", at, f"{sender} sends a response, but {why}")
+        rule, why = stray_answer(sender, msg.id, earlier)
+        o.report(rule, at, why)
         return None
     o.set(
         requests=requests.delete(key),

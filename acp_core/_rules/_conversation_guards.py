@@ -12,6 +12,7 @@ the event's effect.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Final
 
 from acp_core._wire import _jsonrpc as j
@@ -113,12 +114,22 @@ def _r21(c: Conversation, e: Event) -> str | None:
     )
 
 
-def _r24(c: Conversation, e: Event) -> str | None:
-    # R24, "session/close cancels ongoing work as if session/cancel had been received ... and
-    # answers {}": at the idle that ends the work the close cancelled, its stop reason; at the
-    # close's answer, that the work ended before it, and the result. (The session freed after
-    # the answer is the table's refusal, `_r24_after`: it runs first of all guards, and on an
-    # idle both can speak, with other guards' findings between them, so it stays apart.)
+def _r24(c: Conversation, e: Event, *, freed: bool = False) -> str | None:
+    # R24, "session/close cancels ongoing work as if session/cancel had been received, frees
+    # the session and answers {}": its one home, asked at two points of the guard order.
+    # `freed` (`_r24_freed`, first of all guards, for every update): once the close is
+    # answered nothing more is reported for the session (the table's refusal in CLOSED).
+    # Else: at the idle that ends the work the close cancelled, its stop reason; at the
+    # close's answer, that the work ended before it, and the result. On one idle both can
+    # speak with other guards' findings between them (a close answered while work ran, then
+    # idle end_turn: R24 freed, R6, R2, R24 stop reason), hence two points of the order.
+    if freed:
+        if c.closed_at is None:
+            return None
+        return (
+            f"session update after session/close was answered (line {c.closed_at}): the "
+            "session is freed"
+        )
     if e.kind is Kind.IDLE:
         stop = _stop(e)
         if c.cancel_at is None or not c.cancel_by_close or not ending(c):
@@ -146,6 +157,10 @@ def _r24(c: Conversation, e: Event) -> str | None:
     return (
         f"session/close is answered with {shown(result)}; the result is {{}} (only `_meta` besides)"
     )
+
+
+#: `_r24` asked first of all guards, for every update: the session freed by the close's answer.
+_r24_freed: Final = partial(_r24, freed=True)
 
 
 def _s2(c: Conversation, e: Event) -> str | None:
@@ -268,15 +283,6 @@ def _r23(c: Conversation, e: Event) -> str | None:
     )
 
 
-def _r24_after(c: Conversation, e: Event) -> str | None:
-    if c.closed_at is None:
-        return None
-    return (
-        f"session update after session/close was answered (line {c.closed_at}): the "
-        "session is freed"
-    )
-
-
 def _r41_answer(c: Conversation, e: Event) -> str | None:
     msg = e.message
     if not isinstance(msg, j.Response):
@@ -331,7 +337,7 @@ _UPDATES: Final = (
 
 #: Every lifecycle check, by the rule it decides, in the order they run for an event.
 GUARDS: Final[tuple[Guard, ...]] = (
-    Guard("R24", _UPDATES, _r24_after),
+    Guard("R24", _UPDATES, _r24_freed),
     Guard("R39", (Kind.USER_MESSAGE, Kind.WORK), _r39),
     Guard("R6", (Kind.WORK,), work_before_running),
     Guard("R12", (Kind.WORK,), _r12),

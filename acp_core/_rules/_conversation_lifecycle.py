@@ -45,7 +45,7 @@ from ._conversation_guards import (
     _r22,
     _r23,
     _r24,
-    _r24_after,
+    _r24_freed,
     _r38,
     _r39,
     _s1,
@@ -68,7 +68,7 @@ _MODES: Final = frozenset({S.CLOSED, S.RESUMING})
 #: reads different stages per kind). A guard left out can speak in every stage.
 SPEAKS: Final[Mapping[Any, frozenset[Stage]]] = {
     # closed_at is set: that is CLOSED.
-    _r24_after: frozenset({S.CLOSED}),
+    _r24_freed: frozenset({S.CLOSED}),
     # replay_forbidden is set: RESUMING (or CLOSED inside its window).
     _r39: _MODES,
     # a turn not started (not replaying, for output; an idle that ends it, for the idle).

@@ -18,6 +18,7 @@ which rules still have several, so a new split cannot appear unseen.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Final
 
@@ -30,17 +31,17 @@ __all__ = ["DECIDED_BY"]
 _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "C2": ("acp_core._rules._check_capabilities:unadvertised_content",),
     "C15": ("acp_core._rules._conversation_effects:c15_breach",),
-    "C25": ("acp_core._rules._conversation_events:_answer",),
-    "C29": ("acp_core._rules._check_preview:PreviewDraft.client",),
+    "C25": ("acp_core._rules._conversation_events:stray_answer",),
+    "C29": ("acp_core._rules._check_preview:c29_breach",),
     "C34": ("acp_core._rules._check_preview:PreviewDraft.client",),
     "C40": ("acp_core._rules._check_preview:_c40",),
-    "C41": ("acp_core._rules._check_preview:PreviewDraft.client",),
+    "C41": ("acp_core._rules._check_preview:c41_breach",),
     "C43": ("acp_core._rules._check_preview_prompts:BookDraft.prompt",),
     "D1": ("acp_core._rules._check_schema:d1_findings",),
-    "J1": ("acp_core._rules._conversation_events:_answer",),
+    "J1": ("acp_core._rules._conversation_events:stray_answer",),
     "J2": ("acp_core._rules._conversation_events:j2_breach",),
     "J3": ("acp_core._rules._protocol:ProtocolDraft.message",),
-    "J4": ("acp_core._rules._check_sessions:OpenSessions._answer",),
+    "J4": ("acp_core._rules._check_sessions:created_finding",),
     "J5": ("acp_core._rules._check_initialize:initialize_findings",),
     "J6": ("acp_core._rules._check_initialize:initialize_findings",),
     "J7": ("acp_core._rules._check_initialize:initialize_findings",),
@@ -64,7 +65,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "J45": ("acp_core._rules._check_jsonrpc:meta_finding",),
     "J46": ("acp_core._rules._check_initialize:capability_key_findings",),
     "J47": ("acp_core._rules._check_initialize:schema_findings",),
-    "J30": ("acp_core._rules._check_sessions:OpenSessions._answer",),
+    "J30": ("acp_core._rules._check_sessions:created_finding",),
     "J50": ("acp_core._rules._check_answers:Answers._page",),
     "J51": ("acp_core._rules._check_answers:Answers._page",),
     "J52": ("acp_core._rules._check_answers:Answers._page",),
@@ -135,7 +136,9 @@ def _collected() -> Mapping[str, tuple[str, ...]]:
             raise ValueError(f"{rule}: {sorted(listed)} is both marked and listed in _SITES")
         names.extend(marked)
     for guard in GUARDS:
-        name = f"{guard.check.__module__}:{guard.check.__qualname__}"
+        # A check asked at several points of the order with a parameter is one function.
+        check = guard.check.func if isinstance(guard.check, partial) else guard.check
+        name = f"{check.__module__}:{check.__qualname__}"
         names = found.setdefault(guard.rule, [])
         if name not in names:
             names.append(name)

@@ -1,0 +1,310 @@
+"""Every party asks a rule's one home (issue 21): where an engine or a connection refuses or
+reports a rule the checker decides, it takes the rule id (and the wording) from the function
+that decides it, never from a literal of its own. Each test swaps the deciding function for
+one that names another rule and sees the party follow; a party that kept its own literal
+would still say the old rule and fail here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conn_pair import Pair
+from pair import prompt_wire, receive
+from test_agent_preview import refused, with_child
+from test_connection_preview import CHUNK, SID, Client, announce
+from test_hostile_ids import _line, _permission_wire
+
+import acp_core as acp
+from acp_core._engines import (
+    _agent_cancel,
+    _agent_permissions,
+    _client_cancel,
+    _client_items,
+    _connection_agent,
+    _connection_client,
+    _request_ids,
+    _step,
+)
+from acp_core._rules import _check_preview_updates, _check_sessions, _naming
+
+#: A real rule other than the one each decider says, so every party can name it.
+OTHER = "R56"
+
+
+def _naming_says_other(how: _naming.Naming) -> str:
+    return OTHER if how == "envelope" else _naming.naming_rule(how)
+
+
+# -- part 1: the engines' and connections' refusals and findings ------------------------------
+
+
+def test_the_agent_engine_refuses_a_childs_unannounced_request_with_naming_rules_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    options = (acp.PermissionOption("y", "Yes", "allow_once"),)
+    intent = acp.RequestPermission("Edit?", options, session_id="c9")
+    assert refused(with_child(), intent) == "R47"
+    # Planted: `_agent_permissions` refusing with its own "R47" again fails this.
+    monkeypatch.setattr(_agent_permissions, "naming_rule", _naming_says_other)
+    assert refused(with_child(), intent) == OTHER
+
+
+def _j2_says_other(**clause: Any) -> tuple[str, str]:
+    return (OTHER, f"planted: {sorted(clause)}")
+
+
+def _reused_by_the_agent_engine() -> list[tuple[str, str]]:
+    engine, _ = receive(acp.new_agent(SID), prompt_wire(7))
+    engine, _ = receive(engine, prompt_wire(7, text="again"))
+    return [(v.rule, v.message) for v in engine.violations]
+
+
+def _reused_by_the_client_engine() -> list[tuple[str, str]]:
+    client = receive(acp.new_client(SID), _permission_wire(3)).state
+    client, _ = receive(client, _permission_wire(3))
+    return [(v.rule, v.message) for v in client.violations]
+
+
+def _reused_at_the_agent_connection() -> list[tuple[str, str]]:
+    pair = Pair()
+    sid = pair.open()
+    pair.agent_bytes(_line(prompt_wire(70, session_id=sid)))
+    step = pair.agent_bytes(_line(prompt_wire(70, session_id=sid, text="dup")))
+    return [(e.rule, e.detail) for e in step.events if isinstance(e, acp.Finding)]
+
+
+def _reused_at_the_client_connection() -> list[tuple[str, str]]:
+    pair = Pair()
+    first, second = pair.open(), pair.open()
+    pair.client = acp.receive_bytes(pair.client, _line(_permission_wire(50, first))).connection
+    step = acp.receive_bytes(pair.client, _line(_permission_wire(50, second)))
+    return [(e.rule, e.detail) for e in step.events if isinstance(e, acp.Finding)]
+
+
+PARTIES = {
+    "agent engine": _reused_by_the_agent_engine,
+    "client engine": _reused_by_the_client_engine,
+    "agent connection": _reused_at_the_agent_connection,
+    "client connection": _reused_at_the_client_connection,
+}
+
+
+@pytest.mark.parametrize("party", list(PARTIES))
+def test_a_reused_request_id_is_what_j2s_home_says_at_every_party(
+    party: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = PARTIES[party]()
+    assert [rule for rule, _ in said] == ["J2"]
+    # Planted: any of the four writing its own "J2" again fails its row.
+    monkeypatch.setattr(_request_ids, "j2_breach", _j2_says_other)
+    assert [rule for rule, _ in PARTIES[party]()] == [OTHER]
+
+
+def test_the_engines_word_a_reused_id_as_the_checker_does() -> None:
+    # The bare engines know the line of the pending request, so they say what the checker says.
+    trace = [
+        {"from": "client", "message": prompt_wire(7)},
+        {"from": "client", "message": prompt_wire(7, text="again")},
+    ]
+    (checked,) = acp.check_trace(trace)
+    assert _reused_by_the_agent_engine() == [(checked.rule, checked.message)]
+    trace = [{"from": "agent", "message": _permission_wire(3)}] * 2
+    (checked,) = acp.check_trace(trace)
+    assert _reused_by_the_client_engine() == [(checked.rule, checked.message)]
+
+
+# -- part 2: an unannounced child's traffic before `initialize` ------------------------------
+
+
+def _update_line(session_id: str, update: dict[str, Any]) -> dict[str, Any]:
+    params = {"sessionId": session_id, "update": update}
+    message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+    return {"from": "agent", "message": message}
+
+
+def test_before_initialize_the_client_connection_asks_the_checkers_decider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A client connection before `initialize` judges an unannounced child's traffic as the
+    # checker judges a recording that starts late: at the announcement, by the same decider.
+    child = "sess_child_1"
+    trace = [_update_line(child, CHUNK), _update_line(SID, announce(child))]
+    revision = acp.V2_PREVIEW
+
+    def both() -> tuple[list[str], list[str]]:
+        c = Client()
+        c.update(child, CHUNK)
+        c.update(SID, announce(child))
+        checked = acp.check_trace(trace, revision=revision)
+        return c.findings(), [v.rule for v in checked]
+
+    assert both() == (["R47"], ["R47"])
+    # Planted: the connection naming "R47" itself again (at arrival or at the announcement)
+    # fails this: the decider the checker asks now says another rule, and so must it.
+    monkeypatch.setattr(_check_preview_updates, "naming_rule", _naming_says_other)
+    assert both() == ([OTHER], [OTHER])
+
+
+# -- a stray answer (J1, C25) and a creating answer (J30, J4) --------------------------------
+
+
+def _stray(**_: Any) -> tuple[str, str]:
+    return (OTHER, "planted")
+
+
+def _stray_at_the_client_connection() -> list[str]:
+    pair = Pair()
+    pair.open()
+    step = acp.receive_bytes(pair.client, _line({"jsonrpc": "2.0", "id": 999, "result": {}}))
+    return [e.rule for e in step.events if isinstance(e, acp.Finding)]
+
+
+def _stray_at_the_agent_connection() -> list[str]:
+    pair = Pair()
+    pair.open()
+    step = acp.receive_bytes(pair.agent, _line({"jsonrpc": "2.0", "id": 999, "result": {}}))
+    return [e.rule for e in step.events if isinstance(e, acp.Finding)]
+
+
+def _stray_at_the_agent_engine() -> list[str]:
+    with pytest.raises(acp.RemoteProtocolError) as error:
+        receive(acp.new_agent(SID), {"jsonrpc": "2.0", "id": 5, "result": {}})
+    return [error.value.rule]
+
+
+STRAYS = {
+    "client connection": (_stray_at_the_client_connection, _connection_client, "J1"),
+    "agent connection": (_stray_at_the_agent_connection, _connection_agent, "C25"),
+    "agent engine": (_stray_at_the_agent_engine, _agent_permissions, "C25"),
+}
+
+
+@pytest.mark.parametrize("party", list(STRAYS))
+def test_a_stray_answer_is_what_its_one_home_says_at_every_party(
+    party: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said, module, rule = STRAYS[party]
+    assert said() == [rule]
+    # Planted: the party writing its own "J1" / "C25" again fails its row.
+    monkeypatch.setattr(module, "stray_answer", lambda *args: _stray())
+    assert said() == [OTHER]
+
+
+def test_a_creating_answer_is_judged_by_j30_and_j4s_home_at_the_client_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def opened(session_id: str) -> tuple[list[str], bool]:
+        c = Client()
+        out = c.do(acp.NewSession("/w2"))
+        c.events.clear()
+        c.agent({"id": out[0]["id"], "result": {"sessionId": session_id}})
+        return c.findings(), any(isinstance(e, acp.SessionOpened) for e in c.events)
+
+    assert opened("") == (["J30"], False)
+    assert opened(SID) == (["J4"], False)
+    assert opened("sess_2") == ([], True)
+    # Planted: `_opened` writing its own "J30" / "J4" again fails this.
+    real = _check_sessions.created_finding
+    monkeypatch.setattr(
+        _connection_client,
+        "created_finding",
+        lambda sid, in_use: None if real(sid, in_use) is None else _stray(),
+    )
+    assert opened("")[0] == opened(SID)[0] == [OTHER]
+
+
+# -- a child's cancel (C29) and an item's cancel (C41) ---------------------------------------
+
+
+def _c29_at_the_client_engine() -> str:
+    import test_client_preview as cp
+
+    client = cp.feed(cp.preview_client(), cp.announce())
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, acp.CancelChild(cp.C1))
+    return error.value.rule
+
+
+def _c29_at_the_agent_engine() -> str:
+    import test_agent_preview as ap
+
+    engine = ap.send(with_child(), acp.RunningStateUpdate(), "c1").state
+    engine = ap.receive(engine, ap.cancel("c1")).state
+    (found,) = engine.violations
+    return found.rule
+
+
+def _c41_at_the_client_engine() -> str:
+    import test_client_preview as cp
+
+    upd = cp.update(cp.SID, {"sessionUpdate": "tool_call_update", "toolCallId": "i1"})
+    client = cp.feed(cp.preview_client(), upd)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, acp.CancelToolCall("i1"))
+    return error.value.rule
+
+
+CANCELS = {
+    "C29 client engine": (_c29_at_the_client_engine, _client_cancel, "c29_breach", "C29"),
+    "C29 agent engine": (_c29_at_the_agent_engine, _agent_cancel, "c29_breach", "C29"),
+    "C41 client engine": (_c41_at_the_client_engine, _client_items, "c41_breach", "C41"),
+}
+
+
+@pytest.mark.parametrize("party", list(CANCELS))
+def test_a_cancel_the_child_or_item_does_not_permit_is_what_its_home_says(
+    party: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said, module, decider, rule = CANCELS[party]
+    assert said() == rule
+    # Planted: the engine writing its own "C29" / "C41" again fails its row.
+    real = getattr(module, decider)
+    monkeypatch.setattr(
+        module, decider, lambda *args: None if real(*args) is None else _stray()
+    )
+    assert said() == OTHER
+
+
+def test_a_batch_entry_that_does_not_decode_is_what_d1s_home_says_at_the_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    params = {"sessionId": SID, "update": CHUNK}
+    line = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+    batch = acp.decode_message([line, {"jsonrpc": "2.0", "method": 5}])
+
+    def refused() -> tuple[str, str]:
+        with pytest.raises(acp.RemoteProtocolError) as error:
+            acp.step(acp.new_client(SID), acp.Received(batch))
+        return error.value.rule, error.value.detail
+
+    raw = [line, {"jsonrpc": "2.0", "method": 5}]
+    checked = acp.check_trace([{"from": "agent", "message": raw}])
+    assert [(v.rule, v.message) for v in checked] == [refused()]
+    # Planted: `_step._batch` writing its own "D1" again fails this.
+    monkeypatch.setattr(_step, "d1_findings", lambda **_: [_stray()])
+    assert refused() == (OTHER, "planted")
+
+
+def test_a_permission_request_without_options_is_refused_in_the_checkers_words() -> None:
+    # R26 is the checker's single-message rule (`permission_shape_findings`), asked on the
+    # request the engine would send; the engine keeps no pre-check of its own.
+    # Planted: the old `if not intent.options: raise refuse("R26", ...)` back fails this.
+    intent = acp.RequestPermission("Go?", ())
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(acp.new_agent(SID), intent)
+    assert error.value.rule == "R26"
+    assert error.value.detail.startswith("a permission request needs a title and at least one")
+
+
+def test_a_message_id_reused_for_another_role_is_refused_in_the_checkers_words() -> None:
+    # R5 is the checker's (`MessageRules.message_id`, asked on every update the engine sends);
+    # the engine keeps no pre-check of its own for another role's id.
+    # Planted: the old `new_message_id` refusal ("already names a user message") back fails it.
+    engine = acp.new_agent(SID)
+    engine = acp.step(engine, acp.Received(acp.decode_message(prompt_wire(1)))).state
+    engine = acp.step(engine, acp.AcceptPrompt(1, user_message_id="u1")).state
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.SendAgentText("x", message_id="u1"))
+    assert error.value.rule == "R5"
+    assert error.value.detail.startswith("message id 'u1' names a user message and is reused")
