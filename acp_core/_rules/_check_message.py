@@ -203,6 +203,11 @@ def child_directory_findings(upd: SubagentUpdate, revision: Revision) -> list[Fi
     ]
 
 
+def _a(role: str) -> str:
+    """The role with its article: "a user", "a thought", "an agent"."""
+    return f"an {role}" if role == "agent" else f"a {role}"
+
+
 _CHUNK_ROLE: Final[Mapping[type, str]] = {
     u.UserMessageChunk: "user",
     u.AgentMessageChunk: "agent",
@@ -475,7 +480,8 @@ class MessageRules:
         if known != role:
             self.found(
                 "R5",
-                f"message id {mid!r} names a {known} message and is reused for a {role} message",
+                f"message id {mid!r} names {_a(known)} message and is reused for "
+                f"{_a(role)} message",
             )
 
     @decides("R14")
