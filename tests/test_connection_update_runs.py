@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import acp_core as acp
@@ -412,6 +412,17 @@ _TOOL_TRAFFIC = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
+@example(  # a first sight in the run: what a patch repeats of it changes nothing
+    [
+        _chunk("agent_message_chunk", "a1"),
+        _patch("c2", {"title": "Read"}),
+        _patch("c2", {"status": "pending", "rawOutput": None}),
+        _patch("c2", {"rawInput": None}),
+        _patch("c2", {"status": "completed"}),
+    ],
+    "prompt",
+    acp.V2_PREVIEW,
+)
 @given(
     st.lists(_TOOL_TRAFFIC, max_size=25),
     st.sampled_from(("none", "prompt", "cancel")),
