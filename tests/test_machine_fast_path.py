@@ -64,15 +64,16 @@ def _follow(
 ) -> list[Any]:
     conv = Conversation.mid_session(revision) if mid else Conversation.start(revision)
     seen = []
-    saved = machine._quiet
-    if not quiet:
+    saved = machine._quiet, machine._work_grown
+    if not quiet:  # both shortcuts off: every message takes the full path
         machine._quiet = lambda conv, upd: False  # type: ignore[assignment]
+        machine._work_grown = lambda conv, upd: None  # type: ignore[assignment]
     try:
         for at, (sender, message) in enumerate(messages):
             conv, found = observe(conv, sender, message, at=at)
             seen.append((conv, found))
     finally:
-        machine._quiet = saved
+        machine._quiet, machine._work_grown = saved
     return seen
 
 
@@ -87,6 +88,37 @@ def test_the_quiet_path_changes_no_answer_on_the_traces(path: Path, revision: An
         for mid in (False, True):
             quiet = _follow(sequence, revision, True, mid)
             assert quiet == _follow(sequence, revision, False, mid)
+
+
+def test_the_work_grown_path_is_taken() -> None:
+    # A tool call's first update, a chunk of a message the running turn has not touched yet
+    # (once the history began: the first agent message takes the full path): only the work's
+    # items grow, and the shortcut gives what the full path gives.
+    conv, _ = observe(
+        Conversation.start(), "agent", UpdateSessionNotification("s", RunningStateUpdate())
+    )
+    updates = (
+        (ToolCallUpdate("t1", title="T"), "t1"),
+        (AgentMessageChunk("m1", TextContent("x")), None),
+        (AgentMessageChunk("m2", TextContent("x")), "m2"),
+    )
+    for update, item in updates:
+        note = UpdateSessionNotification("s", update)
+        grown = machine._work_grown(conv, update)
+        saved = machine._work_grown
+        machine._work_grown = lambda conv, upd: None  # type: ignore[assignment]
+        try:
+            full = observe(conv, "agent", note)
+        finally:
+            machine._work_grown = saved
+        assert observe(conv, "agent", note) == full
+        if item is None:
+            assert grown is None
+        else:
+            assert grown is not None
+            assert full == (grown, ())
+            assert set(grown.work_ids) == {*conv.work_ids, item}
+        conv = full[0]
 
 
 def test_the_quiet_path_is_taken() -> None:
