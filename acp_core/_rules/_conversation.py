@@ -35,7 +35,10 @@ Theory of operation.
   `_rules/_conversation_effects.py`) holds returns the same machine at once, without
   building an observation: the same answer the full path gives
   (tests/test_machine_fast_path.py), with no rule restated (a guard placed in a cell takes
-  the cell off the quiet path by itself).
+  the cell off the quiet path by itself). Beside it, an update of such a cell whose only
+  change is the running work's new item (`work_grown`: a message's first chunk, a tool
+  call's first sight) gets the machine with that item added, likewise without an
+  observation.
 - The *turn* is foreground work from its start (a prompt sent while idle, or `running` /
   `requires_action` after idle) to the idle that ends it. Prompts wait in `prompts` until a
   user message binds to them (Q7: first in, first out under 2026-08; the result's
