@@ -9,12 +9,38 @@ from typing import Any
 
 import pytest
 from preview_traces import CASES
+from trace_builders import BG_T1, CAN, NEW, P, Q, cancel, state, tool, upd
 
 import acp_core as acp
 from acp_core._rules import _check_preview as cp
 from acp_core.codec import decode_message
 
-TRACES = [t for _rule, good, bad, _i in CASES for t in (good, bad)]
+TEXT = {"type": "text", "text": "x"}
+# Tool traffic on a named top-level session: patches that keep the tool call's record (the
+# quiet path) and ones that do not (a finishing status, capabilities, a name, content that
+# names a session; a `cancelled` of a listed background tool call inside a cancel window,
+# R73, though it had finished; a content chunk that names a session).
+TOOLS = [
+    *NEW,
+    tool(P, title="watch", status="in_progress", capabilities=CAN),
+    tool(P, status="in_progress", rawOutput={"n": 1}),
+    upd(
+        P, "tool_call_content_chunk", toolCallId="t1", content={"type": "content", "content": TEXT}
+    ),
+    tool(P, "t2", title="read", status="completed", capabilities=CAN),
+    tool(P, "t2", status="failed"),
+    tool(P, "t2", capabilities={}),
+    tool(P, "t2", name="read_file"),
+    tool(P, "t2", content=[{"type": "session", "sessionId": "sess_far"}]),
+    state(P, "running", background=BG_T1),
+    cancel(P),
+    tool(P, status="in_progress"),
+    tool(P, status="completed"),
+    tool(P, status="cancelled"),
+    upd(P, "tool_call_content_chunk", toolCallId="t1", content={"type": "session", "sessionId": Q}),
+    state(P, "idle", stopReason="cancelled", background=[]),
+]
+TRACES = [t for _rule, good, bad, _i in CASES for t in (good, bad)] + [TOOLS]
 # The chunks of a session that is named, then announced as someone's child.
 _P, _K = "sess_parent", "sess_child_1"
 
@@ -73,3 +99,16 @@ def test_a_quiet_path_that_skipped_a_childs_chunks_is_caught(
     monkeypatch.setattr(cp, "quiet", too_quiet)
     differs = any(quick != full for trace in TRACES for quick, full in _both(trace))
     assert differs
+
+
+def test_tool_traffic_reaches_the_quiet_path() -> None:
+    # Not vacuous: patches that keep the record, and content chunks, take the shortcut.
+    state = cp.PreviewState(acp.V2_PREVIEW)
+    kinds = []
+    for at, entry in enumerate(TOOLS):
+        message = decode_message(_wire(entry), revision=acp.V2_PREVIEW)
+        if cp.quiet(state, entry["from"], message):
+            kinds.append(type(message.update).__name__)
+        sid = getattr(message, "session_id", None)
+        state, _ = cp.observe_connection(state, at, entry["from"], message, session=sid)
+    assert kinds == ["ToolCallUpdate", "ToolCallContentChunk", "ToolCallUpdate"]

@@ -25,13 +25,13 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core import connection as c
 from acp_core import intents as i
-from acp_core._engines import _connection
+from acp_core._engines import _client, _connection
 from acp_core._engines._client import client_step, receive_updates
 from acp_core._wire._framing import feed_ndjson
 from acp_core.codec import decode_message
@@ -195,7 +195,8 @@ _PERMISSION = {
 
 #: Lines a run must take, or stop at: plain chunks (folded), chunks of a mismatched role
 #: (R5), with unknown keys (R43), with `_meta`, with an image; tool content chunks (folded
-#: once their tool call is known, R14 before), tool calls, state changes,
+#: once their tool call is known, R14 before), tool calls, their plain patches (folded
+#: once known) and patches that are not plain, state changes,
 #: usage, the exchange's own reads (config options), the Preview's markers and children,
 #: another session, an unknown one, undecodable params, requests, answers, garbage.
 LINES: tuple[bytes, ...] = (
@@ -216,6 +217,35 @@ LINES: tuple[bytes, ...] = (
     ),
     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read"}),
     _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"}),
+    # Plain patches of a known tool call (folded once it is known): a status, raw values
+    # (the same again changes nothing), and the ones that are not plain: an unknown status
+    # (R18), a null one, `_meta`, unknown keys (R43), a title.
+    _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress"}),
+    _update({"sessionUpdate": "tool_call_update", "toolCallId": "call_0", "status": "failed"}),
+    _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "rawOutput": {"lines": 3}}),
+    _update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "status": "completed",
+            "rawInput": [1, "a"],
+            "rawOutput": None,
+        }
+    ),
+    _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "weird"}),
+    _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": None}),
+    _update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "status": "failed",
+            "_meta": {"k": 3},
+        }
+    ),
+    _update(
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "failed", "odd": 1}
+    ),
+    _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read again"}),
     _update(
         {
             "sessionUpdate": "tool_call_content_chunk",
@@ -309,6 +339,135 @@ def test_receive_updates_equals_client_steps_one_at_a_time(
             assert together.sent is not engine.sent  # stopped where a prompt record moved
         engine, messages, pieces = together, messages[len(changed) :], pieces + 1
     assert pieces > 1
+
+
+def _pieces_equal_steps(engine: Any, messages: list[Any]) -> None:
+    """`receive_updates` on `messages`, piece by piece, equals `client_step` on each: the
+    engine (violations and their indexes included) and whether each changed the view."""
+    while messages:
+        together, changed = receive_updates(engine, messages)
+        alone, shown = engine, []
+        for message in messages[: len(changed)]:
+            after = client_step(alone, i.Received(message)).state
+            shown.append(after.view is not alone.view)
+            alone = after
+        assert changed == shown
+        assert together == alone
+        assert together.violations == alone.violations
+        assert together.messages == alone.messages
+        engine, messages = together, messages[len(changed) :]
+
+
+def _patch(tool: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {"sessionUpdate": "tool_call_update", "toolCallId": tool, **fields}
+
+
+_RAW = st.sampled_from([None, 1, True, 1.0, "x", [1, "a"], {"lines": 3}, {"lines": True}])
+#: Tool call patches, plain (a known status, raw values) and not (an unknown, custom or
+#: null status, a title, `_meta`, unknown keys, an empty id), of tool calls known or not.
+_PATCHES = st.builds(
+    lambda tool, fields, more: _patch(tool, {**fields, **more}),
+    st.sampled_from(["call_0", "c1", "c2", ""]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "status": st.sampled_from(
+                [
+                    "pending",
+                    "in_progress",
+                    "completed",
+                    "failed",
+                    "cancelled",
+                    "paused",
+                    "weird",
+                    "_mine",
+                    None,
+                ]
+            ),
+            "rawInput": _RAW,
+            "rawOutput": _RAW,
+        },
+    ),
+    st.sampled_from(
+        [{}, {}, {}, {"title": "Read"}, {"title": "Write"}, {"_meta": {"k": 1}}, {"odd": 1}]
+    ),
+)
+_TOOL_TRAFFIC = st.one_of(
+    _PATCHES,
+    _PATCHES,
+    st.sampled_from(
+        [
+            _patch("c1", {"title": "Read", "status": "pending"}),
+            {
+                "sessionUpdate": "tool_call_content_chunk",
+                "toolCallId": "c1",
+                "content": {"type": "content", "content": {"type": "text", "text": "out"}},
+            },
+            _chunk("agent_message_chunk", "a1"),
+            _STATE,
+            _IDLE,
+        ]
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@example(  # a first sight in the run: what a patch repeats of it changes nothing
+    [
+        _chunk("agent_message_chunk", "a1"),
+        _patch("c2", {"title": "Read"}),
+        _patch("c2", {"status": "pending", "rawOutput": None}),
+        _patch("c2", {"rawInput": None}),
+        _patch("c2", {"status": "completed"}),
+    ],
+    "prompt",
+    acp.V2_PREVIEW,
+)
+@given(
+    st.lists(_TOOL_TRAFFIC, max_size=25),
+    st.sampled_from(("none", "prompt", "cancel")),
+    st.sampled_from((acp.V2_PREVIEW, acp.V2_2026_08)),
+)
+def test_folded_tool_call_patches_equal_client_steps_one_at_a_time(
+    updates: list[dict[str, Any]], start: str, revision: acp.Revision
+) -> None:
+    # Plain patches of known tool calls join the runs (`plain_tool_call_update`): the engine
+    # after a run, and each `changed` flag (a patch that repeats what the view shows changes
+    # nothing), equal stepping them one at a time; around a local cancel the view is apart
+    # from the session (a patch's status wins over the mark, Q19).
+    conn = _ready(revision)
+    if start != "none":
+        conn = _prompted(conn, cancel=start == "cancel")
+    notification = {"jsonrpc": "2.0", "method": "session/update"}
+    messages: list[Any] = [
+        decode_message({**notification, "params": {"sessionId": SID, "update": update}},
+                       revision=revision)
+        for update in updates
+    ]  # fmt: skip
+    _pieces_equal_steps(conn.engine(SID), messages)
+
+
+def test_plain_tool_call_patches_are_folded_into_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not vacuous: the mixed workload's status patches do take the fold (no `apply_update`).
+    conn = _prompted(_ready(), cancel=False)
+    patches = [_patch("call_0", {"status": s}) for s in ("in_progress", "in_progress")]
+    wire = [{"jsonrpc": "2.0", "method": "session/update",
+             "params": {"sessionId": SID, "update": p}} for p in patches]  # fmt: skip
+    messages: list[Any] = [decode_message(w) for w in wire]
+    applied: list[object] = []
+    general = _client.apply_update
+
+    def spied(b: Any, update: Any, **kw: Any) -> None:
+        applied.append(update)
+        general(b, update, **kw)
+
+    monkeypatch.setattr(_client, "apply_update", spied)
+    engine, changed = receive_updates(conn.engine(SID), messages)
+    monkeypatch.undo()
+    assert applied == []
+    assert changed == [True, False]  # the second repeats the status the view shows
+    assert engine.view.tool_calls["call_0"].status == "in_progress"
+    _pieces_equal_steps(conn.engine(SID), messages)
 
 
 def test_a_folded_tool_chunk_joins_the_work_a_cancel_marks() -> None:

@@ -3,7 +3,9 @@
 - `observe`'s quiet path (a message that changes nothing and breaks nothing returns the same
   machine at once) against `observe` with the quiet path turned off, message by message over
   every checker trace, mutated traces and engine pair runs;
-- `update_findings`' text-chunk path against `MessageRules.update` with `StateSeen`.
+- `update_findings`' text-chunk path against `MessageRules.update` with `StateSeen`;
+- `plain_tool_call_update` (the client engine folds such patches of known tool calls
+  without `update_findings`): such a patch breaks no rule and touches only its tool call.
 """
 
 from __future__ import annotations
@@ -12,15 +14,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import acp_core as acp
 import acp_core.strategies as acps
 from acp_core._errors import AcpError
 from acp_core._rules import _conversation as machine
-from acp_core._rules._check_message import MessageRules, StateSeen, update_findings
+from acp_core._rules._check_message import (
+    MessageRules,
+    StateSeen,
+    plain_tool_call_update,
+    update_findings,
+)
 from acp_core._rules._conversation import Conversation, observe
 from acp_core._state._reduce import reduce
 from acp_core._state._session_state import new_session
@@ -29,6 +37,7 @@ from acp_core._wire._content import TextContent
 from acp_core._wire._jsonrpc import UpdateSessionNotification
 from acp_core._wire._revision import REVISIONS
 from acp_core._wire._updates import AgentMessageChunk, RunningStateUpdate, UsageUpdate
+from acp_core.values import EMPTY_OBJECT, UNSET, ToolCallStatus, ToolCallUpdate
 
 TRACES = sorted((Path(__file__).resolve().parent / "traces").glob("*.jsonl"))
 
@@ -55,15 +64,16 @@ def _follow(
 ) -> list[Any]:
     conv = Conversation.mid_session(revision) if mid else Conversation.start(revision)
     seen = []
-    saved = machine._quiet
-    if not quiet:
+    saved = machine._quiet, machine._work_grown
+    if not quiet:  # both shortcuts off: every message takes the full path
         machine._quiet = lambda conv, upd: False  # type: ignore[assignment]
+        machine._work_grown = lambda conv, upd: None  # type: ignore[assignment]
     try:
         for at, (sender, message) in enumerate(messages):
             conv, found = observe(conv, sender, message, at=at)
             seen.append((conv, found))
     finally:
-        machine._quiet = saved
+        machine._quiet, machine._work_grown = saved
     return seen
 
 
@@ -78,6 +88,37 @@ def test_the_quiet_path_changes_no_answer_on_the_traces(path: Path, revision: An
         for mid in (False, True):
             quiet = _follow(sequence, revision, True, mid)
             assert quiet == _follow(sequence, revision, False, mid)
+
+
+def test_the_work_grown_path_is_taken() -> None:
+    # A tool call's first update, a chunk of a message the running turn has not touched yet
+    # (once the history began: the first agent message takes the full path): only the work's
+    # items grow, and the shortcut gives what the full path gives.
+    conv, _ = observe(
+        Conversation.start(), "agent", UpdateSessionNotification("s", RunningStateUpdate())
+    )
+    updates = (
+        (ToolCallUpdate("t1", title="T"), "t1"),
+        (AgentMessageChunk("m1", TextContent("x")), None),
+        (AgentMessageChunk("m2", TextContent("x")), "m2"),
+    )
+    for update, item in updates:
+        note = UpdateSessionNotification("s", update)
+        grown = machine._work_grown(conv, update)
+        saved = machine._work_grown
+        machine._work_grown = lambda conv, upd: None  # type: ignore[assignment]
+        try:
+            full = observe(conv, "agent", note)
+        finally:
+            machine._work_grown = saved
+        assert observe(conv, "agent", note) == full
+        if item is None:
+            assert grown is None
+        else:
+            assert grown is not None
+            assert full == (grown, ())
+            assert set(grown.work_ids) == {*conv.work_ids, item}
+        conv = full[0]
 
 
 def test_the_quiet_path_is_taken() -> None:
@@ -116,3 +157,60 @@ def test_a_text_chunk_reusing_another_role_s_id_is_r5_on_the_fast_path(role: str
     state = reduce(new_session("s"), acp.UserMessage("m1", (acp.TextContent("hi"),)))
     found = update_findings(acp.V2_2026_08, state, chunk("m1", acp.TextContent("x")))
     assert [rule for rule, _ in found] == ([] if role == "user" else ["R5"])
+
+
+#: Patches of tool call "c1", mostly of the fields a plain patch has (so that many are plain).
+_C1_PATCHES = st.builds(
+    ToolCallUpdate,
+    tool_call_id=st.sampled_from(["c1", "c1", "c2", ""]),
+    title=st.one_of(st.just(UNSET), acps.patches(st.just("T"))),
+    kind=st.one_of(st.just(UNSET), acps.patches(st.sampled_from(["read", "weird"]))),
+    status=acps.patches(
+        st.one_of(
+            st.sampled_from(sorted(ToolCallStatus.KNOWN | {"paused", "weird", "_mine"})),
+            acps.open_enum_values(ToolCallStatus.KNOWN),
+        )
+    ),
+    raw_input=acps.patches(acps.json_values()),
+    raw_output=acps.patches(acps.json_values()),
+    meta=st.one_of(st.just(UNSET), acps.metas()),
+    extra=st.one_of(st.just(EMPTY_OBJECT), acps.extras()),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(acps.session_updates(), max_size=6), _C1_PATCHES)
+def test_a_plain_tool_call_patch_of_a_known_call_breaks_nothing_and_touches_only_it(
+    before: list[Any], patch: Any
+) -> None:
+    for revision in REVISIONS.values():
+        state = new_session("s")
+        for u in [ToolCallUpdate("c1", title="Read"), *before]:
+            state = reduce(state, u, revision=revision)
+        tool_call_id = plain_tool_call_update(patch, revision)
+        if tool_call_id is None or tool_call_id not in state.tool_calls:
+            continue
+        assert update_findings(revision, state, patch) == []
+        assert MessageRules(revision).update(StateSeen(state), patch) == []
+        after = reduce(state, patch, revision=revision)
+        old = state.tool_calls[tool_call_id]
+        new = after.tool_calls[tool_call_id]
+        # Only the patched fields of its own tool call: no foreground, no timeline entry.
+        status = old.status if patch.status is UNSET else patch.status
+        raw_input = old.raw_input if patch.raw_input is UNSET else patch.raw_input
+        raw_output = old.raw_output if patch.raw_output is UNSET else patch.raw_output
+        assert (new.status, new.raw_input, new.raw_output) == (status, raw_input, raw_output)
+        assert attrs.evolve(new, status=old.status, raw_input=old.raw_input,
+                            raw_output=old.raw_output) == old  # fmt: skip
+        assert (after is state) == (new == old)
+        assert attrs.evolve(after, tool_calls=state.tool_calls) == state
+
+
+def test_plain_tool_call_update_takes_the_status_patches() -> None:
+    for revision in REVISIONS.values():
+        assert plain_tool_call_update(ToolCallUpdate("c1", status="completed"), revision)
+        done = ToolCallUpdate("c1", status="completed", raw_output=3)
+        assert plain_tool_call_update(done, revision) == "c1"
+        assert plain_tool_call_update(ToolCallUpdate("c1", status="weird"), revision) is None
+        assert plain_tool_call_update(ToolCallUpdate("c1", title="T"), revision) is None
+        assert plain_tool_call_update(ToolCallUpdate("", status="failed"), revision) is None

@@ -58,14 +58,22 @@ import attrs
 
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._check import Violation
-from acp_core._rules._check_message import plain_chunk_role, plain_tool_chunk
+from acp_core._rules._check_message import (
+    plain_chunk_role,
+    plain_tool_call_update,
+    plain_tool_chunk,
+    update_findings,
+)
 from acp_core._rules._conversation import Conversation, quiet_update
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._fold import fold
 from acp_core._state._pcoll import PMap, PVec
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
+from acp_core._state._reduce_common import NEW_TOOL_CALL
+from acp_core._state._reduce_tools import patched_tool_call
 from acp_core._state._session_state import SessionState, new_session
 from acp_core._wire._fastnew import fast_evolve
+from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import (
     Message,
     Method,
@@ -74,7 +82,7 @@ from acp_core._wire._jsonrpc import (
     UpdateSessionNotification,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
-from acp_core._wire._updates import SessionUpdate
+from acp_core._wire._updates import SessionUpdate, ToolCallUpdate
 from acp_core._wire._value import frozen
 
 from ._client_build import Build
@@ -296,14 +304,24 @@ def receive_updates(
     chunks (`plain_chunk_role`) whose message ids keep their roles, and of plain tool
     content chunks (`plain_tool_chunk`) of known tool calls, are then folded at once
     (`fold`: one write per streamed message or tool call): they break no rule of their own,
-    move no foreground, and each appends a block, so each changes the view. Every other
-    update goes through `apply_update`, as `client_step` would."""
+    move no foreground, and each appends a block, so each changes the view. Plain patches
+    of a known tool call's status and raw values (`plain_tool_call_update`) join the run
+    too: they break no rule of their own and move no foreground either, and each changes
+    the view when one of its fields differs from what the view shows. So does a tool call's
+    first sight (a `tool_call_update` of an id neither the session nor the run knows), judged
+    by `update_findings` at its place (what it breaks reads only whether its id is known).
+    Every other update goes through `apply_update`, as `client_step` would."""
     b = Build(engine)
     sent = engine.sent
+    revision = engine.revision
     changed: list[bool] = []
     run: list[SessionUpdate] = []
     roles: dict[str, str] = {}  # message id -> role, for the chunks in `run`
-    session: SessionState = engine.session  # as of the start of `run`
+    # tool call id -> (status, raw input, raw output) as the view shows them after the
+    # patches in `run` (chunks of the run leave these fields alone)
+    patched: dict[str, tuple[Any, Any, Any]] = {}
+    created: set[str] = set()  # the tool calls first reported in `run`
+    session: SessionState = engine.session  # as of the start of `run` (and `b.view` too)
     for message in messages:
         update = message.update
         moved = False  # only the machine moves the prompt records (`apply_update` never does)
@@ -327,7 +345,9 @@ def receive_updates(
                     break
                 continue
         tool_call_id = plain_tool_chunk(update)
-        if tool_call_id is not None and tool_call_id in session.tool_calls:
+        if tool_call_id is not None and (
+            tool_call_id in session.tool_calls or tool_call_id in created
+        ):
             # Appended to a known tool call: nothing to find, a new view; the work's tool
             # calls grow as `apply_update` grows them (no update of the run moves the
             # foreground).
@@ -338,8 +358,61 @@ def receive_updates(
             if moved:
                 break
             continue
+        tool_call_id = plain_tool_call_update(update, revision)
+        if tool_call_id is not None and (
+            tool_call_id in session.tool_calls or tool_call_id in created
+        ):
+            fields = patched.get(tool_call_id)
+            if fields is None:
+                shown = b.view.tool_calls.get(tool_call_id)
+                fields = (
+                    None if shown is None else (shown.status, shown.raw_input, shown.raw_output)
+                )
+            if fields is not None:
+                # A patch of a known tool call's status and raw values: it changes the view
+                # exactly when one of its fields differs from what the view shows (`reduce`
+                # gives the state itself back for a patch that changes nothing).
+                patch: Any = update
+                status, raw_input, raw_output = fields
+                after = (
+                    status if patch.status is UNSET else patch.status,
+                    raw_input if patch.raw_input is UNSET else patch.raw_input,
+                    raw_output if patch.raw_output is UNSET else patch.raw_output,
+                )
+                patched[tool_call_id] = after
+                if session.foreground.state != "idle":
+                    b.work_tool_calls = b.work_tool_calls.set(tool_call_id, True)
+                run.append(update)
+                changed.append(after != fields)
+                if moved:
+                    break
+                continue
+        if type(update) is ToolCallUpdate:
+            tool_call_id = update.tool_call_id
+            if (
+                tool_call_id
+                and tool_call_id not in session.tool_calls
+                and tool_call_id not in created
+                and tool_call_id not in b.view.tool_calls
+            ):
+                # A tool call's first sight: judged as `apply_update` judges it (what it
+                # breaks reads only whether its id is known, and `run` knows it not), then
+                # folded; it moves no foreground, and a new tool call is a new view.
+                b.record(update_findings(revision, session, update))
+                first = patched_tool_call(NEW_TOOL_CALL, update)
+                patched[tool_call_id] = (first.status, first.raw_input, first.raw_output)
+                created.add(tool_call_id)
+                if session.foreground.state != "idle":
+                    b.work_tool_calls = b.work_tool_calls.set(tool_call_id, True)
+                run.append(update)
+                changed.append(True)
+                if moved:
+                    break
+                continue
         _fold_run(b, run)
         roles.clear()
+        patched.clear()
+        created.clear()
         view = b.view
         apply_update(b, update)
         session = b.session

@@ -54,6 +54,7 @@ __all__ = [
     "error_finding",
     "permission_shape_findings",
     "plain_chunk_role",
+    "plain_tool_call_update",
     "plain_tool_chunk",
     "plan_path_finding",
     "select_value_finding",
@@ -286,6 +287,31 @@ def plain_tool_chunk(upd: object) -> str | None:
         return None
     block = item.content
     if type(block) is not c.TextContent or block.annotations is not UNSET or block.extra:
+        return None
+    return upd.tool_call_id or None
+
+
+def plain_tool_call_update(upd: object, revision: Revision) -> str | None:
+    """The tool call id of a plain tool call patch (a non-empty id; a `status` known in
+    `revision` or none; `rawInput`, `rawOutput` or neither; nothing else: no title, kind,
+    content, locations, name, capabilities, unknown keys or `_meta`), None for any other
+    update: such a patch breaks no rule of its own once its tool call is known (R14 judges
+    a first sight; J63 an empty id; R18 an unknown status; R43 unknown keys; the raw values
+    are opaque JSON no rule looks into). It moves no foreground (only `state_update` does)
+    and creates nothing, so its only effect is its own fields on a known tool call."""
+    if type(upd) is not u.ToolCallUpdate or upd.extra or upd.meta is not UNSET:
+        return None
+    status = upd.status
+    if status is not UNSET and status not in revision.tool_statuses:
+        return None  # None (patched to "pending") and unknown statuses go the general way
+    if (
+        upd.title is not UNSET
+        or upd.kind is not UNSET
+        or upd.content is not UNSET
+        or upd.locations is not UNSET
+        or upd.name is not UNSET
+        or upd.capabilities is not UNSET
+    ):
         return None
     return upd.tool_call_id or None
 

@@ -39,6 +39,8 @@ import attrs
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
+from acp_core._wire._content import SessionReference
+from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
 from acp_core._wire._value import frozen
 
@@ -203,15 +205,37 @@ def quiet(state: PreviewState, sender: str, message: object) -> bool:
     # The quiet path: an agent chunk on a session the connection named, that is nobody's
     # child and not replaying, reaches no rule of this module (no session refs, no book
     # entry, no child output, no window), so the state stays as it is and nothing is found.
+    # So does a tool content chunk that names no session, and a patch of a tool call already
+    # recorded that leaves its record as it is (`_quiet_tool`).
     if sender != "agent" or type(message) is not j.UpdateSessionNotification:
         return False
     sid = message.session_id
-    return (
-        type(message.update) in _QUIET_UPDATES
-        and sid in state.named
-        and sid not in state.parents
-        and sid not in state.replaying
-    )
+    if sid not in state.named or sid in state.parents or sid in state.replaying:
+        return False
+    upd = message.update
+    if type(upd) in _QUIET_UPDATES:
+        return True
+    if type(upd) is u.ToolCallContentChunk:
+        return type(upd.content) is not SessionReference
+    return type(upd) is u.ToolCallUpdate and _quiet_tool(state, sid, upd)
+
+
+def _quiet_tool(state: PreviewState, sid: str, upd: u.ToolCallUpdate) -> bool:
+    # `_check_preview_updates._tool` keeps the record as it is and reports nothing (no
+    # capabilities, no name, no status that finishes an unfinished call), no cancel window
+    # is open on the session (R73), and no content names a session (R47's bookkeeping).
+    if (
+        upd.content is not UNSET
+        or upd.capabilities is not UNSET
+        or upd.name is not UNSET
+        or sid in state.cancels.windows
+    ):
+        return False
+    tool = state.tools.get((sid, upd.tool_call_id))
+    if tool is None:
+        return False
+    status = upd.status
+    return tool.final or not (isinstance(status, str) and status in u.ToolCallStatus.TERMINAL)
 
 
 def quiet_wire(state: PreviewState, sender: str, wire: Mapping[str, Any]) -> bool:

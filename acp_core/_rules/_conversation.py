@@ -35,7 +35,10 @@ Theory of operation.
   `_rules/_conversation_effects.py`) holds returns the same machine at once, without
   building an observation: the same answer the full path gives
   (tests/test_machine_fast_path.py), with no rule restated (a guard placed in a cell takes
-  the cell off the quiet path by itself).
+  the cell off the quiet path by itself). Beside it, an update of such a cell whose only
+  change is the running work's new item (`work_grown`: a message's first chunk, a tool
+  call's first sight) gets the machine with that item added, likewise without an
+  observation.
 - The *turn* is foreground work from its start (a prompt sent while idle, or `running` /
   `requires_action` after idle) to the idle that ends it. Prompts wait in `prompts` until a
   user message binds to them (Q7: first in, first out under 2026-08; the result's
@@ -66,7 +69,7 @@ from acp_core._wire import _updates as u
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._revision import Revision
 
-from ._conversation_effects import c15_breach
+from ._conversation_effects import WORK_INERT, c15_breach, work_grown
 from ._conversation_events import UPDATE_KIND, Obs, classify
 from ._conversation_guards import CHECKED, GUARDS
 from ._conversation_lifecycle import LIFECYCLE, REFUSED, Entry, entry
@@ -204,12 +207,12 @@ def observe(
     received). Total: any message gives a machine and findings, never an exception; a
     message that changes nothing returns the same machine.
     """
-    if (
-        type(message) is j.UpdateSessionNotification
-        and sender == "agent"
-        and _quiet(conv, message.update)
-    ):
-        return conv, _NO_FINDINGS
+    if type(message) is j.UpdateSessionNotification and sender == "agent":
+        if _quiet(conv, message.update):
+            return conv, _NO_FINDINGS
+        grown = _work_grown(conv, message.update)
+        if grown is not None:
+            return grown, _NO_FINDINGS
     o = Obs(conv)
     if conv.ended:
         o.set(ended=())
@@ -231,6 +234,26 @@ def observe(
         if target is not None and (target is not o.conv.phase or o.conv.phase_at != at):
             o.set(phase=target, phase_at=at)
     return (_rebuild(o.conv, o.changes) if o.changes else o.conv), tuple(o.found)
+
+
+def _work_grown(conv: Conversation, upd: object) -> Conversation | None:
+    # Beside the quiet path: an update whose guard-free entry's only effect is `_on_work`
+    # adding the item it is about to the running work (`work_grown`): the machine with that
+    # item, found at once (the full path would rebuild it the same way, finding nothing).
+    if conv.ended:
+        return None
+    stage = conv.cached_stage or stage_of(conv)
+    scope = _scope(conv.revision)
+    cls = type(upd)
+    inert = scope.quiet[stage].get(cls, _UNSEEN)
+    if inert is _UNSEEN:
+        inert = scope.quiet_test(stage, cls)
+    if inert is not WORK_INERT:
+        return None
+    ident = work_grown(conv, upd)
+    if ident is None:
+        return None
+    return _rebuild(conv, {"work_ids": conv.work_ids.set(ident, True)})
 
 
 def quiet_update(conv: Conversation, update: object) -> bool:

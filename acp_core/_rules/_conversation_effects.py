@@ -363,20 +363,37 @@ def _user_message_inert(c: Conversation, upd: object) -> bool:
     return not c.replaying and upd.message_id in c.user_ids  # type: ignore[attr-defined]
 
 
-def _work_inert(c: Conversation, upd: object) -> bool:
-    # `_on_work` changes nothing: a live session (no window, whose history the output would
-    # be, R38; a cancel or close has guards on work anyway), no resume awaited, the message
-    # history already begun, no turn whose early output it would mark (R6), and what it is
-    # about (if anything) already touched by the work or outside any work.
+def _work_settled(c: Conversation, upd: object) -> bool:
+    # `_on_work` changes nothing but, at most, the work's items: a live session (no window,
+    # whose history the output would be, R38; a cancel or close has guards on work anyway),
+    # no resume awaited, the message history already begun, no turn whose early output it
+    # would mark (R6).
     if type(c.mode) is not Live or c.awaiting_resume is not None:
         return False
     if not c.history and isinstance(upd, (u.AgentMessageChunk, u.AgentMessage)):
         return False
     turn = c.turn
-    if turn is not None and not turn.started and not turn.early_output:
+    return turn is None or turn.started or turn.early_output
+
+
+def _work_inert(c: Conversation, upd: object) -> bool:
+    # `_on_work` changes nothing: settled, and what it is about (if anything) already
+    # touched by the work or outside any work.
+    if not _work_settled(c, upd):
         return False
     ident = work_id(upd)
     return ident is None or ident in c.work_ids or not c.working
+
+
+def work_grown(c: Conversation, upd: object) -> str | None:
+    """The item (message or tool call id) `upd` adds to the running work where that is all
+    `_on_work` does for it (`_work_inert` fails on its last test alone); None otherwise."""
+    if not _work_settled(c, upd):
+        return None
+    ident = work_id(upd)
+    if ident is None or ident in c.work_ids or not c.working:
+        return None
+    return ident
 
 
 #: An effect: the bookkeeping of one event (recorded on the `Obs`), returning the session's
@@ -415,3 +432,6 @@ INERT: Final[Mapping[Effect | None, Callable[[Conversation, object], bool]]] = {
     _on_user_message: _user_message_inert,
     _on_work: _work_inert,
 }
+#: `_on_work`'s inert test: an entry whose quiet test it is has no guard and no effect but
+#: `_on_work` (`work_grown` may stand in for the full path there).
+WORK_INERT: Final = _work_inert
