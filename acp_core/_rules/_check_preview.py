@@ -22,6 +22,13 @@ no R47 for that line: findings are never taken back as a recording grows (`Incre
 extends checks incrementally). Findings never depend on anything but the messages
 before them, and nothing here raises on any decoded message.
 
+Replay windows. `replaying` (session -> the resume request replaying it) is the one store of
+the history stream a replay cursor opens, until the end marker or the answer, for the resumed
+session and the children announced in it (R57, R58, R60, R63, C36); the client connection
+asks it rather than keep a copy (`_engines/_connection_client_state.history_open`). It is not
+the session machine's resume window (`_rules/_conversation_phases.py`, to the answer, R38,
+R39), which knows no marker and no child: that module's header says why both exist.
+
 Values and transients. `PreviewState` and everything in it is frozen (attrs records, tuples,
 frozensets, `immutables.Map`, `_rules/_draft.OMap`), so forking the checker is keeping the
 old value. Inside one `observe_connection` call the rules edit a `PreviewDraft`: each field

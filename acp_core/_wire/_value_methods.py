@@ -32,7 +32,7 @@ SPECS = {
     'acp_core._engines._connection_client_intents:SendRequest': '1111 - method:method:n100111 params:params:v100111 request_id:request_id:v100111',
     'acp_core._engines._connection_client_intents:SetConfigOption': '1111 - session_id:session_id:n100111 config_id:config_id:n100111 value:value:n100111 request_id:request_id:v100111',
     'acp_core._engines._connection_client_state:ClientConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 agent_info:agent_info:v100111 agent_capabilities:agent_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 orphans:orphans:f100111 permission_owners:permission_owners:f100111 next_request_id:next_request_id:v100111 decoder:decoder:v100111 protocols:protocols:v100111 v1:v1:v100111 judge:judge:v100111 judged:judged:v100001 closed:closed:v100111 exchange:exchange:v100111 child_owners:child_owners:f100111',
-    'acp_core._engines._connection_client_state:ClientSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 replay:replay:v100111 open_prompts:open_prompts:v100111',
+    'acp_core._engines._connection_client_state:ClientSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 replay_end:replay_end:v100111 open_prompts:open_prompts:v100111',
     'acp_core._engines._connection_client_state:PendingRequest': '1111 - method:method:n100111 session_id:session_id:v100111 cwd:cwd:v100111 created:created:v100111 message_id:message_id:v100111',
     'acp_core._engines._connection_values:AnswerRequest': '1111 - request_id:request_id:n100111 result:result:n100111',
     'acp_core._engines._connection_values:CancelReceived': '1111 - session_id:session_id:n100111 children:children:v100111',
@@ -958,25 +958,25 @@ def make_acp_core___engines___connection_client_state__ClientSession(cls, f, NOT
     d1 = f[1].default
     s2 = cls.config_options.__set__
     d2 = f[2].default
-    s3 = cls.replay.__set__
+    s3 = cls.replay_end.__set__
     d3 = f[3].default
     s4 = cls.open_prompts.__set__
     d4 = f[4].default
-    def __init__(self, engine, cwd=d1, config_options=d2, replay=d3, open_prompts=d4):
+    def __init__(self, engine, cwd=d1, config_options=d2, replay_end=d3, open_prompts=d4):
         s0(self, engine)
         s1(self, cwd)
         s2(self, config_options)
-        s3(self, replay)
+        s3(self, replay_end)
         s4(self, open_prompts)
-    __init__.__annotations__ = {'return': None, 'engine': 'ClientEngine', 'cwd': 'str', 'config_options': 'tuple[SessionConfigOption, ...]', 'replay': 'str', 'open_prompts': 'tuple[int | str | None, ...]'}
+    __init__.__annotations__ = {'return': None, 'engine': 'ClientEngine', 'cwd': 'str', 'config_options': 'tuple[SessionConfigOption, ...]', 'replay_end': 'str', 'open_prompts': 'tuple[int | str | None, ...]'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(engine={self.engine!r}, cwd={self.cwd!r}, config_options={self.config_options!r}, replay={self.replay!r}, open_prompts={self.open_prompts!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(engine={self.engine!r}, cwd={self.cwd!r}, config_options={self.config_options!r}, replay_end={self.replay_end!r}, open_prompts={self.open_prompts!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.engine == other.engine and self.cwd == other.cwd and self.config_options == other.config_options and self.replay == other.replay and self.open_prompts == other.open_prompts
+        return self.engine == other.engine and self.cwd == other.cwd and self.config_options == other.config_options and self.replay_end == other.replay_end and self.open_prompts == other.open_prompts
     def __hash__(self):
-        return hash((44488378213907574, self.engine, self.cwd, self.config_options, self.replay, self.open_prompts))
+        return hash((44488378213907574, self.engine, self.cwd, self.config_options, self.replay_end, self.open_prompts))
     return __init__, __repr__, __eq__, __hash__
 
 
