@@ -37,6 +37,7 @@ from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
+from acp_core._rules._check_preview_records import window_request
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
@@ -336,7 +337,7 @@ class Build:
         judge = self.conn.judge
         if judge is None or self.v1 is not None:
             return True
-        return judge.replaying.get(session_id) == request_key(request_id)
+        return window_request(judge.replaying, session_id) == request_key(request_id)
 
     def end_history(self, session_id: str) -> None:
         """A message of this step ended the session's history window (the judge will see it
