@@ -236,3 +236,22 @@ def test_the_old_reading_still_works_with_a_warning_naming_the_new_home() -> Non
         assert conn.sessions["s1"].replay == "replaying"
     with pytest.warns(DeprecationWarning, match=r"ClientConnection\.replaying\(session_id\)"):
         assert conn.sessions["s1"].replaying
+
+
+def test_a_child_announced_in_a_replay_has_the_judges_window() -> None:
+    conn, _rid = _batch_client()
+
+    def update(sid: str, update: dict[str, Any]) -> bytes:
+        params = {"sessionId": sid, "update": update}
+        return json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": params}).encode()
+
+    announce = {"sessionUpdate": "subagent_update", "sessionId": "k1"}
+    conn = c.receive_bytes(conn, update("s1", announce) + b"\n").connection
+    assert (conn.replaying("s1"), conn.replaying("k1"), conn.replaying("nobody")) == (
+        True,
+        True,
+        False,
+    )
+    marker = {"sessionUpdate": "replay_complete"}
+    conn = c.receive_bytes(conn, update("k1", marker) + b"\n").connection
+    assert (conn.replaying("s1"), conn.replaying("k1")) == (True, False)

@@ -233,7 +233,8 @@ class ClientConnection:
         """Updates received now for the session are history: the window a resume with
         `replayFrom` opens, until the revision's end marker (the Preview's `replay_complete`)
         or the resume's answer. The protocol machine's answer (`history_open`), never a
-        copy: False for a session this connection does not have."""
+        copy. A child announced inside a replay has its own window (the judge's, from the
+        Preview on); an id the connection knows nothing of is False."""
         return history_open(self.judge, self.v1, session_id, self.sessions.get(session_id))
 
     def replay(self, session_id: str) -> str:
