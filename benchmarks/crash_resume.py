@@ -405,7 +405,7 @@ async def run_round(
             more_lost, more_doubled, more = compare(partial, after)
             lost, doubled = lost + more_lost, doubled + more_doubled
             problems += [f"cut replay: {p}" for p in more]
-        if last.conn.sessions[sid].replay != "complete":
+        if last.conn.replay(sid) != "complete":
             problems.append("the replay did not complete")
         # the resumed session goes on
         turns = len([e for e in last.events if isinstance(e, c.PromptEnded)])

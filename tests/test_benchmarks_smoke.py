@@ -312,3 +312,11 @@ def test_the_long_stream_benchmark_reports_tenths_and_tracked_objects() -> None:
         assert 1.0 < r["tracked_per_event"] <= 1.8
         assert r["tracked_types_per_event"]["TextContent"] > 0.5
     assert gc.get_freeze_count() == 0  # the benchmark leaves nothing frozen behind
+
+
+def test_the_replay_window_benchmark_measures_live_and_replayed_traffic() -> None:
+    from benchmarks import replay_window
+
+    out = replay_window.measure(1)
+    assert sorted(out) == ["live", "replay"]
+    assert all(us > 0 for us in out.values())

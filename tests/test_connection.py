@@ -291,10 +291,10 @@ def test_resume_with_replay_rebuilds_the_view_on_a_new_connection() -> None:
     _turn(pair, session_id, "two")
     later = _second_client(pair)
     later.client_do(acp.ResumeSession(session_id, "/work", replay=True))
-    assert later.client.sessions[session_id].replaying
+    assert later.client.replaying(session_id)
     later.settle()
     session = later.client.sessions[session_id]
-    assert session.replay == "complete"
+    assert later.client.replay(session_id) == "complete"
     assert session.engine.view == pair.agent.engine(session_id).session
     assert session.config_options == (SELECT,)
     assert acp.check_trace(later.client_trace) == ()
@@ -319,7 +319,7 @@ def test_resume_without_replay_sends_only_the_state_snapshot() -> None:
         "state": "idle",
         "stopReason": "end_turn",
     }
-    assert later.client.sessions[session_id].replay == "none"
+    assert later.client.replay(session_id) == "none"
 
 
 def test_an_unsupported_replay_cursor_is_32602_and_a_failed_replay_is_truncated() -> None:
@@ -336,7 +336,7 @@ def test_an_unsupported_replay_cursor_is_32602_and_a_failed_replay_is_truncated(
     later = _second_client(pair)
     later.client_do(acp.ResumeSession("unknown", "/work", replay=True))
     later.settle()
-    assert later.client.sessions["unknown"].replay == "truncated"
+    assert later.client.replay("unknown") == "truncated"
 
 
 def test_a_restored_session_is_served_detached_until_resumed() -> None:

@@ -173,7 +173,7 @@ class ConnectionPair(RuleBasedStateMachine):
         other.client_do(acp.ResumeSession(session_id, "/work", replay=True))
         other.settle()  # a copy of the agent's connection serves it: nothing flows back
         assert other.client.view(session_id) == self._engine(session_id).session
-        assert other.client.sessions[session_id].replay == "complete"
+        assert other.client.replay(session_id) == "complete"
         # a run may stop mid-work: that is an R7 warning, never a broken rule
         found = acp.check_trace(other.client_trace, revision=self.revision)
         assert tuple(v for v in found if not v.warning) == ()

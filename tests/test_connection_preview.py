@@ -213,7 +213,7 @@ def test_children_replayed_in_a_resume_get_their_own_windows() -> None:
     c.update(SID, {"sessionUpdate": "replay_complete"})
     c.update(SID, {"sessionUpdate": "state_update", "state": "idle"})
     c.agent({"id": rid, "result": {}})
-    assert c.conn.sessions[SID].replay == "complete"
+    assert c.conn.replay(SID) == "complete"
     assert c.findings() == []
 
 
@@ -225,7 +225,7 @@ def test_a_resume_answered_before_its_marker_is_r57_and_closes_the_windows() -> 
     # R57 (no marker), and what the checker also finds there: the child's own replay and
     # the snapshot the resume owes before its answer (R60, R62).
     assert c.findings() == ["R57", "R60", "R62"]
-    assert c.conn.sessions[SID].replay == "complete"
+    assert c.conn.replay(SID) == "complete"
     assert c.engine().children.sessions[C1].extras.replay.phase == "complete"
 
 
@@ -234,7 +234,7 @@ def test_a_failed_resume_truncates_every_window() -> None:
     rid = _resume(c)
     c.update(SID, announce(C1))
     c.agent({"id": rid, "error": {"code": -32603, "message": "lost"}})
-    assert c.conn.sessions[SID].replay == "truncated"
+    assert c.conn.replay(SID) == "truncated"
     assert c.engine().children.sessions[C1].extras.replay.phase == "truncated"
 
 
@@ -256,7 +256,7 @@ def test_a_resume_with_replay_rebuilds_children_on_a_new_connection() -> None:
     later.client_do(acp.ResumeSession(sid, "/work", replay=True))
     later.settle()
     session = later.client.sessions[sid]
-    assert session.replay == "complete"
+    assert later.client.replay(sid) == "complete"
     tree = session.engine.children
     assert acp.parent_of(tree, C1) == sid
     assert tree.sessions[C1].extras.replay.phase == "complete"
@@ -307,7 +307,7 @@ def test_any_history_with_children_replays_into_the_same_views(steps: list[str])
     for child in before.parents:
         assert after.sessions[child].messages == before.sessions[child].messages
         assert after.sessions[child].extras.replay.phase == "complete"
-    assert later.client.sessions[sid].replay == "complete"
+    assert later.client.replay(sid) == "complete"
     assert later.findings("client") == []
     assert acp.check_trace(later.client_trace, revision=acp.PREVIEW) == ()
 

@@ -551,7 +551,7 @@ def _replaying() -> c.ClientConnection:
     result = _line({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": OTHER}})
     conn = c.receive_bytes(conn, result).connection
     conn = c.connection_step(conn, c.ResumeSession(SID, "/w", replay=True, request_id=3)).connection
-    assert conn.sessions[SID].replaying
+    assert conn.replaying(SID)
     return conn
 
 

@@ -105,7 +105,7 @@ async def _crash_and_resume(journal: Path) -> tuple[acp.SessionState, acp.Sessio
         await second.until(lambda: second.answered("initialize"))
         await second.do(acp.ResumeSession(session_id, "/tmp", replay=True))
         await second.until(lambda: second.answered("session/resume"))
-        assert second.conn.sessions[session_id].replay == "complete"
+        assert second.conn.replay(session_id) == "complete"
         replayed = second.conn.view(session_id)
         # the resumed session takes the next prompt as if nothing had happened
         await second.do(acp.SessionIntent(session_id, acp.SendPrompt((acp.TextContent("again"),))))

@@ -550,7 +550,7 @@ def test_acp_core_s_client_loads_from_acp_core_s_agent_over_v1() -> None:
     assert "session/load" in [m.get("method") for m in wire]
     loaded = client.view(SID)
     assert loaded is not live
-    assert client.sessions[SID].replay == "complete"
+    assert client.replay(SID) == "complete"
 
     def said(state: acp.SessionState) -> list[Any]:
         return [

@@ -146,7 +146,7 @@ def test_a_resume_with_replay_is_v1_session_load_and_the_history_folds_into_a_fr
         "params": {"sessionId": SID, "cwd": "/work", "mcpServers": []},
     }
     assert _said(step.connection) == []  # a fresh view: the history comes again
-    assert step.connection.sessions[SID].replay == "replaying"
+    assert step.connection.replay(SID) == "replaying"
     conn = step.connection
     for message in (
         _chunk("user_message_chunk", "hi"),
@@ -159,7 +159,7 @@ def test_a_resume_with_replay_is_v1_session_load_and_the_history_folds_into_a_fr
     step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {}})
     assert c.SessionOpened(SID, resumed=True, request_id=rid) in step.events
     assert _findings(step) == []
-    assert step.connection.sessions[SID].replay == "complete"
+    assert step.connection.replay(SID) == "complete"
     assert _said(step.connection) == [("user", "hi"), ("agent", "hello")]  # once, not twice
     assert step.connection.engine(SID).violations == ()
     _goes_on(step.connection)
@@ -172,7 +172,7 @@ def test_a_failed_session_load_leaves_the_view_truncated() -> None:
     conn = _feed(step.connection, _chunk("user_message_chunk", "hi")).connection
     error = {"code": -32002, "message": "Resource not found"}
     step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "error": error})
-    assert step.connection.sessions[SID].replay == "truncated"
+    assert step.connection.replay(SID) == "truncated"
     assert not any(type(e) is c.SessionOpened for e in step.events)
     assert _said(step.connection) == [("user", "hi")]
 

@@ -180,7 +180,7 @@ def test_resume_with_replay_is_a_session_load_that_rebuilds_the_view(peer: V1Pee
     assert c.SessionOpened(sid, resumed=True, request_id=answer.request_id) in peer.events
     # the replayed history folds into a fresh view: the same messages, once
     assert _messages(peer.conn.view(sid)) == said
-    assert peer.conn.sessions[sid].replay == "complete"
+    assert peer.conn.replay(sid) == "complete"
     assert _findings(peer) == []
     assert acp.v1.check_v1_trace(peer.trace) == ()
     assert peer.prompt(sid, "three").stop_reason == "end_turn"  # the session goes on

@@ -17,8 +17,11 @@ Theory of operation.
   Updates for an id not known yet are held while a `session/new` is in flight (Q12) and
   replayed into the session when its answer names it; otherwise they are findings.
 - A resume with replay opens the history window: the session gets a fresh engine (the view
-  starts empty) and `replay` is `replaying` until the revision's end marker (the Preview's
-  `replay_complete`) or the answer; a failed resume leaves `truncated`.
+  starts empty) and updates are history until the revision's end marker (the Preview's
+  `replay_complete`) or the answer. Whether the window is open is the protocol machine's
+  answer (`Build.replaying`, `_connection_client_state.history_open`: the judge's window, or
+  the session machine's where no judge runs); the record keeps only how it ended
+  (`ClientSession.replay_end`: `complete`, or `truncated` when the resume failed first).
 - An agent answering `initialize` with protocol 1 (when the host allowed it) makes this a
   v1 connection: its wire traffic goes through `_engines/_connection_client_v1.py` (the v1
   normalizer in, v1 shapes out); a version the host did not allow refuses session intents
@@ -273,6 +276,8 @@ def _resumed(
         return
     result: JsonValue = message.result if isinstance(message, Response) else None
     raw_id = message.id
+    # Asked before the session's machine follows the answer (which closes its window).
+    replaying = b.answer_ends_history(session_id, raw_id)
     session = attrs.evolve(session, engine=machine_follows(session.engine, "agent", message))
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
@@ -282,18 +287,19 @@ def _resumed(
         engine = resume_answered(session.engine, raw_id, ok=ok)
         session = attrs.evolve(session, engine=engine)
         b.sessions = b.sessions.set(session_id, session)
+    if replaying:
+        b.end_history(session_id)
     if ok:
         config = _config(result)
-        phase = "complete" if session.replay == "replaying" else session.replay
         session = attrs.evolve(
             session,
-            replay=phase,
+            replay_end="complete" if replaying else session.replay_end,
             config_options=session.config_options if config is None else config,
         )
         b.sessions = b.sessions.set(session_id, session)
         b.event(SessionOpened(session_id, resumed=True, request_id=raw_id))
-    elif session.replay == "replaying":
-        b.sessions = b.sessions.set(session_id, attrs.evolve(session, replay="truncated"))
+    elif replaying:
+        b.sessions = b.sessions.set(session_id, attrs.evolve(session, replay_end="truncated"))
     elif pending.created:
         b.sessions = b.sessions.delete(session_id)
 
@@ -317,8 +323,12 @@ def _update(b: Build, message: UpdateSessionNotification) -> None:
     marker = end_marker(b.conn.revision)
     update = message.update
     # The Preview's marker by its type (a `replay_complete` may carry `_meta`).
-    if session.replaying and (type(update) is ReplayComplete or update == marker):
-        b.sessions = b.sessions.set(message.session_id, attrs.evolve(session, replay="complete"))
+    kind = type(update)
+    is_marker = kind is ReplayComplete or (kind is type(marker) and update == marker)
+    if is_marker and b.replaying(message.session_id):
+        b.end_history(message.session_id)
+        session = attrs.evolve(session, replay_end="complete")
+        b.sessions = b.sessions.set(message.session_id, session)
         if speaks_children(b.conn.revision):
             # the engine's tree keeps a replay window for its own session too: the marker
             # closes it (else the resume answer would close it as "answered before the marker")

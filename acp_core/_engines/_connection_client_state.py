@@ -11,6 +11,10 @@ rule `check` reports, and a MUST this client would break is refused before anyth
 At every revision `Build` also shows every v2 message it receives and sends to the checker's
 exchange rules (`ClientConnection.exchange`, `_rules/_check_exchange.ExchangeRules`: framing,
 the answers to session management, what `initialize` advertised), with the same two outcomes.
+The connection keeps no replay window of its own: whether a session's updates are history is
+the protocol machine's answer (`history_open`: the judge's window where it runs, else the
+session machine's), asked by `ClientConnection.replaying` between steps and `Build.replaying`
+within one; a session record keeps only how its last window ended (`replay_end`).
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
 
 Over the ~600-line guide on purpose: one job, the client connection's value and the one step
@@ -23,6 +27,7 @@ value its callers can pass (a module taking `Build` today would be an import cyc
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -32,6 +37,7 @@ from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
 from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
+from acp_core._rules._check_preview_records import window_request
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
@@ -93,6 +99,12 @@ __all__ = [
 
 _NO_BYTES: Final = NdjsonDecoder()
 _NO_CAPABILITIES: Final = EMPTY_OBJECT
+#: `ClientConnection.replay`'s answer while a session's history window is open.
+REPLAYING: Final = "replaying"
+_MOVED: Final = (
+    "ClientSession.{0} moved: use ClientConnection.{0}(session_id), the protocol machine's "
+    "answer (the record keeps no replay window; the property goes in 0.3)"
+)
 
 
 @frozen
@@ -103,9 +115,11 @@ class ClientSession:
         engine: the session's client engine (its `view` is what a UI shows).
         cwd: its working directory (sent again on resume).
         config_options: the latest complete configuration the agent answered with.
-        replay: `none`; `replaying` while a resume with `replayFrom` is in flight (every
-            update until the history ends is history: fold it, fire no side effects);
-            `complete` once it ended; `truncated` when the resume failed first.
+        replay_end: how the last history window of this record ended: `none` (none ended
+            yet), `complete` (the revision's end marker or the resume's answer), `truncated`
+            (the resume failed first). An outcome for the host, written when the window
+            ends and never read to decide anything: whether a window is open is the
+            protocol machine's answer alone (`ClientConnection.replaying`), not stored here.
         open_prompts: the ids of the prompts the host sent on this connection whose end
             (`PromptEnded`) was not reported yet, in sending order.
     """
@@ -113,13 +127,25 @@ class ClientSession:
     engine: ClientEngine
     cwd: str = "/"
     config_options: tuple[SessionConfigOption, ...] = ()
-    replay: str = "none"
+    replay_end: str = "none"
     open_prompts: tuple[int | str | None, ...] = ()
 
     @property
+    def replay(self) -> str:
+        """Deprecated (goes in 0.3): use `ClientConnection.replay(session_id)`."""
+        warnings.warn(_MOVED.format("replay"), DeprecationWarning, stacklevel=2)
+        return REPLAYING if self._replaying() else self.replay_end
+
+    @property
     def replaying(self) -> bool:
-        """Updates received now are history (the window a resume with replay opens)."""
-        return self.replay == "replaying"
+        """Deprecated (goes in 0.3): use `ClientConnection.replaying(session_id)`."""
+        warnings.warn(_MOVED.format("replaying"), DeprecationWarning, stacklevel=2)
+        return self._replaying()
+
+    def _replaying(self) -> bool:
+        # What a record alone can tell, for the deprecated reads: the session machine's
+        # window (to the resume's answer), cut short by an end marker the record saw.
+        return self.replay_end == "none" and self.engine.conversation.replaying
 
 
 @frozen
@@ -203,6 +229,35 @@ class ClientConnection:
         """What a UI shows for a session (`engine.view`)."""
         return self.sessions[session_id].engine.view
 
+    def replaying(self, session_id: str) -> bool:
+        """Updates received now for the session are history: the window a resume with
+        `replayFrom` opens, until the revision's end marker (the Preview's `replay_complete`)
+        or the resume's answer. The protocol machine's answer (`history_open`), never a
+        copy. A child announced inside a replay has its own window (the judge's, from the
+        Preview on); an id the connection knows nothing of is False."""
+        return history_open(self.judge, self.v1, session_id, self.sessions.get(session_id))
+
+    def replay(self, session_id: str) -> str:
+        """Where the session is in a resume's replay: `replaying` while `replaying` says so,
+        else how its last window ended (`ClientSession.replay_end`: `none`, `complete`,
+        `truncated`). KeyError for a session this connection does not have."""
+        session = self.sessions[session_id]
+        return REPLAYING if self.replaying(session_id) else session.replay_end
+
+
+def history_open(
+    judge: PreviewState | None, v1: V1State | None, session_id: str, session: ClientSession | None
+) -> bool:
+    """Whether `session_id`'s history window is open, as the protocol machine stores it (the
+    one home; the connection keeps no copy). Where the judge runs (a v2 wire from 2026-11 on)
+    its window is the answer: it opens with the resume's `replayFrom` and ends with the end
+    marker or the answer (`PreviewState.replaying`, which R57, R58, R63 and C36 read). Where
+    it does not (2026-08, a v1 agent) no end marker exists, so the session machine's window,
+    open until the resume's answer (`Conversation.replaying`, R38), is the same window."""
+    if judge is not None and v1 is None:
+        return session_id in judge.replaying
+    return session is not None and session.engine.conversation.replaying
+
 
 def new_client_connection(
     info: Implementation,
@@ -262,9 +317,38 @@ class Build:
         # Of `inbound`, the envelopes naming a session nobody set up that this step already
         # reported (`route_child`): the judge takes them as judged, one finding a fault.
         self.judged_envelopes: list[Message] = []
+        # Sessions whose history window a message of this step ended (its end marker, its
+        # resume's answer): the judge sees that message only in `done`, and a batch may
+        # carry more after it. Local to the step, so the machine stays the one home.
+        self.history_ended: set[str] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
+
+    def replaying(self, session_id: str) -> bool:
+        """`ClientConnection.replaying` at this point of the step."""
+        ended = self.history_ended
+        if ended is not None and session_id in ended:
+            return False
+        return history_open(self.conn.judge, self.v1, session_id, self.sessions.get(session_id))
+
+    def answer_ends_history(self, session_id: str, request_id: int | str | None) -> bool:
+        """The answer to our `request_id` ends the session's open history window: the
+        judge's window ends only with the answer to the resume replaying it (an earlier
+        resume's leaves it open); the session machine's with any resume's (`window_over`)."""
+        if not self.replaying(session_id):
+            return False
+        judge = self.conn.judge
+        if judge is None or self.v1 is not None:
+            return True
+        return window_request(judge.replaying, session_id) == request_key(request_id)
+
+    def end_history(self, session_id: str) -> None:
+        """A message of this step ended the session's history window (the judge will see it
+        in `done`; until then `replaying` says so)."""
+        if self.history_ended is None:
+            self.history_ended = set()
+        self.history_ended.add(session_id)
 
     def event(self, event: object) -> None:
         self.events.append(event)
@@ -701,10 +785,7 @@ def _resume(b: Build, intent: ResumeSession) -> None:
             conversation = attrs.evolve(engine.conversation, history=True)
             engine = fast_evolve(engine, conversation=conversation)
         config = () if old is None else old.config_options
-        phase = "replaying" if intent.replay else "none"
-        b.sessions = b.sessions.set(
-            intent.session_id, ClientSession(engine, intent.cwd, config, phase)
-        )
+        b.sessions = b.sessions.set(intent.session_id, ClientSession(engine, intent.cwd, config))
     if intent.unanswered:
         resumed = b.sessions[intent.session_id]
         carried = carry_prompts(resumed.engine, intent.unanswered)

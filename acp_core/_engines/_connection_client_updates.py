@@ -87,7 +87,7 @@ def receive_update_run(
     if sid is None:
         return None
     session = conn.sessions.get(sid)
-    if session is None or session.replaying:
+    if session is None or conn.replaying(sid):
         return None
     revision = conn.revision
     rules, judge, at = conn.exchange, conn.judge, conn.judged

@@ -300,16 +300,15 @@ def _history_ended(
     """The answer to a v1 `session/load` ends its history. v1 has no end marker, so the
     window is closed here, before the answer is read as a v2 resume's (which would call it
     answered before the marker, R57): on a revision with one (the Preview's
-    `replay_complete`) the session takes that marker, as from a v2 agent; else the window is
-    complete."""
+    `replay_complete`) the session takes that marker, as from a v2 agent; else the answer
+    ends it, as the session machine's window ends (R38). Whether it is open is the session
+    machine's answer (`Build.replaying`: no judge runs on v1)."""
     sid = pending.session_id
-    session = b.sessions.get(sid) if sid is not None else None
-    if sid is None or session is None or not session.replaying:
+    if sid is None or not b.replaying(sid):  # the session machine's window (no judge on v1)
         return
     if speaks_children(b.conn.revision):
         receive(b, UpdateSessionNotification(sid, ReplayComplete()))
-    else:
-        b.sessions = b.sessions.set(sid, attrs.evolve(session, replay="complete"))
+    # else the answer itself ends the window (`_connection_client._resumed`): no marker
 
 
 def _update_in_place(b: Build, value: dict[str, Any]) -> bool:

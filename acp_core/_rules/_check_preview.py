@@ -22,6 +22,14 @@ no R47 for that line: findings are never taken back as a recording grows (`Incre
 extends checks incrementally). Findings never depend on anything but the messages
 before them, and nothing here raises on any decoded message.
 
+Replay windows. `replaying` (session -> its `HistoryWindow`: the resume request replaying it
+and the window's R63 upserts, one record) is the one store of the history stream a replay
+cursor opens, until the end marker or the answer, for the resumed session and the children
+announced in it (R57, R58, R60, R63, C36); the client connection asks it rather than keep a
+copy (`_engines/_connection_client_state.history_open`). It is not
+the session machine's resume window (`_rules/_conversation_phases.py`, to the answer, R38,
+R39), which knows no marker and no child: that module's header says why both exist.
+
 Values and transients. `PreviewState` and everything in it is frozen (attrs records, tuples,
 frozensets, `immutables.Map`, `_rules/_draft.OMap`), so forking the checker is keeping the
 old value. Inside one `observe_connection` call the rules edit a `PreviewDraft`: each field
@@ -48,7 +56,7 @@ from ._check_preview_answers import RESTRICTED, agent_answer
 from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
 from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
 from ._check_preview_prompts import BookDraft, PromptBook, freeze_book, thaw_book
-from ._check_preview_records import FINAL_TOOL, Resume, Terminal, Tool
+from ._check_preview_records import FINAL_TOOL, HistoryWindow, Resume, Terminal, Tool
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
 from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
@@ -128,8 +136,7 @@ class PreviewState:
     background: PMap[str, tuple[tuple[str, str], ...] | None] = EMPTY
     routes: PMap[tuple[str, RequestKey], tuple[str, str | None, object]] = EMPTY
     resumes: OMap[RequestKey, Resume] = EMPTY_OMAP
-    replaying: PMap[str, RequestKey] = EMPTY  # session -> the resume replaying it
-    upserted: PMap[str, PMap[str, bool]] = EMPTY  # replaying session -> reset message ids
+    replaying: PMap[str, HistoryWindow] = EMPTY  # session -> its open history window
     book: PromptBook = attrs.field(
         factory=PromptBook
     )  # prompts, keys, held prompts (R59, R67, R68, R70, C43)
@@ -283,7 +290,7 @@ class PreviewDraft(_Scratch):
 
     __slots__ = (
         *("revision", "named", "parents", "can_cancel", "child_idle", "unclaimed", "tools"),
-        *("terminals", "background", "routes", "resumes", "replaying", "upserted", "book"),
+        *("terminals", "background", "routes", "resumes", "replaying", "book"),
         *("resumed", "inserted", "permissions", "withdrawn", "cancelled", "closed"),
         *("suggestions", "j3", "fresh", "child_work", "cancels"),
     )
@@ -299,8 +306,7 @@ class PreviewDraft(_Scratch):
     background: PMap[str, tuple[tuple[str, str], ...] | None]
     routes: PMap[tuple[str, RequestKey], tuple[str, str | None, object]]
     resumes: OMap[RequestKey, Resume]
-    replaying: PMap[str, RequestKey]
-    upserted: PMap[str, PMap[str, bool]]
+    replaying: PMap[str, HistoryWindow]
     book: PromptBook
     resumed: PMap[str, int]
     inserted: PMap[str, PMap[str, bool]]
@@ -515,8 +521,7 @@ class PreviewDraft(_Scratch):
             if sid in self.closed:
                 self.closed = self.closed.delete(sid)
             if cursor:
-                self.replaying = self.replaying.set(sid, rkey)
-                self.upserted = self.upserted.set(sid, EMPTY)
+                self.replaying = self.replaying.set(sid, HistoryWindow(rkey))
 
     def unfinished_listed(self, sid: str) -> frozenset[tuple[str, str]]:
         """The tool calls and children `sid`'s latest background list names that have not

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from acp_core._wire import _jsonrpc as j
 
-from ._draft import EMPTY, opop, padd, ppop
+from ._draft import EMPTY, opop, padd
 from ._predicates import request_key, shown
 
 if TYPE_CHECKING:
@@ -88,9 +88,9 @@ def _resume(r: PreviewDraft, i: int, msg: j.Response | j.ErrorResponse) -> None:
         return
     replayed = [resume.session, *resume.children]
     for s in replayed:
-        if r.replaying.get(s) == key:
+        window = r.replaying.get(s)
+        if window is not None and window.request == key:
             r.replaying = r.replaying.delete(s)
-            r.upserted = ppop(r.upserted, s)[0]
     if not isinstance(msg, j.Response):
         return  # failed or cancelled: the replay is truncated, no marker is owed (R58)
     # No marker is owed where the revision has none (2026-11): the history ends at the answer.

@@ -40,6 +40,7 @@ from acp_core._wire import _jsonrpc as j
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._value import frozen
 
+from ._check_preview_records import window_request
 from ._draft import EMPTY, ppop, twins
 from ._predicates import RequestKey, request_key, shown
 
@@ -122,7 +123,7 @@ class BookDraft:
         rkey = request_key(msg.id)
         if key is None:
             self.pending = self.pending.set(
-                rkey, _Attempt(sid, i, None, window=r.replaying.get(sid))
+                rkey, _Attempt(sid, i, None, window=window_request(r.replaying, sid))
             )
             return
         first = self.contents.get((sid, key), msg.prompt)
@@ -186,7 +187,7 @@ class BookDraft:
         ids = self.users.get(sid, EMPTY)
         if mid not in ids:
             self.users = self.users.set(sid, ids.set(mid, i))
-        window = r.replaying.get(sid)
+        window = window_request(r.replaying, sid)
         if window is None:
             return
         seen = self.replayed.get(sid)
@@ -299,7 +300,7 @@ class BookDraft:
         at = replayed[1].get(mid) if replayed is not None and replayed[0] == window else None
         if at is not None and at > attempt.at:
             _r59(r, at, mid)
-        elif r.replaying.get(attempt.sid) == window:
+        elif window_request(r.replaying, attempt.sid) == window:
             self.live = self.live.set(
                 attempt.sid, self.live.get(attempt.sid, EMPTY).set(mid, window)
             )

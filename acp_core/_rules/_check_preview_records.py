@@ -1,9 +1,10 @@
 """The frozen records of the Preview trace checks: what a recording said of one tool call, one
-terminal, one resume being served.
+terminal, one resume being served, one session's open history window.
 
-Owns: `Tool`, `Terminal`, `Resume` (frozen attrs records; `_rules/_check_preview.py`'s
-`PreviewState` holds them in persistent maps) and the defaults the rules read for an item
-the recording never showed.
+Owns: `Tool`, `Terminal`, `Resume`, `HistoryWindow` (frozen attrs records;
+`_rules/_check_preview.py`'s `PreviewState` holds them in persistent maps), `window_request`
+(the request replaying a session, read off its window) and the defaults the rules read for an
+item the recording never showed.
 Must not know: any rule (the `_check_preview*` modules judge).
 """
 
@@ -15,8 +16,19 @@ from acp_core._state._pcoll import PMap
 from acp_core._wire._value import frozen
 
 from ._draft import EMPTY
+from ._predicates import RequestKey
 
-__all__ = ["EXITED", "FINAL_TOOL", "NEW_TERMINAL", "NEW_TOOL", "Resume", "Terminal", "Tool"]
+__all__ = [
+    "EXITED",
+    "FINAL_TOOL",
+    "NEW_TERMINAL",
+    "NEW_TOOL",
+    "HistoryWindow",
+    "Resume",
+    "Terminal",
+    "Tool",
+    "window_request",
+]
 
 _NO: Final[frozenset[str]] = frozenset()
 
@@ -34,6 +46,22 @@ class Resume:
     stated: bool = False  # any state_update of the session while the resume was served
     expected: frozenset[str] = _NO  # user ids prompt answers returned (R64)
     users: PMap[str, bool] = EMPTY  # user message ids the replay showed
+
+
+@frozen(slots=True)
+class HistoryWindow:
+    """One session's open history window (a resume with a cursor is replaying it, until its
+    marker or its answer), stored once: the resume request replaying it, and the messages
+    whose whole-message upsert the window showed (R63)."""
+
+    request: RequestKey
+    upserted: PMap[str, bool] = EMPTY
+
+
+def window_request(replaying: PMap[str, HistoryWindow], session: str) -> RequestKey | None:
+    """The resume request replaying `session`, while its history window is open."""
+    window = replaying.get(session)
+    return None if window is None else window.request
 
 
 @frozen(slots=True)

@@ -29,8 +29,16 @@ from acp_core._wire import _updates_preview as up
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
 
-from ._check_preview_records import EXITED, FINAL_TOOL, NEW_TERMINAL, NEW_TOOL, Terminal, Tool
-from ._draft import EMPTY, oitems, opop, oset, padd, ppop
+from ._check_preview_records import (
+    EXITED,
+    FINAL_TOOL,
+    NEW_TERMINAL,
+    NEW_TOOL,
+    HistoryWindow,
+    Terminal,
+    Tool,
+)
+from ._draft import oitems, opop, oset, padd, ppop
 from ._naming import naming_rule
 from ._predicates import open_enum_finding, shown
 
@@ -89,19 +97,25 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         _suggestions(r, i, upd)
 
 
+def _upserted(window: HistoryWindow, message_id: str) -> HistoryWindow:
+    # The window with `message_id`'s whole-message upsert (or its first chunk) shown.
+    return HistoryWindow(window.request, window.upserted.set(message_id, True))
+
+
 def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     # Updates inside a replay window (after a resume with a cursor, before the marker).
-    seen = r.upserted.get(sid, EMPTY)
+    window = r.replaying[sid]
+    seen = window.upserted
     if isinstance(upd, (u.UserMessage, u.UserMessageChunk)):
-        rkey = r.replaying[sid]
+        rkey = window.request
         resume = r.resumes.get(rkey)
         if resume is not None and resume.session == sid and upd.message_id not in resume.users:
             users = resume.users.set(upd.message_id, True)
             r.resumes = oset(r.resumes, rkey, fast_evolve(resume, users=users))
     if isinstance(upd, _UPSERTS):
-        r.upserted = r.upserted.set(sid, seen.set(upd.message_id, True))
+        r.replaying = r.replaying.set(sid, _upserted(window, upd.message_id))
     elif isinstance(upd, _CHUNKS) and upd.message_id not in seen:
-        r.upserted = r.upserted.set(sid, seen.set(upd.message_id, True))  # reported once
+        r.replaying = r.replaying.set(sid, _upserted(window, upd.message_id))  # reported once
         r.report(
             "R63",
             i,
@@ -171,8 +185,7 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
             if resume.session == sid or _descends(r, sid, resume.session):
                 children = (*resume.children, child)
                 r.resumes = oset(r.resumes, key, fast_evolve(resume, children=children))
-                r.replaying = r.replaying.set(child, key)
-                r.upserted = r.upserted.set(child, EMPTY)
+                r.replaying = r.replaying.set(child, HistoryWindow(key))
                 break
     cancel = has_cancel(upd.capabilities)
     if cancel is not None:
@@ -346,9 +359,9 @@ def _r71(r: PreviewDraft, i: int, sid: str) -> None:
 
 
 def _marker(r: PreviewDraft, i: int, sid: str) -> None:
-    r.replaying, key = ppop(r.replaying, sid)
-    if key is not None:
-        r.upserted = ppop(r.upserted, sid)[0]
+    r.replaying, window = ppop(r.replaying, sid)
+    if window is not None:
+        key = window.request
         resume = r.resumes.get(key)
         assert resume is not None  # a replay window is its resume's
         r.resumes = oset(r.resumes, key, fast_evolve(resume, marked=resume.marked | {sid}))

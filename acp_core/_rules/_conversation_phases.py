@@ -24,6 +24,24 @@ below it, and a stage row that is the outermost of them:
   read whatever the mode).
 A window lies only over a `Base` (a live, cancelling or cancelled session): a resume reopens a
 closed session. A close lies over anything but another close.
+
+Replay windows: one home each. The protocol machine keeps two windows, each stored once:
+- here, the resume window of one session: from its `session/resume` to the answer, with what
+  the cursor asked (R38, R39; every lifecycle rule reads an update in it as history). Every
+  party needs it at every revision for the one session it runs (each engine carries its
+  session's machine; the client connection judges nothing across sessions at 2026-08 or on
+  v1), so it lives with the session;
+- `_rules/_check_preview.PreviewState.replaying`, the history stream a cursor opens: from the
+  resume to the revision's end marker (the Preview's `replay_complete`) or the answer, for
+  the resumed session and every child announced in it (R57, R58, R60, R63, R64, C36). It
+  needs the marker and the children, which no session's machine sees (a child has no resume
+  of its own), and it outlives no answer.
+Neither is derived from the other because neither holds the other's data (this one knows no
+marker and no child; that one no cursor kind and not the 2026-08 client side). Where the
+revision has no marker (2026-08, 2026-11, v1) they open and close on the same messages; a
+party that asks "is this history?" asks the one it runs
+(`_engines/_connection_client_state.history_open`) and keeps no copy. The state layer's
+`SessionExtras.replay` is the view's, for hosts without a machine, and decides no rule.
 """
 
 from __future__ import annotations

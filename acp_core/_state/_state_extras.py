@@ -93,7 +93,8 @@ class SessionMessageState:
 
 @frozen(field_transformer=freezing_state_fields)
 class ReplayWindow:
-    """Where a session is in a resume replay: `phase` and the resume request that asked."""
+    """Where a session's view is in a resume replay: `phase` and the resume request that
+    asked (the state layer's view, not a judge: see `SessionExtras.replay`)."""
 
     phase: str = REPLAY_NONE
     request_id: int | str | None = None
@@ -141,7 +142,16 @@ class SessionExtras:
         notices: live notices in arrival order (transient: never history, dropped in replay).
         prompt_suggestions: the latest suggestion list (unstable; never in the timeline).
         session_messages: inter-session messages by id (same id space as messages, P6).
-        replay: the replay window of this session.
+        replay: the replay window of this session, as the view folds it: what a host that
+            keeps only `SessionState` (`apply_update`, `fold`, `begin_replay`/`end_replay`,
+            no protocol machine) uses to drop live-only updates from history (notices,
+            suggestions, C36) and to show `complete` or `truncated`. It is not a second
+            judge: it decides no rule. Whether a session replays history is the protocol
+            machine's alone (the judge's `PreviewState.replaying`, the session machine's
+            `Conversation.replaying`); no engine, connection or checker reads this field to
+            decide anything (tests/test_one_replay_home.py holds them to it), and its
+            diagnostics (`reduce.replay-without-marker`, `reduce.unexpected-replay-marker`)
+            are the view's notes, R57/R58 are the judge's.
         children: the child sessions announced on this session, by child id.
         child_order: child ids in the order they were first announced.
     """

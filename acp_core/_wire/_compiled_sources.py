@@ -104,7 +104,7 @@ SOURCES = {
     "def build(obj, path, ctx, make):\n    found = 2\n    v = obj.get('stopReason', MISSING)\n    if v is MISSING:\n        a0 = UNSET\n    else:\n        found += 1\n        a0 = v if type(v) is str else field(0, v, path, ctx)\n    v = obj.get('_meta', MISSING)\n    if v is MISSING:\n        a1 = UNSET\n    else:\n        found += 1\n        a1 = field(1, v, path, ctx)\n    v = obj.get('background', MISSING)\n    if v is MISSING:\n        a2 = UNSET\n    else:\n        found += 1\n        a2 = field(2, v, path, ctx)\n    v = obj.get('error', MISSING)\n    if v is MISSING:\n        a3 = UNSET\n    else:\n        found += 1\n        a3 = field(3, v, path, ctx)\n    extra = EMPTY if found == len(obj) else extras(obj, path)\n    return make(a0, a1, a2, a3, extra)\n": '_c90',
     'def freeze(d, r):\n    if d.elicitations is r.elicitations and d.windows is r.windows:\n        return r\n    o = new(F)\n    f0(o, d.elicitations)\n    f1(o, d.windows)\n    return o\n': '_c91',
     'def freeze(d, r):\n    if d.pending is r.pending and d.open is r.open and d.groups is r.groups and d.next_group is r.next_group and d.contents is r.contents and d.inserted is r.inserted and d.cancels is r.cancels and d.users is r.users and d.replayed is r.replayed and d.live is r.live:\n        return r\n    o = new(F)\n    f0(o, d.pending)\n    f1(o, d.open)\n    f2(o, d.groups)\n    f3(o, d.next_group)\n    f4(o, d.contents)\n    f5(o, d.inserted)\n    f6(o, d.cancels)\n    f7(o, d.users)\n    f8(o, d.replayed)\n    f9(o, d.live)\n    return o\n': '_c92',
-    'def freeze(d, r):\n    if d.revision is r.revision and d.named is r.named and d.parents is r.parents and d.can_cancel is r.can_cancel and d.child_idle is r.child_idle and d.unclaimed is r.unclaimed and d.tools is r.tools and d.terminals is r.terminals and d.background is r.background and d.routes is r.routes and d.resumes is r.resumes and d.replaying is r.replaying and d.upserted is r.upserted and d.book is r.book and d.resumed is r.resumed and d.inserted is r.inserted and d.permissions is r.permissions and d.withdrawn is r.withdrawn and d.cancelled is r.cancelled and d.closed is r.closed and d.suggestions is r.suggestions and d.j3 is r.j3 and d.fresh is r.fresh and d.child_work is r.child_work and d.cancels is r.cancels:\n        return r\n    o = new(F)\n    f0(o, d.revision)\n    f1(o, d.named)\n    f2(o, d.parents)\n    f3(o, d.can_cancel)\n    f4(o, d.child_idle)\n    f5(o, d.unclaimed)\n    f6(o, d.tools)\n    f7(o, d.terminals)\n    f8(o, d.background)\n    f9(o, d.routes)\n    f10(o, d.resumes)\n    f11(o, d.replaying)\n    f12(o, d.upserted)\n    f13(o, d.book)\n    f14(o, d.resumed)\n    f15(o, d.inserted)\n    f16(o, d.permissions)\n    f17(o, d.withdrawn)\n    f18(o, d.cancelled)\n    f19(o, d.closed)\n    f20(o, d.suggestions)\n    f21(o, d.j3)\n    f22(o, d.fresh)\n    f23(o, d.child_work)\n    f24(o, d.cancels)\n    return o\n': '_c93',
+    'def freeze(d, r):\n    if d.revision is r.revision and d.named is r.named and d.parents is r.parents and d.can_cancel is r.can_cancel and d.child_idle is r.child_idle and d.unclaimed is r.unclaimed and d.tools is r.tools and d.terminals is r.terminals and d.background is r.background and d.routes is r.routes and d.resumes is r.resumes and d.replaying is r.replaying and d.book is r.book and d.resumed is r.resumed and d.inserted is r.inserted and d.permissions is r.permissions and d.withdrawn is r.withdrawn and d.cancelled is r.cancelled and d.closed is r.closed and d.suggestions is r.suggestions and d.j3 is r.j3 and d.fresh is r.fresh and d.child_work is r.child_work and d.cancels is r.cancels:\n        return r\n    o = new(F)\n    f0(o, d.revision)\n    f1(o, d.named)\n    f2(o, d.parents)\n    f3(o, d.can_cancel)\n    f4(o, d.child_idle)\n    f5(o, d.unclaimed)\n    f6(o, d.tools)\n    f7(o, d.terminals)\n    f8(o, d.background)\n    f9(o, d.routes)\n    f10(o, d.resumes)\n    f11(o, d.replaying)\n    f12(o, d.book)\n    f13(o, d.resumed)\n    f14(o, d.inserted)\n    f15(o, d.permissions)\n    f16(o, d.withdrawn)\n    f17(o, d.cancelled)\n    f18(o, d.closed)\n    f19(o, d.suggestions)\n    f20(o, d.j3)\n    f21(o, d.fresh)\n    f22(o, d.child_work)\n    f23(o, d.cancels)\n    return o\n': '_c93',
     'def make(a0):\n    obj = new(cls)\n    s0(obj, a0)\n    return obj\n': '_c94',
     'def make(a0, a1):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    return obj\n': '_c95',
     'def make(a0, a1, a2):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    return obj\n': '_c96',
@@ -133,7 +133,7 @@ SOURCES = {
     'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, v3)\n    s5(obj, v4)\n    s6(obj, v5)\n    s7(obj, v6)\n    s8(obj, v7)\n    s9(obj, v8)\n    s10(obj, v9)\n    s11(obj, v10)\n    s12(obj, v11)\n    s13(obj, v12)\n    return obj\n': '_c119',
     'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c120',
     'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c121',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.upserted)\n    d13(d, r.book)\n    d14(d, r.resumed)\n    d15(d, r.inserted)\n    d16(d, r.permissions)\n    d17(d, r.withdrawn)\n    d18(d, r.cancelled)\n    d19(d, r.closed)\n    d20(d, r.suggestions)\n    d21(d, r.j3)\n    d22(d, r.fresh)\n    d23(d, r.child_work)\n    d24(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c122',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.book)\n    d13(d, r.resumed)\n    d14(d, r.inserted)\n    d15(d, r.permissions)\n    d16(d, r.withdrawn)\n    d17(d, r.cancelled)\n    d18(d, r.closed)\n    d19(d, r.suggestions)\n    d20(d, r.j3)\n    d21(d, r.fresh)\n    d22(d, r.child_work)\n    d23(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c122',
 }
 
 
@@ -2669,7 +2669,7 @@ def _c92(d, r):
 
 
 def _c93(d, r):
-    if d.revision is r.revision and d.named is r.named and d.parents is r.parents and d.can_cancel is r.can_cancel and d.child_idle is r.child_idle and d.unclaimed is r.unclaimed and d.tools is r.tools and d.terminals is r.terminals and d.background is r.background and d.routes is r.routes and d.resumes is r.resumes and d.replaying is r.replaying and d.upserted is r.upserted and d.book is r.book and d.resumed is r.resumed and d.inserted is r.inserted and d.permissions is r.permissions and d.withdrawn is r.withdrawn and d.cancelled is r.cancelled and d.closed is r.closed and d.suggestions is r.suggestions and d.j3 is r.j3 and d.fresh is r.fresh and d.child_work is r.child_work and d.cancels is r.cancels:
+    if d.revision is r.revision and d.named is r.named and d.parents is r.parents and d.can_cancel is r.can_cancel and d.child_idle is r.child_idle and d.unclaimed is r.unclaimed and d.tools is r.tools and d.terminals is r.terminals and d.background is r.background and d.routes is r.routes and d.resumes is r.resumes and d.replaying is r.replaying and d.book is r.book and d.resumed is r.resumed and d.inserted is r.inserted and d.permissions is r.permissions and d.withdrawn is r.withdrawn and d.cancelled is r.cancelled and d.closed is r.closed and d.suggestions is r.suggestions and d.j3 is r.j3 and d.fresh is r.fresh and d.child_work is r.child_work and d.cancels is r.cancels:
         return r
     o = new(F)
     f0(o, d.revision)
@@ -2684,19 +2684,18 @@ def _c93(d, r):
     f9(o, d.routes)
     f10(o, d.resumes)
     f11(o, d.replaying)
-    f12(o, d.upserted)
-    f13(o, d.book)
-    f14(o, d.resumed)
-    f15(o, d.inserted)
-    f16(o, d.permissions)
-    f17(o, d.withdrawn)
-    f18(o, d.cancelled)
-    f19(o, d.closed)
-    f20(o, d.suggestions)
-    f21(o, d.j3)
-    f22(o, d.fresh)
-    f23(o, d.child_work)
-    f24(o, d.cancels)
+    f12(o, d.book)
+    f13(o, d.resumed)
+    f14(o, d.inserted)
+    f15(o, d.permissions)
+    f16(o, d.withdrawn)
+    f17(o, d.cancelled)
+    f18(o, d.closed)
+    f19(o, d.suggestions)
+    f20(o, d.j3)
+    f21(o, d.fresh)
+    f22(o, d.child_work)
+    f23(o, d.cancels)
     return o
 
 
@@ -3078,19 +3077,18 @@ def _c122(r):
     d9(d, r.routes)
     d10(d, r.resumes)
     d11(d, r.replaying)
-    d12(d, r.upserted)
-    d13(d, r.book)
-    d14(d, r.resumed)
-    d15(d, r.inserted)
-    d16(d, r.permissions)
-    d17(d, r.withdrawn)
-    d18(d, r.cancelled)
-    d19(d, r.closed)
-    d20(d, r.suggestions)
-    d21(d, r.j3)
-    d22(d, r.fresh)
-    d23(d, r.child_work)
-    d24(d, r.cancels)
+    d12(d, r.book)
+    d13(d, r.resumed)
+    d14(d, r.inserted)
+    d15(d, r.permissions)
+    d16(d, r.withdrawn)
+    d17(d, r.cancelled)
+    d18(d, r.closed)
+    d19(d, r.suggestions)
+    d20(d, r.j3)
+    d21(d, r.fresh)
+    d22(d, r.child_work)
+    d23(d, r.cancels)
     d.found = []
     d.book_draft = None
     d.cancels_draft = None

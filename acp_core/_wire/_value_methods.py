@@ -32,7 +32,7 @@ SPECS = {
     'acp_core._engines._connection_client_intents:SendRequest': '1111 - method:method:n100111 params:params:v100111 request_id:request_id:v100111',
     'acp_core._engines._connection_client_intents:SetConfigOption': '1111 - session_id:session_id:n100111 config_id:config_id:n100111 value:value:n100111 request_id:request_id:v100111',
     'acp_core._engines._connection_client_state:ClientConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 agent_info:agent_info:v100111 agent_capabilities:agent_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 orphans:orphans:f100111 permission_owners:permission_owners:f100111 next_request_id:next_request_id:v100111 decoder:decoder:v100111 protocols:protocols:v100111 v1:v1:v100111 judge:judge:v100111 judged:judged:v100001 closed:closed:v100111 exchange:exchange:v100111 child_owners:child_owners:f100111',
-    'acp_core._engines._connection_client_state:ClientSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 replay:replay:v100111 open_prompts:open_prompts:v100111',
+    'acp_core._engines._connection_client_state:ClientSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 replay_end:replay_end:v100111 open_prompts:open_prompts:v100111',
     'acp_core._engines._connection_client_state:PendingRequest': '1111 - method:method:n100111 session_id:session_id:v100111 cwd:cwd:v100111 created:created:v100111 message_id:message_id:v100111',
     'acp_core._engines._connection_values:AnswerRequest': '1111 - request_id:request_id:n100111 result:result:n100111',
     'acp_core._engines._connection_values:CancelReceived': '1111 - session_id:session_id:n100111 children:children:v100111',
@@ -97,12 +97,13 @@ SPECS = {
     'acp_core._rules._check_exchange:ExchangeRules': '1111 - framing:framing:n100111 answers:answers:n100111 caps:caps:n100111 opened:opened:v100111 at:at:v100111',
     'acp_core._rules._check_jsonrpc:_Batch': '1111 - at:at:n100111 requests:requests:n100111 invalid:invalid:n100111',
     'acp_core._rules._check_jsonrpc:_Request': '1111 - method:method:n100111 at:at:n100111 batch:batch:n100111 meta_prompt:meta_prompt:n100111 order:order:n100111',
-    'acp_core._rules._check_preview:PreviewState': '1111 - revision:revision:n100111 named:named:v100111 parents:parents:v100111 can_cancel:can_cancel:v100111 child_idle:child_idle:v100111 unclaimed:unclaimed:v100111 tools:tools:v100111 terminals:terminals:v100111 background:background:v100111 routes:routes:v100111 resumes:resumes:v100111 replaying:replaying:v100111 upserted:upserted:v100111 book:book:f100111 resumed:resumed:v100111 inserted:inserted:v100111 permissions:permissions:v100111 withdrawn:withdrawn:v100111 cancelled:cancelled:v100111 closed:closed:v100111 suggestions:suggestions:v100111 j3:j3:v100111 fresh:fresh:v100111 child_work:child_work:v100111 cancels:cancels:f100111',
+    'acp_core._rules._check_preview:PreviewState': '1111 - revision:revision:n100111 named:named:v100111 parents:parents:v100111 can_cancel:can_cancel:v100111 child_idle:child_idle:v100111 unclaimed:unclaimed:v100111 tools:tools:v100111 terminals:terminals:v100111 background:background:v100111 routes:routes:v100111 resumes:resumes:v100111 replaying:replaying:v100111 book:book:f100111 resumed:resumed:v100111 inserted:inserted:v100111 permissions:permissions:v100111 withdrawn:withdrawn:v100111 cancelled:cancelled:v100111 closed:closed:v100111 suggestions:suggestions:v100111 j3:j3:v100111 fresh:fresh:v100111 child_work:child_work:v100111 cancels:cancels:f100111',
     'acp_core._rules._check_preview_cancels:Cancels': '1111 - elicitations:elicitations:v100111 windows:windows:v100111',
     'acp_core._rules._check_preview_cancels:Elicitation': '1111 - session:session:n100111 at:at:n100111 tool:tool:n100111 cancel_at:cancel_at:v100111',
     'acp_core._rules._check_preview_prompts:PromptBook': '1111 - pending:pending:v100111 open:open:v100111 groups:groups:v100111 next_group:next_group:v100111 contents:contents:v100111 inserted:inserted:v100111 cancels:cancels:v100111 users:users:v100111 replayed:replayed:v100111 live:live:v100111',
     'acp_core._rules._check_preview_prompts:_Attempt': '1111 - sid:sid:n100111 at:at:n100111 key:key:n100111 group:group:v100111 cancel_at:cancel_at:v100111 closed:closed:v100111 withdrawn:withdrawn:v100111 swept:swept:v100111 window:window:v100111',
     'acp_core._rules._check_preview_prompts:_Group': '1111 - original:original:n100111 answers:answers:v100111 withdrawn:withdrawn:v100111',
+    'acp_core._rules._check_preview_records:HistoryWindow': '1111 - request:request:n100111 upserted:upserted:v100111',
     'acp_core._rules._check_preview_records:Resume': '1111 - session:session:n100111 at:at:n100111 cursor:cursor:n100111 children:children:v100111 marked:marked:v100111 snapshot:snapshot:v100111 stated:stated:v100111 expected:expected:v100111 users:users:v100111',
     'acp_core._rules._check_preview_records:Terminal': '1111 - cancel:cancel:v100111 exited:exited:v100111',
     'acp_core._rules._check_preview_records:Tool': '1111 - cancel:cancel:v100111 final:final:v100111 name:name:v100111',
@@ -958,25 +959,25 @@ def make_acp_core___engines___connection_client_state__ClientSession(cls, f, NOT
     d1 = f[1].default
     s2 = cls.config_options.__set__
     d2 = f[2].default
-    s3 = cls.replay.__set__
+    s3 = cls.replay_end.__set__
     d3 = f[3].default
     s4 = cls.open_prompts.__set__
     d4 = f[4].default
-    def __init__(self, engine, cwd=d1, config_options=d2, replay=d3, open_prompts=d4):
+    def __init__(self, engine, cwd=d1, config_options=d2, replay_end=d3, open_prompts=d4):
         s0(self, engine)
         s1(self, cwd)
         s2(self, config_options)
-        s3(self, replay)
+        s3(self, replay_end)
         s4(self, open_prompts)
-    __init__.__annotations__ = {'return': None, 'engine': 'ClientEngine', 'cwd': 'str', 'config_options': 'tuple[SessionConfigOption, ...]', 'replay': 'str', 'open_prompts': 'tuple[int | str | None, ...]'}
+    __init__.__annotations__ = {'return': None, 'engine': 'ClientEngine', 'cwd': 'str', 'config_options': 'tuple[SessionConfigOption, ...]', 'replay_end': 'str', 'open_prompts': 'tuple[int | str | None, ...]'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(engine={self.engine!r}, cwd={self.cwd!r}, config_options={self.config_options!r}, replay={self.replay!r}, open_prompts={self.open_prompts!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(engine={self.engine!r}, cwd={self.cwd!r}, config_options={self.config_options!r}, replay_end={self.replay_end!r}, open_prompts={self.open_prompts!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.engine == other.engine and self.cwd == other.cwd and self.config_options == other.config_options and self.replay == other.replay and self.open_prompts == other.open_prompts
+        return self.engine == other.engine and self.cwd == other.cwd and self.config_options == other.config_options and self.replay_end == other.replay_end and self.open_prompts == other.open_prompts
     def __hash__(self):
-        return hash((44488378213907574, self.engine, self.cwd, self.config_options, self.replay, self.open_prompts))
+        return hash((44488378213907574, self.engine, self.cwd, self.config_options, self.replay_end, self.open_prompts))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -2434,33 +2435,31 @@ def make_acp_core___rules___check_preview__PreviewState(cls, f, NOTHING):
     d10 = f[10].default
     s11 = cls.replaying.__set__
     d11 = f[11].default
-    s12 = cls.upserted.__set__
-    d12 = f[12].default
-    s13 = cls.book.__set__
-    k13 = f[13].default.factory
-    s14 = cls.resumed.__set__
+    s12 = cls.book.__set__
+    k12 = f[12].default.factory
+    s13 = cls.resumed.__set__
+    d13 = f[13].default
+    s14 = cls.inserted.__set__
     d14 = f[14].default
-    s15 = cls.inserted.__set__
+    s15 = cls.permissions.__set__
     d15 = f[15].default
-    s16 = cls.permissions.__set__
+    s16 = cls.withdrawn.__set__
     d16 = f[16].default
-    s17 = cls.withdrawn.__set__
+    s17 = cls.cancelled.__set__
     d17 = f[17].default
-    s18 = cls.cancelled.__set__
+    s18 = cls.closed.__set__
     d18 = f[18].default
-    s19 = cls.closed.__set__
+    s19 = cls.suggestions.__set__
     d19 = f[19].default
-    s20 = cls.suggestions.__set__
+    s20 = cls.j3.__set__
     d20 = f[20].default
-    s21 = cls.j3.__set__
+    s21 = cls.fresh.__set__
     d21 = f[21].default
-    s22 = cls.fresh.__set__
+    s22 = cls.child_work.__set__
     d22 = f[22].default
-    s23 = cls.child_work.__set__
-    d23 = f[23].default
-    s24 = cls.cancels.__set__
-    k24 = f[24].default.factory
-    def __init__(self, revision, named=d1, parents=d2, can_cancel=d3, child_idle=d4, unclaimed=d5, tools=d6, terminals=d7, background=d8, routes=d9, resumes=d10, replaying=d11, upserted=d12, book=NOTHING, resumed=d14, inserted=d15, permissions=d16, withdrawn=d17, cancelled=d18, closed=d19, suggestions=d20, j3=d21, fresh=d22, child_work=d23, cancels=NOTHING):
+    s23 = cls.cancels.__set__
+    k23 = f[23].default.factory
+    def __init__(self, revision, named=d1, parents=d2, can_cancel=d3, child_idle=d4, unclaimed=d5, tools=d6, terminals=d7, background=d8, routes=d9, resumes=d10, replaying=d11, book=NOTHING, resumed=d13, inserted=d14, permissions=d15, withdrawn=d16, cancelled=d17, closed=d18, suggestions=d19, j3=d20, fresh=d21, child_work=d22, cancels=NOTHING):
         s0(self, revision)
         s1(self, named)
         s2(self, parents)
@@ -2473,32 +2472,31 @@ def make_acp_core___rules___check_preview__PreviewState(cls, f, NOTHING):
         s9(self, routes)
         s10(self, resumes)
         s11(self, replaying)
-        s12(self, upserted)
         if book is NOTHING:
-            book = k13()
-        s13(self, book)
-        s14(self, resumed)
-        s15(self, inserted)
-        s16(self, permissions)
-        s17(self, withdrawn)
-        s18(self, cancelled)
-        s19(self, closed)
-        s20(self, suggestions)
-        s21(self, j3)
-        s22(self, fresh)
-        s23(self, child_work)
+            book = k12()
+        s12(self, book)
+        s13(self, resumed)
+        s14(self, inserted)
+        s15(self, permissions)
+        s16(self, withdrawn)
+        s17(self, cancelled)
+        s18(self, closed)
+        s19(self, suggestions)
+        s20(self, j3)
+        s21(self, fresh)
+        s22(self, child_work)
         if cancels is NOTHING:
-            cancels = k24()
-        s24(self, cancels)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'named': 'PMap[str, bool]', 'parents': 'PMap[str, str]', 'can_cancel': 'PMap[str, bool]', 'child_idle': 'PMap[str, bool]', 'unclaimed': 'PMap[str, tuple[int, Naming]]', 'tools': 'PMap[tuple[str, str], Tool]', 'terminals': 'PMap[tuple[str, str], Terminal]', 'background': 'PMap[str, tuple[tuple[str, str], ...] | None]', 'routes': 'PMap[tuple[str, RequestKey], tuple[str, str | None, object]]', 'resumes': 'OMap[RequestKey, Resume]', 'replaying': 'PMap[str, RequestKey]', 'upserted': 'PMap[str, PMap[str, bool]]', 'book': 'PromptBook', 'resumed': 'PMap[str, int]', 'inserted': 'PMap[str, PMap[str, bool]]', 'permissions': 'OMap[RequestKey, tuple[str, int, str | None]]', 'withdrawn': 'OMap[RequestKey, int]', 'cancelled': 'OMap[RequestKey, int]', 'closed': 'PMap[str, int]', 'suggestions': 'bool | None', 'j3': 'PMap[tuple[int, str], bool]', 'fresh': 'PMap[str, bool]', 'child_work': 'PMap[str, int]', 'cancels': 'Cancels'}
+            cancels = k23()
+        s23(self, cancels)
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'named': 'PMap[str, bool]', 'parents': 'PMap[str, str]', 'can_cancel': 'PMap[str, bool]', 'child_idle': 'PMap[str, bool]', 'unclaimed': 'PMap[str, tuple[int, Naming]]', 'tools': 'PMap[tuple[str, str], Tool]', 'terminals': 'PMap[tuple[str, str], Terminal]', 'background': 'PMap[str, tuple[tuple[str, str], ...] | None]', 'routes': 'PMap[tuple[str, RequestKey], tuple[str, str | None, object]]', 'resumes': 'OMap[RequestKey, Resume]', 'replaying': 'PMap[str, HistoryWindow]', 'book': 'PromptBook', 'resumed': 'PMap[str, int]', 'inserted': 'PMap[str, PMap[str, bool]]', 'permissions': 'OMap[RequestKey, tuple[str, int, str | None]]', 'withdrawn': 'OMap[RequestKey, int]', 'cancelled': 'OMap[RequestKey, int]', 'closed': 'PMap[str, int]', 'suggestions': 'bool | None', 'j3': 'PMap[tuple[int, str], bool]', 'fresh': 'PMap[str, bool]', 'child_work': 'PMap[str, int]', 'cancels': 'Cancels'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, named={self.named!r}, parents={self.parents!r}, can_cancel={self.can_cancel!r}, child_idle={self.child_idle!r}, unclaimed={self.unclaimed!r}, tools={self.tools!r}, terminals={self.terminals!r}, background={self.background!r}, routes={self.routes!r}, resumes={self.resumes!r}, replaying={self.replaying!r}, upserted={self.upserted!r}, book={self.book!r}, resumed={self.resumed!r}, inserted={self.inserted!r}, permissions={self.permissions!r}, withdrawn={self.withdrawn!r}, cancelled={self.cancelled!r}, closed={self.closed!r}, suggestions={self.suggestions!r}, j3={self.j3!r}, fresh={self.fresh!r}, child_work={self.child_work!r}, cancels={self.cancels!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, named={self.named!r}, parents={self.parents!r}, can_cancel={self.can_cancel!r}, child_idle={self.child_idle!r}, unclaimed={self.unclaimed!r}, tools={self.tools!r}, terminals={self.terminals!r}, background={self.background!r}, routes={self.routes!r}, resumes={self.resumes!r}, replaying={self.replaying!r}, book={self.book!r}, resumed={self.resumed!r}, inserted={self.inserted!r}, permissions={self.permissions!r}, withdrawn={self.withdrawn!r}, cancelled={self.cancelled!r}, closed={self.closed!r}, suggestions={self.suggestions!r}, j3={self.j3!r}, fresh={self.fresh!r}, child_work={self.child_work!r}, cancels={self.cancels!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.revision == other.revision and self.named == other.named and self.parents == other.parents and self.can_cancel == other.can_cancel and self.child_idle == other.child_idle and self.unclaimed == other.unclaimed and self.tools == other.tools and self.terminals == other.terminals and self.background == other.background and self.routes == other.routes and self.resumes == other.resumes and self.replaying == other.replaying and self.upserted == other.upserted and self.book == other.book and self.resumed == other.resumed and self.inserted == other.inserted and self.permissions == other.permissions and self.withdrawn == other.withdrawn and self.cancelled == other.cancelled and self.closed == other.closed and self.suggestions == other.suggestions and self.j3 == other.j3 and self.fresh == other.fresh and self.child_work == other.child_work and self.cancels == other.cancels
+        return self.revision == other.revision and self.named == other.named and self.parents == other.parents and self.can_cancel == other.can_cancel and self.child_idle == other.child_idle and self.unclaimed == other.unclaimed and self.tools == other.tools and self.terminals == other.terminals and self.background == other.background and self.routes == other.routes and self.resumes == other.resumes and self.replaying == other.replaying and self.book == other.book and self.resumed == other.resumed and self.inserted == other.inserted and self.permissions == other.permissions and self.withdrawn == other.withdrawn and self.cancelled == other.cancelled and self.closed == other.closed and self.suggestions == other.suggestions and self.j3 == other.j3 and self.fresh == other.fresh and self.child_work == other.child_work and self.cancels == other.cancels
     def __hash__(self):
-        return hash((2935514667974937, self.revision, self.named, self.parents, self.can_cancel, self.child_idle, self.unclaimed, self.tools, self.terminals, self.background, self.routes, self.resumes, self.replaying, self.upserted, self.book, self.resumed, self.inserted, self.permissions, self.withdrawn, self.cancelled, self.closed, self.suggestions, self.j3, self.fresh, self.child_work, self.cancels))
+        return hash((2935514667974937, self.revision, self.named, self.parents, self.can_cancel, self.child_idle, self.unclaimed, self.tools, self.terminals, self.background, self.routes, self.resumes, self.replaying, self.book, self.resumed, self.inserted, self.permissions, self.withdrawn, self.cancelled, self.closed, self.suggestions, self.j3, self.fresh, self.child_work, self.cancels))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -2646,6 +2644,25 @@ def make_acp_core___rules___check_preview_prompts___Group(cls, f, NOTHING):
         return self.original == other.original and self.answers == other.answers and self.withdrawn == other.withdrawn
     def __hash__(self):
         return hash((35657725892282522, self.original, self.answers, self.withdrawn))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___check_preview_records__HistoryWindow(cls, f, NOTHING):
+    s0 = cls.request.__set__
+    s1 = cls.upserted.__set__
+    d1 = f[1].default
+    def __init__(self, request, upserted=d1):
+        s0(self, request)
+        s1(self, upserted)
+    __init__.__annotations__ = {'return': None, 'request': 'RequestKey', 'upserted': 'PMap[str, bool]'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(request={self.request!r}, upserted={self.upserted!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.request == other.request and self.upserted == other.upserted
+    def __hash__(self):
+        return hash((29325723099239738, self.request, self.upserted))
     return __init__, __repr__, __eq__, __hash__
 
 
