@@ -23,8 +23,8 @@ from typing import Final
 from acp_core._errors import DecodeError, bytes_argument
 
 from . import _jsonrpc as j
-from ._codec import decode_message
-from ._framing import FramingError, NdjsonDecoder, Parsed, feed_lines, parse_line
+from ._codec import message_decoder
+from ._framing import FramingError, NdjsonDecoder, Parsed, feed_lines, parse_value
 from ._revision import DEFAULT_REVISION, Revision
 
 __all__ = ["compiled_decoder", "decode_ndjson"]
@@ -52,14 +52,17 @@ def compiled_decoder() -> str:
 
 
 def _pure_reader(strict: bool, revision: Revision) -> Callable[[bytes], Event]:
+    decode = message_decoder(strict, revision)
+
     def read(line: bytes) -> Event:
-        event = parse_line(line)
-        if type(event) is not Parsed:
-            return event
+        # `parse_line` then `decode_message`, without the `Parsed` unless it is the event.
+        value = parse_value(line)
+        if type(value) is FramingError:
+            return value
         try:
-            return decode_message(event.value, strict=strict, revision=revision)
+            return decode(value)
         except DecodeError:
-            return event  # the caller decodes it again to learn why (rare: a peer's fault)
+            return Parsed(value)  # the caller decodes it again to learn why (a peer's fault)
 
     return read
 
