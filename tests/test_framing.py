@@ -244,12 +244,15 @@ _SPACE = st.sampled_from(["", " ", "\t", "\r", "\n ", "\u00a0", "\ufeff", "x", "
 def test_the_stdlib_parse_gives_what_json_decode_gives(data: bytes) -> None:
     # `_value_stdlib` reads most lines with the scanner alone; value, error kind and detail
     # must be `JSONDecoder.decode`'s (planted: accepting the scanner's value without checking
-    # that it ends the line fails on "1 2" and "{}x").
+    # that it ends the line fails on "1 2" and "{}x"; taking any Unicode space after it as
+    # JSON whitespace fails on "1\x0b").
     from acp_core._wire import _framing
 
     edge = [b"1 2", b"{}x", b"{} ", b" {}", b"\r\n[1]", b"[1]\r", b"NaN", b'{"a":-Infinity}',
             b"[" * 2000 + b"]" * 2000, b"\xef\xbb\xbf{}", b'"\\ud800"', b"", b"  ", b"1" * 5000,
-            b'{"a":1,"a":2}', b"[1,]", b'"\\u0000"', b"-", b"tru", b"0x1", b"\xff"]  # fmt: skip
+            b'{"a":1,"a":2}', b"[1,]", b'"\\u0000"', b"-", b"tru", b"0x1", b"\xff",
+            b"[1]\r\n", b"{} \t\r", b"1\x0b", b"{}\xc2\xa0", b"[]\x1c",
+            b"2 \xe2\x80\x83"]  # fmt: skip
     for sample in (data, *edge):
         value = _framing._value_stdlib(sample)
         got = ("err", value.kind, value.detail) if type(value) is FramingError else ("ok", value)

@@ -122,7 +122,8 @@ def _value_stdlib(data: bytes) -> Any:
         except Exception:  # any failure is decided again below, with its message
             pass
         else:
-            if end == len(text):
+            # Only JSON whitespace after the value (a CRLF line's "\r"): what `decode` accepts.
+            if end == len(text) or not text[end:].strip(_JSON_SPACE):
                 return value
     try:
         return _DECODER.decode(text)
