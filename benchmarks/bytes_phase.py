@@ -96,13 +96,13 @@ def acp_bytes_stdlib(session_id: str, reads: list[bytes]) -> dict[str, acp_core.
     extra buys in the same run."""
     from acp_core._wire import _framing
 
-    chosen = _framing._parse
-    _framing._parse = _framing._parse_stdlib  # type: ignore[misc]
+    chosen = _framing._parse, _framing._value
+    _framing._parse, _framing._value = _framing._parse_stdlib, _framing._value_stdlib  # type: ignore[misc]
     try:
         with _without_compiled():
             return acp_bytes(session_id, reads)
     finally:
-        _framing._parse = chosen  # type: ignore[misc]
+        _framing._parse, _framing._value = chosen  # type: ignore[misc]
 
 
 def open_client(session_id: str) -> acp_core.ClientConnection:

@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     trees = {"old": args.old.resolve(), "new": args.new.resolve()}
     runs: dict[str, list[dict[tuple[str, str], float]]] = {"old": [], "new": []}
+    # Per-event cost growth (stream_small ev/s / stream_large ev/s) of each run, by phase.
+    flatness: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             order = ("old", "new") if r % 2 == 0 else ("new", "old")
@@ -79,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                     trees[name], not args.full, args.clock, Path(tmp) / f"{name}-{r}.json"
                 )
                 runs[name].append(ratios(data))
+                flat = data.get("flatness", {})
+                flatness[name].append({k: v for k, v in flat.items() if k != "definition"})
                 print(f"round {r + 1}: {name} done", file=sys.stderr, flush=True)
     keys = sorted(set(runs["old"][0]) & set(runs["new"][0]))
     rows = [
@@ -104,6 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
     print(f"\nworst change: {worst:+.0%} (medians of {args.rounds} alternating rounds)")
+    phases = sorted(set(flatness["old"][0]) & set(flatness["new"][0]))
+    if phases:
+        print("per-event cost growth (stream_small ev/s / stream_large ev/s), medians:")
+        for phase in phases:
+            old_f = statistics.median(run[phase] for run in flatness["old"])
+            new_f = statistics.median(run[phase] for run in flatness["new"])
+            runs_f = " ".join(f"{run[phase]:.2f}" for run in flatness["new"])
+            print(f"  {phase}: old {old_f:.2f}, new {new_f:.2f} (new runs {runs_f})")
     if args.json:
         Path(args.json).write_text(
             json.dumps(

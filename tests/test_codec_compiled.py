@@ -27,7 +27,7 @@ import acp_core as acp
 from acp_core import strategies as acps
 from acp_core._errors import DecodeError
 from acp_core._wire import _framing
-from acp_core._wire._codec_compiled import compiled_notification
+from acp_core._wire._codec_compiled import compiled_notification, compiled_reader
 from acp_core._wire._json import MAX_DEPTH, thaw_json
 from acp_core._wire._revision import DEFAULT_REVISION, REVISIONS
 from acp_core.connection import compiled_decoder, decode_ndjson
@@ -110,6 +110,37 @@ def test_the_compiled_decoder_takes_every_hot_shape() -> None:
         spaced = json.dumps(dict(reversed(_notification(update).items())), indent=1).encode()
         assert _agrees(spaced), update
     assert compiled_decoder() == "msgspec"
+
+
+def test_the_compiled_reader_reads_the_hot_shapes_and_hands_on_the_rest() -> None:
+    # `decode_ndjson`'s reader: the compiled decode in the same call, else the fallback.
+    handed: list[bytes] = []
+
+    def fallback(line: bytes) -> str:
+        handed.append(line)
+        return "fallback"
+
+    read = compiled_reader(fallback)
+    text = {"type": "text", "text": "x"}
+    for session_id in ("s", "sess-é 1"):
+        for update in [
+            {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": text},
+            {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c",
+             "content": {"type": "content", "content": text}},
+            {"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "completed"},
+        ]:  # fmt: skip
+            line = acp.encode_ndjson(_notification(update, session_id))
+            got, expected = read(line), _pure(line)
+            assert got == expected, update
+            assert repr(got) == repr(expected), update
+    assert handed == []
+    declined = [
+        acp.encode_ndjson(_notification({"sessionUpdate": "plan_update", "entries": []})),
+        acp.encode_ndjson({**_notification(None), "id": 1}),
+        b"{",
+    ]
+    assert [read(line) for line in declined] == ["fallback"] * 3
+    assert handed == declined
 
 
 # -- hostile lines ------------------------------------------------------------------------

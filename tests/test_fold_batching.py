@@ -90,6 +90,23 @@ def test_a_long_stream_folds_to_every_block_in_order() -> None:
     assert [ref.id for ref in state.timeline] == ["m"]
 
 
+def test_runs_longer_than_the_buffer_cap_fold_as_the_reduce_loop() -> None:
+    # A message written mid-run (the buffer cap, 4096 chunks) while the chunks of one
+    # message keep coming: the chunks after the write start a new buffer over it.
+    text = acp.TextContent
+    updates: list[acp.SessionUpdate] = [
+        acp.AgentMessageChunk("m", text(str(i))) for i in range(9000)
+    ]
+    updates[5000] = acp.AgentMessageChunk("m", text("meta"), acp.freeze_json({"k": 1}))
+    updates[6000] = acp.AgentThoughtChunk("m", text("mismatch"))
+    updates[7000] = acp.AgentMessageChunk("n", text("other"))
+    start = acp.new_session("s")
+    folded = acp.fold(start, updates)
+    assert folded == reduce_loop(start, updates)
+    assert len(folded.messages["m"].content) == 8999
+    assert dict(folded.messages["m"].chunk_meta.items()) == {5000: acp.freeze_json({"k": 1})}
+
+
 def test_meta_patches_replace_in_2026_08_and_merge_by_key_in_2026_11() -> None:
     first = acp.freeze_json({"a": 1, "b": 1})
     patch = acp.freeze_json({"b": 2})

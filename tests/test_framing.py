@@ -214,3 +214,49 @@ def test_what_is_not_bytes_or_json_is_the_callers_error() -> None:
     with pytest.raises(acp.ArgumentError):
         acp.receive_bytes(object(), b"{}\n")  # type: ignore[arg-type]
     assert feed_ndjson(NdjsonDecoder(), bytearray(b"{}\n"))[1] == (Parsed({}),)
+
+
+def _reference_stdlib(data: bytes) -> Any:
+    """The reference parse as it was before the scanner shortcut: `JSONDecoder.decode`."""
+    from acp_core._wire import _framing
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return ("err", "invalid_utf8", f"invalid UTF-8 at byte {e.start}")
+    try:
+        return ("ok", _framing._DECODER.decode(text))
+    except RecursionError:
+        return ("err", "invalid_json", "JSON nested too deep to parse")
+    except ValueError as e:
+        return ("err", "invalid_json", str(e)[:200])
+
+
+_SPACE = st.sampled_from(["", " ", "\t", "\r", "\n ", "\u00a0", "\ufeff", "x", "1", "{}", ","])
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=40),
+        st.tuples(_SPACE, json_values.map(json.dumps), _SPACE).map(lambda p: "".join(p).encode()),
+    )
+)
+def test_the_stdlib_parse_gives_what_json_decode_gives(data: bytes) -> None:
+    # `_value_stdlib` reads most lines with the scanner alone; value, error kind and detail
+    # must be `JSONDecoder.decode`'s (planted: accepting the scanner's value without checking
+    # that it ends the line fails on "1 2" and "{}x"; taking any Unicode space after it as
+    # JSON whitespace fails on "1\x0b").
+    from acp_core._wire import _framing
+
+    edge = [b"1 2", b"{}x", b"{} ", b" {}", b"\r\n[1]", b"[1]\r", b"NaN", b'{"a":-Infinity}',
+            b"[" * 2000 + b"]" * 2000, b"\xef\xbb\xbf{}", b'"\\ud800"', b"", b"  ", b"1" * 5000,
+            b'{"a":1,"a":2}', b"[1,]", b'"\\u0000"', b"-", b"tru", b"0x1", b"\xff",
+            b"[1]\r\n", b"{} \t\r", b"1\x0b", b"{}\xc2\xa0", b"[]\x1c",
+            b"2 \xe2\x80\x83"]  # fmt: skip
+    for sample in (data, *edge):
+        value = _framing._value_stdlib(sample)
+        got = ("err", value.kind, value.detail) if type(value) is FramingError else ("ok", value)
+        assert got == _reference_stdlib(sample), sample[:40]
+        parsed = _framing._parse_stdlib(sample)
+        assert (type(parsed) is Parsed) is (got[0] == "ok")
+        assert parsed == (Parsed(got[1]) if got[0] == "ok" else value)

@@ -172,8 +172,22 @@ def fold(
     # before anything that may read or extend the timeline (a reducer, a terminal run) runs.
     entered: list[EntityRef] = []
     item: Any  # one update; typed loosely, as the table dispatch checks it
+    # The chunk before, when it was a message chunk appended to its buffer with nothing to
+    # note (the buffer keeps its role): a next chunk of the same kind and message without
+    # `_meta` is appended straight to `hot_blocks`, nothing else to do (a stream's usual
+    # case). Anything else clears it and takes the general way.
+    hot_kind: object = None
+    hot_id = ""
+    hot_blocks: list[ContentBlock] = []
     for item in updates:
         kind = type(item)
+        if kind is hot_kind and item.meta is UNSET and item.message_id == hot_id:
+            hot_blocks.append(item.content)
+            if len(hot_blocks) >= _RUN_CAP:  # keep the buffer small: write this message now
+                state = _write_pending(state, {hot_id: pending.pop(hot_id)})
+                hot_kind = None
+            continue
+        hot_kind = None
         if kind is TerminalOutputChunk:
             if entered:
                 state = _enter(state, entered)
@@ -211,6 +225,8 @@ def fold(
             blocks.append(item.content)
             if len(blocks) >= _RUN_CAP:  # keep the buffer small: write this message now
                 state = _write_pending(state, {message_id: pending.pop(message_id)})
+            elif buffer.role == role:
+                hot_kind, hot_id, hot_blocks = kind, message_id, blocks
             continue
         if kind is ToolCallUpdate or kind is ToolCallContentChunk:
             tool_call_id = item.tool_call_id

@@ -16,6 +16,7 @@ revision=r) == d` at every revision, a renaming one included.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import ArgumentError, DecodeError
@@ -51,6 +52,7 @@ __all__ = [
     "encode_message",
     "encode_result",
     "encode_update",
+    "message_decoder",
 ]
 
 _ENVELOPE_KEYS: Final = frozenset(("jsonrpc", "id", "method", "params", "result", "error"))
@@ -273,6 +275,42 @@ def decode_message(
         DecodeError: see `decode_message_diagnosed`.
     """
     return _decode_message(obj, shared_ctx(strict), tables(revision))
+
+
+def message_decoder(
+    strict: bool = False, revision: Revision = DEFAULT_REVISION
+) -> Callable[[object], j.Message | j.Batch]:
+    """`decode_message` with `strict` and `revision` bound: the same function of `obj` (same
+    values, same `DecodeError`s), for a caller that decodes many messages (`decode_ndjson`
+    per line). The tables and the context are looked up once, and a plain `session/update`
+    (`_fast_notification`'s shape) is checked and built in this one call."""
+    ctx = shared_ctx(strict)
+    t = tables(revision)
+    tool_calls = t.update.tool_calls
+    general = t.session_update.decode
+    make = _MAKE_UPDATE_NOTIFICATION
+
+    def decode(obj: object) -> j.Message | j.Batch:
+        # `_fast_notification` written out (a call costs more than its checks), then
+        # `UpdateCodec.decode`'s two steps: the update's fast path, else its generic walk.
+        if type(obj) is dict and len(obj) == 3:
+            params = obj.get("params")
+            if (
+                type(params) is dict
+                and len(params) == 2
+                and obj.get("method") == "session/update"
+                and obj.get("jsonrpc") == "2.0"
+            ):
+                session_id = params.get("sessionId")
+                update = params.get("update")
+                if type(session_id) is str and update is not None:
+                    value = fast_update(update, tool_calls)
+                    if value is None:
+                        value = general(update, _UPDATE_PATH, ctx)
+                    return make(session_id, value, UNSET, EMPTY_OBJECT, EMPTY_OBJECT)
+        return _decode_message(obj, ctx, t)
+
+    return decode
 
 
 def encode_message(message: j.Message | j.Batch, *, revision: Revision = DEFAULT_REVISION) -> Any:

@@ -1,6 +1,7 @@
 """The compiled decode of the hottest `session/update` lines, from bytes (the `fast` extra).
 
-Owns: `compiled_notification(line)`, which decodes one NDJSON line holding a
+Owns: `compiled_notification(line)` (and `compiled_reader`, the same as a line reader with a
+fallback, in one call per line), which decodes one NDJSON line holding a
 `session/update` notification of a hot shape at the default revision (a text chunk of a
 message, thought or user message; a whole message, thought or user message of text blocks;
 a text tool-call content chunk; a terminal output chunk; a `tool_call_update` of the plain
@@ -29,7 +30,8 @@ given twice elsewhere keeps its last value in both; integers keep their exact va
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from collections.abc import Callable
+from typing import Any, Final, Literal, TypeVar
 
 import msgspec
 
@@ -41,7 +43,7 @@ from . import _updates as u
 from ._fastnew import fast_constructor
 from ._json import EMPTY_OBJECT, UNSET, freeze_json
 
-__all__ = ["compiled_notification"]
+__all__ = ["compiled_notification", "compiled_reader"]
 
 _MAKE_TEXT: Final = fast_constructor(c.TextContent)
 _MAKE_TOOL_CONTENT: Final = fast_constructor(c.ToolContent)
@@ -237,3 +239,26 @@ def compiled_notification(line: bytes) -> j.UpdateSessionNotification | None:
     except _INVALID:
         return None
     return _MAKE_NOTIFICATION(message.params.session_id, update, UNSET, EMPTY_OBJECT, EMPTY_OBJECT)
+
+
+T = TypeVar("T")
+
+
+def compiled_reader(
+    fallback: Callable[[bytes], T],
+) -> Callable[[bytes], j.UpdateSessionNotification | T]:
+    """A line reader: `compiled_notification(line)` where it takes the line, else
+    `fallback(line)`; the same, in one call per line (`decode_ndjson`, per line)."""
+    decode, make, invalid = _DECODE, _MAKE_NOTIFICATION, _INVALID
+
+    def read(line: bytes) -> j.UpdateSessionNotification | T:
+        try:
+            params = decode(line).params
+            update = params.update.value()
+        except invalid:
+            pass  # not a hot shape: the fallback decides (outside this handler)
+        else:
+            return make(params.session_id, update, UNSET, EMPTY_OBJECT, EMPTY_OBJECT)
+        return fallback(line)
+
+    return read

@@ -23,25 +23,25 @@ from typing import Final
 from acp_core._errors import DecodeError, bytes_argument
 
 from . import _jsonrpc as j
-from ._codec import decode_message
-from ._framing import FramingError, NdjsonDecoder, Parsed, feed_lines, parse_line
+from ._codec import message_decoder
+from ._framing import FramingError, NdjsonDecoder, Parsed, feed_lines, parse_value
 from ._revision import DEFAULT_REVISION, Revision
 
 __all__ = ["compiled_decoder", "decode_ndjson"]
 
 
 Event = j.Message | j.Batch | Parsed | FramingError
-CompiledDecoder = Callable[[bytes], j.UpdateSessionNotification | None]
+Reader = Callable[[bytes], Event]
 
 
 @functools.cache
-def _compiled() -> CompiledDecoder | None:
+def _compiled() -> Callable[[Reader], Reader] | None:
     # Imported on first use (about 10 ms), so that importing acp-core never pays for msgspec.
     try:
-        from ._codec_compiled import compiled_notification
+        from ._codec_compiled import compiled_reader
     except ImportError:  # msgspec is not installed: every line is read the pure way
         return None
-    return compiled_notification
+    return compiled_reader
 
 
 def compiled_decoder() -> str:
@@ -51,36 +51,33 @@ def compiled_decoder() -> str:
     return "none" if _compiled() is None else "msgspec"
 
 
-def _pure_reader(strict: bool, revision: Revision) -> Callable[[bytes], Event]:
+def _pure_reader(strict: bool, revision: Revision) -> Reader:
+    decode = message_decoder(strict, revision)
+
     def read(line: bytes) -> Event:
-        event = parse_line(line)
-        if type(event) is not Parsed:
-            return event
+        # `parse_line` then `decode_message`, without the `Parsed` unless it is the event.
+        value = parse_value(line)
+        if type(value) is FramingError:
+            return value
         try:
-            return decode_message(event.value, strict=strict, revision=revision)
+            return decode(value)
         except DecodeError:
-            return event  # the caller decodes it again to learn why (rare: a peer's fault)
+            return Parsed(value)  # the caller decodes it again to learn why (a peer's fault)
 
     return read
 
 
-def _reader(strict: bool, revision: Revision) -> Callable[[bytes], Event]:
+def _reader(strict: bool, revision: Revision) -> Reader:
     pure = _pure_reader(strict, revision)
     compiled = _compiled() if revision is DEFAULT_REVISION else None
-    if compiled is None:
-        return pure
-
-    def read(line: bytes) -> Event:
-        # A shape the compiled decoder takes is valid in strict decoding too: it holds
-        # nothing lenient decoding would tolerate (tests/test_codec_compiled.py).
-        message = compiled(line)
-        return pure(line) if message is None else message
-
-    return read
+    # A shape the compiled decoder takes is valid in strict decoding too: it holds nothing
+    # lenient decoding would tolerate (tests/test_codec_compiled.py). It reads the line, or
+    # hands it to the pure reader.
+    return pure if compiled is None else compiled(pure)
 
 
 #: The readers by (strict, revision), built on first use.
-_READERS: Final[dict[tuple[bool, Revision], Callable[[bytes], Event]]] = {}
+_READERS: Final[dict[tuple[bool, Revision], Reader]] = {}
 
 
 def decode_ndjson(

@@ -1,7 +1,8 @@
 """Framing, sans-IO: bytes in any split become JSON values or framing errors, and back.
 
 Owns: `NdjsonDecoder` (newline-delimited JSON, the stdio transport), `feed_ndjson` (and
-`feed_lines`, its splitting with another reader of each line), `encode_ndjson`, the
+`feed_lines`, its splitting with another reader of each line; `parse_line` and `parse_value`,
+its parse of one line), `encode_ndjson`, the
 one-message-per-frame pair for WebSocket-like transports (`decode_frame`, `encode_frame`),
 `FramingError`, the `-32700` reply, and the JSON parse rules every transport shares (UTF-8
 only, no NaN/Infinity, nesting and huge numbers refused, not crashed on).
@@ -45,6 +46,7 @@ __all__ = [
     "finish_ndjson",
     "parse_error_reply",
     "parse_line",
+    "parse_value",
 ]
 
 #: The official Python SDK's limit on one line (50 MB); a line over it is skipped, not fatal.
@@ -57,6 +59,10 @@ def _no_constant(name: str) -> Any:
 
 
 _DECODER: Final = json.JSONDecoder(parse_constant=_no_constant)
+#: The decoder's scanner (`decode` calls it between two whitespace matches; untyped in typeshed).
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = _DECODER.scan_once  # type: ignore[attr-defined]
+#: What `json` skips as whitespace around a value.
+_JSON_SPACE: Final = " \t\n\r"
 
 
 @frozen
@@ -99,18 +105,37 @@ def _error(kind: str, detail: str, size: int) -> FramingError:
     return FramingError(kind, detail, size)
 
 
-def _parse_stdlib(data: bytes) -> Parsed | FramingError:
-    """The reference parse: UTF-8 only, then the standard library's JSON (no NaN)."""
+def _value_stdlib(data: bytes) -> Any:
+    """The reference parse: UTF-8 only, then the standard library's JSON (no NaN). The
+    value, or the `FramingError` saying why there is none (never a JSON value itself)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return _error("invalid_utf8", f"invalid UTF-8 at byte {e.start}", len(data))
+    # `decode` is `scan_once` between two whitespace matches (json/decoder.py): on a line
+    # that starts with a value and ends with it, the scanner alone gives the same value,
+    # without two regex searches and two calls (phase `bytes`). Anything else, or any
+    # error, is parsed again the reference way below, which says what is wrong.
+    if text and text[0] not in _JSON_SPACE:
+        try:
+            value, end = _SCAN(text, 0)
+        except Exception:  # any failure is decided again below, with its message
+            pass
+        else:
+            # Only JSON whitespace after the value (a CRLF line's "\r"): what `decode` accepts.
+            if end == len(text) or not text[end:].strip(_JSON_SPACE):
+                return value
     try:
-        return _MAKE_PARSED(_DECODER.decode(text))
+        return _DECODER.decode(text)
     except RecursionError:
         return _error("invalid_json", "JSON nested too deep to parse", len(data))
     except ValueError as e:  # JSONDecodeError, NaN/Infinity, an integer over the digit limit
         return _error("invalid_json", str(e)[:200], len(data))
+
+
+def _parse_stdlib(data: bytes) -> Parsed | FramingError:
+    value = _value_stdlib(data)
+    return value if type(value) is FramingError else _MAKE_PARSED(value)
 
 
 def _optional_fast_loads() -> Any:
@@ -143,16 +168,23 @@ def _has_long_digit_run(data: bytes) -> bool:
     return _LONG_RUN in data.translate(_DIGIT_MASK)
 
 
-def _parse_fast(data: bytes) -> Parsed | FramingError:
+def _value_fast(data: bytes) -> Any:
     if _has_long_digit_run(data):
-        return _parse_stdlib(data)
+        return _value_stdlib(data)
     try:
-        return _MAKE_PARSED(_FAST_LOADS(data))
+        return _FAST_LOADS(data)
     except Exception:
-        return _parse_stdlib(data)
+        return _value_stdlib(data)
+
+
+def _parse_fast(data: bytes) -> Parsed | FramingError:
+    value = _value_fast(data)
+    return value if type(value) is FramingError else _MAKE_PARSED(value)
 
 
 _parse: Final = _parse_stdlib if _FAST_LOADS is None else _parse_fast
+#: `_parse` without the `Parsed` around the value (a reader that decodes it further).
+_value: Final = _value_stdlib if _FAST_LOADS is None else _value_fast
 
 
 # -- newline-delimited JSON ----------------------------------------------------------------
@@ -195,6 +227,12 @@ def feed_ndjson(
 def parse_line(line: bytes) -> Parsed | FramingError:
     """One complete line (or frame) as `feed_ndjson` reads it: its value or the error."""
     return _parse(line)
+
+
+def parse_value(line: bytes) -> Any:
+    """`parse_line` without the `Parsed`: the line's JSON value itself, or the
+    `FramingError` (which no JSON value is: tell them apart by `type(x) is FramingError`)."""
+    return _value(line)
 
 
 def feed_lines(
