@@ -26,7 +26,7 @@ from acp_core._engines import (
     _request_ids,
     _step,
 )
-from acp_core._rules import _check_preview_updates, _check_sessions, _naming
+from acp_core._rules import _check_message, _check_preview_updates, _check_sessions, _naming
 
 #: A real rule other than the one each decider says, so every party can name it.
 OTHER = "R56"
@@ -308,3 +308,70 @@ def test_a_message_id_reused_for_another_role_is_refused_in_the_checkers_words()
         acp.step(engine, acp.SendAgentText("x", message_id="u1"))
     assert error.value.rule == "R5"
     assert error.value.detail.startswith("message id 'u1' names a user message and is reused")
+
+
+# -- the output intents' values: the checker's single-update rules, asked as they go out -----
+
+#: (id, intent, the deciding function of `_rules/_check_message.py`, its rule). The engine
+#: keeps no pre-check for these: it refuses what `Build.obey` hears from the decider.
+_VALUE_DECIDERS = [
+    ("terminal-id-empty", acp.PatchTerminal(""), "terminal_id_finding", "R31"),
+    ("terminal-chunk-id-empty", acp.SendTerminalOutput("", b"x"), "terminal_id_finding", "R31"),
+    ("tool-call-id-empty", acp.StartToolCall("t", tool_call_id=""), "tool_call_id_finding", "J63"),
+    ("usage-currency", acp.ReportUsage(1, 9, acp.Cost(1.0, "usd")), "usage_cost_finding", "R37"),
+]
+
+
+@pytest.mark.parametrize(
+    ("intent", "decider", "rule"), [pytest.param(*c[1:], id=c[0]) for c in _VALUE_DECIDERS]
+)
+def test_an_output_intents_bad_value_is_refused_with_what_its_decider_says(
+    monkeypatch: pytest.MonkeyPatch, intent: object, decider: str, rule: str
+) -> None:
+    # Planted, each caught: the old pre-checks back (`_update_terminal` / `_send_terminal_output`
+    # refusing "R31", `_start_tool_call` refusing an empty id as "R13", `_report_usage`
+    # refusing a currency as "R37" with its own regex).
+    engine = acp.new_agent(SID)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert error.value.rule == rule
+    (words,) = _check_message.update_findings(acp.V2_PREVIEW, engine.session, _sent(intent))
+    assert error.value.detail.startswith(words[1])  # the checker's words
+    monkeypatch.setattr(_check_message, decider, lambda upd: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")
+
+
+def _sent(intent: object) -> Any:
+    """The update the engine would send for `intent` (the cases above)."""
+    if isinstance(intent, acp.PatchTerminal):
+        return acp.TerminalUpdate(intent.terminal_id)
+    if isinstance(intent, acp.SendTerminalOutput):
+        return acp.TerminalOutputChunk(intent.terminal_id, "eA==")
+    if isinstance(intent, acp.StartToolCall):
+        return acp.ToolCallUpdate(intent.tool_call_id or "", intent.title)
+    assert isinstance(intent, acp.ReportUsage)
+    return acp.UsageUpdate(intent.used, intent.size, intent.cost)
+
+
+def test_a_started_tool_calls_empty_title_is_refused_with_what_r14s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R14 is a SHOULD the checker decides (`MessageRules.first_sight`: an empty title is no
+    # title); StartToolCall refuses it as a policy, in the checker's words.
+    # Planted: `_start_tool_call`'s old `if not intent.title: raise refuse("R14", ...)` back
+    # fails this.
+    engine = acp.new_agent(SID)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.StartToolCall("", tool_call_id="t1"))
+    assert error.value.rule == "R14"
+    assert error.value.detail.startswith("tool call 't1' is first reported with an empty title")
+
+    def first_sight(self: Any, seen: Any, tool_call_id: str, title: object, **_: Any) -> None:
+        self.found(OTHER, "planted")
+
+    monkeypatch.setattr(_check_message.MessageRules, "first_sight", first_sight)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.StartToolCall("", tool_call_id="t1"))
+    assert error.value.rule == OTHER

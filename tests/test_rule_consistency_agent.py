@@ -18,6 +18,7 @@ connection is tests/test_rule_consistency_connection.py.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any, Final
@@ -92,7 +93,12 @@ CASES: Final[list[tuple[str, str, tuple[acp.Revision, ...], Before, object]]] = 
      i.StartToolCall("t", tool_call_id="t1", kind="exec")),
     ("tool-status-unknown", "R18", EVERY, lambda s: [],
      i.StartToolCall("t", tool_call_id="t1", status="queued")),
-    ("tool-title-missing", "R14", EVERY, lambda s: [], i.StartToolCall("", tool_call_id="t1")),
+    ("tool-title-empty", "R14", EVERY, lambda s: [], i.StartToolCall("", tool_call_id="t1")),
+    ("tool-call-id-empty", "J63", EVERY, lambda s: [], i.StartToolCall("t", tool_call_id="")),
+    ("terminal-id-empty", "R31", EVERY, lambda s: [], i.PatchTerminal("")),
+    ("terminal-chunk-id-empty", "R31", EVERY, lambda s: [], i.SendTerminalOutput("", b"x")),
+    ("usage-currency-not-iso", "R37", EVERY, lambda s: [],
+     i.ReportUsage(1, 100, v.Cost(1.0, "usd"))),
     ("content-type-unknown", "R18", EVERY, lambda s: [],
      i.SendAgentText(v.OtherContent(acp.freeze_json({"type": "widget"})))),
 ]  # fmt: skip
@@ -129,11 +135,19 @@ def _wire(pair: Pair, sid: str, intent: object) -> Wire:
         background = [{"type": "tool_call", "toolCallId": "ghost"}]
         update = {"sessionUpdate": "state_update", "state": "running", "background": background}
     elif isinstance(intent, i.PatchTerminal):
-        update = {"sessionUpdate": "terminal_update", "terminalId": "x", "cwd": "rel"}
+        update = {"sessionUpdate": "terminal_update", "terminalId": intent.terminal_id}
+        if isinstance(intent.cwd, str):
+            update["cwd"] = intent.cwd
+    elif isinstance(intent, i.SendTerminalOutput):
+        data = base64.b64encode(intent.data).decode()
+        update = {"sessionUpdate": "terminal_output_chunk", "terminalId": intent.terminal_id}
+        update["data"] = data
+    elif isinstance(intent, i.ReportUsage):
+        usage = v.UsageUpdate(intent.used, intent.size, intent.cost)
+        update = encode_update(usage, revision=revision)
     elif isinstance(intent, i.StartToolCall):
         update = {"sessionUpdate": "tool_call_update", "toolCallId": intent.tool_call_id}
-        if intent.title:
-            update["title"] = intent.title
+        update["title"] = intent.title
         update["kind"] = intent.kind
         update["status"] = intent.status
     else:
