@@ -18,6 +18,7 @@ from test_hostile_ids import _line, _permission_wire
 import acp_core as acp
 from acp_core._engines import (
     _agent_cancel,
+    _agent_items,
     _agent_permissions,
     _client_cancel,
     _client_items,
@@ -374,4 +375,27 @@ def test_a_started_tool_calls_empty_title_is_refused_with_what_r14s_decider_says
     monkeypatch.setattr(_check_message.MessageRules, "first_sight", first_sight)
     with pytest.raises(acp.LocalProtocolError) as error:
         acp.step(engine, acp.StartToolCall("", tool_call_id="t1"))
+    assert error.value.rule == OTHER
+
+
+def test_a_background_list_is_refused_with_what_r74s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R74 is decided by `background_findings` (the checker's, asked with the engine's view of
+    # what it announced and finished); the engine keeps no predicate or words of its own.
+    # Planted: `_report_background`'s old `_unlisted` / `_unfinished` refusals back fail this.
+    engine = acp.new_agent(SID, revision=acp.V2_2026_11)
+    intent = acp.ReportBackground((acp.BackgroundToolCall("ghost"),))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert error.value.rule == "R74"
+    assert error.value.detail.startswith("background lists tool_call 'ghost' before announcing")
+    engine = acp.step(engine, acp.StartToolCall("t", tool_call_id="t1")).state
+    engine = acp.step(engine, acp.ReportBackground((acp.BackgroundToolCall("t1"),))).state
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.ReportBackground(()))
+    assert error.value.detail.startswith("background drops tool_call 't1' before reporting")
+    monkeypatch.setattr(_agent_items, "background_findings", lambda *_: [(OTHER, "planted")])
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.ReportBackground(()))
     assert error.value.rule == OTHER

@@ -85,6 +85,10 @@ CASES: Final[list[tuple[str, str, tuple[acp.Revision, ...], Before, object]]] = 
     # Background lists (2026-11 on).
     ("background-lists-unreported-tool", "R74", (NOV, PREVIEW), lambda s: [],
      i.ReportBackground((v.BackgroundToolCall("ghost"),))),
+    ("background-drops-unfinished-tool", "R74", (NOV, PREVIEW),
+     lambda s: [i.StartToolCall("t", tool_call_id="t1"),
+                i.ReportBackground((v.BackgroundToolCall("t1"),))],
+     i.ReportBackground(())),
     # Values every revision judges.
     ("terminal-cwd-relative", "R33", EVERY, lambda s: [],
      _on(v.TerminalUpdate("t1", cwd="rel/dir"))),
@@ -132,8 +136,7 @@ def _wire(pair: Pair, sid: str, intent: object) -> Wire:
         update = encode_update(update, revision=revision)
         sid = intent.session_id or sid
     elif isinstance(intent, i.ReportBackground):
-        background = [{"type": "tool_call", "toolCallId": "ghost"}]
-        update = {"sessionUpdate": "state_update", "state": "running", "background": background}
+        update = encode_update(v.RunningStateUpdate(background=intent.items), revision=revision)
     elif isinstance(intent, i.PatchTerminal):
         update = {"sessionUpdate": "terminal_update", "terminalId": intent.terminal_id}
         if isinstance(intent.cwd, str):

@@ -233,6 +233,11 @@ class Build:
         (StartToolCall refuses R14, ReportUsage R37), refused in the checker's words."""
         self._refuse_must(update_findings(self.engine.revision, before, update), also)
 
+    def refuse_found(self, findings: list[tuple[str, str]]) -> None:
+        """Refuse on a MUST of the agent among `findings`, what a checker's decider said of a
+        message this step is about to send (R74's background list, `_engines/_agent_items.py`)."""
+        self._refuse_must(findings)
+
     def _refuse_must(
         self, findings: list[tuple[str, str]], also: frozenset[str] = frozenset()
     ) -> None:

@@ -18,7 +18,8 @@ session's turn lifecycle (`_rules/_conversation*.py`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from acp_core._state._reduce_children import session_names
@@ -28,6 +29,7 @@ from acp_core._wire import _updates_2026_11 as u11
 from acp_core._wire import _updates_preview as up
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
+from acp_core._wire._revision import Revision
 
 from ._check_preview_records import EXITED, FINAL_TOOL, NEW_TERMINAL, NEW_TOOL, Terminal, Tool
 from ._draft import EMPTY, oitems, opop, oset, padd, ppop
@@ -37,7 +39,7 @@ from ._predicates import open_enum_finding, shown
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["background_items", "has_cancel", "on_update"]
+__all__ = ["background_findings", "background_items", "has_cancel", "on_update"]
 
 _STATE_UPDATES: Final = (
     u.RunningStateUpdate,
@@ -262,38 +264,64 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
             r.report("R72", i, why)
     background = getattr(upd, "background", UNSET)
     before = r.background.get(sid)
+    if before is not None or background is not UNSET:  # else nothing to judge: no list yet
+        known = partial(_known, r, sid)
+        for rule, why in background_findings(
+            r.revision, before, background, known, partial(_finished, r, sid)
+        ):
+            r.report(rule, i, why)
     if not isinstance(background, tuple):
-        if before is not None:
-            r.report(
-                "R74",
-                i,
-                "state_update without the background list; once an agent reports it, every "
-                "state_update carries it",
-            )
         if before is not None or sid not in r.background:
             r.background = r.background.set(sid, None)
         return
+    listed = tuple(background_items(background))
+    if listed != before:
+        r.background = r.background.set(sid, listed)
+
+
+def background_findings(
+    revision: Revision,
+    before: tuple[tuple[str, str], ...] | None,
+    background: object,
+    known: Callable[[str, str], bool],
+    finished: Callable[[str, str], bool],
+) -> list[tuple[str, str]]:
+    """R74 of one state update's `background` (a list, or UNSET) after the list `before` (its
+    (kind, id) keys; None: not reporting yet): once reporting, every state update carries the
+    list; an item is announced before a list names it, finished before a list drops it (R19
+    for an item type the revision does not know). `known(kind, id)` and `finished(kind, id)`
+    answer from the asker's own view: the checker's of the connection, the agent engine's of
+    its session and children (`_engines/_agent_items.py`), so both say the same rule."""
+    found: list[tuple[str, str]] = []
+    if not isinstance(background, tuple):
+        if before is not None:
+            found.append(
+                (
+                    "R74",
+                    "state_update without the background list; once an agent reports it, "
+                    "every state_update carries it",
+                )
+            )
+        return found
     now = background_items(background)
     for (kind, ident), item in now.items():
         if kind == "other":
             tag = item.raw.get("type") if isinstance(item, u11.OtherBackgroundWork) else None
-            found = (
-                open_enum_finding(r.revision, "background item type", tag)
+            enum = (
+                open_enum_finding(revision, "background item type", tag)
                 if isinstance(tag, str)
                 else None
             )
-            if found is not None:
-                r.report(found[0], i, f"background item: {found[1]}")
-        elif not _known(r, sid, kind, ident):
-            r.report("R74", i, f"background lists {kind} {shown(ident)} before announcing it")
+            if enum is not None:
+                found.append((enum[0], f"background item: {enum[1]}"))
+        elif not known(kind, ident):
+            found.append(("R74", f"background lists {kind} {shown(ident)} before announcing it"))
     for kind, ident in before or {}:
-        if (kind, ident) not in now and not _finished(r, sid, kind, ident):
-            r.report(
-                "R74", i, f"background drops {kind} {shown(ident)} before reporting it finished"
+        if (kind, ident) not in now and not finished(kind, ident):
+            found.append(
+                ("R74", f"background drops {kind} {shown(ident)} before reporting it finished")
             )
-    listed = tuple(now)
-    if listed != before:
-        r.background = r.background.set(sid, listed)
+    return found
 
 
 def _r50(r: PreviewDraft, i: int, sid: str, upd: object) -> None:

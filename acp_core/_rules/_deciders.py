@@ -118,7 +118,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R71": ("acp_core._rules._check_preview_updates:_r71",),
     "R72": ("acp_core._rules._check_preview_updates:_state",),
     "R73": ("acp_core._rules._check_preview_updates:_r73",),
-    "R74": ("acp_core._rules._check_preview_updates:_state",),
+    "R74": ("acp_core._rules._check_preview_updates:background_findings",),
     "R75": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R76": ("acp_core._rules._check_preview:PreviewDraft.use",),
     "R79": ("acp_core._rules._check_preview_updates:_suggestions",),
