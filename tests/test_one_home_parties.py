@@ -18,6 +18,7 @@ from test_hostile_ids import _line, _permission_wire
 import acp_core as acp
 from acp_core._engines import (
     _agent_cancel,
+    _agent_children,
     _agent_items,
     _agent_permissions,
     _client_cancel,
@@ -398,4 +399,33 @@ def test_a_background_list_is_refused_with_what_r74s_decider_says(
     monkeypatch.setattr(_agent_items, "background_findings", lambda *_: [(OTHER, "planted")])
     with pytest.raises(acp.LocalProtocolError) as error:
         acp.step(engine, acp.ReportBackground(()))
+    assert error.value.rule == OTHER
+
+
+@pytest.mark.parametrize(
+    ("session_id", "child", "rule", "words"),
+    [
+        pytest.param(None, SID, "R48", f"subagent_update on {SID!r} makes {SID!r}", id="own"),
+        pytest.param("c1", SID, "R48", f"subagent_update on 'c1' makes {SID!r}", id="ancestor"),
+        pytest.param("c2", "c3", "R48", "child 'c3' belongs to 'c1'", id="second-parent"),
+        pytest.param(None, "c3", "R49", "subagent_update for 'c3' is sent on", id="grandchild"),
+    ],
+)
+def test_an_announcement_is_refused_with_what_r48_and_r49s_decider_says(
+    monkeypatch: pytest.MonkeyPatch, session_id: str | None, child: str, rule: str, words: str
+) -> None:
+    # R48 and R49 are decided by the checker's `announce_finding`; the agent engine asks it
+    # with its own tree before it reduces an announcement (no `_TREE_RULES` entry, no literal).
+    # Planted, each caught: the old own-session `refuse("R48", ...)` back in `send_update`
+    # (own); the REPARENT entry and R49 walk back in place of the decider (the other rows).
+    engine = with_child()
+    for announcer, announced in ((None, "c2"), ("c1", "c3")):
+        engine = acp.step(engine, acp.SendUpdate(acp.SubagentUpdate(announced), announcer)).state
+    intent = acp.SendUpdate(acp.SubagentUpdate(child), session_id)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert (error.value.rule, error.value.detail[: len(words)]) == (rule, words)
+    monkeypatch.setattr(_agent_children, "announce_finding", lambda *_: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
     assert error.value.rule == OTHER

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
+from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import session_names
 from acp_core._wire import _content as c
 from acp_core._wire import _updates as u
@@ -39,7 +40,7 @@ from ._predicates import open_enum_finding, shown
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["background_findings", "background_items", "has_cancel", "on_update"]
+__all__ = ["announce_finding", "background_findings", "background_items", "has_cancel", "on_update"]
 
 _STATE_UPDATES: Final = (
     u.RunningStateUpdate,
@@ -124,24 +125,12 @@ def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
 def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
-    if parent is not None and parent != sid and _descends(r, parent, sid):
-        r.report(
-            "R49",
-            i,
-            f"subagent_update for {shown(child)} is sent on {shown(sid)}, an ancestor of its "
-            f"parent {shown(parent)}: a grandchild's subagent_update goes on its own parent",
-        )
-    elif parent is not None and parent != sid:
-        r.report(
-            "R48",
-            i,
-            f"child {shown(child)} belongs to {shown(parent)}; subagent_update on "
-            f"{shown(sid)} claims it for a second parent",
-        )
+    found = announce_finding(r.parents, sid, child)
+    if found is not None:
+        r.report(found[0], i, found[1])
+        if parent is None:
+            return  # a session made its own descendant: no link recorded
     elif parent is None:
-        if child == sid or _descends(r, sid, child):
-            r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
-            return
         r.unclaimed, first = ppop(r.unclaimed, child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
@@ -195,15 +184,44 @@ def _resumed(r: PreviewDraft, parent: str, at: int) -> bool:
     return False
 
 
-def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
-    parent = r.parents.get(sid)
+def announce_finding(parents: PMap[str, str], sid: str, child: str) -> tuple[str, str] | None:
+    """R48 and R49 of a `subagent_update` sent on `sid` for `child`, given each known child's
+    parent: a child keeps its first parent (R48), a grandchild's announcement goes on its own
+    parent, not an ancestor of it (R49), no session becomes its own descendant (R48). Asked
+    by the checker (`_announce`) and by the agent engine before it sends one
+    (`_engines/_agent_children.py`), so both say the same rule in the same words."""
+    parent = parents.get(child)
+    if parent is not None and parent != sid and descends(parents, parent, sid):
+        return (
+            "R49",
+            f"subagent_update for {shown(child)} is sent on {shown(sid)}, an ancestor of its "
+            f"parent {shown(parent)}: a grandchild's subagent_update goes on its own parent",
+        )
+    if parent is not None and parent != sid:
+        return (
+            "R48",
+            f"child {shown(child)} belongs to {shown(parent)}; subagent_update on "
+            f"{shown(sid)} claims it for a second parent",
+        )
+    if parent is None and (child == sid or descends(parents, sid, child)):
+        return ("R48", f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
+    return None
+
+
+def descends(parents: PMap[str, str], sid: str, ancestor: str) -> bool:
+    """Whether `ancestor` is above `sid` in the tree `parents` (child -> parent) draws."""
+    parent = parents.get(sid)
     seen = 0
-    while parent is not None and seen <= len(r.parents):
+    while parent is not None and seen <= len(parents):
         if parent == ancestor:
             return True
-        parent = r.parents.get(parent)
+        parent = parents.get(parent)
         seen += 1
     return False
+
+
+def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
+    return descends(r.parents, sid, ancestor)
 
 
 def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
