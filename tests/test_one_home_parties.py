@@ -22,6 +22,7 @@ from acp_core._engines import (
     _agent_items,
     _agent_permissions,
     _client_cancel,
+    _client_prompts,
     _client_items,
     _connection_agent,
     _connection_client,
@@ -429,3 +430,23 @@ def test_an_announcement_is_refused_with_what_r48_and_r49s_decider_says(
     with pytest.raises(acp.LocalProtocolError) as error:
         acp.step(engine, intent)
     assert error.value.rule == OTHER
+
+
+def test_a_key_reused_for_another_prompt_is_refused_with_what_c43s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # C43 (one key, one submission) is decided by the checker's `c43_breach`; the client
+    # engine asks it before it sends a keyed prompt. Planted: `idempotency_key`'s own
+    # "already names the submission" literal for any reuse back fails this.
+    client = acp.new_client(SID, revision=acp.V2_PREVIEW)
+    first = acp.SendPrompt((acp.TextContent("a"),), idempotency_key="K")
+    client = acp.step(client, first).state
+    other = acp.SendPrompt((acp.TextContent("b"),), idempotency_key="K")
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, other)
+    assert error.value.rule == "C43"
+    assert error.value.detail.startswith("idempotencyKey 'K' is reused for a different prompt")
+    monkeypatch.setattr(_client_prompts, "c43_breach", lambda *_: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, other)
+    assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")

@@ -36,7 +36,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "C34": ("acp_core._rules._check_preview:PreviewDraft.client",),
     "C40": ("acp_core._rules._check_preview:_c40",),
     "C41": ("acp_core._rules._check_preview:c41_breach",),
-    "C43": ("acp_core._rules._check_preview_prompts:BookDraft.prompt",),
+    "C43": ("acp_core._rules._check_preview_prompts:c43_breach",),
     "D1": ("acp_core._rules._check_schema:d1_findings",),
     "J1": ("acp_core._rules._conversation_events:stray_answer",),
     "J2": ("acp_core._rules._conversation_events:j2_breach",),
