@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 from conn_pair import Pair
 from pair import prompt_wire, receive
@@ -22,10 +23,11 @@ from acp_core._engines import (
     _agent_items,
     _agent_permissions,
     _client_cancel,
-    _client_prompts,
     _client_items,
+    _client_prompts,
     _connection_agent,
     _connection_client,
+    _connection_client_preview,
     _request_ids,
     _step,
 )
@@ -450,3 +452,31 @@ def test_a_key_reused_for_another_prompt_is_refused_with_what_c43s_decider_says(
     with pytest.raises(acp.LocalProtocolError) as error:
         acp.step(client, other)
     assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")
+
+
+@pytest.mark.parametrize(
+    ("announcer", "child", "rule"),
+    [(SID, SID, "R48"), ("c1", SID, "R48"), (SID, "g1", "R49")],
+    ids=["own", "ancestor", "grandchild"],
+)
+def test_the_client_connections_own_r48_r49_findings_ask_the_checkers_decider(
+    monkeypatch: pytest.MonkeyPatch, announcer: str, child: str, rule: str
+) -> None:
+    # `refused_announcement` makes its finding only where no judge runs (its
+    # `judged_finding`); with the judge taken away, what it says within a session's tree is
+    # `announce_finding`'s, rule and words. Planted: the old ancestor walk and "a child of"
+    # literals back fail this (the grandchild row said R48 where the checker says R49).
+    def found() -> list[tuple[str, str]]:
+        c = Client()
+        c.update(SID, announce("c1"))
+        c.update("c1", announce("g1"))
+        c.conn = attrs.evolve(c.conn, judge=None)
+        c.events.clear()
+        c.update(announcer, announce(child))
+        return [(e.rule, e.detail) for e in c.events if isinstance(e, acp.connection.Finding)]
+
+    parents = acp.open_session(acp.SessionTree(), SID).parents.set("c1", SID).set("g1", "c1")
+    assert found() == [_check_preview_updates.announce_finding(parents, announcer, child)]
+    assert found()[0][0] == rule
+    monkeypatch.setattr(_connection_client_preview, "announce_finding", lambda *_: (OTHER, "x"))
+    assert found() == [(OTHER, "x")]
