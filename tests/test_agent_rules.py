@@ -226,7 +226,7 @@ def test_every_known_tool_kind_is_accepted() -> None:
     [
         pytest.param(StartToolCall(""), "R14", id="tool-call-without-title"),
         pytest.param(StartToolCall("t", tool_call_id="t1"), "R13", id="tool-call-id-reused"),
-        pytest.param(StartToolCall("t", tool_call_id=""), "R13", id="empty-tool-call-id"),
+        pytest.param(StartToolCall("t", tool_call_id=""), "J63", id="empty-tool-call-id"),
         pytest.param(PatchToolCall("ghost", title="x"), "R13", id="update-unknown-tool"),
         pytest.param(
             SendToolContent("ghost", ToolContent(TextContent("x"))),
@@ -243,8 +243,8 @@ def test_every_known_tool_kind_is_accepted() -> None:
         pytest.param(PatchTerminal(""), "R31", id="empty-terminal-id"),
         pytest.param(SendTerminalOutput("", b"x"), "R31", id="chunk-for-empty-terminal-id"),
         pytest.param(PatchTerminal("term", cwd="relative/dir"), "R33", id="relative-cwd"),
-        pytest.param(ReportUsage(-1, 100), "R37", id="negative-used"),
-        pytest.param(ReportUsage(1, 2**64), "R37", id="size-over-uint64"),
+        pytest.param(ReportUsage(-1, 100), "D1", id="negative-used"),
+        pytest.param(ReportUsage(1, 2**64), "D1", id="size-over-uint64"),
         pytest.param(ReportUsage(1, 100, acp.Cost(1.0, "usd")), "R37", id="currency-not-iso"),
     ],
 )

@@ -186,7 +186,6 @@ def test_2026_11_binds_by_the_message_id_of_the_result() -> None:
 @pytest.mark.parametrize(
     ("wire", "rule"),
     [
-        pytest.param(_result(0, {"messageId": 5}), "R1", id="malformed-result"),
         pytest.param(_result(7, {}), "E3", id="answers-no-request"),
         pytest.param(_update({"sessionUpdate": "usage_update", "used": 1, "size": 2}, "x"), "E3",
                      id="update-for-another-session"),
@@ -198,6 +197,34 @@ def test_agent_messages_that_break_the_protocol_raise_remote_errors(
     with pytest.raises(RemoteProtocolError) as info:
         receive(_sent(new_client(SID, revision=REV)), wire)
     assert info.value.rule == rule
+
+
+@pytest.mark.parametrize(
+    ("revision", "result"),
+    [
+        (REV, {"messageId": 5}),
+        (REV, ["not", "an", "object"]),
+        (acp.V2_PREVIEW, {"messageId": 5}),
+        (acp.V2_PREVIEW, {"stopReason": "end_turn"}),
+    ],
+)
+def test_a_malformed_prompt_result_answers_the_prompt_and_is_kept_as_the_machines_r1(
+    revision: acp.Revision, result: Any
+) -> None:
+    # R1's one home is the conversation machine (`_r1`); the engine keeps its finding, in its
+    # words, and the prompt is answered, as check_trace reads the same two lines. Planted:
+    # `prompt_answered`'s own decode and `RemoteProtocolError("R1", ...)` back fails this.
+    client = step(new_client(SID, revision=revision), SendPrompt(HELLO)).state
+    wire = _result(0, result)
+    client = receive(client, wire).state
+    assert client.prompts[0].state == "accepted"
+    kept = [(v.rule, v.message) for v in client.violations]
+    sent = {"jsonrpc": "2.0", "id": 0, "method": "session/prompt"}
+    sent["params"] = {"sessionId": SID, "prompt": [{"type": "text", "text": "hello"}]}
+    trace = [{"from": "client", "message": sent}, {"from": "agent", "message": wire}]
+    checked = [(v.rule, v.message) for v in acp.check_trace(trace, revision=revision)]
+    assert kept == checked
+    assert [rule for rule, _ in kept] == ["R1"]
 
 
 def test_a_prompt_answered_twice_is_a_remote_error() -> None:

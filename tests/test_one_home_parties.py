@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 from conn_pair import Pair
 from pair import prompt_wire, receive
@@ -18,15 +19,19 @@ from test_hostile_ids import _line, _permission_wire
 import acp_core as acp
 from acp_core._engines import (
     _agent_cancel,
+    _agent_children,
+    _agent_items,
     _agent_permissions,
     _client_cancel,
     _client_items,
+    _client_prompts,
     _connection_agent,
     _connection_client,
+    _connection_client_preview,
     _request_ids,
     _step,
 )
-from acp_core._rules import _check_preview_updates, _check_sessions, _naming
+from acp_core._rules import _check_message, _check_preview_updates, _check_sessions, _naming
 
 #: A real rule other than the one each decider says, so every party can name it.
 OTHER = "R56"
@@ -308,3 +313,170 @@ def test_a_message_id_reused_for_another_role_is_refused_in_the_checkers_words()
         acp.step(engine, acp.SendAgentText("x", message_id="u1"))
     assert error.value.rule == "R5"
     assert error.value.detail.startswith("message id 'u1' names a user message and is reused")
+
+
+# -- the output intents' values: the checker's single-update rules, asked as they go out -----
+
+#: (id, intent, the deciding function of `_rules/_check_message.py`, its rule). The engine
+#: keeps no pre-check for these: it refuses what `Build.obey` hears from the decider.
+_VALUE_DECIDERS = [
+    ("terminal-id-empty", acp.PatchTerminal(""), "terminal_id_finding", "R31"),
+    ("terminal-chunk-id-empty", acp.SendTerminalOutput("", b"x"), "terminal_id_finding", "R31"),
+    ("tool-call-id-empty", acp.StartToolCall("t", tool_call_id=""), "tool_call_id_finding", "J63"),
+    ("usage-currency", acp.ReportUsage(1, 9, acp.Cost(1.0, "usd")), "usage_cost_finding", "R37"),
+]
+
+
+@pytest.mark.parametrize(
+    ("intent", "decider", "rule"), [pytest.param(*c[1:], id=c[0]) for c in _VALUE_DECIDERS]
+)
+def test_an_output_intents_bad_value_is_refused_with_what_its_decider_says(
+    monkeypatch: pytest.MonkeyPatch, intent: object, decider: str, rule: str
+) -> None:
+    # Planted, each caught: the old pre-checks back (`_update_terminal` / `_send_terminal_output`
+    # refusing "R31", `_start_tool_call` refusing an empty id as "R13", `_report_usage`
+    # refusing a currency as "R37" with its own regex).
+    engine = acp.new_agent(SID)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert error.value.rule == rule
+    (words,) = _check_message.update_findings(acp.V2_PREVIEW, engine.session, _sent(intent))
+    assert error.value.detail.startswith(words[1])  # the checker's words
+    monkeypatch.setattr(_check_message, decider, lambda upd: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")
+
+
+def _sent(intent: object) -> Any:
+    """The update the engine would send for `intent` (the cases above)."""
+    if isinstance(intent, acp.PatchTerminal):
+        return acp.TerminalUpdate(intent.terminal_id)
+    if isinstance(intent, acp.SendTerminalOutput):
+        return acp.TerminalOutputChunk(intent.terminal_id, "eA==")
+    if isinstance(intent, acp.StartToolCall):
+        return acp.ToolCallUpdate(intent.tool_call_id or "", intent.title)
+    assert isinstance(intent, acp.ReportUsage)
+    return acp.UsageUpdate(intent.used, intent.size, intent.cost)
+
+
+def test_a_started_tool_calls_empty_title_is_refused_with_what_r14s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R14 is a SHOULD the checker decides (`MessageRules.first_sight`: an empty title is no
+    # title); StartToolCall refuses it as a policy, in the checker's words.
+    # Planted: `_start_tool_call`'s old `if not intent.title: raise refuse("R14", ...)` back
+    # fails this.
+    engine = acp.new_agent(SID)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.StartToolCall("", tool_call_id="t1"))
+    assert error.value.rule == "R14"
+    assert error.value.detail.startswith("tool call 't1' is first reported with an empty title")
+
+    def first_sight(self: Any, seen: Any, tool_call_id: str, title: object, **_: Any) -> None:
+        self.found(OTHER, "planted")
+
+    monkeypatch.setattr(_check_message.MessageRules, "first_sight", first_sight)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.StartToolCall("", tool_call_id="t1"))
+    assert error.value.rule == OTHER
+
+
+def test_a_background_list_is_refused_with_what_r74s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R74 is decided by `background_findings` (the checker's, asked with the engine's view of
+    # what it announced and finished); the engine keeps no predicate or words of its own.
+    # Planted: `_report_background`'s old `_unlisted` / `_unfinished` refusals back fail this.
+    engine = acp.new_agent(SID, revision=acp.V2_2026_11)
+    intent = acp.ReportBackground((acp.BackgroundToolCall("ghost"),))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert error.value.rule == "R74"
+    assert error.value.detail.startswith("background lists tool_call 'ghost' before announcing")
+    engine = acp.step(engine, acp.StartToolCall("t", tool_call_id="t1")).state
+    engine = acp.step(engine, acp.ReportBackground((acp.BackgroundToolCall("t1"),))).state
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.ReportBackground(()))
+    assert error.value.detail.startswith("background drops tool_call 't1' before reporting")
+    monkeypatch.setattr(_agent_items, "background_findings", lambda *_: [(OTHER, "planted")])
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, acp.ReportBackground(()))
+    assert error.value.rule == OTHER
+
+
+@pytest.mark.parametrize(
+    ("session_id", "child", "rule", "words"),
+    [
+        pytest.param(None, SID, "R48", f"subagent_update on {SID!r} makes {SID!r}", id="own"),
+        pytest.param("c1", SID, "R48", f"subagent_update on 'c1' makes {SID!r}", id="ancestor"),
+        pytest.param("c2", "c3", "R48", "child 'c3' belongs to 'c1'", id="second-parent"),
+        pytest.param(None, "c3", "R49", "subagent_update for 'c3' is sent on", id="grandchild"),
+    ],
+)
+def test_an_announcement_is_refused_with_what_r48_and_r49s_decider_says(
+    monkeypatch: pytest.MonkeyPatch, session_id: str | None, child: str, rule: str, words: str
+) -> None:
+    # R48 and R49 are decided by the checker's `announce_finding`; the agent engine asks it
+    # with its own tree before it reduces an announcement (no `_TREE_RULES` entry, no literal).
+    # Planted, each caught: the old own-session `refuse("R48", ...)` back in `send_update`
+    # (own); the REPARENT entry and R49 walk back in place of the decider (the other rows).
+    engine = with_child()
+    for announcer, announced in ((None, "c2"), ("c1", "c3")):
+        engine = acp.step(engine, acp.SendUpdate(acp.SubagentUpdate(announced), announcer)).state
+    intent = acp.SendUpdate(acp.SubagentUpdate(child), session_id)
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert (error.value.rule, error.value.detail[: len(words)]) == (rule, words)
+    monkeypatch.setattr(_agent_children, "announce_finding", lambda *_: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert error.value.rule == OTHER
+
+
+def test_a_key_reused_for_another_prompt_is_refused_with_what_c43s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # C43 (one key, one submission) is decided by the checker's `c43_breach`; the client
+    # engine asks it before it sends a keyed prompt. Planted: `idempotency_key`'s own
+    # "already names the submission" literal for any reuse back fails this.
+    client = acp.new_client(SID, revision=acp.V2_PREVIEW)
+    first = acp.SendPrompt((acp.TextContent("a"),), idempotency_key="K")
+    client = acp.step(client, first).state
+    other = acp.SendPrompt((acp.TextContent("b"),), idempotency_key="K")
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, other)
+    assert error.value.rule == "C43"
+    assert error.value.detail.startswith("idempotencyKey 'K' is reused for a different prompt")
+    monkeypatch.setattr(_client_prompts, "c43_breach", lambda *_: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(client, other)
+    assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")
+
+
+@pytest.mark.parametrize(
+    ("announcer", "child", "rule"),
+    [(SID, SID, "R48"), ("c1", SID, "R48"), (SID, "g1", "R49")],
+    ids=["own", "ancestor", "grandchild"],
+)
+def test_the_client_connections_own_r48_r49_findings_ask_the_checkers_decider(
+    monkeypatch: pytest.MonkeyPatch, announcer: str, child: str, rule: str
+) -> None:
+    # `refused_announcement` makes its finding only where no judge runs (its
+    # `judged_finding`); with the judge taken away, what it says within a session's tree is
+    # `announce_finding`'s, rule and words. Planted: the old ancestor walk and "a child of"
+    # literals back fail this (the grandchild row said R48 where the checker says R49).
+    def found() -> list[tuple[str, str]]:
+        c = Client()
+        c.update(SID, announce("c1"))
+        c.update("c1", announce("g1"))
+        c.conn = attrs.evolve(c.conn, judge=None)
+        c.events.clear()
+        c.update(announcer, announce(child))
+        return [(e.rule, e.detail) for e in c.events if isinstance(e, acp.connection.Finding)]
+
+    parents = acp.open_session(acp.SessionTree(), SID).parents.set("c1", SID).set("g1", "c1")
+    assert found() == [_check_preview_updates.announce_finding(parents, announcer, child)]
+    assert found()[0][0] == rule
+    monkeypatch.setattr(_connection_client_preview, "announce_finding", lambda *_: (OTHER, "x"))
+    assert found() == [(OTHER, "x")]

@@ -18,6 +18,7 @@ connection is tests/test_rule_consistency_connection.py.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any, Final
@@ -84,6 +85,10 @@ CASES: Final[list[tuple[str, str, tuple[acp.Revision, ...], Before, object]]] = 
     # Background lists (2026-11 on).
     ("background-lists-unreported-tool", "R74", (NOV, PREVIEW), lambda s: [],
      i.ReportBackground((v.BackgroundToolCall("ghost"),))),
+    ("background-drops-unfinished-tool", "R74", (NOV, PREVIEW),
+     lambda s: [i.StartToolCall("t", tool_call_id="t1"),
+                i.ReportBackground((v.BackgroundToolCall("t1"),))],
+     i.ReportBackground(())),
     # Values every revision judges.
     ("terminal-cwd-relative", "R33", EVERY, lambda s: [],
      _on(v.TerminalUpdate("t1", cwd="rel/dir"))),
@@ -92,7 +97,12 @@ CASES: Final[list[tuple[str, str, tuple[acp.Revision, ...], Before, object]]] = 
      i.StartToolCall("t", tool_call_id="t1", kind="exec")),
     ("tool-status-unknown", "R18", EVERY, lambda s: [],
      i.StartToolCall("t", tool_call_id="t1", status="queued")),
-    ("tool-title-missing", "R14", EVERY, lambda s: [], i.StartToolCall("", tool_call_id="t1")),
+    ("tool-title-empty", "R14", EVERY, lambda s: [], i.StartToolCall("", tool_call_id="t1")),
+    ("tool-call-id-empty", "J63", EVERY, lambda s: [], i.StartToolCall("t", tool_call_id="")),
+    ("terminal-id-empty", "R31", EVERY, lambda s: [], i.PatchTerminal("")),
+    ("terminal-chunk-id-empty", "R31", EVERY, lambda s: [], i.SendTerminalOutput("", b"x")),
+    ("usage-currency-not-iso", "R37", EVERY, lambda s: [],
+     i.ReportUsage(1, 100, v.Cost(1.0, "usd"))),
     ("content-type-unknown", "R18", EVERY, lambda s: [],
      i.SendAgentText(v.OtherContent(acp.freeze_json({"type": "widget"})))),
 ]  # fmt: skip
@@ -126,14 +136,21 @@ def _wire(pair: Pair, sid: str, intent: object) -> Wire:
         update = encode_update(update, revision=revision)
         sid = intent.session_id or sid
     elif isinstance(intent, i.ReportBackground):
-        background = [{"type": "tool_call", "toolCallId": "ghost"}]
-        update = {"sessionUpdate": "state_update", "state": "running", "background": background}
+        update = encode_update(v.RunningStateUpdate(background=intent.items), revision=revision)
     elif isinstance(intent, i.PatchTerminal):
-        update = {"sessionUpdate": "terminal_update", "terminalId": "x", "cwd": "rel"}
+        update = {"sessionUpdate": "terminal_update", "terminalId": intent.terminal_id}
+        if isinstance(intent.cwd, str):
+            update["cwd"] = intent.cwd
+    elif isinstance(intent, i.SendTerminalOutput):
+        data = base64.b64encode(intent.data).decode()
+        update = {"sessionUpdate": "terminal_output_chunk", "terminalId": intent.terminal_id}
+        update["data"] = data
+    elif isinstance(intent, i.ReportUsage):
+        usage = v.UsageUpdate(intent.used, intent.size, intent.cost)
+        update = encode_update(usage, revision=revision)
     elif isinstance(intent, i.StartToolCall):
         update = {"sessionUpdate": "tool_call_update", "toolCallId": intent.tool_call_id}
-        if intent.title:
-            update["title"] = intent.title
+        update["title"] = intent.title
         update["kind"] = intent.kind
         update["status"] = intent.status
     else:

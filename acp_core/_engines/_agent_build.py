@@ -203,7 +203,9 @@ class Build:
             for f in findings:
                 self.violations.append(Violation(f.rule, RULES[f.rule].level, f.at, f.message))
 
-    def update(self, update: SessionUpdate) -> None:
+    def update(self, update: SessionUpdate, *, also: frozenset[str] = frozenset()) -> None:
+        """Send `update` on the session; `also`: rules below MUST whose findings the intent
+        refuses too, as the engine's policy (see `obey`)."""
         background = self.background
         if background is not None and isinstance(update, _LISTING) and update.background is UNSET:
             update = attrs.evolve(update, background=background)  # R74: once reporting, always
@@ -215,22 +217,33 @@ class Build:
                     f"{named!r} is named before it was announced: announce it first with "
                     "SendUpdate(SubagentUpdate(...)) on its parent",
                 )
-        self.obey(self.session, update)
+        self.obey(self.session, update, also)
         self.own(UpdateSessionNotification(session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(_update_wire(session_id, update, self.engine.revision))
 
-    def obey(self, before: SessionState, update: SessionUpdate) -> None:
+    def obey(
+        self, before: SessionState, update: SessionUpdate, also: frozenset[str] = frozenset()
+    ) -> None:
         """Refuse `update`, about to be sent into the session `before` folds, when the
         checker's own judgement of one update (`update_findings`, the home of R5, R18, R19,
-        R33, R34, R41, R43, R52, R78 ...) finds a MUST; every outbound update passes here
-        (`update`, `update_child`), whichever intent built it. SHOULD findings go out."""
-        self._refuse_must(update_findings(self.engine.revision, before, update))
+        R31, R33, R34, R41, R43, R52, R78, J63 ...) finds a MUST; every outbound update passes
+        here (`update`, `update_child`), whichever intent built it. SHOULD and MAY findings
+        go out, except the rules in `also`: an intent's policy stricter than the rule's level
+        (StartToolCall refuses R14, ReportUsage R37), refused in the checker's words."""
+        self._refuse_must(update_findings(self.engine.revision, before, update), also)
 
-    def _refuse_must(self, findings: list[tuple[str, str]]) -> None:
+    def refuse_found(self, findings: list[tuple[str, str]]) -> None:
+        """Refuse on a MUST of the agent among `findings`, what a checker's decider said of a
+        message this step is about to send (R74's background list, `_engines/_agent_items.py`)."""
+        self._refuse_must(findings)
+
+    def _refuse_must(
+        self, findings: list[tuple[str, str]], also: frozenset[str] = frozenset()
+    ) -> None:
         for rule, message in findings:
             level = RULES[rule].level
-            if level in ("MUST", "MUST NOT") and RULES[rule].side != "client":
+            if (level in ("MUST", "MUST NOT") or rule in also) and RULES[rule].side != "client":
                 raise refuse(rule, f"{message} (the rule: {RULES[rule].summary})")
 
     def single(self, before: SessionState, message: Message) -> None:
@@ -300,11 +313,17 @@ def new_message_id(b: Build, given: str | None, role: str) -> str:
     if given is None:
         return b.new_id(role, messages)
     if not given:
+        # A policy stricter than R4 (a non-null id; the checker accepts ""): an empty id
+        # names no message the client could tell from another.
         raise refuse("R4", "message ids are non-empty strings")
     return given
 
 
 def known_tool_call(b: Build, tool_call_id: str) -> None:
+    # A policy, not the checker's judgement: a patch, chunk or finish names a tool call the
+    # engine started (the checker would accept a titled first patch, and say only R14, a
+    # SHOULD, of an untitled one). "R13" (report the invocation with a tool call) is the
+    # nearest rule, not a finding of the checker.
     if tool_call_id not in b.session.tool_calls:
         raise refuse(
             "R13", f"tool call {tool_call_id!r} was never reported: start it with StartToolCall"

@@ -1,8 +1,9 @@
 """Child sessions (the Preview): announcing them and reporting on the agent's session or theirs.
 
 Owns: the step of `SendUpdate` (any update on the agent's session or on an announced child's:
-announce before use R47, one parent R48, grandchildren on their own parent R49, references
-only to known sessions R56; every value rule of one update, absolute child paths R52 among
+announce before use R47, references only to known sessions R56; one parent R48 and
+grandchildren on their own parent R49 are the checker's `announce_finding`, asked before an
+announcement is reduced; every value rule of one update, absolute child paths R52 among
 them, is the checker's own judgement, asked by `Build.obey`), `send_update` (what every step
 that reports on a child calls), and `Build.children`, the only steps that change it.
 Must not know: I/O; the prompt turn (`_engines/_agent_turn.py`), what a cancel reaches in the
@@ -12,7 +13,8 @@ children (`_engines/_agent_cancel.py`), the background list and item cancels
 Where each rule lives. What the client knows about sessions is the connection's view,
 `SessionTree` (`_state/_reduce_children.py`): the engine reduces what it sends into the same
 tree a client keeps and refuses an update whose reduction the tree would diagnose
-(`_TREE_RULES`), so the view's diagnostics and the engine's refusals cannot disagree. Each
+(`_TREE_RULES`; an announcement is first judged by the checker's own R48/R49 decider), so
+the view's diagnostics and the engine's refusals cannot disagree. Each
 child's lifecycle (running, idle, cancel) is its own conversation machine
 (`Build.child_machine`), so R21, R23 and the rest apply per child (R50) with their one home.
 
@@ -27,10 +29,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import AcpError
+from acp_core._rules._check_preview_updates import announce_finding
 from acp_core._rules._naming import named_sessions, naming_rule
 from acp_core._state._reduce_children import (
     CLOSED_SESSION_TRAFFIC,
-    REPARENT,
     UNANNOUNCED_SESSION,
     SessionTree,
     open_session,
@@ -62,9 +64,13 @@ _TREE_RULES: Final = {
         naming_rule("envelope"),
         "announce it first with SendUpdate(SubagentUpdate(...))",
     ),
-    REPARENT: ("R48", "a child keeps its first parent: patch it with session_id=<that parent>"),
     CLOSED_SESSION_TRAFFIC: ("R76", "the session was closed: send nothing more for it"),
 }
+#: What to do instead, after the checker's R48 / R49 finding on an announcement.
+_ANNOUNCE_HINT: Final = (
+    "announce and patch a child only on its own parent (session_id=<that parent>); "
+    "no session becomes its own descendant"
+)
 _OWN_STATE: Final = (
     RunningStateUpdate,
     IdleStateUpdate,
@@ -91,6 +97,10 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
     tree = b.children
     if b.engine.session_id not in tree.sessions:  # an engine built without `new_agent`
         tree = open_session(tree, b.engine.session_id, revision=b.engine.revision)
+    if type(update) is SubagentUpdate:  # R48, R49: the checker's decider, on the engine's tree
+        found = announce_finding(tree.parents, target, update.session_id)
+        if found is not None:
+            raise refuse(found[0], f"{found[1]} ({_ANNOUNCE_HINT})")
     after = reduce_tree(tree, target, update, revision=b.engine.revision)
     for diagnostic in after.diagnostics[len(tree.diagnostics) :]:
         rule, hint = tree_refusal(tree, target, update, diagnostic.rule)
@@ -102,17 +112,8 @@ def tree_refusal(
     tree: SessionTree, target: str, update: SessionUpdate, diagnostic: str
 ) -> tuple[str, str]:
     """The rule, and what to do instead, for the tree's `diagnostic` on `update` sent on
-    `target` (the tree before it)."""
-    if diagnostic == REPARENT and isinstance(update, SubagentUpdate):
-        # A grandchild patched on an ancestor of its parent is sent on the wrong session
-        # (R49), not claimed for a second parent (R48): the checker's line between the two.
-        parent = tree.parents.get(update.session_id)
-        seen: set[str] = set()
-        while parent is not None and parent not in seen:
-            seen.add(parent)
-            parent = tree.parents.get(parent)
-            if parent == target:
-                return "R49", "send a grandchild's subagent_update on its own parent"
+    `target` (the tree before it). The tree's REPARENT never comes here: `_reduce` asks the
+    checker's `announce_finding` of every announcement first."""
     known = _TREE_RULES.get(diagnostic)
     if known is not None:
         return known
@@ -124,7 +125,7 @@ def tree_refusal(
 
 
 def send_on_child(b: Build, target: str, update: SessionUpdate) -> None:
-    """Send `update` on the announced child `target`: the tree judges it (R47, R48, R76),
+    """Send `update` on the announced child `target`: the tree judges it (R47, R48, R49, R76),
     then the checker's judgement of one update, on the child as it was (`Build.obey`)."""
     before = b.children.sessions.get(target)
     b.children = _reduce(b, target, update)
@@ -147,8 +148,6 @@ def send_update(b: Build, update: SessionUpdate, session_id: str | None) -> None
         raise refuse("E1", "the agent's own state is reported by StartWork / EndTurn")
     target = engine.session_id if own else session_id
     assert target is not None
-    if type(update) is SubagentUpdate and update.session_id == engine.session_id:
-        raise refuse("R48", "the agent's own session cannot become a child")
     if not own:
         send_on_child(b, target, update)
         return

@@ -11,8 +11,10 @@ Must not know: I/O; the prompt turn (`_engines/_agent_turn.py`), `session/cancel
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Final
 
+from acp_core._rules._check_preview_updates import background_findings, background_items
 from acp_core._state._reduce_children import effective_state
 from acp_core._state._session_state import SessionState
 from acp_core._wire._json import EMPTY_OBJECT
@@ -33,12 +35,6 @@ from acp_core._wire._updates import (
     TerminalUpdate,
     ToolCallUpdate,
 )
-from acp_core._wire._updates_2026_11 import (
-    BackgroundSubagent,
-    BackgroundTerminal,
-    BackgroundToolCall,
-    BackgroundWork,
-)
 
 from ._agent_build import Build, refuse
 from ._agent_children import send_on_child
@@ -50,54 +46,36 @@ __all__ = ["ITEM_STEPS", "answer_item_cancel"]
 # -- the background list (R74) -------------------------------------------------------------
 
 
-def _known(b: Build, session_id: str) -> bool:
-    return session_id == b.engine.session_id or session_id in b.children.parents
+def _known(b: Build, kind: str, ident: str) -> bool:
+    """Whether the item was announced (R74's `known`, from the engine's own view)."""
+    if kind == "tool_call":
+        return ident in b.session.tool_calls
+    if kind == "terminal":
+        return ident in b.session.terminals
+    return ident == b.engine.session_id or ident in b.children.parents
 
 
-def _unlisted(b: Build, item: BackgroundWork) -> str | None:
-    """Why `item` may not be listed yet (announce before listing), or None."""
-    session = b.session
-    if type(item) is BackgroundTerminal and item.terminal_id not in session.terminals:
-        return f"terminal {item.terminal_id!r} is listed before it was reported"
-    if type(item) is BackgroundToolCall and item.tool_call_id not in session.tool_calls:
-        return f"tool call {item.tool_call_id!r} is listed before it was reported"
-    if type(item) is BackgroundSubagent and not _known(b, item.session_id):
-        return f"child {item.session_id!r} is listed before it was announced"
-    return None
-
-
-def _unfinished(b: Build, item: BackgroundWork) -> str | None:
-    """Why `item` may not leave the list yet (finalize before dropping), or None."""
-    session = b.session
-    if type(item) is BackgroundTerminal:
-        terminal = session.terminals.get(item.terminal_id)
-        if terminal is not None and not terminal.exited:
-            return f"terminal {item.terminal_id!r} is dropped before it exited"
-    elif type(item) is BackgroundToolCall:
-        call = session.tool_calls.get(item.tool_call_id)
-        if call is not None and not call.finished:
-            return f"tool call {item.tool_call_id!r} is dropped before it finished"
-    elif type(item) is BackgroundSubagent:
-        state = effective_state(b.children, item.session_id)
-        if state not in (None, "idle"):
-            return f"child {item.session_id!r} is dropped while {state}"
-    return None
+def _finished(b: Build, kind: str, ident: str) -> bool:
+    """Whether the item may leave the list (R74's `finished`, from the engine's own view)."""
+    if kind == "tool_call":
+        call = b.session.tool_calls.get(ident)
+        return call is None or call.finished
+    if kind == "terminal":
+        terminal = b.session.terminals.get(ident)
+        return terminal is None or terminal.exited
+    return kind == "other" or effective_state(b.children, ident) in (None, "idle")
 
 
 def _report_background(b: Build, intent: ReportBackground) -> None:
-    """Check R74, remember the list, send it now as a state snapshot of the current state."""
-    if not b.engine.revision.includes("2026-11"):
-        raise refuse("E0", f"no background list on the {b.engine.revision.name} wire")
+    """Ask R74's decider (the checker's `background_findings`, with the engine's view of what
+    was announced and finished), remember the list, send it now as a state snapshot."""
+    revision = b.engine.revision
+    if not revision.includes("2026-11"):
+        raise refuse("E0", f"no background list on the {revision.name} wire")
     items = intent.items
-    for item in items:
-        why = _unlisted(b, item)
-        if why is not None:
-            raise refuse("R74", why)
-    for item in b.background or ():
-        if item not in items:
-            why = _unfinished(b, item)
-            if why is not None:
-                raise refuse("R74", why)
+    before = None if b.background is None else tuple(background_items(b.background))
+    known = partial(_known, b)
+    b.refuse_found(background_findings(revision, before, items, known, partial(_finished, b)))
     b.background = items
     state = b.session.foreground.state
     snapshot: SessionUpdate

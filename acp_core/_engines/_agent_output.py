@@ -1,8 +1,9 @@
 """The agent's output intents: messages, thoughts, plans, tool calls, terminals, usage.
 
-Owns: the steps of the intents that report work (`OUTPUT_STEPS`): each checks its values
-(R4, R5, R13, R14, R18, R19, R29, R31, R37) and builds the updates; what one update breaks
-on its own (R33 and the rest) is judged again as it goes out (`Build.obey`). They are allowed
+Owns: the steps of the intents that report work (`OUTPUT_STEPS`): each builds its updates
+and keeps the engine's own policies (an empty message or plan id, a reused or unknown tool
+call id: stricter than R4, R29, R13); what one update breaks on its own (R14, R31, R33, R37,
+J63 and the rest) is judged as it goes out (`Build.obey`), in the checker's words. They are allowed
 inside a turn and outside one (background activity, R40); the conversation machine judges
 their order when `Build` sends them.
 Must not know: prompts, turns, permissions or received messages (`_engines/_agent_turn.py`,
@@ -12,7 +13,6 @@ Must not know: prompts, turns, permissions or received messages (`_engines/_agen
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -22,7 +22,6 @@ from acp_core._wire._updates import (
     AgentMessage,
     AgentMessageChunk,
     AgentThoughtChunk,
-    Cost,
     OtherPlan,
     PlanItems,
     PlanUpdate,
@@ -59,7 +58,11 @@ from ._intents import (
 
 __all__ = ["OUTPUT_STEPS"]
 
-_CURRENCY: Final = re.compile(r"[A-Z]{3}")
+#: Policies stricter than a rule's level, refused in the checker's words (`Build.obey`): a
+#: started tool call has a non-empty title (R14, a SHOULD), a usage cost an ISO 4217
+#: currency (R37, a MAY's condition).
+_TITLED: Final = frozenset({"R14"})
+_PRICED: Final = frozenset({"R37"})
 
 
 def _stream(
@@ -102,7 +105,7 @@ def _update_plan(b: Build, intent: ReportPlan) -> None:
             raise refuse("D1", "a plan object carries a string `type`")
         if not isinstance(plan.raw.get("planId"), str):
             raise refuse("R29", "every plan carries a non-empty planId")
-    if not plan.plan_id:
+    if not plan.plan_id:  # a policy stricter than R29 (it carries one; the checker accepts "")
         raise refuse("R29", "every plan carries a non-empty planId")
     b.update(PlanUpdate(plan))
     b.open_message = None
@@ -112,10 +115,10 @@ def _start_tool_call(b: Build, intent: StartToolCall) -> None:
     tool_call_id = intent.tool_call_id
     if tool_call_id is None:
         tool_call_id = b.new_id("call", b.session.tool_calls)
-    elif tool_call_id in b.session.tool_calls or not tool_call_id:
-        raise refuse("R13", f"tool call id {tool_call_id!r} is empty or already used")
-    if not intent.title:
-        raise refuse("R14", "give a tool call a title the first time it is reported")
+    elif tool_call_id in b.session.tool_calls:
+        # A policy: StartToolCall starts a new tool call (the checker reads a reused id as a
+        # patch). An empty id is refused as it goes out: J63, the checker's finding.
+        raise refuse("R13", f"tool call id {tool_call_id!r} is already used")
     b.update(
         ToolCallUpdate(
             tool_call_id,
@@ -127,7 +130,8 @@ def _start_tool_call(b: Build, intent: StartToolCall) -> None:
             intent.raw_input,
             UNSET,
             intent.meta,
-        )
+        ),
+        also=_TITLED,
     )
     b.open_message = None
 
@@ -174,8 +178,6 @@ def _b64(data: bytes) -> str:
 
 
 def _update_terminal(b: Build, intent: PatchTerminal) -> None:
-    if not intent.terminal_id:
-        raise refuse("R31", "terminal ids are non-empty strings")
     output = intent.output
     b.update(
         TerminalUpdate(
@@ -190,20 +192,16 @@ def _update_terminal(b: Build, intent: PatchTerminal) -> None:
 
 
 def _send_terminal_output(b: Build, intent: SendTerminalOutput) -> None:
-    if not intent.terminal_id:
-        raise refuse("R31", "terminal ids are non-empty strings")
     # R34: each chunk is base64 of just its own bytes.
     b.update(TerminalOutputChunk(intent.terminal_id, _b64(intent.data)))
 
 
 def _report_usage(b: Build, intent: ReportUsage) -> None:
     for name, value in (("used", intent.used), ("size", intent.size)):
+        # The schema's uint64: the checker's decode of such a line reports D1.
         if type(value) is not int or not 0 <= value < 2**64:
-            raise refuse("R37", f"usage `{name}` is a non-negative token count, got {value!r}")
-    cost = intent.cost
-    if isinstance(cost, Cost) and not _CURRENCY.fullmatch(cost.currency):
-        raise refuse("R37", f"cost currency is an ISO 4217 code, got {cost.currency!r}")
-    b.update(UsageUpdate(intent.used, intent.size, cost))
+            raise refuse("D1", f"usage `{name}` is a non-negative token count, got {value!r}")
+    b.update(UsageUpdate(intent.used, intent.size, intent.cost), also=_PRICED)
 
 
 def _update_info(b: Build, intent: PatchSessionInfo) -> None:

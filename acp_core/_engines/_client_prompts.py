@@ -3,10 +3,11 @@
 Owns: the steps of `SendPrompt` (a fresh request id, E2; a new `idempotencyKey` only, C42,
 C43, the Preview's) and `RetryPrompt` (the same key on every attempt, C42, C45, on this
 connection or, for a submission carried over by `ResumeSession(unanswered=...)`, the next
-one), `prompt_answered` (a prompt's result or error: `accepted` / `rejected`, R1 for a
-malformed result, a `messageId` bound at once, C44), `unanswered` (the keyed submissions to
-retry after a lost connection, C45) and `bind_lost`; `Build.sent` and `Build.order` are this
-module's (the machine's binding is copied in by `_engines/_client_build.py`, Q7).
+one), `prompt_answered` (a prompt's result or error: `accepted` / `rejected`, a `messageId`
+bound at once, C44; a malformed result is the machine's R1, kept as a violation),
+`unanswered` (the keyed submissions to retry after a lost connection, C45) and
+`bind_lost`; `Build.sent` and `Build.order` are this module's (the machine's binding is
+copied in by `_engines/_client_build.py`, Q7).
 Must not know: how answers are routed here (`_engines/_client_receive.py`), how a resumed
 engine takes the carried submissions (`_engines/_client_resume.py`).
 """
@@ -18,13 +19,13 @@ from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import AcpError, LocalProtocolError, RemoteProtocolError
+from acp_core._errors import LocalProtocolError
+from acp_core._rules._check_preview_prompts import c43_breach
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._pcoll import PMap
-from acp_core._wire._codec import decode_prompt_result
 from acp_core._wire._fields import PREVIEW_NAME
 from acp_core._wire._json import UNSET, Unset
-from acp_core._wire._jsonrpc import ErrorCode, ErrorResponse, PromptRequest, Response
+from acp_core._wire._jsonrpc import ErrorResponse, PromptRequest, Response
 
 from ._client_build import Build, ClientView
 from ._client_records import SentPrompt
@@ -40,9 +41,10 @@ __all__ = [
 ]
 
 
-def idempotency_key(engine: ClientView, key: str | None) -> str | Unset:
-    """The key a new `SendPrompt` carries (C42, C43): none, or one never used before in this
-    session (a retry goes through `RetryPrompt`, which sends the same key again)."""
+def idempotency_key(engine: ClientView, key: str | None, content: object) -> str | Unset:
+    """The key a new `SendPrompt` of `content` carries (C42, C43): none, or one never used
+    before in this session (a retry goes through `RetryPrompt`, which sends the same key
+    again)."""
     if key is None:
         return UNSET
     if not engine.revision.includes(PREVIEW_NAME):
@@ -51,10 +53,15 @@ def idempotency_key(engine: ClientView, key: str | None) -> str | Unset:
         )
     for record in engine.sent.values():
         if record.request is not None and record.request.idempotency_key == key:
+            # Another content under the key is C43, as the checker's `c43_breach` says; the
+            # same content again is a retry, which the checker accepts: sending it through
+            # SendPrompt instead of RetryPrompt is refused as a policy (under C43's id).
+            found = c43_breach(key, record.request.prompt, content)
+            rule, why = found or ("C43", f"idempotencyKey {key!r} already names a submission")
             raise LocalProtocolError(
-                "C43",
-                f"idempotencyKey {key!r} already names the submission of prompt "
-                f"{record.request_id!r}: retry it with RetryPrompt, or use a new key",
+                rule,
+                f"{why} (prompt {record.request_id!r}): retry it with RetryPrompt, or use a "
+                "new key",
             )
     return key
 
@@ -102,7 +109,7 @@ def _send_prompt(b: Build, intent: SendPrompt) -> None:
         b.ids.append(request_id)
     elif request_key(request_id) in engine.sent or request_key(request_id) in engine.requests:
         raise LocalProtocolError("E2", f"request id {request_id!r} was already used")
-    key_ = idempotency_key(engine, intent.idempotency_key)
+    key_ = idempotency_key(engine, intent.idempotency_key, intent.content)
     request = PromptRequest(request_id, engine.session_id, intent.content, intent.meta, key_)
     b.send(request)
     key = request_key(request_id)
@@ -118,6 +125,8 @@ def _retry_prompt(b: Build, intent: RetryPrompt) -> None:
     if request is None:
         raise LocalProtocolError("E2", f"no prompt was sent with id {intent.original!r}")
     if not isinstance(request.idempotency_key, str):
+        # C45 (a SHOULD of the client) as a policy: no recording tells a retry without a key
+        # from a new prompt of the same words, so no checker judges it.
         raise LocalProtocolError("C45", "a prompt sent without an idempotencyKey is never retried")
     request_id = b.request_id(intent.request_id)
     retry = attrs.evolve(request, id=request_id)
@@ -138,11 +147,9 @@ def prompt_answered(b: Build, message: Response | ErrorResponse) -> bool:
     if isinstance(message, ErrorResponse):
         answered = attrs.evolve(prompt, state="rejected")
     else:
-        try:
-            decode_prompt_result(message.result)
-        except AcpError:
-            detail = f"prompt {message.id!r} answered with a malformed result"
-            raise RemoteProtocolError("R1", detail, ErrorCode.INVALID_REQUEST) from None
+        # A malformed result still answers the prompt: the conversation machine judged it
+        # (`Build.receive`, R1's guard `_r1`; J45 for its `_meta`) and the engine keeps that
+        # finding, as a client keeps every fault of the agent (issue 21 item 3).
         answered = attrs.evolve(prompt, state="accepted")  # the machine binds the id (Q7)
         mid = message.result.get("messageId") if isinstance(message.result, Mapping) else None
         if b.engine.revision.prompt_result_has_message_id and isinstance(mid, str):

@@ -45,7 +45,7 @@ def carry_prompts(engine: ClientEngine, prompts: tuple[PromptRequest, ...]) -> C
         prompt: object = request  # a caller's value: not necessarily typed as declared
         if not isinstance(prompt, PromptRequest) or prompt.session_id != engine.session_id:
             raise LocalProtocolError("E3", f"not a prompt of session {engine.session_id!r}")
-        if not isinstance(request.idempotency_key, str):
+        if not isinstance(request.idempotency_key, str):  # C45 as a policy (_client_prompts)
             raise LocalProtocolError(
                 "C45", "a prompt sent without an idempotencyKey is never retried"
             )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from acp_core._rules._check_preview_updates import announce_finding
 from acp_core._rules._naming import naming_rule
 from acp_core._wire._jsonrpc import Message, RequestPermissionRequest, UpdateSessionNotification
 from acp_core._wire._updates_preview import SubagentUpdate
@@ -74,16 +75,11 @@ def refused_announcement(b: Build, owner: str, message: UpdateSessionNotificatio
     if other is not None and other != owner:
         b.judged_finding("R48", f"{announcer!r} announced {child!r}, a child in {other!r}'s tree")
         return True  # the first announcement keeps it (P5)
-    tree = b.sessions[owner].engine.children
-    line = [announcer]
-    while (parent := tree.parents.get(line[-1])) is not None and parent not in line:
-        line.append(parent)
-    if child in line or child == owner:
-        b.judged_finding("R48", f"{announcer!r} announced {child!r}, its own ancestor, as a child")
-        return False  # the tree ignores it with its own diagnostic
-    first = tree.parents.get(child)
-    if first is not None and first != announcer:
-        b.judged_finding("R48", f"{announcer!r} announced {child!r}, a child of {first!r}")
+    # Within the owner's tree, R48 and R49 are what the checker's decider says of it (the
+    # tree ignores or keeps the first parent with its own diagnostic).
+    found = announce_finding(b.sessions[owner].engine.children.parents, announcer, child)
+    if found is not None:
+        b.judged_finding(*found)
     return False
 
 

@@ -184,7 +184,7 @@ def _since(
     return strategy if _on_wire(cls, name, revision) else absent
 
 
-# A tool call id is non-empty (J63): the checker refuses an empty one.
+# A tool call id is non-empty (J63), a terminal id too (R31): the checker refuses an empty one.
 @functools.cache
 def _tool_call_ids() -> st.SearchStrategy[str]:
     return st.text(min_size=1, max_size=8)
@@ -241,7 +241,7 @@ def terminal_updates() -> st.SearchStrategy[u.TerminalUpdate]:
     """`terminal_update` patches."""
     return st.builds(
         u.TerminalUpdate,
-        terminal_id=_ids(),
+        terminal_id=_tool_call_ids(),
         command=patches(_texts()),
         cwd=patches(_paths()),
         output=patches(terminal_outputs()),
@@ -254,7 +254,11 @@ def terminal_updates() -> st.SearchStrategy[u.TerminalUpdate]:
 def terminal_output_chunks() -> st.SearchStrategy[u.TerminalOutputChunk]:
     """`terminal_output_chunk` updates (base64 `data`)."""
     return st.builds(
-        u.TerminalOutputChunk, terminal_id=_ids(), data=_base64(), meta=metas(), extra=extras()
+        u.TerminalOutputChunk,
+        terminal_id=_tool_call_ids(),
+        data=_base64(),
+        meta=metas(),
+        extra=extras(),
     )
 
 

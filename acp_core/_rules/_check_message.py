@@ -3,7 +3,8 @@
 Owns: the checks of a single decoded update, permission request, batch or error answer
 (J11; the `initialize` answer's are `_rules/_check_initialize.py`'s); open-enum values against a
 revision, absolute paths (R26, R33, and the Preview's R52, R78), base64, first-sight
-titles, non-empty tool call ids (J63), a select option's current value (J61, also asked by
+titles, non-empty tool call ids (J63) and terminal ids (R31), usage cost currencies (R37),
+a select option's current value (J61, also asked by
 `_rules/_check_answers.py` for the options a session answer carries), message id roles,
 batch contents; the naming of decode failures is
 `_rules/_check_undecodable.py`. `update_findings` is the one judgement of a single update:
@@ -18,6 +19,7 @@ were already reported); it lives only as long as one `check_trace` call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, TypeAlias
 
@@ -59,14 +61,16 @@ __all__ = [
     "plan_path_finding",
     "select_value_finding",
     "terminal_cwd_finding",
+    "terminal_id_finding",
     "update_findings",
+    "usage_cost_finding",
 ]
 
 #: The rules these checks (and the naming of decode failures) report.
 CHECKED: Final = frozenset(
     {
-        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R33", "R34", "R35"),
-        *("R43", "R44", "R52", "R54", "R78", "R80"),
+        *("D1", "R4", "R5", "R14", "R18", "R19", "R26", "R29", "R31", "R33", "R34", "R35"),
+        *("R37", "R43", "R44", "R52", "R54", "R78", "R80"),
         *("J11", "J61", "J63"),
     }
 )
@@ -158,6 +162,30 @@ def terminal_cwd_finding(upd: u.TerminalUpdate) -> Finding | None:
     """R33: a terminal's `cwd`, when given, is absolute."""
     if isinstance(upd.cwd, str) and not is_absolute(upd.cwd):
         return ("R33", f"terminal {upd.terminal_id!r} has relative cwd {upd.cwd!r}")
+    return None
+
+
+@decides("R31")
+def terminal_id_finding(upd: u.TerminalUpdate | u.TerminalOutputChunk) -> Finding | None:
+    """R31: a terminal is named by a non-empty `terminalId` (an empty one cannot stay the
+    terminal's own, stable id: it names no terminal, as J63 says of an empty tool call id)."""
+    if upd.terminal_id:
+        return None
+    tag = "terminal_update" if type(upd) is u.TerminalUpdate else "terminal_output_chunk"
+    return ("R31", f"{tag} with an empty `terminalId`; a terminal id is non-empty")
+
+
+#: ISO 4217 currency codes: three capital letters (R37).
+_CURRENCY: Final = re.compile(r"[A-Z]{3}")
+
+
+@decides("R37")
+def usage_cost_finding(upd: u.UsageUpdate) -> Finding | None:
+    """R37: a usage update's `cost`, when given, names an ISO 4217 `currency` (its counts'
+    types are the codec's: a negative `used` does not decode, D1)."""
+    cost = upd.cost
+    if isinstance(cost, u.Cost) and not _CURRENCY.fullmatch(cost.currency):
+        return ("R37", f"usage cost currency {cost.currency!r} is not an ISO 4217 code")
     return None
 
 
@@ -470,12 +498,14 @@ class MessageRules:
             self.first_sight(seen, upd.tool_call_id, UNSET, by_chunk=True)
             self.tool_content(upd.content)
         elif isinstance(upd, u.TerminalUpdate):
+            self.add(terminal_id_finding(upd))
             self.add(terminal_cwd_finding(upd))
             if isinstance(upd.output, u.TerminalOutput) and not is_base64(upd.output.data):
                 self.found(
                     "R34", f"terminal {upd.terminal_id!r} output snapshot is not valid base64"
                 )
         elif isinstance(upd, u.TerminalOutputChunk):
+            self.add(terminal_id_finding(upd))
             if not is_base64(upd.data):
                 self.found(
                     "R34",
@@ -483,6 +513,8 @@ class MessageRules:
                 )
         elif isinstance(upd, u.PlanUpdate):
             self.plan(upd.plan)
+        elif isinstance(upd, u.UsageUpdate):
+            self.add(usage_cost_finding(upd))
         elif isinstance(upd, SubagentUpdate):
             self._found.extend(child_directory_findings(upd, self.revision))
         elif isinstance(upd, u.AvailableCommandsUpdate):
@@ -514,11 +546,15 @@ class MessageRules:
     def first_sight(
         self, seen: Seen, tool_call_id: str, title: object, *, by_chunk: bool = False
     ) -> None:
-        """R14: a tool call is first reported with its title (a content chunk has none); an
-        empty id names no tool call (J63 says so), R14 does not judge it."""
+        """R14: a tool call is first reported with its title (a content chunk has none; an
+        empty title "" describes nothing, so it is no title either); an empty id names no
+        tool call (J63 says so), R14 does not judge it."""
         # `Seen.first_sight` records the id: call it first, whatever the title
-        if tool_call_id and seen.first_sight(tool_call_id) and not isinstance(title, str):
+        titled = isinstance(title, str) and title
+        if tool_call_id and seen.first_sight(tool_call_id) and not titled:
             how = "by a content chunk, without a title" if by_chunk else "without a title"
+            if title == "":
+                how = "with an empty title"
             self.found("R14", f"tool call {tool_call_id!r} is first reported {how}")
 
     def tool_call(self, seen: Seen, upd: u.ToolCallUpdate) -> None:

@@ -47,7 +47,7 @@ from ._predicates import RequestKey, request_key, shown
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["CHECKED", "BookDraft", "PromptBook", "freeze_book", "thaw_book"]
+__all__ = ["CHECKED", "BookDraft", "PromptBook", "c43_breach", "freeze_book", "thaw_book"]
 
 #: The rules these checks report (a part of `_check_preview.CHECKED`).
 CHECKED: Final = frozenset({"C43", "R59", "R67", "R68", "R70"})
@@ -97,6 +97,20 @@ class PromptBook:
     live: PMap[str, PMap[str, RequestKey]] = EMPTY  # live ids awaited in a window
 
 
+def c43_breach(key: str, first: object, prompt: object) -> tuple[str, str] | None:
+    """C43 (decision P15): a key names one submission, so a prompt carrying `key` has the
+    content `first` that the key's first prompt in the session had. Asked by the checker
+    (`BookDraft.prompt`) and by the client engine before it sends a keyed prompt
+    (`_engines/_client_prompts.py`), so both say the same rule in the same words."""
+    if first == prompt:
+        return None
+    return (
+        "C43",
+        f"idempotencyKey {shown(key)} is reused for a different prompt in the same session: "
+        "one key names one submission",
+    )
+
+
 class BookDraft:
     """`PromptBook` being edited inside one call (`_rules/_draft.twins`), with the prompt
     rules."""
@@ -129,13 +143,9 @@ class BookDraft:
         first = self.contents.get((sid, key), msg.prompt)
         if (sid, key) not in self.contents:
             self.contents = self.contents.set((sid, key), msg.prompt)
-        if first != msg.prompt:
-            r.report(
-                "C43",
-                i,
-                f"idempotencyKey {shown(key)} is reused for a different prompt in the same "
-                "session: one key names one submission",
-            )
+        found = c43_breach(key, first, msg.prompt)
+        if found is not None:
+            r.report(found[0], i, found[1])
         number = self.open.get((sid, key))
         if number is None and (sid, key) not in self.inserted:
             number = self.next_group

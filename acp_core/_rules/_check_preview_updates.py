@@ -18,9 +18,11 @@ session's turn lifecycle (`_rules/_conversation*.py`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
+from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import session_names
 from acp_core._wire import _content as c
 from acp_core._wire import _updates as u
@@ -28,6 +30,7 @@ from acp_core._wire import _updates_2026_11 as u11
 from acp_core._wire import _updates_preview as up
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
+from acp_core._wire._revision import Revision
 
 from ._check_preview_records import (
     EXITED,
@@ -45,7 +48,7 @@ from ._predicates import open_enum_finding, shown
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["background_items", "has_cancel", "on_update"]
+__all__ = ["announce_finding", "background_findings", "background_items", "has_cancel", "on_update"]
 
 _STATE_UPDATES: Final = (
     u.RunningStateUpdate,
@@ -136,24 +139,12 @@ def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
 def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
-    if parent is not None and parent != sid and _descends(r, parent, sid):
-        r.report(
-            "R49",
-            i,
-            f"subagent_update for {shown(child)} is sent on {shown(sid)}, an ancestor of its "
-            f"parent {shown(parent)}: a grandchild's subagent_update goes on its own parent",
-        )
-    elif parent is not None and parent != sid:
-        r.report(
-            "R48",
-            i,
-            f"child {shown(child)} belongs to {shown(parent)}; subagent_update on "
-            f"{shown(sid)} claims it for a second parent",
-        )
+    found = announce_finding(r.parents, sid, child)
+    if found is not None:
+        r.report(found[0], i, found[1])
+        if parent is None:
+            return  # a session made its own descendant: no link recorded
     elif parent is None:
-        if child == sid or _descends(r, sid, child):
-            r.report("R48", i, f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
-            return
         r.unclaimed, first = ppop(r.unclaimed, child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
@@ -206,15 +197,44 @@ def _resumed(r: PreviewDraft, parent: str, at: int) -> bool:
     return False
 
 
-def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
-    parent = r.parents.get(sid)
+def announce_finding(parents: PMap[str, str], sid: str, child: str) -> tuple[str, str] | None:
+    """R48 and R49 of a `subagent_update` sent on `sid` for `child`, given each known child's
+    parent: a child keeps its first parent (R48), a grandchild's announcement goes on its own
+    parent, not an ancestor of it (R49), no session becomes its own descendant (R48). Asked
+    by the checker (`_announce`) and by the agent engine before it sends one
+    (`_engines/_agent_children.py`), so both say the same rule in the same words."""
+    parent = parents.get(child)
+    if parent is not None and parent != sid and descends(parents, parent, sid):
+        return (
+            "R49",
+            f"subagent_update for {shown(child)} is sent on {shown(sid)}, an ancestor of its "
+            f"parent {shown(parent)}: a grandchild's subagent_update goes on its own parent",
+        )
+    if parent is not None and parent != sid:
+        return (
+            "R48",
+            f"child {shown(child)} belongs to {shown(parent)}; subagent_update on "
+            f"{shown(sid)} claims it for a second parent",
+        )
+    if parent is None and (child == sid or descends(parents, sid, child)):
+        return ("R48", f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
+    return None
+
+
+def descends(parents: PMap[str, str], sid: str, ancestor: str) -> bool:
+    """Whether `ancestor` is above `sid` in the tree `parents` (child -> parent) draws."""
+    parent = parents.get(sid)
     seen = 0
-    while parent is not None and seen <= len(r.parents):
+    while parent is not None and seen <= len(parents):
         if parent == ancestor:
             return True
-        parent = r.parents.get(parent)
+        parent = parents.get(parent)
         seen += 1
     return False
+
+
+def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
+    return descends(r.parents, sid, ancestor)
 
 
 def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
@@ -275,38 +295,64 @@ def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
             r.report("R72", i, why)
     background = getattr(upd, "background", UNSET)
     before = r.background.get(sid)
+    if before is not None or background is not UNSET:  # else nothing to judge: no list yet
+        known = partial(_known, r, sid)
+        for rule, why in background_findings(
+            r.revision, before, background, known, partial(_finished, r, sid)
+        ):
+            r.report(rule, i, why)
     if not isinstance(background, tuple):
-        if before is not None:
-            r.report(
-                "R74",
-                i,
-                "state_update without the background list; once an agent reports it, every "
-                "state_update carries it",
-            )
         if before is not None or sid not in r.background:
             r.background = r.background.set(sid, None)
         return
+    listed = tuple(background_items(background))
+    if listed != before:
+        r.background = r.background.set(sid, listed)
+
+
+def background_findings(
+    revision: Revision,
+    before: tuple[tuple[str, str], ...] | None,
+    background: object,
+    known: Callable[[str, str], bool],
+    finished: Callable[[str, str], bool],
+) -> list[tuple[str, str]]:
+    """R74 of one state update's `background` (a list, or UNSET) after the list `before` (its
+    (kind, id) keys; None: not reporting yet): once reporting, every state update carries the
+    list; an item is announced before a list names it, finished before a list drops it (R19
+    for an item type the revision does not know). `known(kind, id)` and `finished(kind, id)`
+    answer from the asker's own view: the checker's of the connection, the agent engine's of
+    its session and children (`_engines/_agent_items.py`), so both say the same rule."""
+    found: list[tuple[str, str]] = []
+    if not isinstance(background, tuple):
+        if before is not None:
+            found.append(
+                (
+                    "R74",
+                    "state_update without the background list; once an agent reports it, "
+                    "every state_update carries it",
+                )
+            )
+        return found
     now = background_items(background)
     for (kind, ident), item in now.items():
         if kind == "other":
             tag = item.raw.get("type") if isinstance(item, u11.OtherBackgroundWork) else None
-            found = (
-                open_enum_finding(r.revision, "background item type", tag)
+            enum = (
+                open_enum_finding(revision, "background item type", tag)
                 if isinstance(tag, str)
                 else None
             )
-            if found is not None:
-                r.report(found[0], i, f"background item: {found[1]}")
-        elif not _known(r, sid, kind, ident):
-            r.report("R74", i, f"background lists {kind} {shown(ident)} before announcing it")
+            if enum is not None:
+                found.append((enum[0], f"background item: {enum[1]}"))
+        elif not known(kind, ident):
+            found.append(("R74", f"background lists {kind} {shown(ident)} before announcing it"))
     for kind, ident in before or {}:
-        if (kind, ident) not in now and not _finished(r, sid, kind, ident):
-            r.report(
-                "R74", i, f"background drops {kind} {shown(ident)} before reporting it finished"
+        if (kind, ident) not in now and not finished(kind, ident):
+            found.append(
+                ("R74", f"background drops {kind} {shown(ident)} before reporting it finished")
             )
-    listed = tuple(now)
-    if listed != before:
-        r.background = r.background.set(sid, listed)
+    return found
 
 
 def _r50(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
