@@ -5,6 +5,7 @@ findings at every message. A planted quiet path that also skips a child's chunks
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -112,3 +113,40 @@ def test_tool_traffic_reaches_the_quiet_path() -> None:
         sid = getattr(message, "session_id", None)
         state, _ = cp.observe_connection(state, at, entry["from"], message, session=sid)
     assert kinds == ["ToolCallUpdate", "ToolCallContentChunk", "ToolCallUpdate"]
+
+
+def _judged_updates() -> Iterator[tuple[Any, Any]]:
+    """(judge before it, message) for every agent `session/update` of every trace."""
+    for trace in TRACES:
+        state = cp.PreviewState(acp.V2_PREVIEW)
+        for at, entry in enumerate(trace):
+            try:
+                message = decode_message(_wire(entry), revision=acp.V2_PREVIEW)
+            except acp.DecodeError:
+                continue
+            if isinstance(message, list) or type(message).__name__ == "Batch":
+                continue
+            if entry["from"] == "agent" and type(message) is acp.UpdateSessionNotification:
+                yield state, message
+            sid = getattr(message, "session_id", None)
+            state, _ = cp.observe_connection(state, at, entry["from"], message, session=sid)
+
+
+def test_the_split_quiet_test_is_the_whole_one() -> None:
+    # `quiet` is `quiet_session` (no update read) and `quiet_update`; an update of a class in
+    # `QUIET_UPDATES` is quiet wherever the session may be (what the client connection's
+    # runs ask once per class: `_connection_client_updates._quiet_class`).
+    quiet_by_class = held_back = 0
+    for judge, message in _judged_updates():
+        sid, update = message.session_id, message.update
+        whole = cp.quiet(judge, "agent", message)
+        assert whole == (cp.quiet_session(judge, sid) and cp.quiet_update(judge, sid, update))
+        if type(update) in cp.QUIET_UPDATES:
+            if cp.quiet_session(judge, sid):
+                assert whole
+                quiet_by_class += 1
+            else:  # a child's, an unnamed or a replaying session's chunk
+                assert not whole
+                held_back += 1
+    assert quiet_by_class  # not vacuous
+    assert held_back

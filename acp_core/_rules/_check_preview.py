@@ -57,6 +57,7 @@ from ._predicates import RequestKey, request_key, shown
 
 __all__ = [
     "CHECKED",
+    "QUIET_UPDATES",
     "PreviewDraft",
     "PreviewState",
     "c29_breach",
@@ -65,6 +66,8 @@ __all__ = [
     "observe_connection",
     "observe_connection_fully",
     "quiet",
+    "quiet_session",
+    "quiet_update",
     "quiet_wire",
 ]
 
@@ -210,14 +213,27 @@ def quiet(state: PreviewState, sender: str, message: object) -> bool:
     if sender != "agent" or type(message) is not j.UpdateSessionNotification:
         return False
     sid = message.session_id
-    if sid not in state.named or sid in state.parents or sid in state.replaying:
-        return False
-    upd = message.update
+    return quiet_session(state, sid) and quiet_update(state, sid, message.update)
+
+
+def quiet_session(state: PreviewState, sid: str) -> bool:
+    """The part of `quiet` that reads no update: whether an agent's update of session `sid`
+    can be quiet at all (a session the connection named, nobody's child, not replaying)."""
+    return sid in state.named and sid not in state.parents and sid not in state.replaying
+
+
+def quiet_update(state: PreviewState, sid: str, upd: object) -> bool:
+    """The rest of `quiet` for an agent's update `upd` of session `sid` where `quiet_session`
+    holds; true for every update of a class in `QUIET_UPDATES` (a caller may skip the call)."""
     if type(upd) in _QUIET_UPDATES:
         return True
     if type(upd) is u.ToolCallContentChunk:
         return type(upd.content) is not SessionReference
     return type(upd) is u.ToolCallUpdate and _quiet_tool(state, sid, upd)
+
+
+#: The update classes `quiet_update` finds quiet whatever they hold.
+QUIET_UPDATES: Final = frozenset(_QUIET_UPDATES)
 
 
 def _quiet_tool(state: PreviewState, sid: str, upd: u.ToolCallUpdate) -> bool:
