@@ -181,6 +181,35 @@ def test_a_run_ending_at_a_prompt_leaves_the_rules_and_the_judge_where_it_ended(
     assert [type(e).__name__ for e in step.events].count("PromptEnded") == 1
 
 
+@pytest.mark.parametrize("revision", [acp.V2_PREVIEW, acp.V2_2026_08], ids=lambda r: r.name)
+def test_a_chunk_is_asked_again_when_its_machine_or_its_class_changed(
+    revision: acp.Revision,
+) -> None:
+    # The run remembers the machine's quiet answer for the chunks of one streamed message:
+    # the same id after the machine moved on (a new turn: the id is new to its work), the
+    # same id in a chunk of another class (a user message's: new to the user's ids), and
+    # another id on the same machine must be asked again.
+    def chunk(kind: str) -> bytes:
+        return _update(_chunk(kind, "m1"))
+
+    running = _update({"sessionUpdate": "state_update", "state": "running"})
+    idle = _update(_IDLE)
+    agent = chunk("agent_message_chunk")
+    for data in (
+        running + agent * 2 + idle + running + agent * 2,
+        # quiet outside a turn (the history begun by another message), then new to the work
+        _update(_chunk("agent_message_chunk", "m0")) + agent * 2 + running + agent * 2,
+        running + _update(_chunk("agent_message_chunk", "m0")) * 2 + agent * 2,  # a new id
+        running + agent * 2 + chunk("user_message_chunk") * 2 + agent,
+        running + chunk("agent_thought_chunk") * 2 + agent * 2,
+    ):
+        conn = _ready(revision)
+        _assert_same(conn, data)
+        # and the engine's own law, on one piece (the connection may cut a read's runs)
+        messages = [decode_message(json.loads(line)) for line in data.splitlines()]
+        _pieces_equal_steps(conn.engine(SID), messages)
+
+
 def test_a_view_set_apart_by_a_local_cancel_folds_as_it_reduces() -> None:
     conn = _prompted(_ready(), cancel=True)
     _assert_same(conn, _workload_bytes(600, ended=False))

@@ -121,6 +121,31 @@ def test_the_work_grown_path_is_taken() -> None:
         conv = full[0]
 
 
+_CHUNKS = ("AgentMessageChunk", "AgentThoughtChunk", "UserMessageChunk")
+
+
+@pytest.mark.parametrize("revision", list(REVISIONS.values()), ids=list(REVISIONS))
+def test_the_quiet_answer_to_a_chunk_reads_its_class_and_message_id_alone(revision: Any) -> None:
+    # What the client engine's runs rely on to keep one answer for the chunks of a streamed
+    # message (`_engines/_client.receive_updates`): from one machine, two chunks of one class
+    # and message id get the same answer, whatever else they hold.
+    asked = 0
+    for path in TRACES:
+        messages = _messages(path)
+        machines = [Conversation.start(revision)] + [
+            conv for conv, _ in _follow(messages, revision, True, False)
+        ]
+        chunks = [m.update for _, m in messages if type(m).__name__ == "UpdateSessionNotification"]
+        chunks = [u for u in chunks if type(u).__name__ in _CHUNKS]
+        for conv in machines[:: max(1, len(machines) // 12)]:
+            for chunk in chunks[:20]:
+                other = attrs.evolve(chunk, content=TextContent("something else entirely"))
+                answer = machine.quiet_update(conv, chunk)
+                assert machine.quiet_update(conv, other) == answer
+                asked += answer
+    assert asked  # not vacuous: some chunks are quiet
+
+
 def test_the_quiet_path_is_taken() -> None:
     # A chunk of a message the running turn already touched: the same machine comes back.
     note = UpdateSessionNotification("s", AgentMessageChunk("m1", TextContent("x")))

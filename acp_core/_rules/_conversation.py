@@ -258,7 +258,11 @@ def _work_grown(conv: Conversation, upd: object) -> Conversation | None:
 
 def quiet_update(conv: Conversation, update: object) -> bool:
     """Whether the agent's `session/update` carrying `update` is on the quiet path: `observe`
-    returns `conv` itself and finds nothing (a caller may skip the call)."""
+    returns `conv` itself and finds nothing (a caller may skip the call).
+
+    Of the update it reads the class and, through the effects' no-op tests (`INERT`), the
+    message or tool call id alone, so the chunks of one streamed message get one answer from
+    one machine (tests/test_machine_fast_path.py): a caller may keep it while both stay."""
     return _quiet(conv, update)
 
 
