@@ -41,7 +41,43 @@ TOOLS = [
     upd(P, "tool_call_content_chunk", toolCallId="t1", content={"type": "session", "sessionId": Q}),
     state(P, "idle", stopReason="cancelled", background=[]),
 ]
-TRACES = [t for _rule, good, bad, _i in CASES for t in (good, bad)] + [TOOLS]
+TABLE = [t for _rule, good, bad, _i in CASES for t in (good, bad)]
+
+
+def _states_again(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Each of the agent's state updates preceded by a copy without its background list and
+    # followed by itself again: states meet the quiet path's tests (a session that already
+    # showed no list) inside cancel windows, resumes, cancelled permissions, elicitations.
+    out = []
+    for entry in trace:
+        message = entry.get("message")
+        params = message.get("params") if isinstance(message, dict) else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if entry.get("from") != "agent" or not isinstance(update, dict):
+            out.append(entry)
+            continue
+        if update.get("sessionUpdate") != "state_update":
+            out.append(entry)
+            continue
+        plain = {k: v for k, v in update.items() if k != "background"}
+        out.append({**entry, "message": {**message, "params": {**params, "update": plain}}})
+        out += [entry, entry]
+    return out
+
+
+# A cancel window over a listed tool call, then states without the list (R74 once): the
+# session shows no list, yet its state still closes the window's tool items (R73).
+WINDOW = [
+    *NEW,
+    tool(P, title="watch", status="in_progress", capabilities=CAN),
+    state(P, "running", background=BG_T1),
+    cancel(P),
+    state(P, "running"),
+    state(P, "running"),
+    tool(P, status="cancelled"),
+    state(P, "idle", stopReason="cancelled"),
+]
+TRACES = [*TABLE, TOOLS, WINDOW, *(_states_again(t) for t in TABLE if _states_again(t) != t)]
 # The chunks of a session that is named, then announced as someone's child.
 _P, _K = "sess_parent", "sess_child_1"
 
