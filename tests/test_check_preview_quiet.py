@@ -5,6 +5,7 @@ findings at every message. A planted quiet path that also skips a child's chunks
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -40,7 +41,43 @@ TOOLS = [
     upd(P, "tool_call_content_chunk", toolCallId="t1", content={"type": "session", "sessionId": Q}),
     state(P, "idle", stopReason="cancelled", background=[]),
 ]
-TRACES = [t for _rule, good, bad, _i in CASES for t in (good, bad)] + [TOOLS]
+TABLE = [t for _rule, good, bad, _i in CASES for t in (good, bad)]
+
+
+def _states_again(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Each of the agent's state updates preceded by a copy without its background list and
+    # followed by itself again: states meet the quiet path's tests (a session that already
+    # showed no list) inside cancel windows, resumes, cancelled permissions, elicitations.
+    out = []
+    for entry in trace:
+        message = entry.get("message")
+        params = message.get("params") if isinstance(message, dict) else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if entry.get("from") != "agent" or not isinstance(update, dict):
+            out.append(entry)
+            continue
+        if update.get("sessionUpdate") != "state_update":
+            out.append(entry)
+            continue
+        plain = {k: v for k, v in update.items() if k != "background"}
+        out.append({**entry, "message": {**message, "params": {**params, "update": plain}}})
+        out += [entry, entry]
+    return out
+
+
+# A cancel window over a listed tool call, then states without the list (R74 once): the
+# session shows no list, yet its state still closes the window's tool items (R73).
+WINDOW = [
+    *NEW,
+    tool(P, title="watch", status="in_progress", capabilities=CAN),
+    state(P, "running", background=BG_T1),
+    cancel(P),
+    state(P, "running"),
+    state(P, "running"),
+    tool(P, status="cancelled"),
+    state(P, "idle", stopReason="cancelled"),
+]
+TRACES = [*TABLE, TOOLS, WINDOW, *(_states_again(t) for t in TABLE if _states_again(t) != t)]
 # The chunks of a session that is named, then announced as someone's child.
 _P, _K = "sess_parent", "sess_child_1"
 
@@ -112,3 +149,40 @@ def test_tool_traffic_reaches_the_quiet_path() -> None:
         sid = getattr(message, "session_id", None)
         state, _ = cp.observe_connection(state, at, entry["from"], message, session=sid)
     assert kinds == ["ToolCallUpdate", "ToolCallContentChunk", "ToolCallUpdate"]
+
+
+def _judged_updates() -> Iterator[tuple[Any, Any]]:
+    """(judge before it, message) for every agent `session/update` of every trace."""
+    for trace in TRACES:
+        state = cp.PreviewState(acp.V2_PREVIEW)
+        for at, entry in enumerate(trace):
+            try:
+                message = decode_message(_wire(entry), revision=acp.V2_PREVIEW)
+            except acp.DecodeError:
+                continue
+            if isinstance(message, list) or type(message).__name__ == "Batch":
+                continue
+            if entry["from"] == "agent" and type(message) is acp.UpdateSessionNotification:
+                yield state, message
+            sid = getattr(message, "session_id", None)
+            state, _ = cp.observe_connection(state, at, entry["from"], message, session=sid)
+
+
+def test_the_split_quiet_test_is_the_whole_one() -> None:
+    # `quiet` is `quiet_session` (no update read) and `quiet_update`; an update of a class in
+    # `QUIET_UPDATES` is quiet wherever the session may be (what the client connection's
+    # runs ask once per class: `_connection_client_updates._quiet_class`).
+    quiet_by_class = held_back = 0
+    for judge, message in _judged_updates():
+        sid, update = message.session_id, message.update
+        whole = cp.quiet(judge, "agent", message)
+        assert whole == (cp.quiet_session(judge, sid) and cp.quiet_update(judge, sid, update))
+        if type(update) in cp.QUIET_UPDATES:
+            if cp.quiet_session(judge, sid):
+                assert whole
+                quiet_by_class += 1
+            else:  # a child's, an unnamed or a replaying session's chunk
+                assert not whole
+                held_back += 1
+    assert quiet_by_class  # not vacuous
+    assert held_back

@@ -166,6 +166,50 @@ def test_a_host_prompt_ends_at_its_own_update_inside_a_run() -> None:
     _assert_same(conn, data + _line(answer))
 
 
+def test_a_run_ending_at_a_prompt_leaves_the_rules_and_the_judge_where_it_ended() -> None:
+    # After the idle that ends the host's prompt, the same read goes on with updates the
+    # judge records (a state, a tool call's first sight, a user message) and ones it lets
+    # through: the run that ends at the idle must leave the exchange rules and the judge as
+    # they stood after the idle, not after what the loop looked at beyond it.
+    conn = _prompted(_ready(), cancel=False)
+    chunk = _update(_chunk("agent_message_chunk", "a1"))
+    running = _update({"sessionUpdate": "state_update", "state": "running"})
+    first = _update({"sessionUpdate": "tool_call_update", "toolCallId": "call_9"})
+    after = running + first + chunk + _update(_chunk("user_message_chunk", "u2")) + chunk
+    data = _update(_chunk("user_message_chunk", "u1")) + chunk * 2 + _update(_IDLE) + after
+    step = _assert_same(conn, data)
+    assert [type(e).__name__ for e in step.events].count("PromptEnded") == 1
+
+
+@pytest.mark.parametrize("revision", [acp.V2_PREVIEW, acp.V2_2026_08], ids=lambda r: r.name)
+def test_a_chunk_is_asked_again_when_its_machine_or_its_class_changed(
+    revision: acp.Revision,
+) -> None:
+    # The run remembers the machine's quiet answer for the chunks of one streamed message:
+    # the same id after the machine moved on (a new turn: the id is new to its work), the
+    # same id in a chunk of another class (a user message's: new to the user's ids), and
+    # another id on the same machine must be asked again.
+    def chunk(kind: str) -> bytes:
+        return _update(_chunk(kind, "m1"))
+
+    running = _update({"sessionUpdate": "state_update", "state": "running"})
+    idle = _update(_IDLE)
+    agent = chunk("agent_message_chunk")
+    for data in (
+        running + agent * 2 + idle + running + agent * 2,
+        # quiet outside a turn (the history begun by another message), then new to the work
+        _update(_chunk("agent_message_chunk", "m0")) + agent * 2 + running + agent * 2,
+        running + _update(_chunk("agent_message_chunk", "m0")) * 2 + agent * 2,  # a new id
+        running + agent * 2 + chunk("user_message_chunk") * 2 + agent,
+        running + chunk("agent_thought_chunk") * 2 + agent * 2,
+    ):
+        conn = _ready(revision)
+        _assert_same(conn, data)
+        # and the engine's own law, on one piece (the connection may cut a read's runs)
+        messages = [decode_message(json.loads(line)) for line in data.splitlines()]
+        _pieces_equal_steps(conn.engine(SID), messages)
+
+
 def test_a_view_set_apart_by_a_local_cancel_folds_as_it_reduces() -> None:
     conn = _prompted(_ready(), cancel=True)
     _assert_same(conn, _workload_bytes(600, ended=False))
@@ -584,3 +628,55 @@ def test_any_stream_ends_equal_with_the_compiled_decoder_and_without(
         if start != "none":
             conn = _prompted(conn, cancel=start == "cancel")
     _assert_compiled_changes_nothing(conn, _cut(data, cuts))
+
+
+def test_a_class_a_run_lets_through_unasked_is_quiet_for_the_rules_and_the_judge() -> None:
+    # `_quiet_class` (asked once per update class while the rules and the judge stay the
+    # same values) says yes only where `exchange_quiet` and the judge's `quiet` would, for
+    # every update of that class: over the judges the Preview trace table reaches (children,
+    # replay windows, cancels, unnamed sessions) and exchange rules before and after the
+    # handshake.
+    from test_check_preview_quiet import _judged_updates
+
+    from acp_core._engines._connection_client_updates import _quiet_class
+    from acp_core._rules._check_exchange import exchange_quiet
+    from acp_core._rules._check_preview import quiet, quiet_session
+
+    fresh = c.new_client_connection(_INFO).exchange
+    started = _ready().exchange
+    assert fresh is not None
+    assert started is not None
+    let_through = 0
+    for judge, message in _judged_updates():
+        sid, cls = message.session_id, type(message.update)
+        for rules in (None, fresh, started):
+            if _quiet_class(rules, judge, quiet_session(judge, sid), cls):
+                let_through += 1
+                assert rules is None or exchange_quiet(rules, "agent", message)
+                assert quiet(judge, "agent", message)
+            if _quiet_class(rules, None, False, cls):
+                assert rules is None or exchange_quiet(rules, "agent", message)
+    assert let_through  # not vacuous (the plain chunks of named top-level sessions)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.booleans(), min_size=1, max_size=12),  # whether each message changed them
+    st.data(),
+)
+def test_a_run_keeps_the_rules_and_the_judge_after_each_prefix(
+    changes: list[bool], data: st.DataObject
+) -> None:
+    # `values_after` over the sparse record of changes gives the values after the first
+    # `taken` messages, as a record of every message would.
+    from acp_core._engines._connection_client_updates import values_after
+
+    every = [(0, 0)]  # (rules, judge) after each prefix, as labels
+    kept = [(0, ("r", 0), ("j", 0))]
+    for n, changed in enumerate(changes, start=1):
+        if changed:
+            kept.append((n, ("r", n), ("j", n)))
+        every.append((kept[-1][1][1], kept[-1][2][1]))
+    taken = data.draw(st.integers(1, len(changes)))
+    rules, judge = values_after(kept, taken)
+    assert (rules[1], judge[1]) == every[taken]

@@ -121,6 +121,53 @@ def test_the_work_grown_path_is_taken() -> None:
         conv = full[0]
 
 
+_CHUNKS = ("AgentMessageChunk", "AgentThoughtChunk", "UserMessageChunk")
+
+
+@pytest.mark.parametrize("revision", list(REVISIONS.values()), ids=list(REVISIONS))
+def test_the_quiet_answer_to_a_chunk_reads_its_class_and_message_id_alone(revision: Any) -> None:
+    # What the client engine's runs rely on to keep one answer for the chunks of a streamed
+    # message (`_engines/_client.receive_updates`): from one machine, two chunks of one class
+    # and message id get the same answer, whatever else they hold.
+    asked = 0
+    for path in TRACES:
+        messages = _messages(path)
+        machines = [Conversation.start(revision)] + [
+            conv for conv, _ in _follow(messages, revision, True, False)
+        ]
+        chunks = [m.update for _, m in messages if type(m).__name__ == "UpdateSessionNotification"]
+        chunks = [u for u in chunks if type(u).__name__ in _CHUNKS]
+        for conv in machines[:: max(1, len(machines) // 12)]:
+            for chunk in chunks[:20]:
+                other = attrs.evolve(chunk, content=TextContent("something else entirely"))
+                answer = machine.quiet_update(conv, chunk)
+                assert machine.quiet_update(conv, other) == answer
+                asked += answer
+    assert asked  # not vacuous: some chunks are quiet
+
+
+_REBUILT = [f.name for f in attrs.fields(Conversation) if f.init]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_rebuilt_machine_is_the_one_evolve_gives(data: st.DataObject) -> None:
+    # `_rebuild` (one generated copy per set of changed fields, in the order given) against
+    # `attrs.evolve` with the same changes: the same value, its remembered stage started over.
+    path = data.draw(st.sampled_from(TRACES))
+    seen = [conv for conv, _ in _follow(_messages(path), acp.V2_PREVIEW, True, False)]
+    if len(seen) < 2:
+        return
+    old, new = data.draw(st.sampled_from(seen)), data.draw(st.sampled_from(seen))
+    names = data.draw(st.lists(st.sampled_from(_REBUILT), unique=True))
+    changes = {name: getattr(new, name) for name in names}
+    machine.stage_of(old)  # remembered on `old`
+    rebuilt = machine._rebuild(old, changes)
+    assert rebuilt == attrs.evolve(old, **changes)
+    assert rebuilt.cached_stage is None
+    assert machine.stage_of(rebuilt) == machine.stage_of(attrs.evolve(old, **changes))
+
+
 def test_the_quiet_path_is_taken() -> None:
     # A chunk of a message the running turn already touched: the same machine comes back.
     note = UpdateSessionNotification("s", AgentMessageChunk("m1", TextContent("x")))

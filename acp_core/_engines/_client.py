@@ -322,18 +322,37 @@ def receive_updates(
     patched: dict[str, tuple[Any, Any, Any]] = {}
     created: set[str] = set()  # the tool calls first reported in `run`
     session: SessionState = engine.session  # as of the start of `run` (and `b.view` too)
+    # The machine's last quiet answer for a plain text chunk, and what it was asked of: the
+    # machine, the chunk's class and message id (all `quiet_update` reads of a chunk), so
+    # the next chunks of a streamed message are not asked again while the machine stays.
+    asked: tuple[Any, type, str] | None = None
+    asked_quiet = False
     for message in messages:
         update = message.update
         moved = False  # only the machine moves the prompt records (`apply_update` never does)
-        if quiet_update(b.conversation, update):
+        role = plain_chunk_role(update)
+        conversation = b.conversation
+        if role is None:
+            quiet = quiet_update(conversation, update)
+        else:
+            chunk: Any = update
+            message_id: str = chunk.message_id
+            if (
+                asked is not None
+                and asked[0] is conversation
+                and asked[1] is type(update)
+                and asked[2] == message_id
+            ):
+                quiet = asked_quiet
+            else:
+                quiet = asked_quiet = quiet_update(conversation, update)
+                asked = (conversation, type(update), message_id)
+        if quiet:
             b.at += 1  # what `b.receive` does on the machine's quiet path
         else:
             b.receive(message)
             moved = b.sent is not sent
-        role = plain_chunk_role(update)
         if role is not None:
-            chunk: Any = update
-            message_id: str = chunk.message_id
             known = roles.get(message_id)
             if known is None:
                 known = session.message_role(message_id)

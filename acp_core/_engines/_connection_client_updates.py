@@ -34,8 +34,13 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from acp_core._errors import DecodeError
-from acp_core._rules._check_exchange import exchange_quiet
-from acp_core._rules._check_preview import observe_connection_fully, quiet
+from acp_core._rules._check_exchange import exchange_quiet_update
+from acp_core._rules._check_preview import (
+    QUIET_UPDATES,
+    observe_connection_fully,
+    quiet_session,
+    quiet_update,
+)
 from acp_core._wire._codec import decode_message
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import Parsed
@@ -47,7 +52,7 @@ from ._connection_client_events import update_run_events
 from ._connection_client_state import ClientConnection
 from ._connection_values import ConnectionStep
 
-__all__ = ["HotLine", "receive_update_run"]
+__all__ = ["HotLine", "receive_update_run", "values_after"]
 
 _SESSION_UPDATE = "session/update"
 
@@ -90,11 +95,18 @@ def receive_update_run(
     if session is None or conn.replaying(sid):
         return None
     revision = conn.revision
-    rules, judge, at = conn.exchange, conn.judge, conn.judged
+    rules, judge = conn.exchange, conn.judge
     messages: list[UpdateSessionNotification] = []
-    fed: list[tuple[Any, Any, int]] = []  # the rules and the judge after each message taken
-    end = start
-    while end < len(framed):
+    # The rules and the judge after the messages taken, where they changed: (how many
+    # messages were taken, rules, judge), in order (the bulk of a run changes neither).
+    kept: list[tuple[int, Any, Any]] = [(0, rules, judge)]
+    # Per update class, whether every agent update of this session of that class passes the
+    # exchange rules and the judge as they are (`_quiet_class`): worked out again whenever
+    # either changes.
+    quiet_classes: dict[type, bool] = {}
+    session_quiet = judge is not None and quiet_session(judge, sid)
+    end, size = start, len(framed)
+    while end < size:
         item: Any = framed[end]
         kind = type(item)
         if kind is tuple:
@@ -110,30 +122,45 @@ def receive_update_run(
                 break
         else:
             break
-        if type(message) is not UpdateSessionNotification or type(message.update) in _ALONE:
+        if type(message) is not UpdateSessionNotification:
+            break
+        update = message.update
+        cls = type(update)
+        passes = quiet_classes.get(cls)
+        if passes is None:
+            passes = quiet_classes[cls] = _quiet_class(rules, judge, session_quiet, cls)
+        if passes:  # (the bulk of the traffic)
+            messages.append(message)
+            end += 1
+            continue
+        if cls in _ALONE:
             break
         next_rules = rules
-        if rules is not None and not exchange_quiet(rules, "agent", message):
+        if rules is not None and not exchange_quiet_update(rules, cls):
             next_rules, found = rules.see("agent", message)
             if found:  # none of today's exchange rules finds a fault in an update: a guard
                 break
         next_judge = judge
-        if judge is not None:
-            if not quiet(judge, "agent", message):  # (the bulk of the traffic is)
-                next_judge, findings = observe_connection_fully(
-                    judge, at, "agent", message, session=sid
-                )
-                if findings:
-                    break
-            at += 1
-        rules, judge = next_rules, next_judge
+        if judge is not None and not (session_quiet and quiet_update(judge, sid, update)):
+            at = conn.judged + len(messages)  # the judge's label of this message
+            next_judge, findings = observe_connection_fully(
+                judge, at, "agent", message, session=sid
+            )
+            if findings:
+                break
         messages.append(message)
-        fed.append((rules, judge, at))
+        if next_rules is not rules or next_judge is not judge:
+            rules, judge = next_rules, next_judge
+            kept.append((len(messages), rules, judge))
+            quiet_classes = {}
+            session_quiet = judge is not None and quiet_session(judge, sid)
         end += 1
     if not messages:
         return None
     engine, changed = receive_updates(session.engine, messages)
-    rules, judge, at = fed[len(changed) - 1]  # the engine stops where a prompt record moved
+    taken = len(changed)  # the engine stops where a prompt record moved
+    rules, judge = values_after(kept, taken)
+    at = conn.judged + taken if judge is not None else conn.judged
     events, open_prompts = update_run_events(
         sid, session.engine, engine, messages, changed, session.open_prompts
     )
@@ -143,8 +170,33 @@ def receive_update_run(
         conn = fast_evolve(conn, sessions=sessions, exchange=rules)
     else:
         conn = fast_evolve(conn, sessions=sessions, exchange=rules, judge=judge, judged=at)
-    return ConnectionStep(conn, (), tuple(events)), len(changed)
+    return ConnectionStep(conn, (), tuple(events)), taken
 
 
 #: Updates the connection itself routes (`_connection_client._update`): never in a run.
 _ALONE: Final = frozenset({ReplayComplete, SubagentUpdate})
+
+
+def values_after(kept: Sequence[tuple[int, Any, Any]], taken: int) -> tuple[Any, Any]:
+    """The exchange rules and the judge after the first `taken` messages of a run, from
+    `kept`: (messages taken, rules, judge) at the start (0) and wherever either changed,
+    in order."""
+    for count, rules, judge in reversed(kept):
+        if count <= taken:
+            return rules, judge
+    _, rules, judge = kept[0]  # (never reached: the first entry is the run's start, 0)
+    return rules, judge
+
+
+def _quiet_class(rules: Any, judge: Any, session_quiet: bool, cls: type) -> bool:
+    # Whether every agent update of class `cls` for the run's session may join the run as
+    # the exchange rules `rules` and the judge `judge` stand, whatever it holds: not one the
+    # connection routes itself, one the exchange rules do not read (`exchange_quiet`'s
+    # answer per class), and one the judge lets through for its class alone (`quiet`: the
+    # session may be quiet at all, and the class is among `QUIET_UPDATES`). An update this
+    # says no to is asked the full questions.
+    return (
+        cls not in _ALONE
+        and (rules is None or exchange_quiet_update(rules, cls))
+        and (judge is None or (session_quiet and cls in QUIET_UPDATES))
+    )

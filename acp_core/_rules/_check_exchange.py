@@ -5,7 +5,8 @@ answers to what the client sent and advertised: JSON-RPC framing (`_rules/_check
 Framing`: J34-J44, J38), the answers to session management (`_rules/_check_answers.Answers`:
 J50-J64) and what `initialize` advertised held against later traffic (`_rules/_check_capabilities.
 Capabilities`: J70-J80, C2), with the sessions set up (`OpenSessions`, which J56 reads); and
-`exchange_quiet`, the test for the traffic none of them reads.
+`exchange_quiet` (and `exchange_quiet_update`, its answer per update class), the test for the
+traffic none of them reads.
 Must not know: what any of those rules says (each is decided in its component, the checker's
 one home for it), the conversation of a session (`_rules/_conversation.py`), engines, I/O.
 
@@ -40,7 +41,7 @@ from ._check_jsonrpc import Framing
 from ._check_message import Finding
 from ._check_sessions import NO_SESSIONS, OpenSessions
 
-__all__ = ["ExchangeRules", "exchange_quiet", "exchange_quiet_wire"]
+__all__ = ["ExchangeRules", "exchange_quiet", "exchange_quiet_update", "exchange_quiet_wire"]
 
 # The updates a component reads: the option set of a session (J62), an announced child (J56).
 _READ_UPDATES: Final = (ConfigOptionUpdate, SubagentUpdate)
@@ -98,10 +99,14 @@ def exchange_quiet(rules: ExchangeRules, side: str, message: object) -> bool:
     return (
         side == "agent"
         and type(message) is j.UpdateSessionNotification
-        and rules.opened.started
-        and rules.caps.started
-        and not isinstance(message.update, _READ_UPDATES)
+        and exchange_quiet_update(rules, type(message.update))
     )
+
+
+def exchange_quiet_update(rules: ExchangeRules, cls: type) -> bool:
+    """`exchange_quiet` of any agent's session update whose update is of class `cls`: it
+    reads nothing else of the message, so a caller may ask once per class and value."""
+    return rules.opened.started and rules.caps.started and not issubclass(cls, _READ_UPDATES)
 
 
 def exchange_quiet_wire(rules: ExchangeRules, side: str, wire: Mapping[str, Any]) -> bool:

@@ -65,6 +65,7 @@ from ._predicates import RequestKey, request_key, shown
 
 __all__ = [
     "CHECKED",
+    "QUIET_UPDATES",
     "PreviewDraft",
     "PreviewState",
     "c29_breach",
@@ -73,6 +74,8 @@ __all__ = [
     "observe_connection",
     "observe_connection_fully",
     "quiet",
+    "quiet_session",
+    "quiet_update",
     "quiet_wire",
 ]
 
@@ -203,8 +206,17 @@ def observe_connection_fully(
 
 
 #: Updates that change nothing here on a top-level session outside a replay window: the
-#: agent's own text streams (the bulk of every connection's traffic).
-_QUIET_UPDATES: Final = (u.AgentMessageChunk, u.AgentThoughtChunk)
+#: agent's own text streams (the bulk of every connection's traffic), and the updates
+#: `on_update` has no branch for that name no session (`session_names`: no `background`,
+#: content or envelope ids), so only its replay window (outside the quiet path) reads them.
+_QUIET_UPDATES: Final = (
+    u.AgentMessageChunk,
+    u.AgentThoughtChunk,
+    u.UsageUpdate,
+    u.PlanUpdate,
+    u.SessionInfoUpdate,
+    u.AvailableCommandsUpdate,
+)
 
 
 def quiet(state: PreviewState, sender: str, message: object) -> bool:
@@ -217,14 +229,45 @@ def quiet(state: PreviewState, sender: str, message: object) -> bool:
     if sender != "agent" or type(message) is not j.UpdateSessionNotification:
         return False
     sid = message.session_id
-    if sid not in state.named or sid in state.parents or sid in state.replaying:
-        return False
-    upd = message.update
+    return quiet_session(state, sid) and quiet_update(state, sid, message.update)
+
+
+def quiet_session(state: PreviewState, sid: str) -> bool:
+    """The part of `quiet` that reads no update: whether an agent's update of session `sid`
+    can be quiet at all (a session the connection named, nobody's child, not replaying)."""
+    return sid in state.named and sid not in state.parents and sid not in state.replaying
+
+
+def quiet_update(state: PreviewState, sid: str, upd: object) -> bool:
+    """The rest of `quiet` for an agent's update `upd` of session `sid` where `quiet_session`
+    holds; true for every update of a class in `QUIET_UPDATES` (a caller may skip the call)."""
     if type(upd) in _QUIET_UPDATES:
         return True
     if type(upd) is u.ToolCallContentChunk:
         return type(upd.content) is not SessionReference
+    if type(upd) is u.RunningStateUpdate or type(upd) is u.IdleStateUpdate:
+        return _quiet_state(state, sid, upd)
     return type(upd) is u.ToolCallUpdate and _quiet_tool(state, sid, upd)
+
+
+def _quiet_state(
+    state: PreviewState, sid: str, upd: u.RunningStateUpdate | u.IdleStateUpdate
+) -> bool:
+    # `_check_preview_updates._state` changes nothing and reports nothing (the session is
+    # nobody's child, `quiet_session`): no cancel window open (R73), no resume to serve
+    # (R62), for an idle no permission pending since a cancel (R71) and no elicitation
+    # (R72), and no background list where the session already showed none (R74).
+    if state.cancels.windows or state.resumes:
+        return False
+    if type(upd) is u.IdleStateUpdate and (state.cancelled or state.cancels.elicitations):
+        return False
+    if isinstance(getattr(upd, "background", UNSET), tuple):
+        return False
+    return sid in state.background and state.background[sid] is None
+
+
+#: The update classes `quiet_update` finds quiet whatever they hold.
+QUIET_UPDATES: Final = frozenset(_QUIET_UPDATES)
 
 
 def _quiet_tool(state: PreviewState, sid: str, upd: u.ToolCallUpdate) -> bool:

@@ -59,14 +59,14 @@ effect and the stages it moves (`_MOVES`). `CHECKED` (the rule ids with a guard)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import attrs
 
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
-from acp_core._wire._fastnew import fast_constructor
+from acp_core._wire._fastnew import fast_constructor, fast_replace
 from acp_core._wire._revision import Revision
 
 from ._conversation_effects import WORK_INERT, c15_breach, work_grown
@@ -258,7 +258,11 @@ def _work_grown(conv: Conversation, upd: object) -> Conversation | None:
 
 def quiet_update(conv: Conversation, update: object) -> bool:
     """Whether the agent's `session/update` carrying `update` is on the quiet path: `observe`
-    returns `conv` itself and finds nothing (a caller may skip the call)."""
+    returns `conv` itself and finds nothing (a caller may skip the call).
+
+    Of the update it reads the class and, through the effects' no-op tests (`INERT`), the
+    message or tool call id alone, so the chunks of one streamed message get one answer from
+    one machine (tests/test_machine_fast_path.py): a caller may keep it while both stay."""
     return _quiet(conv, update)
 
 
@@ -278,8 +282,24 @@ _MAKE: Final = fast_constructor(Conversation)
 
 
 def _rebuild(conv: Conversation, changes: dict[str, Any]) -> Conversation:
-    # attrs.evolve re-runs __init__ over every field; this sets the slots directly.
-    return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS], None)
+    # attrs.evolve re-runs __init__ over every field; this sets the slots directly, by one
+    # generated function per set of changed fields (`fast_replace`: the remembered stage
+    # starts over), a few dozen at most (the effects' and `Obs.set`'s field sets).
+    names = tuple(changes)
+    replace = _REPLACERS.get(names)
+    if replace is None:
+        if len(_REPLACERS) >= _MAX_REPLACERS or not _INIT_FIELDS.issuperset(names):
+            return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS], None)
+        replace = _REPLACERS[names] = fast_replace(Conversation, names)
+    rebuilt: Conversation = replace(conv, *changes.values())
+    return rebuilt
+
+
+_INIT_FIELDS: Final = frozenset(_FIELDS)
+#: `_rebuild`'s generated functions, by the changed field names in order (bounded: past
+#: `_MAX_REPLACERS` sets, a rebuild takes the generic build).
+_REPLACERS: dict[tuple[str, ...], Callable[..., Conversation]] = {}
+_MAX_REPLACERS: Final = 256
 
 
 def finish(conv: Conversation) -> tuple[Finding, ...]:
