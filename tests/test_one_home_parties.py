@@ -12,9 +12,11 @@ import attrs
 import pytest
 from conn_pair import Pair
 from pair import prompt_wire, receive
+from preview_traces import CASES as PREVIEW_CASES
 from test_agent_preview import refused, with_child
 from test_connection_preview import CHUNK, SID, Client, announce
 from test_hostile_ids import _line, _permission_wire
+from trace_builders import K
 
 import acp_core as acp
 from acp_core._engines import (
@@ -31,7 +33,13 @@ from acp_core._engines import (
     _request_ids,
     _step,
 )
-from acp_core._rules import _check_message, _check_preview_updates, _check_sessions, _naming
+from acp_core._rules import (
+    _check_message,
+    _check_preview,
+    _check_preview_updates,
+    _check_sessions,
+    _naming,
+)
 
 #: A real rule other than the one each decider says, so every party can name it.
 OTHER = "R56"
@@ -265,9 +273,7 @@ def test_a_cancel_the_child_or_item_does_not_permit_is_what_its_home_says(
     assert said() == rule
     # Planted: the engine writing its own "C29" / "C41" again fails its row.
     real = getattr(module, decider)
-    monkeypatch.setattr(
-        module, decider, lambda *args: None if real(*args) is None else _stray()
-    )
+    monkeypatch.setattr(module, decider, lambda *args: None if real(*args) is None else _stray())
     assert said() == OTHER
 
 
@@ -452,6 +458,42 @@ def test_a_key_reused_for_another_prompt_is_refused_with_what_c43s_decider_says(
     with pytest.raises(acp.LocalProtocolError) as error:
         acp.step(client, other)
     assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")
+
+
+def test_traffic_for_a_closed_child_is_refused_with_what_r76s_decider_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R76 (nothing for a closed session's children) is decided by the checker's `r76_breach`;
+    # the agent engine asks it before its tree reduces traffic for a session the tree closed
+    # (no `_TREE_RULES` entry, no literal). Planted: the CLOSED_SESSION_TRAFFIC -> "R76"
+    # entry back in place of the decider call fails this.
+    engine = with_child()
+    engine = attrs.evolve(engine, children=acp.close_session(engine.children, SID))
+    intent = acp.SendUpdate(acp.AgentMessageChunk("m", acp.TextContent("x")), "c1")
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    words = _check_preview.r76_breach("c1", True)
+    assert words is not None
+    assert (error.value.rule, error.value.detail[: len(words[1])]) == words
+    monkeypatch.setattr(_agent_children, "r76_breach", lambda *_: (OTHER, "planted"))
+    with pytest.raises(acp.LocalProtocolError) as error:
+        acp.step(engine, intent)
+    assert error.value.rule == OTHER
+
+
+def test_the_checkers_r76_is_worded_by_its_decider_and_adds_the_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The checker asks `r76_breach` with its view (an ancestor's close was answered) and
+    # adds the close's line. Planted: `PreviewDraft.use`'s own "R76" literal back fails this.
+    (bad,) = [bad for rule, _good, bad, _i in PREVIEW_CASES if rule == "R76"]
+    words = _check_preview.r76_breach(K, True)
+    assert words is not None
+    found = [(v.rule, v.message) for v in acp.check_trace(bad, revision=acp.V2_PREVIEW)]
+    assert found == [("R76", f"{words[1]} (the close of its parent, line 2)")]
+    monkeypatch.setattr(_check_preview, "r76_breach", lambda *_: (OTHER, "planted"))
+    found = [(v.rule, v.message) for v in acp.check_trace(bad, revision=acp.V2_PREVIEW)]
+    assert found == [(OTHER, "planted (the close of its parent, line 2)")]
 
 
 @pytest.mark.parametrize(

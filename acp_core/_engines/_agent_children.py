@@ -13,7 +13,8 @@ children (`_engines/_agent_cancel.py`), the background list and item cancels
 Where each rule lives. What the client knows about sessions is the connection's view,
 `SessionTree` (`_state/_reduce_children.py`): the engine reduces what it sends into the same
 tree a client keeps and refuses an update whose reduction the tree would diagnose
-(`_TREE_RULES`; an announcement is first judged by the checker's own R48/R49 decider), so
+(`_TREE_RULES`; an announcement is first judged by the checker's own R48/R49 decider and
+traffic for a closed session by its R76 decider, `r76_breach`), so
 the view's diagnostics and the engine's refusals cannot disagree. Each
 child's lifecycle (running, idle, cancel) is its own conversation machine
 (`Build.child_machine`), so R21, R23 and the rest apply per child (R50) with their one home.
@@ -29,10 +30,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import AcpError
+from acp_core._rules._check_preview import r76_breach
 from acp_core._rules._check_preview_updates import announce_finding
 from acp_core._rules._naming import named_sessions, naming_rule
 from acp_core._state._reduce_children import (
-    CLOSED_SESSION_TRAFFIC,
     UNANNOUNCED_SESSION,
     SessionTree,
     open_session,
@@ -59,12 +60,13 @@ __all__ = ["CHILDREN_STEPS", "on_wire", "send_on_child", "send_update", "tree_re
 #: with what to do instead. An update naming a session nobody announced (the tree's
 #: UNKNOWN_SESSION_REFERENCE) is not here: which rule that breaks depends on how it names it
 #: (R47, R56, R74), `named_sessions` says, and the engine refuses it first (`Build.update`).
+#: Nor is traffic for a closed session (CLOSED_SESSION_TRAFFIC): the checker's `r76_breach`
+#: decides it, asked before the tree reduces anything (`_reduce`).
 _TREE_RULES: Final = {
     UNANNOUNCED_SESSION: (
         naming_rule("envelope"),
         "announce it first with SendUpdate(SubagentUpdate(...))",
     ),
-    CLOSED_SESSION_TRAFFIC: ("R76", "the session was closed: send nothing more for it"),
 }
 #: What to do instead, after the checker's R48 / R49 finding on an announcement.
 _ANNOUNCE_HINT: Final = (
@@ -97,6 +99,10 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
     tree = b.children
     if b.engine.session_id not in tree.sessions:  # an engine built without `new_agent`
         tree = open_session(tree, b.engine.session_id, revision=b.engine.revision)
+    if target in tree.closed:  # R76: the checker's decider, on the engine's tree
+        found = r76_breach(target, True)
+        if found is not None:
+            raise refuse(found[0], f"{found[1]} (send nothing more for it)")
     if type(update) is SubagentUpdate:  # R48, R49: the checker's decider, on the engine's tree
         found = announce_finding(tree.parents, target, update.session_id)
         if found is not None:

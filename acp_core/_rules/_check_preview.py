@@ -77,6 +77,7 @@ __all__ = [
     "quiet_session",
     "quiet_update",
     "quiet_wire",
+    "r76_breach",
 ]
 
 #: The rules these checks report (the `checked` column of docs/rules.md).
@@ -121,6 +122,21 @@ def c41_breach(method: str, item_id: str, can_cancel: bool) -> tuple[str, str] |
     if can_cancel:
         return None
     return "C41", f"{method} for {shown(item_id)}, which does not advertise capabilities.cancel"
+
+
+def r76_breach(sid: str, ended: bool) -> tuple[str, str] | None:
+    """R76 (decision P13): nothing goes out for a session once the `session/close` that ends
+    it was answered: a closed session's children end with it. The rule and why for traffic
+    on `sid`, or None; `ended` is the asker's view (the checker: an ancestor's close was
+    answered, it adds that line; the agent engine: its tree closed `sid`). Asked by the
+    checker (`PreviewDraft.use`) and by the agent engine before it sends on a child."""
+    if not ended:
+        return None
+    return (
+        "R76",
+        f"traffic for {shown(sid)} after the session/close that ended it was answered: "
+        "a closed session's children end with it",
+    )
 
 
 @frozen(slots=True)
@@ -453,13 +469,12 @@ class PreviewDraft(_Scratch):
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
         if sid not in self.named and sid not in self.parents and sid not in self.unclaimed:
             self.unclaimed = self.unclaimed.set(sid, (at, "envelope"))
-        if self.closed_parent(sid) is not None:
-            self.report(
-                "R76",
-                at,
-                f"traffic for {shown(sid)} after session/close of its parent was answered "
-                f"(line {self.closed_parent(sid)}): a closed session's children end with it",
-            )
+        if not self.closed:  # no close answered yet: the common case asks nothing
+            return
+        closed_at = self.closed_parent(sid)
+        found = r76_breach(sid, closed_at is not None)
+        if found is not None:
+            self.report(found[0], at, f"{found[1]} (the close of its parent, line {closed_at})")
 
     def closed_parent(self, sid: str) -> int | None:
         parent = self.parents.get(sid)

@@ -120,7 +120,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R73": ("acp_core._rules._check_preview_updates:_r73",),
     "R74": ("acp_core._rules._check_preview_updates:background_findings",),
     "R75": ("acp_core._rules._check_preview_answers:agent_answer",),
-    "R76": ("acp_core._rules._check_preview:PreviewDraft.use",),
+    "R76": ("acp_core._rules._check_preview:r76_breach",),
     "R79": ("acp_core._rules._check_preview_updates:_suggestions",),
     "R80": ("acp_core._rules._check_undecodable:_explain",),
     "R81": ("acp_core._rules._check_preview_updates:_tool",),
