@@ -366,3 +366,11 @@ CASES.extend(CASES_B)
 from preview_prompt_traces import CASES as _PROMPT_CASES  # noqa: E402
 
 CASES += _PROMPT_CASES
+
+# R48 of a top-level session announced as a child (the trace sets `Q` up with its own
+# `session/new`): the checker's `announce_finding` with the sessions the connection set up.
+_NEW_Q = (
+    request("client", 9, "session/new", cwd="/w"),
+    result("agent", 9, {"sessionId": Q}),
+)
+CASES.append(("R48", [*_NEW_Q, announce(P, K)], [*_NEW_Q, announce(P, Q)], 2))

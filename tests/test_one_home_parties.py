@@ -16,6 +16,9 @@ from preview_traces import CASES as PREVIEW_CASES
 from test_agent_preview import refused, with_child
 from test_connection_preview import CHUNK, SID, Client, announce
 from test_hostile_ids import _line, _permission_wire
+from test_v1_client_connection import SID as V1_SID
+from test_v1_client_connection import _feed as _v1_feed
+from test_v1_client_connection import _opened as _v1_opened
 from trace_builders import K
 
 import acp_core as acp
@@ -460,6 +463,85 @@ def test_a_key_reused_for_another_prompt_is_refused_with_what_c43s_decider_says(
     assert (error.value.rule, error.value.detail[:7]) == (OTHER, "planted")
 
 
+def _v1_connection() -> Any:
+    """A Preview client connection whose agent negotiated protocol 1 (no judge runs: the v1
+    wire is normalized, the checker's cross-session rules do not see it) with session
+    `V1_SID`, child "c1" announced on it, and a second top-level session "s2"."""
+    conn = _v1_opened()
+    conn = _v1_feed(conn, _v1_announce(V1_SID, "c1")).connection
+    step = acp.connection_step(conn, acp.NewSession("/w2"))
+    answer = {"jsonrpc": "2.0", "id": step.outbound[0]["id"], "result": {"sessionId": "s2"}}
+    return _v1_feed(step.connection, answer).connection
+
+
+def _v1_announce(on: str, child: str) -> dict[str, Any]:
+    update = {"sessionUpdate": "subagent_update", "sessionId": child}
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": on, "update": update},
+    }
+
+
+@pytest.mark.parametrize(
+    ("announcer", "child", "rule"),
+    [(V1_SID, V1_SID, "R48"), (V1_SID, "s2", "R48"), ("s2", "c1", "R48")],
+    ids=["own", "top-level", "other-tree"],
+)
+def test_without_a_judge_the_client_connections_r48_asks_the_checkers_decider(
+    monkeypatch: pytest.MonkeyPatch, announcer: str, child: str, rule: str
+) -> None:
+    # `refused_announcement` makes its finding only where no judge runs (`judged_finding`):
+    # a v1 agent behind a Preview connection, whose `subagent_update` still reaches it (this
+    # reaches the branch with no hand-made state). What it says, a top-level session
+    # announced as a child and a child of another session's tree among them, is
+    # `announce_finding`'s over the connection's whole view. Planted, each caught: the old
+    # "a top-level session, as a child" and "a child in ...'s tree" literals back (top-level,
+    # other-tree); `judged_finding` made a no-op, as if dead (every row).
+    conn = _v1_connection()
+
+    def found() -> list[tuple[str, str]]:
+        step = _v1_feed(conn, _v1_announce(announcer, child))
+        return [(e.rule, e.detail) for e in step.events if isinstance(e, acp.connection.Finding)]
+
+    parents = acp.open_session(acp.SessionTree(), V1_SID).parents.set("c1", V1_SID)
+    top_level = (V1_SID, "s2")
+    assert found() == [
+        _check_preview_updates.announce_finding(parents, announcer, child, top_level)
+    ]
+    assert found()[0][0] == rule
+    monkeypatch.setattr(_connection_client_preview, "announce_finding", lambda *_: (OTHER, "x"))
+    assert found() == [(OTHER, "x")]
+
+
+@pytest.mark.parametrize(("announcer", "child"), [(SID, "sess_2"), ("sess_2", "c1")])
+def test_with_the_judge_the_client_connections_r48_is_the_checkers_alone(
+    monkeypatch: pytest.MonkeyPatch, announcer: str, child: str
+) -> None:
+    # At the Preview the judge (the checker's cross-session rules) says R48 of a top-level
+    # session announced as a child and of a child of another session's tree, once; the
+    # connection adds nothing of its own and drops the announcement. Planted, each caught:
+    # the old `b.finding("R48", ... a top-level session, as a child)` back (two findings);
+    # the checker's `_announce` without the top-level sessions (no finding).
+    def found() -> list[tuple[str, str]]:
+        c = Client()
+        out = c.do(acp.NewSession("/w2"))
+        c.agent({"id": out[0]["id"], "result": {"sessionId": "sess_2"}})
+        c.update(SID, announce("c1"))
+        c.events.clear()
+        c.update(announcer, announce(child))
+        assert acp.parent_of(c.engine().children, "sess_2") is None  # dropped
+        return [(e.rule, e.detail) for e in c.events if isinstance(e, acp.connection.Finding)]
+
+    parents = acp.open_session(acp.SessionTree(), SID).parents.set("c1", SID)
+    expected = _check_preview_updates.announce_finding(parents, announcer, child, (SID, "sess_2"))
+    assert expected is not None
+    assert expected[0] == "R48"
+    assert found() == [expected]
+    monkeypatch.setattr(_check_preview_updates, "announce_finding", lambda *_: (OTHER, "x"))
+    assert found() == [(OTHER, "x")]
+
+
 def test_traffic_for_a_closed_child_is_refused_with_what_r76s_decider_says(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -494,31 +576,3 @@ def test_the_checkers_r76_is_worded_by_its_decider_and_adds_the_line(
     monkeypatch.setattr(_check_preview, "r76_breach", lambda *_: (OTHER, "planted"))
     found = [(v.rule, v.message) for v in acp.check_trace(bad, revision=acp.V2_PREVIEW)]
     assert found == [(OTHER, "planted (the close of its parent, line 2)")]
-
-
-@pytest.mark.parametrize(
-    ("announcer", "child", "rule"),
-    [(SID, SID, "R48"), ("c1", SID, "R48"), (SID, "g1", "R49")],
-    ids=["own", "ancestor", "grandchild"],
-)
-def test_the_client_connections_own_r48_r49_findings_ask_the_checkers_decider(
-    monkeypatch: pytest.MonkeyPatch, announcer: str, child: str, rule: str
-) -> None:
-    # `refused_announcement` makes its finding only where no judge runs (its
-    # `judged_finding`); with the judge taken away, what it says within a session's tree is
-    # `announce_finding`'s, rule and words. Planted: the old ancestor walk and "a child of"
-    # literals back fail this (the grandchild row said R48 where the checker says R49).
-    def found() -> list[tuple[str, str]]:
-        c = Client()
-        c.update(SID, announce("c1"))
-        c.update("c1", announce("g1"))
-        c.conn = attrs.evolve(c.conn, judge=None)
-        c.events.clear()
-        c.update(announcer, announce(child))
-        return [(e.rule, e.detail) for e in c.events if isinstance(e, acp.connection.Finding)]
-
-    parents = acp.open_session(acp.SessionTree(), SID).parents.set("c1", SID).set("g1", "c1")
-    assert found() == [_check_preview_updates.announce_finding(parents, announcer, child)]
-    assert found()[0][0] == rule
-    monkeypatch.setattr(_connection_client_preview, "announce_finding", lambda *_: (OTHER, "x"))
-    assert found() == [(OTHER, "x")]

@@ -61,26 +61,29 @@ def hold(b: Build, message: Message) -> bool:
 def refused_announcement(b: Build, owner: str, message: UpdateSessionNotification) -> bool:
     """R48 as a connection sees it, before `message` reaches `owner`'s tree: a
     `subagent_update` may not make another top-level session of this connection a child
-    (refused: each session's tree knows only itself, so it would take it), nor make a
-    session its own descendant, nor move a child to a second parent (the tree keeps the
-    first, P5; the host is told, where before the tree's diagnostic was all). True: drop it."""
+    (refused: each session's tree knows only itself, so it would take it), nor move a child
+    of another session's tree to a second parent (the first announcement keeps it, P5): True,
+    drop it. Within `owner`'s tree the tree keeps the first parent (or ignores a loop) with
+    its own diagnostic. Every finding is the checker's `announce_finding`, asked with what
+    the checker sees of the whole connection (the owner's tree, the child's parent in
+    another tree, the top-level sessions), and made only where no judge runs (a v1 wire
+    behind a Preview connection, `judged_finding`): the judge is the checker itself."""
     update = message.update
     if type(update) is not SubagentUpdate:
         return False
     child, announcer = update.session_id, message.session_id
-    if child in b.sessions and child != owner:
-        b.finding("R48", f"{announcer!r} announced {child!r}, a top-level session, as a child")
-        return True
+    parents = b.sessions[owner].engine.children.parents
     other = child_owner(b, child)
+    elsewhere = child in b.sessions and child != owner
     if other is not None and other != owner:
-        b.judged_finding("R48", f"{announcer!r} announced {child!r}, a child in {other!r}'s tree")
-        return True  # the first announcement keeps it (P5)
-    # Within the owner's tree, R48 and R49 are what the checker's decider says of it (the
-    # tree ignores or keeps the first parent with its own diagnostic).
-    found = announce_finding(b.sessions[owner].engine.children.parents, announcer, child)
+        elsewhere = True
+        parent = b.sessions[other].engine.children.parents.get(child)
+        if parent is not None:
+            parents = parents.set(child, parent)
+    found = announce_finding(parents, announcer, child, b.sessions)
     if found is not None:
         b.judged_finding(*found)
-    return False
+    return elsewhere
 
 
 def route_child(b: Build, message: UpdateSessionNotification | RequestPermissionRequest) -> bool:

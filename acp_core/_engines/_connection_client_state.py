@@ -415,7 +415,11 @@ class Build:
 
     def judged_finding(self, rule: str, detail: str) -> None:
         """A finding the connection would make on its own for a rule the judge decides: made
-        only when no judge runs (2026-08, v1), so one fault is one finding from one home."""
+        only when no judge runs, so one fault is one finding from one home. Its callers
+        (`_connection_client_preview`) handle children, which exist only at the Preview,
+        where the judge runs unless the agent negotiated v1 (its wire is normalized, the
+        judge does not see it, yet a `subagent_update` still arrives): that is where it
+        speaks (tests/test_one_home_parties.py reaches it)."""
         if self.conn.judge is None or self.v1 is not None:
             self.finding(rule, detail)
 

@@ -18,7 +18,7 @@ session's turn lifecycle (`_rules/_conversation*.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
@@ -139,7 +139,7 @@ def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
 def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
-    found = announce_finding(r.parents, sid, child)
+    found = announce_finding(r.parents, sid, child, r.named)
     if found is not None:
         r.report(found[0], i, found[1])
         if parent is None:
@@ -197,12 +197,18 @@ def _resumed(r: PreviewDraft, parent: str, at: int) -> bool:
     return False
 
 
-def announce_finding(parents: PMap[str, str], sid: str, child: str) -> tuple[str, str] | None:
+def announce_finding(
+    parents: PMap[str, str], sid: str, child: str, top_level: Container[str] = ()
+) -> tuple[str, str] | None:
     """R48 and R49 of a `subagent_update` sent on `sid` for `child`, given each known child's
-    parent: a child keeps its first parent (R48), a grandchild's announcement goes on its own
-    parent, not an ancestor of it (R49), no session becomes its own descendant (R48). Asked
-    by the checker (`_announce`) and by the agent engine before it sends one
-    (`_engines/_agent_children.py`), so both say the same rule in the same words."""
+    parent and the asker's top-level sessions (`top_level`: ids a `session/new` answer or the
+    client's own traffic set up, which never get a parent): a child keeps its first parent
+    (R48), a grandchild's announcement goes on its own parent, not an ancestor of it (R49),
+    no session becomes its own descendant (R48) and no top-level session becomes a child
+    (R48: it began its life with no parent). Asked by the checker (`_announce`, with the
+    ids it saw set up) and by the agent engine before it sends one
+    (`_engines/_agent_children.py`, whose tree's root is its only top-level session), so
+    both say the same rule in the same words; the client connection's judge is the checker."""
     parent = parents.get(child)
     if parent is not None and parent != sid and descends(parents, parent, sid):
         return (
@@ -218,6 +224,12 @@ def announce_finding(parents: PMap[str, str], sid: str, child: str) -> tuple[str
         )
     if parent is None and (child == sid or descends(parents, sid, child)):
         return ("R48", f"subagent_update on {shown(sid)} makes {shown(child)} its ancestor")
+    if parent is None and child in top_level:
+        return (
+            "R48",
+            f"subagent_update on {shown(sid)} announces {shown(child)}, a top-level session, "
+            "as a child: a top-level session has no parent",
+        )
     return None
 
 
