@@ -101,6 +101,12 @@ def _objects(value: Any, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
+def _fresh(value: Any) -> Any:
+    # `st.just({})`, `st.just(_TEXT)` hand out one shared object: a later mutation of it must
+    # not reach another example (nor put a dict inside itself: a cycle, then RecursionError).
+    return copy.deepcopy(value)
+
+
 @st.composite
 def hostile_messages(draw: st.DrawFn) -> Any:
     message: Any = _notification(copy.deepcopy(draw(st.sampled_from(_HOT))))
@@ -108,9 +114,9 @@ def hostile_messages(draw: st.DrawFn) -> Any:
         target = draw(st.sampled_from(_objects(message, [])))
         op = draw(st.sampled_from(["add", "replace", "drop"]))
         if op == "add":
-            target[draw(_KEYS)] = draw(_VALUES)
+            target[draw(_KEYS)] = _fresh(draw(_VALUES))
         elif op == "replace" and target:
-            target[draw(st.sampled_from(sorted(target)))] = draw(_VALUES)
+            target[draw(st.sampled_from(sorted(target)))] = _fresh(draw(_VALUES))
         elif op == "drop" and target:
             del target[draw(st.sampled_from(sorted(target)))]
     if draw(st.sampled_from([False] * 9 + [True])):
