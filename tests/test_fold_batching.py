@@ -171,3 +171,44 @@ def test_fold_equals_the_reduce_loop_on_interleaved_tool_calls(
     assert folded == reduce_loop(start, updates, revision)
     # Starting from a state that already has these entities (and a hot message) too.
     assert acp.fold(folded, updates, revision=revision) == reduce_loop(folded, updates, revision)
+
+
+# The Preview's inter-session messages share the message id space (P6: the first kind wins, a
+# collision is a diagnostic): a message still in fold's buffer must be seen by them. Found by
+# the README run's hypothesis draw: a user chunk '' then a session_message '' folded without the
+# collision the reduce loop reports.
+INTER_SESSION = st.one_of(
+    st.builds(acp.values.SessionMessage, IDS),
+    st.builds(acp.values.SessionMessageChunk, IDS, TEXT),
+)
+
+
+@pytest.mark.parametrize(
+    "updates",
+    [
+        [acp.AgentMessageChunk("m1", acp.TextContent("a")), acp.values.SessionMessage("m1")],
+        [
+            acp.UserMessageChunk("m1", acp.TextContent("a")),
+            acp.values.SessionMessageChunk("m1", acp.TextContent("b")),
+        ],
+    ],
+    ids=["chunk-then-session-message", "chunk-then-session-chunk"],
+)
+def test_a_buffered_message_collides_with_an_inter_session_message_as_in_reduce(
+    updates: list[acp.SessionUpdate],
+) -> None:
+    revision = acp.V2_PREVIEW
+    folded = acp.fold(acp.new_session("s"), updates, revision=revision)
+    assert folded == reduce_loop(acp.new_session("s"), updates, revision)
+    assert [d.rule for d in folded.aux.diagnostics] == ["reduce.message-id-collision"]
+
+
+@settings(max_examples=200)
+@given(st.lists(st.one_of(CHUNKS, OTHERS, INTER_SESSION), max_size=40))
+def test_fold_equals_the_reduce_loop_with_inter_session_messages(
+    updates: list[acp.SessionUpdate],
+) -> None:
+    revision = acp.V2_PREVIEW
+    assert acp.fold(acp.new_session("s"), updates, revision=revision) == reduce_loop(
+        acp.new_session("s"), updates, revision
+    )

@@ -29,6 +29,7 @@ from acp_core._wire._updates import (
     UserMessage,
     UserMessageChunk,
 )
+from acp_core._wire._updates_preview import SessionMessage, SessionMessageChunk
 
 from ._pcoll import EMPTY_VEC
 from ._reduce import REDUCERS, merged_patch, revised
@@ -105,7 +106,12 @@ _CHUNK_ROLES: Final[dict[type[Any], str]] = {
 #: short enough that the buffer stays small (one 100k-item buffer measured ~1.3x slower per
 #: item, most of it cyclic GC walking the big list).
 _RUN_CAP: Final = 4096
-_UPSERTS: Final = (UserMessage, AgentMessage, AgentThought)
+#: Updates whose reducer reads a message by its id: a message upsert, and the Preview's
+#: inter-session messages (one id space per session, P6: a collision is found against the
+#: messages, so a buffered message must be written first).
+_UPSERTS: Final = frozenset(
+    {UserMessage, AgentMessage, AgentThought, SessionMessage, SessionMessageChunk}
+)
 
 
 class _Buffer:
