@@ -11,6 +11,10 @@ batch contents; the naming of decode failures is
 the checker, the client engine (what it receives) and the agent engine (what it sends,
 `_engines/_agent_build.Build.obey`) all ask it.
 Must not know: the conversation (turns, prompts, answers: `_rules/_protocol.py`), files.
+Over the ~600-line guide on purpose: one job, what one message breaks without any memory of
+the connection, and its fast-path predicates (`plain_chunk_role`, `plain_tool_chunk`,
+`plain_tool_call_update`) beside the checks they must agree with. The seam if it grows: the
+Preview's value checks (R52, R78, paths and enums by revision) into a module of their own.
 
 Each check returns `Finding`s, `(rule id, explanation)`; the caller adds the line index.
 `Seen` is the little per-session memory these checks need (which message ids and tool calls

@@ -10,6 +10,10 @@ edit) and `CHECKED` (the rule ids it reports).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
+Over the ~600-line guide on purpose: one job, the connection-wide judge's value and its one
+step, with the quiet path (`quiet`, `quiet_session`, `quiet_update`) beside the state it reads
+so the two cannot drift. The seam if it grows: the quiet path into a module of its own, and the
+rules' deciders (`c29_breach`, `c41_breach`, `r76_breach`) beside the rules they decide.
 
 Theory of operation. `_rules/_protocol.py` hands every decoded message with the session it belongs
 to (an answer: the session of the request it answers). A rule is reported only where the
