@@ -10,10 +10,8 @@ edit) and `CHECKED` (the rule ids it reports).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
-Over the ~600-line guide on purpose: one job, the connection-wide judge's value and its one
-step, with the quiet path (`quiet`, `quiet_session`, `quiet_update`) beside the state it reads
-so the two cannot drift. The seam if it grows: the quiet path into a module of its own, and the
-rules' deciders (`c29_breach`, `c41_breach`, `r76_breach`) beside the rules they decide.
+The quiet path (messages that reach no rule here) is `_rules/_check_preview_quiet.py`'s; its
+names are served from here too.
 
 Theory of operation. `_rules/_protocol.py` hands every decoded message with the session it belongs
 to (an answer: the session of the request it answers). A rule is reported only where the
@@ -50,9 +48,6 @@ import attrs
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
-from acp_core._wire import _updates as u
-from acp_core._wire._content import SessionReference
-from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
 from acp_core._wire._value import frozen
 
@@ -60,6 +55,7 @@ from ._check_preview_answers import RESTRICTED, agent_answer
 from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
 from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
 from ._check_preview_prompts import BookDraft, PromptBook, freeze_book, thaw_book
+from ._check_preview_quiet import QUIET_UPDATES, quiet, quiet_session, quiet_update, quiet_wire
 from ._check_preview_records import FINAL_TOOL, HistoryWindow, Resume, Terminal, Tool
 from ._check_preview_updates import on_update
 from ._conversation_state import Finding
@@ -224,110 +220,6 @@ def observe_connection_fully(
         r.not_cancelled(at, cancels)
     return r.frozen(state), r.found
 
-
-#: Updates that change nothing here on a top-level session outside a replay window: the
-#: agent's own text streams (the bulk of every connection's traffic), and the updates
-#: `on_update` has no branch for that name no session (`session_names`: no `background`,
-#: content or envelope ids), so only its replay window (outside the quiet path) reads them.
-_QUIET_UPDATES: Final = (
-    u.AgentMessageChunk,
-    u.AgentThoughtChunk,
-    u.UsageUpdate,
-    u.PlanUpdate,
-    u.SessionInfoUpdate,
-    u.AvailableCommandsUpdate,
-)
-
-
-def quiet(state: PreviewState, sender: str, message: object) -> bool:
-    """Whether `observe_connection` would leave `state` as it is and find nothing."""
-    # The quiet path: an agent chunk on a session the connection named, that is nobody's
-    # child and not replaying, reaches no rule of this module (no session refs, no book
-    # entry, no child output, no window), so the state stays as it is and nothing is found.
-    # So does a tool content chunk that names no session, and a patch of a tool call already
-    # recorded that leaves its record as it is (`_quiet_tool`).
-    if sender != "agent" or type(message) is not j.UpdateSessionNotification:
-        return False
-    sid = message.session_id
-    return quiet_session(state, sid) and quiet_update(state, sid, message.update)
-
-
-def quiet_session(state: PreviewState, sid: str) -> bool:
-    """The part of `quiet` that reads no update: whether an agent's update of session `sid`
-    can be quiet at all (a session the connection named, nobody's child, not replaying)."""
-    return sid in state.named and sid not in state.parents and sid not in state.replaying
-
-
-def quiet_update(state: PreviewState, sid: str, upd: object) -> bool:
-    """The rest of `quiet` for an agent's update `upd` of session `sid` where `quiet_session`
-    holds; true for every update of a class in `QUIET_UPDATES` (a caller may skip the call)."""
-    if type(upd) in _QUIET_UPDATES:
-        return True
-    if type(upd) is u.ToolCallContentChunk:
-        return type(upd.content) is not SessionReference
-    if type(upd) is u.RunningStateUpdate or type(upd) is u.IdleStateUpdate:
-        return _quiet_state(state, sid, upd)
-    return type(upd) is u.ToolCallUpdate and _quiet_tool(state, sid, upd)
-
-
-def _quiet_state(
-    state: PreviewState, sid: str, upd: u.RunningStateUpdate | u.IdleStateUpdate
-) -> bool:
-    # `_check_preview_updates._state` changes nothing and reports nothing (the session is
-    # nobody's child, `quiet_session`): no cancel window open (R73), no resume to serve
-    # (R62), for an idle no permission pending since a cancel (R71) and no elicitation
-    # (R72), and no background list where the session already showed none (R74).
-    if state.cancels.windows or state.resumes:
-        return False
-    if type(upd) is u.IdleStateUpdate and (state.cancelled or state.cancels.elicitations):
-        return False
-    if isinstance(getattr(upd, "background", UNSET), tuple):
-        return False
-    return sid in state.background and state.background[sid] is None
-
-
-#: The update classes `quiet_update` finds quiet whatever they hold.
-QUIET_UPDATES: Final = frozenset(_QUIET_UPDATES)
-
-
-def _quiet_tool(state: PreviewState, sid: str, upd: u.ToolCallUpdate) -> bool:
-    # `_check_preview_updates._tool` keeps the record as it is and reports nothing (no
-    # capabilities, no name, no status that finishes an unfinished call), no cancel window
-    # is open on the session (R73), and no content names a session (R47's bookkeeping).
-    if (
-        upd.content is not UNSET
-        or upd.capabilities is not UNSET
-        or upd.name is not UNSET
-        or sid in state.cancels.windows
-    ):
-        return False
-    tool = state.tools.get((sid, upd.tool_call_id))
-    if tool is None:
-        return False
-    status = upd.status
-    return tool.final or not (isinstance(status, str) and status in u.ToolCallStatus.TERMINAL)
-
-
-def quiet_wire(state: PreviewState, sender: str, wire: Mapping[str, Any]) -> bool:
-    """`quiet` for a message still in its JSON form (an agent connection's outbound): true
-    only where decoding it and calling `quiet` would be."""
-    if sender != "agent" or wire.get("method") != j.Method.SESSION_UPDATE or "id" in wire:
-        return False
-    params = wire.get("params")
-    update = params.get("update") if isinstance(params, Mapping) else None
-    if not isinstance(update, Mapping):
-        return False
-    sid = params.get("sessionId")  # type: ignore[union-attr]
-    return (
-        update.get("sessionUpdate") in _QUIET_TAGS
-        and isinstance(sid, str)
-        and sid in state.named
-        and sid not in state.parents
-        and sid not in state.replaying
-    )
-
-
-_QUIET_TAGS: Final = ("agent_message_chunk", "agent_thought_chunk")
 
 
 def finish_connection(state: PreviewState) -> list[Finding]:
