@@ -168,6 +168,19 @@ def test_a_rebuilt_machine_is_the_one_evolve_gives(data: st.DataObject) -> None:
     assert machine.stage_of(rebuilt) == machine.stage_of(attrs.evolve(old, **changes))
 
 
+def test_a_misspelled_change_is_refused_not_dropped() -> None:
+    # Review F4: a change whose name is no field (an effect's typo) raised nowhere and the
+    # change was lost; `_rebuild` now names it, whether or not a rebuild of that set of names
+    # was made before, and a correct change still goes through.
+    conv = Conversation.start()
+    for _ in range(2):
+        with pytest.raises(TypeError, match="phse"):
+            machine._rebuild(conv, {"phse": "oops"})
+        with pytest.raises(TypeError, match="phse"):
+            machine._rebuild(conv, {"mode": conv.mode, "phse": "oops"})
+    assert machine._rebuild(conv, {"mode": conv.mode}) == conv
+
+
 def test_the_quiet_path_is_taken() -> None:
     # A chunk of a message the running turn already touched: the same machine comes back.
     note = UpdateSessionNotification("s", AgentMessageChunk("m1", TextContent("x")))

@@ -285,10 +285,15 @@ def _rebuild(conv: Conversation, changes: dict[str, Any]) -> Conversation:
     # attrs.evolve re-runs __init__ over every field; this sets the slots directly, by one
     # generated function per set of changed fields (`fast_replace`: the remembered stage
     # starts over), a few dozen at most (the effects' and `Obs.set`'s field sets).
+    # A name that is no field is a misspelling in an effect (review F4): fail loudly here,
+    # where it is made, rather than drop the change (checked once per set of names).
     names = tuple(changes)
     replace = _REPLACERS.get(names)
     if replace is None:
-        if len(_REPLACERS) >= _MAX_REPLACERS or not _INIT_FIELDS.issuperset(names):
+        if not _INIT_FIELDS.issuperset(names):
+            unknown = sorted(set(names) - _INIT_FIELDS)
+            raise TypeError(f"Conversation has no field {', '.join(unknown)} to change")
+        if len(_REPLACERS) >= _MAX_REPLACERS:
             return _MAKE(*[changes[n] if n in changes else getattr(conv, n) for n in _FIELDS], None)
         replace = _REPLACERS[names] = fast_replace(Conversation, names)
     rebuilt: Conversation = replace(conv, *changes.values())
