@@ -7,7 +7,8 @@ For each rule: the bad update is refused with the rule id, the same update put o
 hand is what `check_trace` reports with that rule (so the refusal and the checker agree), a
 good variant still goes out, and what goes out passes `check_trace`. A property over every
 update the strategies draw, at every revision, closes it: `SendUpdate` either goes out
-MUST-clean or is refused with a rule the checker reports for the same wire."""
+MUST-clean (the checker passes it; the one warning a bare update may carry is named, R14) or
+is refused with a rule the checker reports for the same wire."""
 
 from __future__ import annotations
 
@@ -211,12 +212,19 @@ def test_any_send_update_goes_out_must_clean_or_is_refused_with_the_checkers_rul
         assert refused.startswith("E") or refused in {v.rule for v in judged}, (refused, judged)
         return
     sent = check_trace(_trace(list(out)), revision=revision)
-    assert not [
-        v
-        for v in sent
-        if _is_must(v.rule) and RULES[v.rule].side != "client" and v.rule not in CONNECTION_RULES
-    ], sent
+    agents = [v for v in sent if RULES[v.rule].side != "client" and v.rule not in CONNECTION_RULES]
+    assert not [v for v in agents if _is_must(v.rule)], sent
+    # Below MUST, the checker passes the trace with a warning, and a bare `SendUpdate` sends
+    # it (the intents that make tool calls refuse R14 as their policy, `StartToolCall`): the
+    # only such finding it may carry is named here, so a new one shows up.
+    assert {v.rule for v in agents} <= _SHOULD_A_BARE_UPDATE_MAY_CARRY, sent
     assert not must, judged  # sent as given: the checker had nothing MUST against it
+
+
+#: Findings below MUST that a bare `SendUpdate` may go out with (the checker's warnings):
+#: R14, a tool call first reported without a title (SHOULD). Over 600 draws a revision,
+#: it is the only one the strategies reach.
+_SHOULD_A_BARE_UPDATE_MAY_CARRY: frozenset[str] = frozenset({"R14"})
 
 
 # -- permission requests: the other single message the checker judges on its own ----------
