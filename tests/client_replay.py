@@ -93,7 +93,7 @@ class ClientReplay:
                 idempotency_key=params.get("idempotencyKey"),
             )
             return c.SessionIntent(sid, send)
-        if method == "session/cancel":
+        if method == "session/cancel" and "id" not in message:
             return c.SessionIntent(sid, i.SendCancel())
         if method == "session/resume":
             replay = "replayFrom" in params

@@ -27,7 +27,6 @@ REVISIONS: Final = {"2026-08": acp.V2_2026_08, "preview": acp.V2_PREVIEW}
 _E2 = "the client connection refuses the client's own fault as E2, the checker says C25"
 _PREVIEW = "a Preview value rule the client engine does not run on this update"
 _KEYED = "the client connection refuses to send the reused key (C43) the trace needs"
-_GENERIC = "SendRequest sends a known notification method as a request unrefused (J2)"
 _PROMPT_META = "the replay's SendPrompt carries no `_meta`: the traffic shows no J44 to judge"
 _J44 = "bad_J44_1_prompt_with_meta_refused_as_invalid_params"
 _META = (
@@ -55,7 +54,6 @@ DIVERGES: Final[dict[tuple[str, str], str]] = {
         (rev, "bad_J64_8_prompt_refused_after_a_custom_permission_outcome"): _CUSTOM_OUTCOME
         for rev in REVISIONS
     },
-    **{(rev, "bad_J2_5_cancel_sent_as_a_request"): _GENERIC for rev in REVISIONS},
     ("2026-08", "bad_C15_7_selected_after_cancel"): _E2,
     ("2026-08", "bad_C25_5_client_answers_a_notification"): _E2,
     ("preview", "bad_C25_5_client_answers_a_notification"): _E2,

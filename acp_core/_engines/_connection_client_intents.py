@@ -82,7 +82,9 @@ class SetConfigOption:
 @frozen
 class SendRequest:
     """Send any other request (`session/list`, `session/delete`, `session/fork`, `_x`...);
-    its answer comes back as a `RequestAnswered` event."""
+    its answer comes back as a `RequestAnswered` event. The protocol machine judges it
+    first, as the checker would: a notification's method (`session/cancel`) or the agent's
+    (`session/request_permission`) is refused (`LocalProtocolError("J2")`)."""
 
     method: str
     params: JsonValue | Unset = UNSET
@@ -91,7 +93,9 @@ class SendRequest:
 
 @frozen
 class SendNotification:
-    """Send a notification (an extension's, typically)."""
+    """Send a notification (an extension's, typically). The protocol machine judges it
+    first, as the checker would: a request's method (`session/prompt`) or the agent's
+    (`session/update`) is refused (`LocalProtocolError("J2")`)."""
 
     method: str
     params: JsonValue | Unset = UNSET

@@ -38,6 +38,8 @@ from acp_core._rules._catalogue import RULES
 from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
 from acp_core._rules._check_preview_records import window_request
+from acp_core._rules._conversation import Conversation
+from acp_core._rules._conversation import observe as observe_conversation
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
@@ -325,6 +327,30 @@ class Build:
     def send(self, message: dict[str, Any]) -> None:
         self.wire.append(message)
 
+    def send_by_hand(self, message: dict[str, Any]) -> None:
+        """Send a message the host wrote itself (`SendRequest`, `SendNotification`), once
+        the protocol machine has judged it: the machine of the session it names (else one
+        that knows no history, as a recording that starts late) observes it as the
+        checker would, and a MUST of the client's (J2: a known method keeps its side and
+        its form, request or notification) is refused, nothing changed. What the message
+        does to the session is the host's own business: the machine is not kept."""
+        if self.v1 is None:
+            decoded = decode_message(message, revision=self.conn.revision)
+            named = _session_of(decoded)
+            session = None if named is None else self.sessions.get(named)
+            machine = (
+                Conversation.mid_session(self.conn.revision)
+                if session is None
+                else session.engine.conversation
+            )
+            for found in observe_conversation(machine, "client", decoded)[1]:
+                rule = RULES[found.rule]
+                if rule.side != "agent" and rule.level in _MUSTS and not found.warning:
+                    raise LocalProtocolError(
+                        found.rule, f"{found.message} (the rule: {rule.summary})"
+                    )
+        self.send(message)
+
     def replaying(self, session_id: str) -> bool:
         """`ClientConnection.replaying` at this point of the step."""
         ended = self.history_ended
@@ -369,7 +395,13 @@ class Build:
         return n
 
     def request(
-        self, given: int | str | None, method: str, params: object, pending: PendingRequest
+        self,
+        given: int | str | None,
+        method: str,
+        params: object,
+        pending: PendingRequest,
+        *,
+        by_hand: bool = False,
     ) -> int | str | None:
         request_id = self.request_id(given)
         if given is None:
@@ -377,7 +409,10 @@ class Build:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not UNSET:
             message["params"] = params
-        self.send(message)
+        if by_hand:
+            self.send_by_hand(message)
+        else:
+            self.send(message)
         self.outgoing = self.outgoing.set(request_id, pending)
         return request_id
 
@@ -758,13 +793,14 @@ def host_intent(b: Build, intent: object) -> bool:
             pending = PendingRequest(intent.method, named)
             b.session_request(intent.request_id, intent.method, params_out, pending)
         else:
-            b.request(intent.request_id, intent.method, params_out, PendingRequest(intent.method))
+            pending = PendingRequest(intent.method)
+            b.request(intent.request_id, intent.method, params_out, pending, by_hand=True)
     elif kind is SendNotification:
         assert isinstance(intent, SendNotification)
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": intent.method}
         if intent.params is not UNSET:
             message["params"] = thaw_json(intent.params)
-        b.send(message)
+        b.send_by_hand(message)
     elif kind is CancelRequest:
         assert isinstance(intent, CancelRequest)
         if intent.request_id not in b.outgoing:
