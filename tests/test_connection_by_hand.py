@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pytest
+from conn_pair import Pair
 
 import acp_core as acp
 from acp_core import connection as c
@@ -96,3 +97,31 @@ def test_a_message_by_hand_is_refused_with_the_checkers_rule_or_goes_out(
         c.connection_step(conn, intent)
     assert refused.value.rule == rule
     assert client_musts[0].message in str(refused.value)  # the checker's words
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize("answer", [c.AnswerRequest(9, {}), c.FailRequest(9, -32000, "no")],
+                         ids=["answer", "error"])  # fmt: skip
+def test_the_client_hosts_answer_to_nothing_asked_is_refused_as_the_checkers_c25(
+    revision: acp.Revision, answer: object
+) -> None:
+    # On the wire, an answer to a request the agent never sent (or one already answered) is
+    # C25; the connection refuses the host's with that rule and the checker's words (it said
+    # E2, its own state error, before).
+    conn, trace = _ready(revision)
+    wire = {"jsonrpc": "2.0", "id": 9, "result": {}}
+    judged = acp.check_trace([*trace, {"from": "client", "message": wire}], revision=revision)
+    (c25,) = [v for v in judged if v.index == len(trace)]
+    with pytest.raises(errors.LocalProtocolError) as refused:
+        c.connection_step(conn, answer)
+    assert (refused.value.rule, c25.rule) == ("C25", "C25")
+    assert c25.message in str(refused.value)
+
+
+def test_the_agent_hosts_answer_to_nothing_asked_is_refused_as_the_checkers_j1() -> None:
+    pair = Pair()
+    pair.open()
+    with pytest.raises(errors.LocalProtocolError) as refused:
+        pair.agent_do(c.AnswerRequest(9, {}))
+    assert refused.value.rule == "J1"
+    assert "no outstanding request from the client has id 9" in str(refused.value)

@@ -24,7 +24,10 @@ TRACES: Final = Path(__file__).resolve().parent / "traces"
 REVISIONS: Final = {"2026-08": acp.V2_2026_08, "preview": acp.V2_PREVIEW}
 
 # Why the connection does not (yet) name the checker's rule. Keys: (revision, case id).
-_E2 = "the client connection refuses the client's own fault as E2, the checker says C25"
+_ANSWERED_ITSELF = (
+    "the client connection answers a pending permission `cancelled` itself at the cancel "
+    "(C15 kept); the host's late `selected` is then a second answer, refused C25"
+)
 _PREVIEW = "a Preview value rule the client engine does not run on this update"
 _KEYED = "the client connection refuses to send the reused key (C43) the trace needs"
 _PROMPT_META = "the replay's SendPrompt carries no `_meta`: the traffic shows no J44 to judge"
@@ -54,9 +57,7 @@ DIVERGES: Final[dict[tuple[str, str], str]] = {
         (rev, "bad_J64_8_prompt_refused_after_a_custom_permission_outcome"): _CUSTOM_OUTCOME
         for rev in REVISIONS
     },
-    ("2026-08", "bad_C15_7_selected_after_cancel"): _E2,
-    ("2026-08", "bad_C25_5_client_answers_a_notification"): _E2,
-    ("preview", "bad_C25_5_client_answers_a_notification"): _E2,
+    ("2026-08", "bad_C15_7_selected_after_cancel"): _ANSWERED_ITSELF,
 }
 
 

@@ -27,6 +27,7 @@ from acp_core._rules._catalogue import RULES
 from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet, exchange_quiet_wire
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet_wire
 from acp_core._rules._conversation import Conversation
+from acp_core._rules._conversation_events import stray_answer
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
@@ -539,8 +540,8 @@ def open_session(b: Build, intent: OpenSession) -> None:
 
 def host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
     method = b.incoming.get(intent.request_id)
-    if method is None:
-        raise LocalProtocolError("E2", f"no request {intent.request_id!r} awaits the host's answer")
+    if method is None:  # on the wire, an answer nothing asked for: the checker's J1
+        raise LocalProtocolError(*stray_answer("agent", intent.request_id))
     if isinstance(intent, AnswerRequest):
         b.answer(intent.request_id, result_reply(intent.request_id, thaw_json(intent.result)))
         if method.startswith("session/delete:"):

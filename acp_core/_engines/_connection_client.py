@@ -524,8 +524,8 @@ def _host_answer(b: Build, intent: AnswerRequest | FailRequest) -> None:
 
 
 def _host_answer_v2(b: Build, intent: AnswerRequest | FailRequest) -> None:
-    if intent.request_id not in b.incoming:
-        raise LocalProtocolError("E2", f"no request {intent.request_id!r} awaits the host's answer")
+    if intent.request_id not in b.incoming:  # on the wire, an answer nothing asked for: C25
+        raise LocalProtocolError(*stray_answer("client", intent.request_id))
     b.incoming = b.incoming.delete(intent.request_id)
     if isinstance(intent, AnswerRequest):
         b.send(result_reply(intent.request_id, thaw_json(intent.result)))
