@@ -74,6 +74,41 @@ def test_child_and_grandchild_traffic_reaches_the_owning_engine() -> None:
     assert c.findings() == []
 
 
+def _judged(c: Client) -> list[str]:
+    # What the connection's engines kept (the agent's faults on the client's session and
+    # its children) and the connection's own findings, as the consistency table reads them.
+    kept = [v.rule for v in c.engine().violations if not v.warning]
+    return kept + c.findings()
+
+
+@pytest.mark.parametrize(
+    ("update", "rule"),
+    [({**CHUNK, "zz": 1}, "R43"),
+     ({"sessionUpdate": "session_message_chunk", "messageId": "sm", "senderSessionId": SID,
+       "content": {"type": "text", "text": "x"}}, "R54")],
+    ids=["R43", "R54"],
+)  # fmt: skip
+@pytest.mark.parametrize("held", [False, True], ids=["announced", "held-then-announced"])
+def test_a_childs_update_is_judged_on_its_own_as_the_checker_judges_it(
+    update: dict[str, Any], rule: str, held: bool
+) -> None:
+    # The single-message rules run on every session's updates, a child's and a
+    # grandchild's too (before, only the client's own session's): the connection names the
+    # checker's rule for the same lines, also for traffic held until its announcement.
+    c = Client()
+    lines = [(SID, announce(C1)), (C1, announce(G1)), (G1, update)]
+    if held:
+        lines = [lines[0], lines[2], lines[1]]
+    for sid, line in lines:
+        c.update(sid, line)
+    trace = [{"from": "agent", "message": {"jsonrpc": "2.0", "method": "session/update",
+                                           "params": {"sessionId": sid, "update": line}}}
+             for sid, line in lines]  # fmt: skip
+    checked = [v.rule for v in acp.check_trace(trace, revision=acp.PREVIEW) if not v.warning]
+    assert rule in checked
+    assert rule in _judged(c)
+
+
 def test_unannounced_traffic_is_held_with_r47_and_handed_over() -> None:
     # Before `initialize` the connection judges as the checker judges a recording that starts
     # late: the traffic may be an older session's, so R47 is said at the announcement (for

@@ -22,6 +22,7 @@ from typing import Final
 import attrs
 
 from acp_core._errors import Diagnostic, LocalProtocolError
+from acp_core._rules._check_message import update_findings
 from acp_core._state._reduce_children import reduce_tree
 from acp_core._state._session_state import SessionState
 from acp_core._wire._fields import PREVIEW_NAME
@@ -65,8 +66,14 @@ def needs_children(b: Build, intent: object) -> None:
 
 
 def child_update(b: Build, message: UpdateSessionNotification) -> None:
-    """An update for a session other than the client's own (C28): into the child's view; an
-    unknown id waits in the tree's orphan bucket with a diagnostic (P3)."""
+    """An update for a session other than the client's own (C28): judged on its own against
+    the child's view, as the checker judges every session's updates (`update_findings`: R43,
+    R54, R78 ...), then into the child's view; an unknown id waits in the tree's orphan
+    bucket with a diagnostic (P3)."""
+    tree = b.children
+    state = tree.sessions.get(message.session_id)
+    if state is not None and message.session_id in tree.parents:
+        b.record(update_findings(b.engine.revision, state, message.update))
     b.children = reduce_tree(
         b.children, message.session_id, message.update, revision=b.engine.revision
     )
