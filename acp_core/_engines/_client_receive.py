@@ -16,6 +16,7 @@ Must not know: what any of those parts does with the message, or the client's ow
 from __future__ import annotations
 
 from acp_core._errors import RemoteProtocolError
+from acp_core._rules._check_message import update_findings
 from acp_core._rules._predicates import request_key
 from acp_core._wire._jsonrpc import (
     CancelRequestNotification,
@@ -84,7 +85,9 @@ def received(b: Build, intent: Received) -> None:
     if isinstance(message, UpdateSessionNotification):
         if type(message.update) is ReplayComplete:
             # The marker closes the replay window `resume_sent` opened in the tree; the view
-            # keeps no window of its own (it stays what the agent's engine holds).
+            # keeps no window of its own (it stays what the agent's engine holds). Judged on
+            # its own first, as every update (R43: unknown keys on the marker too).
+            b.record(update_findings(b.engine.revision, b.session, message.update))
             child_update(b, message)
             return
         apply_update(b, message.update)

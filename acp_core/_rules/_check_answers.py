@@ -142,6 +142,19 @@ class Answers(SlotDraft):
         twin.permissions, twin.custom = self.permissions, self.custom
         return twin
 
+    def creates(self, side: str, msg: object) -> str | None:
+        """The session `msg` creates, if it is the agent's answer to a pending `session/new`
+        or `session/fork` that names one: a new session, idle before its first prompt (Q2),
+        where one the recording meets otherwise may be mid-way through anything."""
+        if side == "client" or type(msg) is not j.Response:
+            return None
+        request = self.pending.get(request_key(msg.id))
+        if request is None or request.method not in ("session/new", "session/fork"):
+            return None
+        result = msg.result
+        sid = result.get("sessionId") if isinstance(result, Mapping) else None
+        return sid if isinstance(sid, str) and sid else None
+
     def see(self, side: str, msg: object, sessions: OpenSessions) -> list[Finding]:
         """Note `msg` (sent by `side`); what it breaks as an answer of the agent."""
         if side == "client":

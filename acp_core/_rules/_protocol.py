@@ -23,7 +23,8 @@ judges line `i`:
    the handshake (J5-J10, J31-J33), the answers to session management (J50-J64), from 2026-11
    on the rules across the sessions of the connection (`PreviewState`: children, replay
    windows, keys, item cancels), and last the session's lifecycle (`Conversation`, one per
-   session, started mid-session: a recording may start late), to which answers are routed by
+   session, started mid-session: a recording may start late; a session it saw created by
+   `session/new` or `session/fork` starts idle, as an engine's), to which answers are routed by
    the request they answer (J2: ids are unique per connection, J37: an echoed id keeps its
    type).
 `finish(protocol)` adds what only the end shows (C15 never answered, R7 as a warning while
@@ -364,6 +365,11 @@ class ProtocolDraft:
             if isinstance(msg, j.Response):
                 self.report_all(i, initialize_findings(self.initialize[1], msg.result))
             self.initialize = None
+        created = self.answers.creates(side, msg)
+        if created is not None and created not in self.sessions:
+            # A session seen created starts idle, as an engine's does: the leniency of a
+            # recording that starts mid-session is for sessions it did not see begin.
+            self.sessions = self.sessions.set(created, Conversation.start(self.revision))
         self.report_all(i, self.answers.see(side, msg, self.open))
         if sid is not None and side == AGENT and isinstance(msg, _SEEN_BY):
             memory = self.seen.get(sid, _NO_SEEN)
