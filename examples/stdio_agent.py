@@ -132,8 +132,7 @@ class EchoAgent:
 
     def cancelled(self, session_id: str) -> bool:
         engine = self.engine(session_id)
-        turn = None if engine is None else engine.turn
-        return turn is not None and turn.cancel_requested
+        return engine is not None and engine.cancel_requested
 
     # -- the journal ---------------------------------------------------------------------------
 

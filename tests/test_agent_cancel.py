@@ -96,7 +96,7 @@ def test_updates_after_cancel_do_not_change_the_foreground_state() -> None:
     engine = step(engine, SendAgentText("more")).state
     assert engine.phase == "running"
     assert engine.turn is not None
-    assert engine.turn.cancel_requested
+    assert engine.cancel_requested
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_cancel_answers_prompts_not_yet_accepted_with_request_cancelled() -> Non
     )
     assert engine.prompts == ()
     assert engine.turn is not None
-    assert engine.turn.cancel_requested
+    assert engine.cancel_requested
 
 
 def test_cancel_of_a_prompt_that_was_never_accepted_needs_no_idle() -> None:
@@ -224,7 +224,7 @@ def test_a_request_blocks_the_turn_only_when_asked_during_its_work(
     setup: object, blocks: bool
 ) -> None:
     engine = setup()  # type: ignore[operator]
-    assert engine.pending[7].foreground is blocks  # read from the machine, never stored
+    assert engine.blocks(7) is blocks  # read from the machine, never stored
     assert engine.conversation.blocks(7) is blocks
     if engine.turn is None:
         engine = step(engine, StartWork()).state

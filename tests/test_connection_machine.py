@@ -248,7 +248,7 @@ class ConnectionPair(RuleBasedStateMachine):
     def agent_ends_the_turn(self, i: int) -> None:
         for session_id in self.opened[i % max(len(self.opened), 1) :][:1]:
             engine = self._engine(session_id)
-            if engine.turn is not None and not any(p.foreground for p in engine.pending.values()):
+            if engine.turn is not None and not any(map(engine.blocks, engine.pending)):
                 self.pair.agent_says(session_id, acp.EndTurn())
 
     # -- the pipes -----------------------------------------------------------------------------
@@ -295,9 +295,7 @@ class ConnectionPair(RuleBasedStateMachine):
             pair.settle()
             for session_id, session in pair.agent.sessions.items():
                 engine = session.engine
-                if engine.turn is not None and not any(
-                    p.foreground for p in engine.pending.values()
-                ):
+                if engine.turn is not None and not any(map(engine.blocks, engine.pending)):
                     pair.agent_says(session_id, acp.EndTurn())
                     busy = True
                 elif engine.turn is None and engine.prompts and session.attached:

@@ -38,6 +38,9 @@ from schema_validation import OutboundValidator
 import acp_core as acp
 from acp_core import LocalProtocolError, PermissionOption, TextContent
 from acp_core._engines._agent import AGENT_INPUTS
+from acp_core._rules._conversation_state import Phase
+
+PHASES = {"idle": Phase.IDLE, "running": Phase.RUNNING, "requires_action": Phase.REQUIRES_ACTION}
 
 OPTIONS = (
     PermissionOption("y", "Yes", "allow_once"),
@@ -156,7 +159,7 @@ class Conversation(RuleBasedStateMachine):
     @precondition(lambda self: self.pair.agent.turn is not None)
     @rule(stop=st.sampled_from(STOP_REASONS))
     def agent_ends_turn(self, stop: str) -> None:
-        cancelled = self.pair.agent.turn is not None and self.pair.agent.turn.cancel_requested
+        cancelled = self.pair.agent.turn is not None and self.pair.agent.cancel_requested
         out = self.pair.agent_does(acp.EndTurn(stop))
         (reason,) = _update_ids(out, "stopReason")
         assert reason == ("cancelled" if cancelled else stop)
@@ -164,7 +167,7 @@ class Conversation(RuleBasedStateMachine):
     @precondition(lambda self: self.pair.agent.turn is not None)
     @rule()
     def agent_aborts(self) -> None:
-        cancelled = self.pair.agent.turn is not None and self.pair.agent.turn.cancel_requested
+        cancelled = self.pair.agent.turn is not None and self.pair.agent.cancel_requested
         out = self.pair.agent_does(acp.ReportAbort("boom"))
         (reason,) = _update_ids(out, "stopReason")
         assert (reason == "cancelled") == cancelled
@@ -318,6 +321,26 @@ class Conversation(RuleBasedStateMachine):
     def the_agent_has_a_turn_exactly_when_not_idle(self) -> None:
         agent = self.pair.agent
         assert (agent.turn is None) == (agent.phase == "idle")
+
+    @invariant()
+    def the_agents_protocol_facts_are_the_machines(self) -> None:
+        # The records keep no cancel and no blocking (issue 21, F5): the new homes read the
+        # machine, the deprecated reads agree with them, and `phase` is the machine's phase.
+        agent = self.pair.agent
+        machine = agent.conversation
+        assert agent.cancel_requested is machine.cancel_pending
+        if agent.cancel_requested:
+            assert agent.turn is not None  # a pending cancel is the current turn's
+        if agent.turn is not None:
+            with pytest.warns(DeprecationWarning, match=r"AgentEngine\.cancel_requested"):
+                assert agent.turn.cancel_requested is agent.cancel_requested
+        for request_id, request in agent.pending.items():
+            blocks = agent.blocks(request_id)
+            assert blocks is (request.session_id is None and machine.blocks(request_id))
+            assert not blocks or agent.turn is not None
+            with pytest.warns(DeprecationWarning, match=r"AgentEngine\.blocks"):
+                assert request.foreground is blocks
+        assert PHASES.get(agent.phase, Phase.OTHER) is machine.phase
 
     def teardown(self) -> None:
         self.pair.flush()

@@ -43,6 +43,12 @@ Theory of operation.
 - Updates outside a turn are background activity (R40): allowed, foreground unchanged.
 - `step` is pure: an illegal intent raises before anything is built, so the caller's old
   state stays valid.
+- One home per protocol fact: the conversation machine (`conversation`) holds the lifecycle,
+  and the engine reads it there: the cancel of the turn (`cancel_requested`), which
+  permission requests block it (`blocks`), the waiting prompts (`prompts`). The records
+  (`Turn`, `PendingPermission`) keep only what the machine does not: ids, options, the
+  child a request belongs to. `phase` is read from `session`, the exact reported string
+  (the machine keeps the same fact classified, `Conversation.phase`).
 """
 
 from __future__ import annotations
@@ -71,7 +77,7 @@ from ._agent_items import ITEM_STEPS
 from ._agent_output import OUTPUT_STEPS
 from ._agent_permissions import PERMISSION_STEPS
 from ._agent_receive import received
-from ._agent_records import PendingPermission, PermissionDecision, Turn
+from ._agent_records import PendingPermission, PermissionDecision, Turn, read_pending, read_turn
 from ._agent_turn import TURN_STEPS
 from ._idempotency import KeyLedger
 from ._intents import (
@@ -103,12 +109,12 @@ class AgentEngine:
     Attributes:
         session: the `SessionState` of every update this engine sent.
         revision: the protocol revision spoken.
-        turn: the foreground work in progress, if any (a property: the cancel state comes
-            from the machine).
+        turn: the foreground work in progress, if any (a property over the stored record;
+            whether the client cancelled it is the machine's: `cancel_requested`).
         prompts: received prompts not yet accepted or rejected, oldest first (a property:
             the machine's queue of waiting prompts).
-        pending: permission requests awaiting an answer, by request id (a property: whether
-            one blocks the current turn, `PendingPermission.foreground`, is the machine's).
+        pending: permission requests awaiting an answer, by request id (a property over the
+            stored records; whether one blocks the current turn is the machine's: `blocks`).
         decisions: answered permission requests, by request id.
         open_message: (role, id) of the message that text chunks currently continue.
         counter: next number of the deterministic id counter.
@@ -131,8 +137,10 @@ class AgentEngine:
 
     session: SessionState
     revision: Revision = DEFAULT_REVISION
-    _turn: Turn | None = None  # `turn=` to construct; read it through `turn`
-    # `pending=` to construct; read it through `pending` (the machine says which block work)
+    # `turn=` and `pending=` to construct; read them through `turn` and `pending`. The records
+    # hold only what the machine does not: the cancel and which requests block the work are
+    # `conversation`'s (`cancel_requested`, `blocks`).
+    _turn: Turn | None = None
     _pending: PMap[int | str | None, PendingPermission] = attrs.field(factory=PMap)
     decisions: PMap[int | str | None, PermissionDecision] = attrs.field(factory=PMap)
     open_message: tuple[str, str] | None = None
@@ -156,12 +164,31 @@ class AgentEngine:
 
     @property
     def turn(self) -> Turn | None:
-        """The foreground work in progress, if any, with the machine's cancel state."""
+        """The foreground work in progress, if any (the stored record: until 0.3 its
+        deprecated `cancel_requested` reads the machine's answer, `cancel_requested`)."""
         turn = self._turn
-        cancelled = self.conversation.cancel_pending
-        if turn is None or turn.cancel_requested is cancelled:
-            return turn
-        return attrs.evolve(turn, cancel_requested=cancelled)
+        if turn is None:
+            return None
+        return read_turn(turn, self.conversation.cancel_pending)
+
+    @property
+    def cancel_requested(self) -> bool:
+        """The client sent `session/cancel` during the foreground work, which has not ended
+        yet: the turn must end `cancelled` (R21). The conversation machine's answer
+        (`Conversation.cancel_pending`; a `session/close` cancels too, but is not this)."""
+        return self.conversation.cancel_pending
+
+    def blocks(self, request_id: int | str | None) -> bool:
+        """Whether this session's pending permission request `request_id` blocks the current
+        turn (R11, R12): asked during the current work, as the conversation machine says
+        (`Conversation.blocks`). False for a child's request, a background one (asked before
+        the work began, or its work has ended) and an id that is not pending."""
+        request = self._pending.get(request_id)
+        return (
+            request is not None
+            and request.session_id is None
+            and self.conversation.blocks(request_id)
+        )
 
     @property
     def cancelled_children(self) -> tuple[str, ...]:
@@ -172,16 +199,18 @@ class AgentEngine:
 
     @property
     def pending(self) -> PMap[int | str | None, PendingPermission]:
-        """Permission requests awaiting an answer, each `foreground` as the machine says."""
+        """Permission requests awaiting an answer, by request id (the stored records: until
+        0.3 each one's deprecated `foreground` reads the machine's answer, `blocks`)."""
         stored = self._pending
         if not stored:
             return stored
         conv = self.conversation
         out = stored
         for request_id, request in stored.items():
-            foreground = request.session_id is None and conv.blocks(request_id)
-            if request.foreground is not foreground:
-                out = out.set(request_id, attrs.evolve(request, foreground=foreground))
+            blocks = request.session_id is None and conv.blocks(request_id)
+            read = read_pending(request, blocks)
+            if read is not request:
+                out = out.set(request_id, read)
         return out
 
     @property
@@ -196,7 +225,10 @@ class AgentEngine:
 
     @property
     def phase(self) -> str:
-        """The foreground state last reported: `idle`, `running` or `requires_action`."""
+        """The foreground state last reported: `idle`, `running` or `requires_action` (or a
+        custom `_`-prefixed state), as the session folds it. The conversation machine's
+        `Conversation.phase` is the same fact classified for its rules (a custom state is
+        `Phase.OTHER` there), so the exact string is read here."""
         return self.session.foreground.state
 
 

@@ -86,10 +86,9 @@ class AgentView(Protocol):
     @property
     def messages(self) -> int: ...
     @property
-    def turn(self) -> Turn | None: ...
-    @property
     def prompts(self) -> tuple[PromptRequest, ...]: ...
-    # The stored fields behind the `turn` and `pending` views: what `Build` starts from.
+    # The stored records behind the `turn` and `pending` properties: what `Build` starts
+    # from. They hold no cancel and no blocking: a step asks the machine (`conversation`).
     @property
     def _turn(self) -> Turn | None: ...
     @property
@@ -116,8 +115,8 @@ class Build:
     """Collects one step's changes. Local to a single step call, never shared.
 
     `engine` is the engine as the step began (read it for what the step must not see
-    change, such as `engine.turn`); the other attributes start as the engine's and are
-    what the step changed: `_engines/_agent.py` makes the next engine of them."""
+    change, such as `engine.conversation`); the other attributes start as the engine's and
+    are what the step changed: `_engines/_agent.py` makes the next engine of them."""
 
     __slots__ = (
         "at",
@@ -147,8 +146,8 @@ class Build:
         self.violations: list[Violation] = []  # the client's, found in this step
         self.ids: list[int | str | None] = []
         self.at = engine.messages
-        # The engine's fields a step may change (the stored ones: `pending` is the stored
-        # requests, not `AgentEngine.pending`'s view, whose `foreground` no step reads).
+        # The engine's fields a step may change (the stored records, not the properties
+        # `AgentEngine.turn` and `.pending` hand out for their deprecated reads).
         self.turn = engine._turn
         self.pending = engine._pending
         self.decisions = engine.decisions

@@ -57,7 +57,7 @@ def session_cancelled(b: Build, message: CancelSessionNotification) -> None:
     engine = b.engine
     start = engine.conversation.work_started_at
     b.receive(message)  # before the answers it causes; the machine marks the work cancelled
-    if engine.turn is not None:
+    if b.turn is not None:
         withdraw_permissions(b)  # R71 (Preview): $/cancel_request for each
         cancel_foreground_children(b, start)  # P19: the children part of that work
     # Prompts not accepted yet are cancelled with the work ("its prompts not yet

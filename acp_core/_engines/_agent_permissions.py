@@ -94,7 +94,8 @@ def _request_permission(b: Build, intent: RequestPermission) -> None:
         b.send_child(child, request)
         if state.foreground.state == "running":
             send_update(b, RequiresActionStateUpdate(), child)
-        pending = PendingPermission(request_id, intent.tool_call_id, intent.options, False, child)
+        options = intent.options
+        pending = PendingPermission(request_id, intent.tool_call_id, options, session_id=child)
         b.pending = b.pending.set(request_id, pending)
         b.open_message = None
         return
@@ -136,24 +137,26 @@ def _decide(pending: PendingPermission, message: Response | ErrorResponse) -> Pe
 def permission_answered(b: Build, message: Response | ErrorResponse) -> None:
     """The client's answer to the permission request `message.id` (R12, R15, R20, R25)."""
     engine = b.engine
-    # The stored requests, not the `AgentEngine.pending` view: that view rebuilds every
-    # entry's `foreground`, a cost per answer that grew with the number pending.
+    # The stored requests (`Build.pending`), not the `AgentEngine.pending` view, which asks
+    # the machine about every entry for their deprecated `foreground` (until 0.3).
     pending = b.pending.get(message.id)
     if pending is None:
         raise remote(*stray_answer("client", message.id))
     decision = _decide(pending, message)
     remaining = b.pending.delete(message.id)
-    foreground = pending.session_id is None and engine.conversation.blocks(message.id)
+    # Whether it blocked the work, as the machine said before the answer (`AgentEngine.blocks`).
+    blocked_work = pending.session_id is None and engine.conversation.blocks(message.id)
     b.pending = remaining
     b.decisions = b.decisions.set(message.id, decision)
     if pending.session_id is not None:
         _child_answered(b, pending, decision)
         return
-    turn = engine.turn
+    working = b.turn is not None
+    cancelled = engine.conversation.cancel_pending  # the machine's cancel (R20, R21)
     blocked = any(b.conversation.blocks(r) for r, p in remaining.items() if p.session_id is None)
     if (
-        turn is not None
-        and not turn.cancel_requested
+        working
+        and not cancelled
         and not blocked
         and b.session.foreground.state == "requires_action"
     ):
@@ -161,7 +164,7 @@ def permission_answered(b: Build, message: Response | ErrorResponse) -> None:
     # R20: after a cancel the blocked work winds down, so a late grant starts no tool (an
     # `in_progress` would also override the client's local `cancelled` mark, Q19); once that
     # work has ended, its tool calls take no update at all (R23).
-    winding_down = turn is not None and turn.cancel_requested and foreground
+    winding_down = working and cancelled and blocked_work
     tool = pending.tool_call_id
     if tool is None or not decision.approved or winding_down or b.conversation.frozen(tool):
         return

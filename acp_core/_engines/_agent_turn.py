@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-import attrs
-
 from acp_core._wire._codec import encode_result
 from acp_core._wire._content import ContentBlock
 from acp_core._wire._json import UNSET, JsonObject
@@ -59,7 +57,7 @@ def _accept_prompt(b: Build, intent: AcceptPrompt) -> None:
     prompt = next((p for p in engine.prompts if p.id == intent.request_id), None)
     if prompt is None:
         raise refuse("R1", f"no received, unanswered prompt has id {intent.request_id!r}")
-    if engine.turn is not None:
+    if b.turn is not None:
         raise refuse(
             "E1",
             "foreground work is active: end it before accepting another prompt (Q4), "
@@ -103,14 +101,14 @@ def _reject_prompt(b: Build, intent: RejectPrompt) -> None:
 def _report_user(b: Build, intent: ReportUserMessage) -> None:
     message_id = new_message_id(b, intent.message_id, "user")
     _report_user_message(b, intent.content, message_id, chunked=intent.chunked)
-    turn = b.engine.turn
+    turn = b.turn
     if turn is not None and turn.user_message_id is None:
-        b.turn = attrs.evolve(turn, user_message_id=message_id)
+        b.turn = Turn(turn.prompt_id, turn.prompt_driven, message_id)
     b.open_message = None
 
 
 def _start_work(b: Build, intent: StartWork) -> None:
-    if b.engine.turn is not None:
+    if b.turn is not None:
         raise refuse("E1", "foreground work is already active")
     if b.engine.prompts:
         # A client that sees `running` after its prompt takes it for that prompt's turn;
@@ -122,13 +120,12 @@ def _start_work(b: Build, intent: StartWork) -> None:
 
 
 def _end(b: Build, stop_reason: str, meta: JsonObject | None = None) -> None:
-    turn = b.engine.turn
-    if turn is None:
+    if b.turn is None:
         # A policy, not the checker's judgement: the intent has nothing to end (sent, its idle
         # would be an idle repeated while idle, S2, a SHOULD). Whether the user message was
         # reported before the end (R2) is the machine's to say, as every outbound is (`own`).
         raise refuse("R7", "there is no foreground work to end")
-    if turn.cancel_requested:
+    if b.conversation.cancel_pending:
         stop_reason = "cancelled"  # R21: a cancelled turn ends in `cancelled`, nothing else
     # The machine ends the work with this idle: requests it asked become background, so a
     # late answer does not hold up the next turn (`Conversation.blocks`).

@@ -268,7 +268,7 @@ def _agent_end(s: PairState, sid: str) -> tuple[str, object] | None:
     engine = _agent_engine(s, sid)
     if engine is None or engine.turn is None:
         return None
-    if any(p.foreground for p in engine.pending.values()):
+    if any(engine.blocks(request_id) for request_id in engine.pending):
         return None
     return "agent", SessionIntent(sid, EndTurn())
 

@@ -14,9 +14,9 @@ ATTRS_SHAPE = 2442507195  # of the attrs internals `_value_build.py` calls
 
 SPECS = {
     'acp_core._engines._agent:AgentEngine': '1111 - session:session:n100111 revision:revision:v100111 _turn:turn:v100111 _pending:pending:f100111 decisions:decisions:f100111 open_message:open_message:v100111 counter:counter:v100111 next_request_id:next_request_id:v100111 id_prefix:id_prefix:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 child_conversations:child_conversations:f100111 keys:keys:f100111 background:background:v100111 messages:messages:v100001',
-    'acp_core._engines._agent_records:PendingPermission': '1111 - request_id:request_id:n100111 tool_call_id:tool_call_id:n100111 options:options:n100111 foreground:foreground:v100111 session_id:session_id:v100111',
+    'acp_core._engines._agent_records:PendingPermission': '1111 post request_id:request_id:n100111 tool_call_id:tool_call_id:n100111 options:options:n100111 _foreground:foreground:v100000 session_id:session_id:v100111 _foreground_read:foreground_read:v000000',
     'acp_core._engines._agent_records:PermissionDecision': '1111 - approved:approved:n100111 outcome:outcome:n100111 option_id:option_id:v100111',
-    'acp_core._engines._agent_records:Turn': '1111 - prompt_id:prompt_id:n100111 prompt_driven:prompt_driven:n100111 user_message_id:user_message_id:n100111 cancel_requested:cancel_requested:v100111',
+    'acp_core._engines._agent_records:Turn': '1111 post prompt_id:prompt_id:n100111 prompt_driven:prompt_driven:n100111 user_message_id:user_message_id:n100111 _cancel_requested:cancel_requested:v100000 _cancel_read:cancel_read:v000000',
     'acp_core._engines._client:ClientEngine': '1111 - session:session:n100111 view:view:n100111 revision:revision:v100111 sent:sent:f100111 order:order:f100111 pending:pending:f100111 work_tool_calls:work_tool_calls:f100111 next_request_id:next_request_id:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 lifecycles:lifecycles:f100111 requests:requests:f100111 messages:messages:v100001',
     'acp_core._engines._client_records:SentPrompt': '1111 - request_id:request_id:n100111 state:state:v100111 message_id:message_id:v100111 ended:ended:v100111 stop_reason:stop_reason:v100111 request:request:v100001 retry_of:retry_of:v100111',
     'acp_core._engines._connection_agent_state:AgentConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 judge:judge:v100111 judged:judged:v100001 exchange:exchange:v100111 child_owners:child_owners:f100111',
@@ -359,25 +359,29 @@ def make_acp_core___engines___agent_records__PendingPermission(cls, f, NOTHING):
     s0 = cls.request_id.__set__
     s1 = cls.tool_call_id.__set__
     s2 = cls.options.__set__
-    s3 = cls.foreground.__set__
+    s3 = cls._foreground.__set__
     d3 = f[3].default
     s4 = cls.session_id.__set__
     d4 = f[4].default
+    s5 = cls._foreground_read.__set__
+    d5 = f[5].default
     def __init__(self, request_id, tool_call_id, options, foreground=d3, session_id=d4):
         s0(self, request_id)
         s1(self, tool_call_id)
         s2(self, options)
         s3(self, foreground)
         s4(self, session_id)
-    __init__.__annotations__ = {'return': None, 'request_id': 'int | str | None', 'tool_call_id': 'str | None', 'options': 'tuple[PermissionOption, ...]', 'foreground': 'bool', 'session_id': 'str | None'}
+        s5(self, d5)
+        self.__attrs_post_init__()
+    __init__.__annotations__ = {'return': None, 'request_id': 'int | str | None', 'tool_call_id': 'str | None', 'options': 'tuple[PermissionOption, ...]', 'foreground': 'bool | None', 'session_id': 'str | None'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(request_id={self.request_id!r}, tool_call_id={self.tool_call_id!r}, options={self.options!r}, foreground={self.foreground!r}, session_id={self.session_id!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(request_id={self.request_id!r}, tool_call_id={self.tool_call_id!r}, options={self.options!r}, session_id={self.session_id!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.request_id == other.request_id and self.tool_call_id == other.tool_call_id and self.options == other.options and self.foreground == other.foreground and self.session_id == other.session_id
+        return self.request_id == other.request_id and self.tool_call_id == other.tool_call_id and self.options == other.options and self.session_id == other.session_id
     def __hash__(self):
-        return hash((21737639658734329, self.request_id, self.tool_call_id, self.options, self.foreground, self.session_id))
+        return hash((21737639658734329, self.request_id, self.tool_call_id, self.options, self.session_id))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -406,22 +410,26 @@ def make_acp_core___engines___agent_records__Turn(cls, f, NOTHING):
     s0 = cls.prompt_id.__set__
     s1 = cls.prompt_driven.__set__
     s2 = cls.user_message_id.__set__
-    s3 = cls.cancel_requested.__set__
+    s3 = cls._cancel_requested.__set__
     d3 = f[3].default
+    s4 = cls._cancel_read.__set__
+    d4 = f[4].default
     def __init__(self, prompt_id, prompt_driven, user_message_id, cancel_requested=d3):
         s0(self, prompt_id)
         s1(self, prompt_driven)
         s2(self, user_message_id)
         s3(self, cancel_requested)
-    __init__.__annotations__ = {'return': None, 'prompt_id': 'int | str | None', 'prompt_driven': 'bool', 'user_message_id': 'str | None', 'cancel_requested': 'bool'}
+        s4(self, d4)
+        self.__attrs_post_init__()
+    __init__.__annotations__ = {'return': None, 'prompt_id': 'int | str | None', 'prompt_driven': 'bool', 'user_message_id': 'str | None', 'cancel_requested': 'bool | None'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(prompt_id={self.prompt_id!r}, prompt_driven={self.prompt_driven!r}, user_message_id={self.user_message_id!r}, cancel_requested={self.cancel_requested!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(prompt_id={self.prompt_id!r}, prompt_driven={self.prompt_driven!r}, user_message_id={self.user_message_id!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.prompt_id == other.prompt_id and self.prompt_driven == other.prompt_driven and self.user_message_id == other.user_message_id and self.cancel_requested == other.cancel_requested
+        return self.prompt_id == other.prompt_id and self.prompt_driven == other.prompt_driven and self.user_message_id == other.user_message_id
     def __hash__(self):
-        return hash((36112645881892602, self.prompt_id, self.prompt_driven, self.user_message_id, self.cancel_requested))
+        return hash((36112645881892602, self.prompt_id, self.prompt_driven, self.user_message_id))
     return __init__, __repr__, __eq__, __hash__
 
 
