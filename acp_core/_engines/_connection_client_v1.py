@@ -43,6 +43,7 @@ from acp_core._errors import LocalProtocolError
 from acp_core._state._pcoll import in_order
 from acp_core._v1._normalize import normalize_v1_step
 from acp_core._v1._v1_state import new_v1_state
+from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, freeze_json
 from acp_core._wire._jsonrpc import (
     Message,
@@ -268,6 +269,9 @@ def v1_received(
         return
     method = value.get("method")
     rid = value.get("id")
+    if not (method is None or type(method) is str) or not is_request_id(rid):
+        v2_path(b, value)  # no message v1 could mean: refused as any undecodable one
+        return
     pending = None if method is not None or "id" not in value else b.outgoing.get(rid)
     if pending is not None and pending.method == "session/prompt":
         items = _normalized(b, value, "agent")
