@@ -34,7 +34,7 @@ from acp_core._wire._codec import decode_message, encode_message
 from acp_core._wire._framing import NdjsonDecoder
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import Batch, Message, Request, UpdateSessionNotification
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._value import frozen
 
@@ -236,8 +236,10 @@ def new_agent_connection(
     the same engines, intents and events (docs/v1.md, "Serving a v1 client").
 
     Raises:
-        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2.
+        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2, or `revision` is not a
+            `Revision`.
     """
+    revision_argument(revision)
     if not protocols or type(protocols) is not tuple or any(v not in (1, 2) for v in protocols):
         msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
         raise ArgumentError(msg)

@@ -61,7 +61,7 @@ from acp_core._wire._jsonrpc import (
     RequestPermissionRequest,
     UpdateSessionNotification,
 )
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._updates_preview import SubagentUpdate
 from acp_core._wire._value import frozen
@@ -276,8 +276,10 @@ def new_client_connection(
     every session intent is refused with `LocalProtocolError` (E5).
 
     Raises:
-        ArgumentError: `protocols` is empty or names a version other than 1 and 2.
+        ArgumentError: `protocols` is empty or names a version other than 1 and 2, or
+            `revision` is not a `Revision`.
     """
+    revision_argument(revision)
     if not protocols or any(v not in (1, 2) for v in protocols) or type(protocols) is not tuple:
         msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
         raise ArgumentError(msg)

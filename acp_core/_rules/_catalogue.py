@@ -39,7 +39,7 @@ from typing import Final, Literal
 
 from acp_core._errors import AcpError, ArgumentError
 from acp_core._wire._fields import BASE_REVISION
-from acp_core._wire._revision import Revision, RuleScope, declare_rule_scopes
+from acp_core._wire._revision import Revision, RuleScope, declare_rule_scopes, revision_argument
 from acp_core._wire._value import frozen
 
 from ._catalogue_preview import KIT_IDS, PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
@@ -377,7 +377,13 @@ def _checked(rule: Rule) -> str:
 def rules_markdown(revision: Revision | None = None) -> str:
     """The rule catalogue as Markdown: the exact text of `docs/rules.md`; with a `revision`,
     only the rules that apply in it (`Revision.applies`: none it drops, none a later
-    revision adds), and a line saying which revision that is."""
+    revision adds), and a line saying which revision that is.
+
+    Raises:
+        ArgumentError: `revision` is neither None nor a `Revision`.
+    """
+    if revision is not None:
+        revision_argument(revision)
 
     def _table(rules: tuple[Rule, ...]) -> list[str]:
         return _rows(tuple(r for r in rules if revision is None or revision.applies(r.id)))
