@@ -31,7 +31,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import decode_message, encode_message
-from acp_core._wire._framing import NdjsonDecoder
+from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import Batch, Message, Request, UpdateSessionNotification
 from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
@@ -236,15 +236,19 @@ def new_agent_connection(
     the same engines, intents and events (docs/v1.md, "Serving a v1 client").
 
     Raises:
-        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2, or `revision` is not a
-            `Revision`.
+        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2, `max_line`
+            is not a positive int, or `revision` is not a `Revision`.
     """
     revision_argument(revision)
     if not protocols or type(protocols) is not tuple or any(v not in (1, 2) for v in protocols):
         msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
         raise ArgumentError(msg)
     caps = _DEFAULT_CAPABILITIES if capabilities is None else freeze_json(capabilities)
-    decoder = NdjsonDecoder() if max_line is None else NdjsonDecoder(max_line)
+    decoder = (
+        NdjsonDecoder()
+        if max_line is None
+        else NdjsonDecoder(max_line_argument(max_line, "new_agent_connection"))
+    )
     return AgentConnection(
         info,
         caps,  # type: ignore[arg-type]

@@ -44,7 +44,7 @@ from acp_core._state._session_state import SessionState
 from acp_core._v1._v1_state import V1State
 from acp_core._wire._codec import decode_message
 from acp_core._wire._fastnew import fast_evolve
-from acp_core._wire._framing import NdjsonDecoder
+from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
@@ -276,15 +276,19 @@ def new_client_connection(
     every session intent is refused with `LocalProtocolError` (E5).
 
     Raises:
-        ArgumentError: `protocols` is empty or names a version other than 1 and 2, or
-            `revision` is not a `Revision`.
+        ArgumentError: `protocols` is empty or names a version other than 1 and 2, `max_line`
+            is not a positive int, or `revision` is not a `Revision`.
     """
     revision_argument(revision)
     if not protocols or any(v not in (1, 2) for v in protocols) or type(protocols) is not tuple:
         msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
         raise ArgumentError(msg)
     caps = _NO_CAPABILITIES if capabilities is None else freeze_json(capabilities)
-    decoder = _NO_BYTES if max_line is None else NdjsonDecoder(max_line)
+    decoder = (
+        _NO_BYTES
+        if max_line is None
+        else NdjsonDecoder(max_line_argument(max_line, "new_client_connection"))
+    )
     return ClientConnection(
         info,
         caps,  # type: ignore[arg-type]
