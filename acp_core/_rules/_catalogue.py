@@ -56,10 +56,24 @@ __all__ = [
     "UncheckedKind",
     "declare_checked",
     "rules_markdown",
+    "side_argument",
 ]
 
 Level = Literal["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]
 Side = Literal["agent", "client", "both"]
+
+
+def side_argument(side: object, function: str) -> None:
+    """Refuse a `side=` that is neither None, `"agent"` nor `"client"` (a typo would judge
+    no side's rules and pass a trace that breaks them).
+
+    Raises:
+        ArgumentError: it is not one of them.
+    """
+    if side is not None and side not in ("agent", "client"):  # a tuple: `side` may not hash
+        msg = f"{function}: side must be None, 'agent' or 'client', not {side!r:.40}"
+        raise ArgumentError(msg)
+
 
 #: The RFC 2119 levels a rule may have; MUST and MUST NOT decide conformance.
 LEVELS: Final[tuple[Level, ...]] = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
