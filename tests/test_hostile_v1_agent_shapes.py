@@ -26,6 +26,13 @@ UPDATE = {
     "status": "completed",
 }
 
+
+def _update_tagged(tag: object) -> dict[str, Any]:
+    # Found in a second fuzzing run: `_update_in_place` looked such a tag up in a set.
+    update = {"sessionUpdate": tag, "state": "idle"}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"update": update}}
+
+
 HOSTILE: list[Any] = [
     pytest.param({"jsonrpc": "2.0", "id": [], "result": {}}, id="id-array"),
     pytest.param({"jsonrpc": "2.0", "id": {"a": 1}, "result": {}}, id="id-object"),
@@ -53,9 +60,23 @@ def test_a_v1_agents_message_of_no_message_shape_is_refused_and_receiving_goes_o
     message: dict[str, Any],
 ) -> None:
     pair, sid = _v1_pair()
-    if isinstance(message.get("params"), dict):
-        message = message | {"params": {"sessionId": sid, "update": UPDATE}}
+    params = message.get("params")
+    if isinstance(params, dict):
+        message = message | {"params": {"sessionId": sid, "update": params.get("update", UPDATE)}}
     step = acp.receive_bytes(pair.client, json.dumps(message).encode() + b"\n")
     assert step.events or step.outbound  # refused: a finding or an error reply
+    step = acp.receive_bytes(step.connection, CANARY)
+    assert [m["id"] for m in step.outbound] == ["canary"]
+
+
+@pytest.mark.parametrize("tag", [{"type": "text"}, [[2]]], ids=["object", "array"])
+def test_a_v1_update_whose_tag_is_no_string_is_received_and_receiving_goes_on(tag: object) -> None:
+    # Found in a second fuzzing run: `_update_in_place` looked such a tag up in a set
+    # (TypeError). What the host hears of it is the normalizer's (today: nothing; see the
+    # session's report), but receiving goes on.
+    pair, sid = _v1_pair()
+    message = _update_tagged(tag)
+    message["params"]["sessionId"] = sid
+    step = acp.receive_bytes(pair.client, json.dumps(message).encode() + b"\n")
     step = acp.receive_bytes(step.connection, CANARY)
     assert [m["id"] for m in step.outbound] == ["canary"]

@@ -331,6 +331,8 @@ def _update_in_place(b: Build, value: dict[str, Any]) -> bool:
         return False
     update = params.get("update") if type(params) is dict else None
     kind = update.get("sessionUpdate") if type(update) is dict else None
+    if type(kind) is not str:
+        return True  # the v2 path reports what cannot be read (a tag that is no string)
     open_work = any(
         p.method in ("session/prompt", "session/load", "session/resume")
         and p.session_id in (sid, None)
