@@ -43,6 +43,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
 from acp_core._v1._v1_state import V1State
 from acp_core._wire._codec import decode_message
+from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import (
@@ -363,8 +364,16 @@ class Build:
         self.events.append(Finding(rule, detail))
 
     def request_id(self, given: int | str | None) -> int | str | None:
-        """The id for a new request: the caller's (if free) or the next free number."""
+        """The id for a new request: the caller's (if free) or the next free number.
+
+        Raises:
+            LocalProtocolError: E0, the caller's id is no request id (the codec's rule);
+                E2, it is pending.
+        """
         if given is not None:
+            if not is_request_id(given):
+                msg = f"request_id must be a string or an int64, not {given!r:.40}"
+                raise LocalProtocolError("E0", msg)
             if given in self.outgoing:
                 raise LocalProtocolError("E2", f"request id {given!r} is already pending")
             return given
@@ -756,6 +765,7 @@ def host_intent(b: Build, intent: object) -> bool:
         b.session_request(intent.request_id, "session/set_config_option", params, pending)
     elif kind is SendRequest:
         assert isinstance(intent, SendRequest)
+        _method_argument(intent.method)
         params_out = UNSET if intent.params is UNSET else thaw_json(intent.params)
         named = params_out.get("sessionId") if isinstance(params_out, dict) else None
         if intent.method in _FOLLOWED and isinstance(named, str) and named in b.sessions:
@@ -767,6 +777,7 @@ def host_intent(b: Build, intent: object) -> bool:
             b.request(intent.request_id, intent.method, params_out, PendingRequest(intent.method))
     elif kind is SendNotification:
         assert isinstance(intent, SendNotification)
+        _method_argument(intent.method)
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": intent.method}
         if intent.params is not UNSET:
             message["params"] = thaw_json(intent.params)
@@ -780,6 +791,12 @@ def host_intent(b: Build, intent: object) -> bool:
     else:
         return False
     return True
+
+
+def _method_argument(method: object) -> None:
+    if type(method) is not str:
+        msg = f"method must be a string, not {type(method).__name__}"
+        raise LocalProtocolError("E0", msg)
 
 
 def _resume(b: Build, intent: ResumeSession) -> None:
