@@ -516,6 +516,12 @@ def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
 
 
 def open_session(b: Build, intent: OpenSession) -> None:
+    if type(intent.session_id) is not str:
+        msg = f"OpenSession.session_id must be a string, not {type(intent.session_id).__name__}"
+        raise LocalProtocolError("E0", msg)
+    if intent.state is not None and type(intent.state) is not SessionState:
+        msg = f"OpenSession.state must be a SessionState, not {type(intent.state).__name__}"
+        raise LocalProtocolError("E0", msg)
     if intent.session_id in b.sessions:
         raise LocalProtocolError("E3", f"session {intent.session_id!r} is already open")
     engine = new_agent(intent.session_id, revision=b.conn.revision)
