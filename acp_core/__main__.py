@@ -77,7 +77,7 @@ def _open_lines(path: str) -> Iterator[str]:
             iteration, at the line where it happens).
     """
     try:
-        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+        stream = _stdin(path) if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
     except OSError as e:
         raise BadInputError(f"{path}: cannot read: {e.strerror or e}") from None
     try:
@@ -88,6 +88,17 @@ def _open_lines(path: str) -> Iterator[str]:
     finally:
         if stream is not sys.stdin:
             stream.close()
+
+
+def _stdin(path: str) -> TextIO:
+    """Standard input, to read `path` (`-`) from.
+
+    Raises:
+        BadInputError: it is closed (`<&-`: Python's `sys.stdin` is None).
+    """
+    if sys.stdin is None:
+        raise BadInputError(f"{path}: cannot read: standard input is closed")
+    return sys.stdin
 
 
 def bounded_lines(stream: TextIO, path: str) -> Iterator[str]:
@@ -402,7 +413,7 @@ COMMANDS: list[Command] = [
         _cli_proxy.HELP,
         _cli_proxy.configure,
         lambda args: _cli_proxy.run(
-            args, sys.stdin.fileno(), sys.stdout.fileno(), sys.stderr, _write_proxy_report
+            args, _stdin("-").fileno(), sys.stdout.fileno(), sys.stderr, _write_proxy_report
         ),
     ),
     Command(
@@ -456,10 +467,13 @@ def _printable(stream: TextIO) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (never a traceback).
 
-    0: done (for `check`: no MUST broken), 1: `check` found a MUST broken, 2: bad input (one
-    line on stderr), 3: an internal error of acp-core (one line on stderr; please report it).
+    0: done (for `check`: no MUST broken), 1: `check` found a MUST broken, 2: bad input or an
+    I/O error, such as output that cannot be written (one line on stderr), 3: an internal
+    error of acp-core (one line on stderr; please report it).
     """
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:  # closed (`>&-`): what would be printed is dropped, the status stays
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     unknown = revision_problem(args)
     if unknown is not None:
         sys.stderr.write(f"acp_core {args.command}: {unknown}\n")
@@ -480,6 +494,11 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except OSError as e:
+        # Input errors are said where they are read (BadInputError): this is the environment
+        # (output to a full disk, a device error), not a bug of acp-core.
+        sys.stderr.write(f"acp_core {args.command}: I/O error: {e.strerror or e}\n")
+        return EXIT_BAD_INPUT
     except Exception as e:  # the promise: one line, never a traceback
         sys.stderr.write(
             f"acp_core {args.command}: internal error: {type(e).__name__}: {e} "

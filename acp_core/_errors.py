@@ -11,6 +11,8 @@ something the protocol forbids (an engine intent), `RemoteProtocolError` when th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from acp_core._wire._value import frozen
 
 __all__ = [
@@ -46,6 +48,20 @@ def bytes_argument(data: object, function: str) -> bytes:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ArgumentError(f"{function} takes bytes, not {type(data).__name__}")
     return bytes(data)
+
+
+def entries_argument(entries: object, function: str) -> Iterable[object]:
+    """`entries` when it can be iterated (a trace: a list, a generator, a file's parsed lines).
+
+    Raises:
+        ArgumentError: it cannot (the caller's bug; whatever the entries hold is judged).
+    """
+    try:
+        iter(entries)  # type: ignore[call-overload]
+    except Exception:  # TypeError, or whatever a hostile `__iter__` raises
+        msg = f"{function} takes an iterable of trace entries, not {type(entries).__name__}"
+        raise ArgumentError(msg) from None
+    return entries  # type: ignore[return-value]
 
 
 class DecodeError(AcpError):

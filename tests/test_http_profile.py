@@ -308,3 +308,19 @@ def test_a_last_event_id_this_stream_never_gave_is_refused_and_changes_nothing(b
     _, again = http_receive(after, get(conn(), sess("s1"), ("Last-Event-ID", "0")))
     assert again.response is not None
     assert [i for i, _ in events(again.response.body)] == ["1"]
+
+
+def test_an_answer_to_an_id_already_answered_goes_on_the_connection_stream() -> None:
+    # Found by fuzzing the server (session s6, attack): a client that POSTs two requests with
+    # one id gets two answers from the agent connection (the second an error); routing the
+    # second raised KeyError (the route was gone with the first).
+    server = initialized()
+    request = {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {"cwd": "/w"}}
+    for _ in range(2):
+        server, received = http_receive(server, post(request, conn()))
+        assert received.inbound == request
+    server, first = http_send(server, "c1", {"jsonrpc": "2.0", "id": 7, "result": {}})
+    error = {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": "id in use"}}
+    server, second = http_send(server, "c1", error)
+    assert first.stream == second.stream == CONNECTION_STREAM
+    assert not second.closed

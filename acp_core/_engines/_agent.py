@@ -66,7 +66,7 @@ from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._session_state import SessionState, new_session
 from acp_core._wire._jsonrpc import PromptRequest
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates_2026_11 import BackgroundWork
 from acp_core._wire._value import frozen
 
@@ -235,7 +235,12 @@ class AgentEngine:
 def new_agent(
     session_id: str, *, revision: Revision = DEFAULT_REVISION, id_prefix: str = ""
 ) -> AgentEngine:
-    """A fresh agent engine for a session that is idle (Q2)."""
+    """A fresh agent engine for a session that is idle (Q2).
+
+    Raises:
+        ArgumentError: `revision` is not a `Revision`.
+    """
+    revision_argument(revision)
     return AgentEngine(
         new_session(session_id),
         revision,

@@ -81,7 +81,7 @@ from acp_core._wire._jsonrpc import (
     RequestPermissionRequest,
     UpdateSessionNotification,
 )
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import SessionUpdate, ToolCallUpdate
 from acp_core._wire._value import frozen
 
@@ -171,7 +171,12 @@ class ClientEngine:
 
 
 def new_client(session_id: str, *, revision: Revision = DEFAULT_REVISION) -> ClientEngine:
-    """A fresh client engine for an established session (after `session/new`)."""
+    """A fresh client engine for an established session (after `session/new`).
+
+    Raises:
+        ArgumentError: `revision` is not a `Revision`.
+    """
+    revision_argument(revision)
     state = new_session(session_id)
     tree = open_session(new_tree(), session_id, revision=revision)
     return ClientEngine(

@@ -307,14 +307,22 @@ def _refused(b: Build, value: object) -> bool:
     half-open connection): a request gets the refusal again, anything else a finding."""
     if b.conn.refused is None or b.conn.protocol_version is not None:
         return False
+    if value == []:
+        return False  # the empty batch: J39's -32600 (`_received_value`), as at any time
     method = value.get("method") if isinstance(value, dict) else None
     if method == "initialize":
         return False
-    if isinstance(value, dict) and method is not None and "id" in value:
-        rid = raw_request_id(value)
-        detail = f"Unsupported protocol version: initialize was refused ({b.conn.refused})"
-        b.send(error_reply(None if rid in b.incoming else rid, UNSUPPORTED_VERSION, detail))
-    else:
+    # Each request, alone or in a batch, gets the refusal (a request never waits unanswered).
+    items = value if type(value) is list else (value,)
+    detail = f"Unsupported protocol version: initialize was refused ({b.conn.refused})"
+    ignored = False
+    for item in items:
+        if isinstance(item, dict) and item.get("method") is not None and "id" in item:
+            rid = raw_request_id(item)
+            b.send(error_reply(None if rid in b.incoming else rid, UNSUPPORTED_VERSION, detail))
+        else:
+            ignored = True
+    if ignored:
         b.finding("E5", f"ignored: initialize was refused (protocol {b.conn.refused})")
     return True
 

@@ -32,10 +32,10 @@ from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import decode_message, encode_message
-from acp_core._wire._framing import NdjsonDecoder
+from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import Batch, Message, Request, UpdateSessionNotification
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._value import frozen
 
@@ -237,13 +237,19 @@ def new_agent_connection(
     the same engines, intents and events (docs/v1.md, "Serving a v1 client").
 
     Raises:
-        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2.
+        ArgumentError: `protocols` is not a non-empty tuple of 1 and 2, `max_line`
+            is not a positive int, or `revision` is not a `Revision`.
     """
+    revision_argument(revision)
     if not protocols or type(protocols) is not tuple or any(v not in (1, 2) for v in protocols):
         msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
         raise ArgumentError(msg)
     caps = _DEFAULT_CAPABILITIES if capabilities is None else freeze_json(capabilities)
-    decoder = NdjsonDecoder() if max_line is None else NdjsonDecoder(max_line)
+    decoder = (
+        NdjsonDecoder()
+        if max_line is None
+        else NdjsonDecoder(max_line_argument(max_line, "new_agent_connection"))
+    )
     return AgentConnection(
         info,
         caps,  # type: ignore[arg-type]
@@ -511,6 +517,12 @@ def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
 
 
 def open_session(b: Build, intent: OpenSession) -> None:
+    if type(intent.session_id) is not str:
+        msg = f"OpenSession.session_id must be a string, not {type(intent.session_id).__name__}"
+        raise LocalProtocolError("E0", msg)
+    if intent.state is not None and type(intent.state) is not SessionState:
+        msg = f"OpenSession.state must be a SessionState, not {type(intent.state).__name__}"
+        raise LocalProtocolError("E0", msg)
     if intent.session_id in b.sessions:
         raise LocalProtocolError("E3", f"session {intent.session_id!r} is already open")
     engine = new_agent(intent.session_id, revision=b.conn.revision)

@@ -45,8 +45,9 @@ from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
 from acp_core._v1._v1_state import V1State
 from acp_core._wire._codec import decode_message
+from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._fastnew import fast_evolve
-from acp_core._wire._framing import NdjsonDecoder
+from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import (
     EMPTY_OBJECT,
     UNSET,
@@ -63,7 +64,7 @@ from acp_core._wire._jsonrpc import (
     RequestPermissionRequest,
     UpdateSessionNotification,
 )
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._updates_preview import SubagentUpdate
 from acp_core._wire._value import frozen
@@ -278,13 +279,19 @@ def new_client_connection(
     every session intent is refused with `LocalProtocolError` (E5).
 
     Raises:
-        ArgumentError: `protocols` is empty or names a version other than 1 and 2.
+        ArgumentError: `protocols` is empty or names a version other than 1 and 2, `max_line`
+            is not a positive int, or `revision` is not a `Revision`.
     """
+    revision_argument(revision)
     if not protocols or any(v not in (1, 2) for v in protocols) or type(protocols) is not tuple:
         msg = f"protocols must be a non-empty tuple of 1 and 2, not {protocols!r}"
         raise ArgumentError(msg)
     caps = _NO_CAPABILITIES if capabilities is None else freeze_json(capabilities)
-    decoder = _NO_BYTES if max_line is None else NdjsonDecoder(max_line)
+    decoder = (
+        _NO_BYTES
+        if max_line is None
+        else NdjsonDecoder(max_line_argument(max_line, "new_client_connection"))
+    )
     return ClientConnection(
         info,
         caps,  # type: ignore[arg-type]
@@ -383,8 +390,16 @@ class Build:
         self.events.append(Finding(rule, detail))
 
     def request_id(self, given: int | str | None) -> int | str | None:
-        """The id for a new request: the caller's (if free) or the next free number."""
+        """The id for a new request: the caller's (if free) or the next free number.
+
+        Raises:
+            LocalProtocolError: E0, the caller's id is no request id (the codec's rule);
+                E2, it is pending.
+        """
         if given is not None:
+            if not is_request_id(given):
+                msg = f"request_id must be a string or an int64, not {given!r:.40}"
+                raise LocalProtocolError("E0", msg)
             if given in self.outgoing:
                 raise LocalProtocolError("E2", f"request id {given!r} is already pending")
             return given
@@ -785,6 +800,7 @@ def host_intent(b: Build, intent: object) -> bool:
         b.session_request(intent.request_id, "session/set_config_option", params, pending)
     elif kind is SendRequest:
         assert isinstance(intent, SendRequest)
+        _method_argument(intent.method)
         params_out = UNSET if intent.params is UNSET else thaw_json(intent.params)
         named = params_out.get("sessionId") if isinstance(params_out, dict) else None
         if intent.method in _FOLLOWED and isinstance(named, str) and named in b.sessions:
@@ -797,6 +813,7 @@ def host_intent(b: Build, intent: object) -> bool:
             b.request(intent.request_id, intent.method, params_out, pending, by_hand=True)
     elif kind is SendNotification:
         assert isinstance(intent, SendNotification)
+        _method_argument(intent.method)
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": intent.method}
         if intent.params is not UNSET:
             message["params"] = thaw_json(intent.params)
@@ -810,6 +827,12 @@ def host_intent(b: Build, intent: object) -> bool:
     else:
         return False
     return True
+
+
+def _method_argument(method: object) -> None:
+    if type(method) is not str:
+        msg = f"method must be a string, not {type(method).__name__}"
+        raise LocalProtocolError("E0", msg)
 
 
 def _resume(b: Build, intent: ResumeSession) -> None:

@@ -43,6 +43,7 @@ from acp_core._errors import LocalProtocolError
 from acp_core._state._pcoll import in_order
 from acp_core._v1._normalize import normalize_v1_step
 from acp_core._v1._v1_state import new_v1_state
+from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, freeze_json
 from acp_core._wire._jsonrpc import (
     Message,
@@ -268,6 +269,9 @@ def v1_received(
         return
     method = value.get("method")
     rid = value.get("id")
+    if not (method is None or type(method) is str) or not is_request_id(rid):
+        v2_path(b, value)  # no message v1 could mean: refused as any undecodable one
+        return
     pending = None if method is not None or "id" not in value else b.outgoing.get(rid)
     if pending is not None and pending.method == "session/prompt":
         items = _normalized(b, value, "agent")
@@ -327,6 +331,8 @@ def _update_in_place(b: Build, value: dict[str, Any]) -> bool:
         return False
     update = params.get("update") if type(params) is dict else None
     kind = update.get("sessionUpdate") if type(update) is dict else None
+    if type(kind) is not str:
+        return True  # the v2 path reports what cannot be read (a tag that is no string)
     open_work = any(
         p.method in ("session/prompt", "session/load", "session/resume")
         and p.session_id in (sid, None)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from acp_core._rules._predicates import is_absolute
+from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._framing import encode_ndjson
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
 from acp_core._wire._value import frozen
@@ -428,10 +429,12 @@ def unknown_session(request_id: int | str | None, session_id: str) -> dict[str, 
 
 
 def raw_request_id(value: object) -> int | str | None:
-    """The id of a raw message, if it is a valid JSON-RPC id (else None: reply `id: null`)."""
+    """The id of a raw message, if it is a request id the codec takes (else None: reply
+    `id: null`; an integer out of the int64 range echoed back would be a reply the connection
+    itself cannot decode)."""
     if isinstance(value, dict):
         rid = value.get("id")
-        if (type(rid) is int or type(rid) is str) and not isinstance(rid, bool):
+        if is_request_id(rid):
             return rid
     return None
 

@@ -39,7 +39,7 @@ from typing import Final, Literal
 
 from acp_core._errors import AcpError, ArgumentError
 from acp_core._wire._fields import BASE_REVISION
-from acp_core._wire._revision import Revision, RuleScope, declare_rule_scopes
+from acp_core._wire._revision import Revision, RuleScope, declare_rule_scopes, revision_argument
 from acp_core._wire._value import frozen
 
 from ._catalogue_preview import KIT_IDS, PREVIEW_ROWS, UNCHECKED, UNCHECKED_KINDS, UncheckedKind
@@ -56,10 +56,24 @@ __all__ = [
     "UncheckedKind",
     "declare_checked",
     "rules_markdown",
+    "side_argument",
 ]
 
 Level = Literal["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]
 Side = Literal["agent", "client", "both"]
+
+
+def side_argument(side: object, function: str) -> None:
+    """Refuse a `side=` that is neither None, `"agent"` nor `"client"` (a typo would judge
+    no side's rules and pass a trace that breaks them).
+
+    Raises:
+        ArgumentError: it is not one of them.
+    """
+    if side is not None and side not in ("agent", "client"):  # a tuple: `side` may not hash
+        msg = f"{function}: side must be None, 'agent' or 'client', not {side!r:.40}"
+        raise ArgumentError(msg)
+
 
 #: The RFC 2119 levels a rule may have; MUST and MUST NOT decide conformance.
 LEVELS: Final[tuple[Level, ...]] = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
@@ -377,7 +391,13 @@ def _checked(rule: Rule) -> str:
 def rules_markdown(revision: Revision | None = None) -> str:
     """The rule catalogue as Markdown: the exact text of `docs/rules.md`; with a `revision`,
     only the rules that apply in it (`Revision.applies`: none it drops, none a later
-    revision adds), and a line saying which revision that is."""
+    revision adds), and a line saying which revision that is.
+
+    Raises:
+        ArgumentError: `revision` is neither None nor a `Revision`.
+    """
+    if revision is not None:
+        revision_argument(revision)
 
     def _table(rules: tuple[Rule, ...]) -> list[str]:
         return _rows(tuple(r for r in rules if revision is None or revision.applies(r.id)))

@@ -24,12 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, cast
 
-from acp_core._errors import ArgumentError
+from acp_core._errors import ArgumentError, entries_argument
 from acp_core._state._pcoll import PVec
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from acp_core._wire._value import frozen
 
-from ._catalogue import RULES, Side, declare_checked
+from ._catalogue import RULES, Side, declare_checked, side_argument
 from ._check_answers import CHECKED as ANSWERS_CHECKED
 from ._check_capabilities import CHECKED as CAPABILITY_CHECKED
 from ._check_initialize import CHECKED as INITIALIZE_CHECKED
@@ -84,7 +84,7 @@ class _Checker:
         return IncrementalCheck(self.draft.value(), self.found.extend(self.draft.out), self.count)
 
     def read(self, entries: Iterable[object]) -> None:
-        for entry in entries:
+        for entry in entries_argument(entries, "check_trace"):
             self.entry(self.count, entry)
             self.count += 1
 
@@ -239,6 +239,7 @@ def check_trace(
         never an exception; the input is not modified.
     """
     # `IncrementalCheck.start(revision).feed_all(entries).finish()`, in one draft
+    side_argument(side, "check_trace")
     draft = _Checker(Protocol.start(revision), PVec(), 0)
     draft.read(entries)
     found = draft.finish()

@@ -16,7 +16,7 @@ from typing import Any, Final
 from acp_core._errors import ArgumentError
 from acp_core._wire._content import ContentBlock, TerminalRef
 from acp_core._wire._json import UNSET, JsonObject
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import (
     AgentMessage,
     AgentMessageChunk,
@@ -167,7 +167,7 @@ def fold(
     # queued in order and appended before the next general reducer (or at the end). Runs of
     # terminal chunks are applied in bulk. Where the revision merges `_meta` patches, the
     # upserts are rewritten as `reduce` rewrites them (chunks never patch `_meta`).
-    merges = revision.meta_patch_merges
+    merges = revision_argument(revision).meta_patch_merges
     table = REDUCERS
     roles = _CHUNK_ROLES
     pending: dict[str, _Buffer] = {}

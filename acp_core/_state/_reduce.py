@@ -31,7 +31,7 @@ from typing import Any, Final
 from acp_core._errors import ArgumentError
 from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._json import UNSET, JsonObject
-from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import (
     AgentMessage,
     AgentThought,
@@ -136,7 +136,11 @@ def reduce(
     if reducer is None:
         msg = f"not a session update: {type(update).__name__}"
         raise ArgumentError(msg)
-    if revision.meta_patch_merges:
+    try:
+        merges = revision.meta_patch_merges
+    except AttributeError:
+        merges = revision_argument(revision).meta_patch_merges  # raises ArgumentError
+    if merges:
         update = revised(state, update, revision)
     return reducer(state, update)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from acp_core._wire._fastnew import evolve_frozen
 from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import RpcError
 from acp_core._wire._setup import NewSessionResult, ResumeSessionResult
@@ -40,7 +41,6 @@ from ._session_state import (
     PLAN,
     Foreground,
     PlanState,
-    SessionInfo,
     SessionState,
     Usage,
     new_entity_ref,
@@ -137,14 +137,19 @@ def _config_options(state: SessionState, u: ConfigOptionUpdate) -> SessionState:
 
 def _session_info(state: SessionState, u: SessionInfoUpdate) -> SessionState:
     info = state.aux.info
-    new = SessionInfo(
-        info.title if u.title is UNSET else u.title,
-        info.updated_at if u.updated_at is UNSET else u.updated_at,
-        patch_meta(info.meta, u.meta),
-    )
-    if new == info:
+    title = info.title if u.title is UNSET else u.title
+    updated_at = info.updated_at if u.updated_at is UNSET else u.updated_at
+    meta = patch_meta(info.meta, u.meta)
+    if title == info.title and updated_at == info.updated_at and _same(meta, info.meta):
         return state
+    # Every value is frozen already (the update's, the state's): `SessionInfo(...)` would copy
+    # the whole `_meta` again, a cost growing with every key an agent ever added.
+    new = evolve_frozen(info, title=title, updated_at=updated_at, meta=meta)
     return set_aux(state, info=new)
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or a == b
 
 
 def _usage(state: SessionState, u: UsageUpdate) -> SessionState:
@@ -152,10 +157,18 @@ def _usage(state: SessionState, u: UsageUpdate) -> SessionState:
     previous_cost = None if aux.usage is None else aux.usage.cost
     # Q11: no `cost` keeps the last reported one; null clears it.
     cost = previous_cost if u.cost is UNSET else u.cost
-    new = Usage(u.used, u.size, cost, meta_or_none(u.meta))
-    if new == aux.usage:
+    meta = meta_or_none(u.meta)
+    old = aux.usage
+    if old is None:
+        old = _NO_USAGE
+    elif (old.used, old.size, old.cost) == (u.used, u.size, cost) and _same(meta, old.meta):
         return state
-    return set_aux(state, usage=new)
+    # Frozen values only, as in `_session_info` (the merged `_meta` is not copied again).
+    return set_aux(state, usage=evolve_frozen(old, used=u.used, size=u.size, cost=cost, meta=meta))
+
+
+#: What `_usage` evolves the first usage from (every field is set there).
+_NO_USAGE: Final = Usage(0, 0)
 
 
 def _other(state: SessionState, u: OtherUpdate) -> SessionState:

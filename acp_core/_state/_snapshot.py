@@ -24,7 +24,13 @@ from typing import Any, Final
 from acp_core._errors import ArgumentError, DecodeError, Diagnostic
 from acp_core._wire._codec import decode_part, encode_part
 from acp_core._wire._json import JsonObject, Path, freeze_json, render_path, thaw_json
-from acp_core._wire._revision import REVISIONS, V2_2026_08, V2_PREVIEW, Revision
+from acp_core._wire._revision import (
+    REVISIONS,
+    V2_2026_08,
+    V2_PREVIEW,
+    Revision,
+    revision_argument,
+)
 from acp_core._wire._updates import OtherUpdate
 
 from ._pcoll import EMPTY_VEC, PMap, PVec, in_order
@@ -83,6 +89,8 @@ def snapshot(
     if not isinstance(state, SessionState):  # typed callers never get here; others may
         msg = f"snapshot takes a SessionState, not {type(state).__name__}"  # type: ignore[unreachable]
         raise ArgumentError(msg)
+    if revision is not None:
+        revision_argument(revision)
     base = V2_2026_08 if revision is None else revision  # what `_revision` reads them at
     later = V2_PREVIEW if revision is None else revision
     fg = state.foreground

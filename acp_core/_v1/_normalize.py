@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from acp_core._errors import Diagnostic
+from acp_core._errors import Diagnostic, entries_argument
 from acp_core._wire._updates import OtherUpdate
 
 from ._v1_detect import looks_like_v1
@@ -192,7 +192,7 @@ def normalized_entries(
 ) -> Iterator[tuple[V1State, V1Output]]:
     """Each trace entry normalized in turn from `state`: (the state after it, its output).
     An entry that is not `{"from": ..., "message": ...}` gives a `v1.invalid-message`."""
-    for index, entry in enumerate(entries):
+    for index, entry in enumerate(entries_argument(entries, "the v1 normalizer")):
         if type(entry) is not dict or "message" not in entry:
             message = "not a trace entry: skipped"
             skipped = Diagnostic(INVALID_MESSAGE, f"$[{index}]", message)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final, NamedTuple
 
 from acp_core._errors import Diagnostic
-from acp_core._rules._catalogue import Level, Side
+from acp_core._rules._catalogue import Level, Side, side_argument
 from acp_core._rules._check import Violation
 
 from ._normalize import normalized_entries
@@ -83,6 +83,7 @@ def check_v1_trace(entries: Iterable[object], *, side: Side | None = None) -> tu
     Returns:
         The violations, by entry index. Malformed input is a violation, never an exception.
     """
+    side_argument(side, "check_v1_trace")
     found: list[Violation] = []
     for index, (_, output) in enumerate(normalized_entries(entries, new_v1_state())):
         found += v1_violations(output.diagnostics, index, side=side)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from acp_core._errors import entries_argument
+
 from ._v1_state import ROLES, V1_ONLY, V2_ONLY
 
 __all__ = ["looks_like_v1"]
@@ -23,7 +25,7 @@ def looks_like_v1(entries: Iterable[object]) -> bool:
     """
     v1 = v2 = 0
     requested: int | None = None
-    for entry in entries:
+    for entry in entries_argument(entries, "looks_like_v1"):
         message = entry.get("message") if type(entry) is dict else None
         for msg in message if type(message) is list else (message,):
             if type(msg) is not dict:

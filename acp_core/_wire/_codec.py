@@ -23,7 +23,7 @@ from acp_core._errors import ArgumentError, DecodeError
 
 from . import _jsonrpc as j
 from . import _updates as u
-from ._codec_core import MISSING, REQUEST_ID, STRICT, Ctx, Decoded, shared_ctx
+from ._codec_core import MISSING, REQUEST_ID, STRICT, Codec, Ctx, Decoded, shared_ctx
 from ._codec_fast import fast_update
 from ._codec_tables import Tables, encoding_tables, tables
 from ._fastnew import fast_constructor
@@ -411,14 +411,24 @@ def decode_part(
 
     Raises:
         DecodeError: the object does not match the part.
+        ArgumentError: no part has that name.
     """
-    return tables(revision).parts[name].decode(_plain(obj), path, STRICT)
+    return _part(tables(revision), name, "decode_part").decode(_plain(obj), path, STRICT)
 
 
 def encode_part(name: str, value: Any, *, revision: Revision = DEFAULT_REVISION) -> Any:
     """Encode one schema part to JSON, as `revision` keys it (see `decode_part`).
 
     Raises:
-        ArgumentError: the value does not fit the part, or holds a field `revision` removed.
+        ArgumentError: the value does not fit the part, or holds a field `revision` removed,
+            or no part has that name.
     """
-    return encoding_tables(revision).parts[name].encode(value)
+    return _part(encoding_tables(revision), name, "encode_part").encode(value)
+
+
+def _part(t: Tables, name: object, function: str) -> Codec:
+    part = t.parts.get(name) if type(name) is str else None
+    if part is None:
+        msg = f"{function}: no schema part {name!r:.60}; the parts: {', '.join(sorted(t.parts))}"
+        raise ArgumentError(msg)
+    return part

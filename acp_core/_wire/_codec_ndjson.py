@@ -99,7 +99,7 @@ def decode_ndjson(
         ArgumentError: `data` is not bytes (the caller's bug).
     """
     data = bytes_argument(data, "decode_ndjson")
-    read = _READERS.get((strict, revision))
+    read = _READERS.get((strict, revision)) if revision is DEFAULT_REVISION else None
     if read is None:
         read = _reader(strict, revision)
         if revision is DEFAULT_REVISION:  # (other revisions are rare: not kept)

@@ -38,7 +38,7 @@ from ._codec_values import JSON, STR
 from ._fastnew import fast_constructor
 from ._fields import PREVIEW_NAME, since_of
 from ._json import Path, render_path
-from ._revision import REVISIONS, Revision
+from ._revision import REVISIONS, Revision, revision_argument
 
 __all__ = ["Tables", "Typed", "encoding_tables", "tables"]
 
@@ -295,9 +295,12 @@ class Tables:
 _CACHE: dict[tuple[str, ...], Tables] = {}
 
 
+# No revision: what the one-entry caches below hold first (so `revision=None` is no hit).
+_NOTHING: Final = object()
+
 # The revision asked last and its tables: one identity check on the hot path (hashing the
 # lineage tuple on every decode cost ~5% of a decode).
-_last: list[Any] = [None, None]
+_last: list[Any] = [_NOTHING, None]
 
 
 def tables(revision: Revision) -> Tables:
@@ -306,7 +309,7 @@ def tables(revision: Revision) -> Tables:
     if revision is last[0]:
         found: Tables = last[1]
         return found
-    cached = _CACHE.get(revision.lineage)
+    cached = _CACHE.get(revision_argument(revision).lineage)
     if cached is None:
         cached = _CACHE[revision.lineage] = Tables(revision.lineage)
     last[0], last[1] = revision, cached
@@ -316,7 +319,7 @@ def tables(revision: Revision) -> Tables:
 # The same for the encoders: (every known revision's names, then the revision's own) and the
 # revision's lineage for the keys; and the revision asked last.
 _ENCODING: dict[tuple[str, ...], Tables] = {}
-_last_encoding: list[Any] = [None, None]
+_last_encoding: list[Any] = [_NOTHING, None]
 
 
 def encoding_tables(revision: Revision) -> Tables:
@@ -327,7 +330,7 @@ def encoding_tables(revision: Revision) -> Tables:
     if revision is last[0]:
         found: Tables = last[1]
         return found
-    cached = _ENCODING.get(revision.lineage)
+    cached = _ENCODING.get(revision_argument(revision).lineage)
     if cached is None:
         names = (*(n for r in REVISIONS.values() for n in r.lineage), *revision.lineage)
         every = tuple(dict.fromkeys(names))

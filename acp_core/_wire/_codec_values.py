@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Final, Generic, NamedTuple, TypeVar
+from typing import Any, Final, Generic, NamedTuple, TypeGuard, TypeVar
 
 from acp_core._errors import DecodeError, Diagnostic
 
@@ -46,6 +46,7 @@ __all__ = [
     "Decoded",
     "ListCodec",
     "NonEmpty",
+    "is_request_id",
     "shared_ctx",
 ]
 
@@ -219,11 +220,18 @@ _I64_MIN: Final = -(2**63)
 _I64_MAX: Final = 2**63 - 1
 
 
+def is_request_id(obj: object) -> TypeGuard[int | str | None]:
+    """Whether a raw JSON value is a request id the codec takes: null, a string, or an
+    integer in the int64 range (the one rule: a connection answering an undecodable request
+    echoes its id only when it is one, else `id: null`)."""
+    return obj is None or type(obj) is str or (type(obj) is int and _I64_MIN <= obj <= _I64_MAX)
+
+
 class _RequestId(Codec):
     expected = "request id (string, integer or null)"
 
     def decode(self, obj: object, path: Path, ctx: Ctx) -> int | str | None:
-        if obj is None or type(obj) is str or (type(obj) is int and _I64_MIN <= obj <= _I64_MAX):
+        if is_request_id(obj):
             return obj
         raise self.fail(path)
 

@@ -44,6 +44,7 @@ __all__ = [
     "feed_lines",
     "feed_ndjson",
     "finish_ndjson",
+    "max_line_argument",
     "parse_error_reply",
     "parse_line",
     "parse_value",
@@ -210,6 +211,28 @@ class NdjsonDecoder:
 
 _MAKE_DECODER: Final = fast_constructor(NdjsonDecoder)
 
+
+def max_line_argument(max_line: object, function: str) -> int:
+    """`max_line` when it is a positive int: the one check of a line limit a host gives.
+
+    Raises:
+        ArgumentError: it is not one (a limit of another type would fail every later read).
+    """
+    if type(max_line) is int and max_line > 0:
+        return max_line
+    msg = f"{function}: max_line must be a positive int, not {max_line!r:.40}"
+    raise ArgumentError(msg)
+
+
+def _decoder_argument(decoder: object, function: str) -> NdjsonDecoder:
+    if type(decoder) is not NdjsonDecoder:
+        msg = f"{function} takes an NdjsonDecoder, not {type(decoder).__name__}"
+        raise ArgumentError(msg)
+    if type(decoder.max_line) is not int:  # built by hand with a limit of another type
+        max_line_argument(decoder.max_line, function)
+    return decoder
+
+
 T = TypeVar("T")
 
 
@@ -240,9 +263,17 @@ def feed_lines(
 ) -> tuple[NdjsonDecoder, tuple[T | FramingError, ...]]:
     """`feed_ndjson` with each complete, non-blank line read by `read_line` instead of
     `parse_line` (for a reader that decodes further, `_wire/_codec_ndjson.py`): the same
-    splitting, limits and `too_long` errors. `data` must be bytes."""
+    splitting, limits and `too_long` errors. `data` must be bytes.
+
+    Raises:
+        ArgumentError: `decoder` is not an `NdjsonDecoder` (with an int `max_line`).
+    """
     events: list[T | FramingError] = []
+    if type(decoder) is not NdjsonDecoder:  # (inline, not `_decoder_argument`: a call a read)
+        _decoder_argument(decoder, "feed_ndjson")  # raises
     limit = decoder.max_line
+    if type(limit) is not int:
+        max_line_argument(limit, "feed_ndjson")  # raises
     pending = decoder.pending
     size = decoder.pending_size
     skipping = decoder.skipping
@@ -285,7 +316,12 @@ def _too_long(limit: int, size: int) -> FramingError:
 
 def finish_ndjson(decoder: NdjsonDecoder) -> tuple[Parsed | FramingError, ...]:
     """End of input: the unfinished last line, if any, as a final event (a line without its
-    newline is still a line; a peer that dies mid-line leaves a framing error)."""
+    newline is still a line; a peer that dies mid-line leaves a framing error).
+
+    Raises:
+        ArgumentError: `decoder` is not an `NdjsonDecoder`.
+    """
+    _decoder_argument(decoder, "finish_ndjson")
     if decoder.skipping or not decoder.pending:
         return ()
     line = b"".join(decoder.pending)
@@ -328,7 +364,12 @@ def encode_ndjson(message: Any) -> bytes:
 
 
 def decode_frame(frame: bytes | str, *, max_size: int = DEFAULT_MAX_LINE) -> Parsed | FramingError:
-    """One frame holding one JSON-RPC message (or batch): its value, or a framing error."""
+    """One frame holding one JSON-RPC message (or batch): its value, or a framing error.
+
+    Raises:
+        ArgumentError: `frame` is neither text nor bytes-like (an int would be read as a
+            size by `bytes()`: a zero-filled frame of that many bytes).
+    """
     if isinstance(frame, str):
         if len(frame) > max_size:
             return _error("too_long", f"frame longer than {max_size} characters", len(frame))
@@ -337,7 +378,7 @@ def decode_frame(frame: bytes | str, *, max_size: int = DEFAULT_MAX_LINE) -> Par
         except UnicodeEncodeError:
             return _error("invalid_utf8", "frame holds a lone surrogate", len(frame))
     else:
-        data = bytes(frame)
+        data = bytes_argument(frame, "decode_frame")
     if len(data) > max_size:
         return _error("too_long", f"frame longer than {max_size} bytes", len(data))
     return _parse(data)

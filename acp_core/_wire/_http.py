@@ -509,8 +509,11 @@ def http_send(
             connections = server.connections.set(connection_id, answered)
             server = evolve_frozen(server, connections=connections)
             return server, HttpSent(initialize=HttpResponse(200, headers, text.encode()))
-        route = CONNECTION_STREAM if key is None else connection.request_routes.get(key, "")
-        if key is not None:
+        routed = None if key is None else connection.request_routes.get(key)
+        # An answer to no routed request (a client that used one id twice gets two answers:
+        # the route went with the first) goes on the connection stream.
+        route = CONNECTION_STREAM if routed is None else routed
+        if routed is not None and key is not None:
             connection = evolve_frozen(
                 connection, request_routes=connection.request_routes.delete(key)
             )

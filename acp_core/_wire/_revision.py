@@ -54,6 +54,7 @@ __all__ = [
     "RuleScope",
     "declare_rule_scopes",
     "decoded_update_tags",
+    "revision_argument",
     "revision_named",
 ]
 
@@ -319,6 +320,22 @@ def revision_named(name: str) -> Revision:
         msg = f"unknown revision {name!r}; known: {', '.join(REVISION_CHOICES)}"
         raise KeyError(msg)
     return found
+
+
+def revision_argument(revision: object) -> Revision:
+    """`revision` when it is a `Revision`: the one check of every public function's
+    `revision=` (a name or None given there would fail deep inside with `AttributeError`).
+
+    Raises:
+        ArgumentError: it is not one (also a `TypeError`).
+    """
+    if isinstance(revision, Revision):
+        return revision
+    msg = (
+        f"revision must be a Revision (acp_core.REVISIONS, revision_named(...)), "
+        f"not {type(revision).__name__}: {revision!r:.60}"
+    )
+    raise ArgumentError(msg)
 
 
 #: The revision used when none is given: the v2 Preview, what current agents speak
