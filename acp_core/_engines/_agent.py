@@ -90,6 +90,7 @@ from ._intents import (
     StartWork,
     Step,
 )
+from ._kept import kept_violations
 
 __all__ = [
     "AgentEngine",
@@ -122,7 +123,10 @@ class AgentEngine:
         id_prefix: prefix of generated ids (keeps ids unique across engines).
         conversation: the session's lifecycle as the conversation machine follows it; every
             message this engine sends passes it first.
-        violations: what the client broke, in the order received (`check_trace`'s values).
+        violations: what the client broke, in the order received (`check_trace`'s values): the
+            newest `MAX_VIOLATIONS_KEPT` (256) of them, so a peer that breaks a rule in every
+            message cannot grow the engine without bound.
+        violations_dropped: how many older violations were let go to keep that bound.
         children: the child sessions this engine announced and what it sent on them, as the
             client's `SessionTree` holds them (Preview; `_engines/_agent_children.py`).
         child_conversations: each child's lifecycle, one conversation machine per child.
@@ -156,6 +160,7 @@ class AgentEngine:
     # How many messages this engine sent and received: the index of its violations. A
     # position label, not state: left out of equality.
     messages: int = attrs.field(default=0, eq=False)
+    violations_dropped: int = 0  # last: earlier fields keep their places
 
     @property
     def session_id(self) -> str:
@@ -305,9 +310,9 @@ def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
         raise LocalProtocolError("E0", f"not an agent intent: {type(intent).__name__}")
     b = Build(engine)
     handler(b, intent)
-    violations = engine.violations
-    if b.violations:
-        violations = (*violations, *b.violations)
+    violations, dropped = kept_violations(
+        engine.violations, b.violations, engine.violations_dropped
+    )
     # `evolve` carries the fields no step changes (`revision`, `id_prefix`, any added later).
     after = attrs.evolve(
         engine,
@@ -320,6 +325,7 @@ def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
         next_request_id=b.next_request_id,
         conversation=b.conversation,
         violations=violations,
+        violations_dropped=dropped,
         children=b.children,
         child_conversations=b.child_conversations,
         keys=b.keys,

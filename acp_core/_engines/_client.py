@@ -95,6 +95,7 @@ from ._client_records import SentPrompt
 from ._client_view import apply_update
 from ._intents import AnswerPermission, Received, SendCancel, SendPrompt, Step
 from ._intents_preview import CancelChild, CancelTerminal, CancelToolCall, RetryPrompt
+from ._kept import kept_violations
 
 __all__ = [
     "ClientEngine",
@@ -127,7 +128,10 @@ class ClientEngine:
             `_engines/_client_children.py`); `lifecycles`: a conversation machine per child.
         requests: `tool_call/cancel` / `terminal/cancel` requests not answered yet, by
             request key: (method, session id).
-        violations: what the agent broke, in the order received (`check_trace`'s values).
+        violations: what the agent broke, in the order received (`check_trace`'s values): the
+            newest `MAX_VIOLATIONS_KEPT` (256) of them, so a peer that breaks a rule in every
+            message cannot grow the engine without bound.
+        violations_dropped: how many older violations were let go to keep that bound.
         messages: how many messages this engine sent and received.
     """
 
@@ -147,6 +151,7 @@ class ClientEngine:
     # How many messages this engine sent and received: the index of its violations. A
     # position label, not state: left out of equality.
     messages: int = attrs.field(default=0, eq=False)
+    violations_dropped: int = 0  # last: earlier fields keep their places
 
     @property
     def session_id(self) -> str:
@@ -253,9 +258,9 @@ def client_step(engine: ClientEngine, intent: object) -> Step[ClientEngine]:
 
 
 def _next_engine(engine: ClientEngine, b: Build) -> ClientEngine:
-    violations = engine.violations
-    if b.violations:
-        violations = (*violations, *b.violations)
+    violations, dropped = kept_violations(
+        engine.violations, b.violations, engine.violations_dropped
+    )
     # One generated rebuild (fields without converters): this runs once per message. Every
     # field a step may change is named; `revision` is carried.
     return fast_evolve(
@@ -269,6 +274,7 @@ def _next_engine(engine: ClientEngine, b: Build) -> ClientEngine:
         next_request_id=b.next_request_id,
         conversation=b.conversation,
         violations=violations,
+        violations_dropped=dropped,
         children=b.children,
         lifecycles=b.lifecycles,
         requests=b.requests,

@@ -459,7 +459,13 @@ class Build:
     def machine_findings(self, before: ClientEngine, after: ClientEngine) -> None:
         """The violations `after`'s machine added, as `Finding` events (for a session the
         connection no longer keeps, whose engine no host can read)."""
-        for v in after.violations[len(before.violations) :]:
+        added = (
+            after.violations_dropped
+            + len(after.violations)
+            - before.violations_dropped
+            - len(before.violations)
+        )
+        for v in after.violations[len(after.violations) - min(added, len(after.violations)) :]:
             if not v.warning:
                 self.finding(v.rule, v.message)
 

@@ -13,11 +13,11 @@ Over the ~600-line guide: generated, one entry per class, read by no one but the
 ATTRS_SHAPE = 2442507195  # of the attrs internals `_value_build.py` calls
 
 SPECS = {
-    'acp_core._engines._agent:AgentEngine': '1111 - session:session:n100111 revision:revision:v100111 _turn:turn:v100111 _pending:pending:f100111 decisions:decisions:f100111 open_message:open_message:v100111 counter:counter:v100111 next_request_id:next_request_id:v100111 id_prefix:id_prefix:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 child_conversations:child_conversations:f100111 keys:keys:f100111 background:background:v100111 messages:messages:v100001',
+    'acp_core._engines._agent:AgentEngine': '1111 - session:session:n100111 revision:revision:v100111 _turn:turn:v100111 _pending:pending:f100111 decisions:decisions:f100111 open_message:open_message:v100111 counter:counter:v100111 next_request_id:next_request_id:v100111 id_prefix:id_prefix:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 child_conversations:child_conversations:f100111 keys:keys:f100111 background:background:v100111 messages:messages:v100001 violations_dropped:violations_dropped:v100111',
     'acp_core._engines._agent_records:PendingPermission': '1111 post request_id:request_id:n100111 tool_call_id:tool_call_id:n100111 options:options:n100111 _foreground:foreground:v100000 session_id:session_id:v100111 _foreground_read:foreground_read:v000000',
     'acp_core._engines._agent_records:PermissionDecision': '1111 - approved:approved:n100111 outcome:outcome:n100111 option_id:option_id:v100111',
     'acp_core._engines._agent_records:Turn': '1111 post prompt_id:prompt_id:n100111 prompt_driven:prompt_driven:n100111 user_message_id:user_message_id:n100111 _cancel_requested:cancel_requested:v100000 _cancel_read:cancel_read:v000000',
-    'acp_core._engines._client:ClientEngine': '1111 - session:session:n100111 view:view:n100111 revision:revision:v100111 sent:sent:f100111 order:order:f100111 pending:pending:f100111 work_tool_calls:work_tool_calls:f100111 next_request_id:next_request_id:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 lifecycles:lifecycles:f100111 requests:requests:f100111 messages:messages:v100001',
+    'acp_core._engines._client:ClientEngine': '1111 - session:session:n100111 view:view:n100111 revision:revision:v100111 sent:sent:f100111 order:order:f100111 pending:pending:f100111 work_tool_calls:work_tool_calls:f100111 next_request_id:next_request_id:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 lifecycles:lifecycles:f100111 requests:requests:f100111 messages:messages:v100001 violations_dropped:violations_dropped:v100111',
     'acp_core._engines._client_records:SentPrompt': '1111 - request_id:request_id:n100111 state:state:v100111 message_id:message_id:v100111 ended:ended:v100111 stop_reason:stop_reason:v100111 request:request:v100001 retry_of:retry_of:v100111',
     'acp_core._engines._connection_agent_state:AgentConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 judge:judge:v100111 judged:judged:v100001 exchange:exchange:v100111 child_owners:child_owners:f100111',
     'acp_core._engines._connection_agent_state:AgentSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 attached:attached:v100111 closing:closing:v100111 parent:parent:v100111',
@@ -314,7 +314,9 @@ def make_acp_core___engines___agent__AgentEngine(cls, f, NOTHING):
     d14 = f[14].default
     s15 = cls.messages.__set__
     d15 = f[15].default
-    def __init__(self, session, revision=d1, turn=d2, pending=NOTHING, decisions=NOTHING, open_message=d5, counter=d6, next_request_id=d7, id_prefix=d8, conversation=NOTHING, violations=d10, children=NOTHING, child_conversations=NOTHING, keys=NOTHING, background=d14, messages=d15):
+    s16 = cls.violations_dropped.__set__
+    d16 = f[16].default
+    def __init__(self, session, revision=d1, turn=d2, pending=NOTHING, decisions=NOTHING, open_message=d5, counter=d6, next_request_id=d7, id_prefix=d8, conversation=NOTHING, violations=d10, children=NOTHING, child_conversations=NOTHING, keys=NOTHING, background=d14, messages=d15, violations_dropped=d16):
         s0(self, session)
         s1(self, revision)
         s2(self, turn)
@@ -343,15 +345,16 @@ def make_acp_core___engines___agent__AgentEngine(cls, f, NOTHING):
         s13(self, keys)
         s14(self, background)
         s15(self, messages)
-    __init__.__annotations__ = {'return': None, 'session': 'SessionState', 'revision': 'Revision', 'turn': 'Turn | None', 'pending': 'PMap[int | str | None, PendingPermission]', 'decisions': 'PMap[int | str | None, PermissionDecision]', 'open_message': 'tuple[str, str] | None', 'counter': 'int', 'next_request_id': 'int', 'id_prefix': 'str', 'conversation': 'Conversation', 'violations': 'tuple[Violation, ...]', 'children': 'SessionTree', 'child_conversations': 'PMap[str, Conversation]', 'keys': 'KeyLedger', 'background': 'tuple[BackgroundWork, ...] | None', 'messages': 'int'}
+        s16(self, violations_dropped)
+    __init__.__annotations__ = {'return': None, 'session': 'SessionState', 'revision': 'Revision', 'turn': 'Turn | None', 'pending': 'PMap[int | str | None, PendingPermission]', 'decisions': 'PMap[int | str | None, PermissionDecision]', 'open_message': 'tuple[str, str] | None', 'counter': 'int', 'next_request_id': 'int', 'id_prefix': 'str', 'conversation': 'Conversation', 'violations': 'tuple[Violation, ...]', 'children': 'SessionTree', 'child_conversations': 'PMap[str, Conversation]', 'keys': 'KeyLedger', 'background': 'tuple[BackgroundWork, ...] | None', 'messages': 'int', 'violations_dropped': 'int'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(session={self.session!r}, revision={self.revision!r}, _turn={self._turn!r}, _pending={self._pending!r}, decisions={self.decisions!r}, open_message={self.open_message!r}, counter={self.counter!r}, next_request_id={self.next_request_id!r}, id_prefix={self.id_prefix!r}, conversation={self.conversation!r}, violations={self.violations!r}, children={self.children!r}, child_conversations={self.child_conversations!r}, keys={self.keys!r}, background={self.background!r}, messages={self.messages!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(session={self.session!r}, revision={self.revision!r}, _turn={self._turn!r}, _pending={self._pending!r}, decisions={self.decisions!r}, open_message={self.open_message!r}, counter={self.counter!r}, next_request_id={self.next_request_id!r}, id_prefix={self.id_prefix!r}, conversation={self.conversation!r}, violations={self.violations!r}, children={self.children!r}, child_conversations={self.child_conversations!r}, keys={self.keys!r}, background={self.background!r}, messages={self.messages!r}, violations_dropped={self.violations_dropped!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.session == other.session and self.revision == other.revision and self._turn == other._turn and self._pending == other._pending and self.decisions == other.decisions and self.open_message == other.open_message and self.counter == other.counter and self.next_request_id == other.next_request_id and self.id_prefix == other.id_prefix and self.conversation == other.conversation and self.violations == other.violations and self.children == other.children and self.child_conversations == other.child_conversations and self.keys == other.keys and self.background == other.background
+        return self.session == other.session and self.revision == other.revision and self._turn == other._turn and self._pending == other._pending and self.decisions == other.decisions and self.open_message == other.open_message and self.counter == other.counter and self.next_request_id == other.next_request_id and self.id_prefix == other.id_prefix and self.conversation == other.conversation and self.violations == other.violations and self.children == other.children and self.child_conversations == other.child_conversations and self.keys == other.keys and self.background == other.background and self.violations_dropped == other.violations_dropped
     def __hash__(self):
-        return hash((49799386460349273, self.session, self.revision, self._turn, self._pending, self.decisions, self.open_message, self.counter, self.next_request_id, self.id_prefix, self.conversation, self.violations, self.children, self.child_conversations, self.keys, self.background))
+        return hash((49799386460349273, self.session, self.revision, self._turn, self._pending, self.decisions, self.open_message, self.counter, self.next_request_id, self.id_prefix, self.conversation, self.violations, self.children, self.child_conversations, self.keys, self.background, self.violations_dropped))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -460,7 +463,9 @@ def make_acp_core___engines___client__ClientEngine(cls, f, NOTHING):
     k12 = f[12].default.factory
     s13 = cls.messages.__set__
     d13 = f[13].default
-    def __init__(self, session, view, revision=d2, sent=NOTHING, order=NOTHING, pending=NOTHING, work_tool_calls=NOTHING, next_request_id=d7, conversation=NOTHING, violations=d9, children=NOTHING, lifecycles=NOTHING, requests=NOTHING, messages=d13):
+    s14 = cls.violations_dropped.__set__
+    d14 = f[14].default
+    def __init__(self, session, view, revision=d2, sent=NOTHING, order=NOTHING, pending=NOTHING, work_tool_calls=NOTHING, next_request_id=d7, conversation=NOTHING, violations=d9, children=NOTHING, lifecycles=NOTHING, requests=NOTHING, messages=d13, violations_dropped=d14):
         s0(self, session)
         s1(self, view)
         s2(self, revision)
@@ -491,15 +496,16 @@ def make_acp_core___engines___client__ClientEngine(cls, f, NOTHING):
             requests = k12()
         s12(self, requests)
         s13(self, messages)
-    __init__.__annotations__ = {'return': None, 'session': 'SessionState', 'view': 'SessionState', 'revision': 'Revision', 'sent': 'PMap[RequestKey, SentPrompt]', 'order': 'PVec[RequestKey]', 'pending': 'PMap[int | str | None, RequestPermissionRequest]', 'work_tool_calls': 'PMap[str, bool]', 'next_request_id': 'int', 'conversation': 'Conversation', 'violations': 'tuple[Violation, ...]', 'children': 'SessionTree', 'lifecycles': 'PMap[str, Conversation]', 'requests': 'PMap[RequestKey, tuple[str, str]]', 'messages': 'int'}
+        s14(self, violations_dropped)
+    __init__.__annotations__ = {'return': None, 'session': 'SessionState', 'view': 'SessionState', 'revision': 'Revision', 'sent': 'PMap[RequestKey, SentPrompt]', 'order': 'PVec[RequestKey]', 'pending': 'PMap[int | str | None, RequestPermissionRequest]', 'work_tool_calls': 'PMap[str, bool]', 'next_request_id': 'int', 'conversation': 'Conversation', 'violations': 'tuple[Violation, ...]', 'children': 'SessionTree', 'lifecycles': 'PMap[str, Conversation]', 'requests': 'PMap[RequestKey, tuple[str, str]]', 'messages': 'int', 'violations_dropped': 'int'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(session={self.session!r}, view={self.view!r}, revision={self.revision!r}, sent={self.sent!r}, order={self.order!r}, pending={self.pending!r}, work_tool_calls={self.work_tool_calls!r}, next_request_id={self.next_request_id!r}, conversation={self.conversation!r}, violations={self.violations!r}, children={self.children!r}, lifecycles={self.lifecycles!r}, requests={self.requests!r}, messages={self.messages!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(session={self.session!r}, view={self.view!r}, revision={self.revision!r}, sent={self.sent!r}, order={self.order!r}, pending={self.pending!r}, work_tool_calls={self.work_tool_calls!r}, next_request_id={self.next_request_id!r}, conversation={self.conversation!r}, violations={self.violations!r}, children={self.children!r}, lifecycles={self.lifecycles!r}, requests={self.requests!r}, messages={self.messages!r}, violations_dropped={self.violations_dropped!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.session == other.session and self.view == other.view and self.revision == other.revision and self.sent == other.sent and self.order == other.order and self.pending == other.pending and self.work_tool_calls == other.work_tool_calls and self.next_request_id == other.next_request_id and self.conversation == other.conversation and self.violations == other.violations and self.children == other.children and self.lifecycles == other.lifecycles and self.requests == other.requests
+        return self.session == other.session and self.view == other.view and self.revision == other.revision and self.sent == other.sent and self.order == other.order and self.pending == other.pending and self.work_tool_calls == other.work_tool_calls and self.next_request_id == other.next_request_id and self.conversation == other.conversation and self.violations == other.violations and self.children == other.children and self.lifecycles == other.lifecycles and self.requests == other.requests and self.violations_dropped == other.violations_dropped
     def __hash__(self):
-        return hash((12639625785469173, self.session, self.view, self.revision, self.sent, self.order, self.pending, self.work_tool_calls, self.next_request_id, self.conversation, self.violations, self.children, self.lifecycles, self.requests))
+        return hash((12639625785469173, self.session, self.view, self.revision, self.sent, self.order, self.pending, self.work_tool_calls, self.next_request_id, self.conversation, self.violations, self.children, self.lifecycles, self.requests, self.violations_dropped))
     return __init__, __repr__, __eq__, __hash__
 
 
