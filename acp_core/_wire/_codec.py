@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from acp_core._errors import ArgumentError, DecodeError
+from acp_core._errors import ArgumentError, DecodeError, Diagnostic
 
 from . import _jsonrpc as j
 from . import _updates as u
@@ -221,21 +221,22 @@ def decode_message_diagnosed(
 
 def decode_message_diagnosed_lazily(
     obj: object, *, revision: Revision = DEFAULT_REVISION
-) -> Decoded[j.Message | j.Batch]:
-    """`decode_message_diagnosed(obj, revision=revision)` (lenient), at the cost of
-    `decode_message` for a message that tolerates nothing: it is decoded once, collecting
-    nothing (the `SIGNALLING` context); one that tolerated something is decoded again with
-    its diagnostics. For a reader of the peer's lines, most of which are as they should be.
+) -> tuple[j.Message | j.Batch, tuple[Diagnostic, ...]]:
+    """`decode_message_diagnosed(obj, revision=revision)` (lenient; as a plain pair), at the
+    cost of `decode_message` for a message that tolerates nothing: it is decoded once,
+    collecting nothing (the `SIGNALLING` context); one that tolerated something is decoded
+    again with its diagnostics. For a reader of the peer's lines, most of which are as they
+    should be.
 
     Raises:
         DecodeError: see `decode_message_diagnosed`.
     """
     t = tables(revision)
     try:
-        return Decoded(_decode_message(obj, SIGNALLING, t), ())
+        return _decode_message(obj, SIGNALLING, t), ()  # (a pair: a `Decoded` costs more)
     except Tolerated:
         ctx = Ctx(strict=False)
-        return Decoded(_decode_message(obj, ctx, t), ctx.finish())
+        return _decode_message(obj, ctx, t), ctx.finish()
 
 
 _UPDATE_PATH: Final[Path] = ((None, "params"), "update")
