@@ -31,11 +31,6 @@ _ANSWERED_ITSELF = (
 _KEYED = "the client connection refuses to send the reused key (C43) the trace needs"
 _PROMPT_META = "the replay's SendPrompt carries no `_meta`: the traffic shows no J44 to judge"
 _J44 = "bad_J44_1_prompt_with_meta_refused_as_invalid_params"
-_META = (
-    "the client connection decodes an agent's malformed `_meta` without its diagnostics, so "
-    "it does not name J45 (the checker reads `decode_message_diagnosed`)"
-)
-_J45 = "bad_J45_1_result_meta_is_a_string"
 _CREATED = "the replay opens every session the trace names: the deleted one was created (J54)"
 _J56 = "bad_J56_3_delete_of_a_never_created_session_refused"
 _DIRECTORIES = "`ResumeSession` carries no additionalDirectories: the traffic shows no J58"
@@ -49,7 +44,6 @@ _J33 = "bad_J33_1_downgrade_request_answered_with_an_error"
 DIVERGES: Final[dict[tuple[str, str], str]] = {
     **{(rev, _J33): _DOWNGRADE for rev in REVISIONS},
     **{(rev, _J44): _PROMPT_META for rev in REVISIONS},
-    **{(rev, _J45): _META for rev in REVISIONS},
     **{(rev, _J56): _CREATED for rev in REVISIONS},
     **{(rev, _J58): _DIRECTORIES for rev in REVISIONS},
     **{

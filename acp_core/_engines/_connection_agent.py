@@ -43,9 +43,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
+from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._rules._conversation_events import stray_answer
-from acp_core._wire._codec import decode_message
+from acp_core._wire._codec import decode_message_diagnosed_lazily
 from acp_core._wire._content import (
     AudioContent,
     ContentBlock,
@@ -251,6 +252,9 @@ def _receive(b: Build, message: Message) -> None:
 
 def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
     if type(item) is InvalidEntry:
+        if b.judges_schema():  # the checker's D1 for the entry, where it reads it (in turn)
+            for rule, why in d1_findings(invalid=item):
+                b.finding(rule, why)
         detail = f"Invalid Request: expected {item.expected} @ {item.path}"
         b.send(error_reply(None, item.code, detail))
         return
@@ -274,9 +278,10 @@ def _receive_message(b: Build, decoded: Message | Batch) -> None:
         _receive_one(b, decoded)  # type: ignore[arg-type]
 
 
-def _received_value(b: Build, value: object) -> None:
+def _received_value(b: Build, value: object, *, framed: bool = False) -> None:
     try:
-        decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
+        # Its update kinds and fields, and what lenient decoding tolerated (none, mostly).
+        decoded, tolerated = decode_message_diagnosed_lazily(value, revision=b.conn.revision)
     except DecodeError as e:
         # The checker's one home for which rule an undecodable message breaks (D1 unless
         # one field explains it): the host hears the rule id `check` would report.
@@ -292,6 +297,11 @@ def _received_value(b: Build, value: object) -> None:
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
+    if tolerated and not framed and b.judges_schema():
+        # The checker's D1 (its one decider) for what lenient decoding tolerated in the
+        # client's line, found right after the framing, before any one message's rules.
+        for rule, why in d1_findings(side="client", diagnostics=tolerated):
+            b.finding(rule, why)
     _receive_message(b, decoded)
 
 
@@ -341,9 +351,11 @@ def _projected(handler: Callable[[Build, Any], Any]) -> Callable[[Build, Any], A
 
 
 def _received_gated(b: Build, value: object) -> None:
-    b.exchanged_raw("client", value)  # the checker's framing rules read every line's JSON
+    # The checker's framing rules read every line's JSON; a line they judged (a reply to
+    # what asked for none) is judged no further there: no D1 for it either.
+    framed = b.exchanged_raw("client", value)
     if not _refused(b, value):
-        _received_value(b, value)
+        _received_value(b, value, framed=framed)
 
 
 def _received_decoded(b: Build, decoded: Message | Batch) -> None:

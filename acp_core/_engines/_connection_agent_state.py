@@ -330,6 +330,11 @@ class Build:
         self.exchange, found = rules.see(sender, message)
         self._findings(sender, found)
 
+    def judges_schema(self) -> bool:
+        """The client's lines are judged against the v2 schema (D1) as the checker judges
+        them: not once serving v1 (its lines are v1's)."""
+        return not self._v1()
+
     def _v1(self) -> bool:
         return self.changes.get("v1", self.conn.v1) is not None
 

@@ -39,14 +39,20 @@ from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
+from acp_core._errors import DecodeError, Diagnostic, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
+from acp_core._rules._check_jsonrpc import meta_finding
 from acp_core._rules._check_message import error_finding
+from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_sessions import created_finding
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._rules._conversation_events import stray_answer
 from acp_core._rules._protocol import echoed
-from acp_core._wire._codec import decode_message, decode_update, encode_message
+from acp_core._wire._codec import (
+    decode_message_diagnosed_lazily,
+    decode_update,
+    encode_message,
+)
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET, JsonValue, thaw_json
 from acp_core._wire._jsonrpc import (
@@ -414,6 +420,9 @@ def _receive(b: Build, message: Message) -> None:
 
 def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
     if type(item) is InvalidEntry:
+        if b.v1 is None:  # the checker's D1 for the entry, where it reads it (in turn)
+            for rule, why in d1_findings(invalid=item):
+                b.finding(rule, why)
         b.send(
             error_reply(None, item.code, f"Invalid Request: expected {item.expected} @ {item.path}")
         )
@@ -444,7 +453,8 @@ def _decoded_value(b: Build, value: object) -> None:
     if b.exchanged_raw("agent", value):
         return  # a reply to what asked for none, or no response's shape: named, no more
     try:
-        decoded = decode_message(value, revision=b.conn.revision)  # its update kinds, fields
+        # Its update kinds and fields, and what lenient decoding tolerated (none, mostly).
+        decoded, tolerated = decode_message_diagnosed_lazily(value, revision=b.conn.revision)
     except DecodeError as e:
         # The checker's one home for which rule an undecodable message breaks (R4, R29,
         # R26, R80 or D1): the host hears the same rule id `check` would report.
@@ -462,10 +472,29 @@ def _decoded_value(b: Build, value: object) -> None:
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
-    if b.v1 is None and type(decoded) in _ECHOING:
-        decoded = _echoed(b, decoded)
+    if b.v1 is None:  # (a v1 agent's lines are the v1 normalizer's to judge)
+        _schema_findings(b, value, decoded, tolerated)
+        if type(decoded) in _ECHOING:
+            decoded = _echoed(b, decoded)
     _exchanged(b, decoded)
     _receive_message(b, decoded)
+
+
+def _schema_findings(
+    b: Build, value: object, decoded: Message | Batch, tolerated: tuple[Diagnostic, ...]
+) -> None:
+    """What the agent's line breaks as it was decoded, where the checker finds it (right
+    after the framing, before any one message's rules): a malformed `_meta` (J45,
+    `meta_finding`), then what lenient decoding tolerated (D1, `d1_findings`): the checker's
+    deciders, so the connection names what `check_trace` names for the same line."""
+    meta = meta_finding(value, decoded, tolerated)
+    if meta is not None:
+        b.finding(*meta)
+        if tolerated:  # (one finding a fault: a `_meta` named by J45 is not D1's as well)
+            tolerated = tuple(d for d in tolerated if not d.path.endswith("._meta"))
+    if tolerated:
+        for rule, why in d1_findings(side="agent", diagnostics=tolerated):
+            b.finding(rule, why)
 
 
 #: What may carry an answer whose id the agent mangled (J37).

@@ -25,7 +25,10 @@ Theory of operation.
   event); the rules and the judge are taken as they were after that message, and the rest
   of the read goes on from there.
 - A session replaying history, or closed, a child's traffic, the Preview's announcements
-  and replay markers, anything on a v1 connection: never in a run (stepped alone).
+  and replay markers, a line lenient decoding tolerated something in (its D1 or J45, named
+  by the general path), anything on a v1 connection: never in a run (stepped alone). A hot
+  line (`HotLine`) tolerated nothing: the compiled decoder takes only shapes strict decoding
+  takes too (`_wire/_codec_compiled.py`).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from acp_core._rules._check_preview import (
     quiet_session,
     quiet_update,
 )
-from acp_core._wire._codec import decode_message
+from acp_core._wire._codec import decode_message_diagnosed_lazily
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import Parsed
 from acp_core._wire._jsonrpc import UpdateSessionNotification
@@ -117,8 +120,10 @@ def receive_update_run(
             if _session_named(item.value) != sid:
                 break
             try:
-                message = decode_message(item.value, revision=revision)
+                message, tolerated = decode_message_diagnosed_lazily(item.value, revision=revision)
             except DecodeError:
+                break
+            if tolerated:  # the checker's D1 or J45 for it: stepped alone, which names them
                 break
         else:
             break

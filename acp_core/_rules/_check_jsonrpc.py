@@ -434,6 +434,8 @@ def meta_finding(
     decoded, with the decoder's `diagnostics`: where it types a `_meta` (updates, permission
     requests) it has said so; what it leaves as JSON (results, error data, other methods'
     params) is read here (not inside a `_meta`, which is free-form)."""
+    if not diagnostics and not isinstance(value, _UNTYPED_OR_BATCH):
+        return None  # typed through and through, and its decoder tolerated nothing
     bad = [f"{d.path} is not an object" for d in diagnostics if d.path.endswith("._meta")]
     parts: list[tuple[object, object]] = [(raw, value)]
     if isinstance(value, j.Batch) and isinstance(raw, list):
@@ -449,6 +451,7 @@ def meta_finding(
 
 # What the decoder keeps as JSON: a `_meta` in it is no diagnostic of the decoder's.
 _UNTYPED: Final = (j.Response, j.ErrorResponse, j.Request, j.Notification)
+_UNTYPED_OR_BATCH: Final = (*_UNTYPED, j.Batch)
 
 
 def _any_bad_meta(raw: object) -> bool:

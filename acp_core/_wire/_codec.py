@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from acp_core._errors import ArgumentError, DecodeError
+from acp_core._errors import ArgumentError, DecodeError, Diagnostic
 
 from . import _jsonrpc as j
 from . import _updates as u
 from ._codec_core import MISSING, REQUEST_ID, STRICT, Codec, Ctx, Decoded, shared_ctx
 from ._codec_fast import fast_update
 from ._codec_tables import Tables, encoding_tables, tables
+from ._codec_values import SIGNALLING, Tolerated
 from ._fastnew import fast_constructor
 from ._json import (
     EMPTY_OBJECT,
@@ -45,6 +46,7 @@ __all__ = [
     "Decoded",
     "decode_message",
     "decode_message_diagnosed",
+    "decode_message_diagnosed_lazily",
     "decode_permission_result",
     "decode_prompt_result",
     "decode_update",
@@ -215,6 +217,26 @@ def decode_message_diagnosed(
     """
     ctx = Ctx(strict=strict)
     return Decoded(_decode_message(obj, ctx, tables(revision)), ctx.finish())
+
+
+def decode_message_diagnosed_lazily(
+    obj: object, *, revision: Revision = DEFAULT_REVISION
+) -> tuple[j.Message | j.Batch, tuple[Diagnostic, ...]]:
+    """`decode_message_diagnosed(obj, revision=revision)` (lenient; as a plain pair), at the
+    cost of `decode_message` for a message that tolerates nothing: it is decoded once,
+    collecting nothing (the `SIGNALLING` context); one that tolerated something is decoded
+    again with its diagnostics. For a reader of the peer's lines, most of which are as they
+    should be.
+
+    Raises:
+        DecodeError: see `decode_message_diagnosed`.
+    """
+    t = tables(revision)
+    try:
+        return _decode_message(obj, SIGNALLING, t), ()  # (a pair: a `Decoded` costs more)
+    except Tolerated:
+        ctx = Ctx(strict=False)
+        return _decode_message(obj, ctx, t), ctx.finish()
 
 
 _UPDATE_PATH: Final[Path] = ((None, "params"), "update")

@@ -2,7 +2,8 @@
 
 Owns: the `Codec` protocol, how a JSON leaf value is checked and converted (strings, booleans,
 numbers, integers of a width, request ids, raw JSON and objects, lists that drop bad items),
-strict and lenient decoding contexts, and the diagnostics lenient decoding produces.
+strict and lenient decoding contexts (and the signalling one: lenient until it would tolerate),
+and the diagnostics lenient decoding produces.
 Must not know: records, tagged unions or generated decoders (`_wire/_codec_core.py`), which classes
 exist or their fields, JSON-RPC, what values mean.
 """
@@ -37,6 +38,7 @@ __all__ = [
     "NUMBER",
     "OBJECT",
     "REQUEST_ID",
+    "SIGNALLING",
     "SKIP_INVALID_ITEM",
     "STR",
     "STRICT",
@@ -46,6 +48,7 @@ __all__ = [
     "Decoded",
     "ListCodec",
     "NonEmpty",
+    "Tolerated",
     "is_request_id",
     "shared_ctx",
 ]
@@ -73,9 +76,11 @@ class Decoded(NamedTuple, Generic[T]):
 class Ctx:
     """Per-call decoding context: strictness, and the diagnostics of a lenient decode.
 
-    A collecting context is local to one decode call. The two shared ones hold no state:
+    A collecting context is local to one decode call. The three shared ones hold no state:
     `STRICT` raises instead of tolerating (its list stays empty), `_DISCARD` tolerates
-    without recording, for callers that do not ask for diagnostics.
+    without recording, for callers that do not ask for diagnostics, and `SIGNALLING` raises
+    `Tolerated` where it would tolerate, for callers that want diagnostics only when there
+    are some.
     """
 
     __slots__ = ("diagnostics", "dropped", "strict")
@@ -114,8 +119,25 @@ class _Discard(Ctx):
         del self.diagnostics[:]  # nothing is kept, nothing accumulates
 
 
+class Tolerated(Exception):  # noqa: N818 (a signal, not an error: nothing failed)
+    """`SIGNALLING` met something lenient decoding tolerates: the caller decodes again with
+    a collecting context to learn what (never raised out of the codec's public functions)."""
+
+
+class _Signal(Ctx):
+    __slots__ = ()
+
+    def tolerate(self, rule: str, error: DecodeError, what: str) -> None:
+        raise Tolerated
+
+
 STRICT: Final = Ctx(strict=True)
 _DISCARD: Final = _Discard(strict=False)
+#: A lenient context that keeps nothing and stops at the first thing it would tolerate
+#: (`Tolerated`): until then a decode goes exactly as a collecting one does (tolerating is
+#: where they differ), so a value that tolerates nothing costs no diagnostics, and one that
+#: tolerated something is decoded again to say what.
+SIGNALLING: Final = _Signal(strict=False)
 
 
 def shared_ctx(strict: bool) -> Ctx:
