@@ -1,6 +1,7 @@
 """A message the host writes by hand (`SendRequest`, `SendNotification`) passes the protocol
 machine before it goes: J2 (a known method keeps its side and its form, request or
-notification) is refused with the checker's rule and words; what the checker passes still
+notification) and D1 (what lenient decoding would drop, a malformed `_meta`) are refused with
+the checker's rule and words; what the checker passes still
 goes out.
 
 For each case the same wire, recorded after the connection's own set-up, is what
@@ -68,6 +69,8 @@ CASES = [
                                                                 "update": _UPDATE}), "J2"),
     ("the-agents-permission-request", c.SendRequest("session/request_permission", _ASK,
                                                     request_id=7), "J2"),
+    ("a-malformed-meta", c.SendNotification("session/cancel", {"sessionId": SID, "_meta": "x"}),
+     "D1"),
     ("an-extension-request", c.SendRequest("_x/thing", {"sessionId": SID}, request_id=7), None),
     ("a-list-request", c.SendRequest("session/list", {}, request_id=7), None),
     ("an-extension-notification", c.SendNotification("_x/ping", {"n": 1}), None),

@@ -38,13 +38,14 @@ from acp_core._rules._catalogue import RULES
 from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
 from acp_core._rules._check_preview_records import window_request
+from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._conversation import observe as observe_conversation
 from acp_core._rules._predicates import request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
 from acp_core._v1._v1_state import V1State
-from acp_core._wire._codec import decode_message
+from acp_core._wire._codec import decode_message, decode_message_diagnosed
 from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder, max_line_argument
@@ -342,7 +343,11 @@ class Build:
         its form, request or notification) is refused, nothing changed. What the message
         does to the session is the host's own business: the machine is not kept."""
         if self.v1 is None:
-            decoded = decode_message(message, revision=self.conn.revision)
+            read = decode_message_diagnosed(message, revision=self.conn.revision)
+            decoded = read.value
+            for rule_id, why in d1_findings(side="client", diagnostics=read.diagnostics):
+                # what lenient decoding would drop (a malformed optional field): D1's
+                raise LocalProtocolError(rule_id, f"{why} (the rule: {RULES[rule_id].summary})")
             named = _session_of(decoded)
             session = None if named is None else self.sessions.get(named)
             machine = (
