@@ -335,3 +335,35 @@ def test_an_unknown_request_is_answered_method_not_found() -> None:
     (reply,) = step.outbound
     assert (reply["id"], reply["error"]["code"]) == (90, -32601)
     _goes_on(step.connection)
+
+
+@pytest.mark.parametrize(
+    ("update", "rules"),
+    [
+        ({"sessionUpdate": "agent_message_chunk", "content": 5}, ["v1.invalid-update"]),
+        ({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text"}},
+         ["v1.invalid-update"]),
+        ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "ok"}}, []),
+    ],
+    ids=["content-a-number", "text-without-text", "a-good-chunk"],
+)  # fmt: skip
+def test_a_v1_agents_malformed_update_is_the_finding_check_v1_trace_names(
+    update: dict[str, Any], rules: list[str]
+) -> None:
+    # The normalizer's diagnostics that break the agent's v1 rules were dropped on the
+    # client connection (an update it could not read simply vanished); they are `Finding`s
+    # now, the ids `check --protocol 1` reports for the same line.
+    conn, _ = _prompted(_opened())
+    line = {"jsonrpc": "2.0", "method": "session/update",
+            "params": {"sessionId": SID, "update": update}}  # fmt: skip
+    checked = [x.rule for x in acp.v1.check_v1_trace([{"from": "agent", "message": line}])]
+    assert checked == rules
+    step = _feed(conn, line)
+    assert _findings(step) == checked
+    _goes_on(step.connection)
+
+
+def test_a_v1_prompt_result_without_a_stop_reason_is_a_finding() -> None:
+    conn, rid = _prompted(_opened())
+    step = _feed(conn, {"jsonrpc": "2.0", "id": rid, "result": {}})
+    assert _findings(step) == ["v1.missing-stop-reason"]

@@ -42,6 +42,7 @@ import attrs
 from acp_core._errors import LocalProtocolError
 from acp_core._state._pcoll import in_order
 from acp_core._v1._normalize import normalize_v1_step
+from acp_core._v1._v1_check import v1_violations
 from acp_core._v1._v1_state import new_v1_state
 from acp_core._wire._codec_values import is_request_id
 from acp_core._wire._json import UNSET, JsonObject, JsonValue, freeze_json
@@ -215,12 +216,21 @@ def _v1_shape(b: Build, message: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def _normalized(b: Build, message: object, sender: str) -> list[Message]:
+def _normalized(
+    b: Build, message: object, sender: str, *, judged: bool = False
+) -> list[Message]:
     """Show one v1 message to the normalizer; its v2 updates and permission requests, in
-    order (updates first: a permission request's tool call and `requires_action`)."""
+    order (updates first: a permission request's tool call and `requires_action`).
+    `judged`: the message goes no other way that would judge it (the v2 path names D1), so
+    what its normalizer diagnostics break of the agent's v1 rules (`v1_violations`, what
+    `check --protocol 1` reports) is a `Finding`: a malformed update is never dropped
+    silently."""
     assert b.v1 is not None
     state, out = normalize_v1_step(b.v1, message, sender=sender)
     b.v1 = state
+    if judged and out.diagnostics:
+        for violation in v1_violations(out.diagnostics, 0, side=sender):  # type: ignore[arg-type]
+            b.finding(violation.rule, violation.message)
     items: list[Message] = [UpdateSessionNotification(u.session_id, u.update) for u in out.updates]
     for event in out.events:
         if type(event.event) is RequestPermissionRequest:
@@ -274,7 +284,7 @@ def v1_received(
         return
     pending = None if method is not None or "id" not in value else b.outgoing.get(rid)
     if pending is not None and pending.method == "session/prompt":
-        items = _normalized(b, value, "agent")
+        items = _normalized(b, value, "agent", judged="error" not in value)
         # The engine takes the v1 result as a v2 receipt first (its prompt record is
         # answered: a v2 turn never ends before its prompt is, R1), then the turn's end.
         if "error" in value:
@@ -289,7 +299,7 @@ def v1_received(
     if method == "session/update" and not _update_in_place(b, value):
         return
     if method in ("session/update", "session/request_permission"):
-        for item in _normalized(b, value, "agent"):
+        for item in _normalized(b, value, "agent", judged=True):
             receive(b, item)
         return
     if method in V1_CLIENT_METHODS and _host_request(b, value):
