@@ -228,8 +228,11 @@ def check_trace(
     Args:
         entries: the trace, one item per line: `{"from": "client" | "agent", "message":
             <JSON-RPC message or batch>}` as parsed from JSON. The trace may start
-            mid-session (after `initialize` and session setup).
-        revision: the protocol revision to judge by (default: the 2026-08 draft).
+            mid-session (after `initialize` and session setup): a session it meets without
+            seeing it begin may be anywhere in its lifecycle, while one it sees created by
+            a `session/new` or `session/fork` answer starts idle, as an engine's does.
+        revision: the protocol revision to judge by (default: the default revision, the
+            v2 Preview; `DEFAULT_REVISION`).
         side: judge only the rules that bind this side (`"agent"` or `"client"`; rules
             that bind both are always judged). Judge each side on its own recording: the
             order one end sees can differ from the order the other end sent.
