@@ -340,8 +340,9 @@ class Build:
         the protocol machine has judged it: the machine of the session it names (else one
         that knows no history, as a recording that starts late) observes it as the
         checker would, and a MUST of the client's (J2: a known method keeps its side and
-        its form, request or notification) is refused, nothing changed. What the message
-        does to the session is the host's own business: the machine is not kept."""
+        its form, request or notification; D1: what lenient decoding would drop, asked of
+        `d1_findings` first) is refused, nothing changed. What the message does to the
+        session is the host's own business: the machine is not kept."""
         if self.v1 is None:
             read = decode_message_diagnosed(message, revision=self.conn.revision)
             decoded = read.value
