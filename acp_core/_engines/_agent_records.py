@@ -31,6 +31,11 @@ _CANCEL_HOME: Final = "AgentEngine.cancel_requested"
 _BLOCKS_HOME: Final = "AgentEngine.blocks(request_id)"
 
 
+def _warn_gone(cls: str, name: str, home: str, what: str, *, stacklevel: int) -> None:
+    # The one deprecation message of both records (`what`: the keyword, argument or property).
+    warnings.warn(_GONE.format(cls, name, home, what), DeprecationWarning, stacklevel=stacklevel)
+
+
 @frozen
 class Turn:
     """The foreground work in progress.
@@ -57,20 +62,12 @@ class Turn:
 
     def __attrs_post_init__(self) -> None:
         if self._cancel_requested is not None:
-            warnings.warn(
-                _GONE.format("Turn", "cancel_requested", _CANCEL_HOME, "keyword"),
-                DeprecationWarning,
-                stacklevel=3,
-            )
+            _warn_gone("Turn", "cancel_requested", _CANCEL_HOME, "keyword", stacklevel=4)
 
     @property
     def cancel_requested(self) -> bool:
         """Deprecated (goes in 0.3): read `AgentEngine.cancel_requested`, the machine's."""
-        warnings.warn(
-            _GONE.format("Turn", "cancel_requested", _CANCEL_HOME, "property"),
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        _warn_gone("Turn", "cancel_requested", _CANCEL_HOME, "property", stacklevel=3)
         read = self._cancel_read
         return bool(self._cancel_requested) if read is None else read
 
@@ -102,20 +99,12 @@ class PendingPermission:
 
     def __attrs_post_init__(self) -> None:
         if self._foreground is not None:
-            warnings.warn(
-                _GONE.format("PendingPermission", "foreground", _BLOCKS_HOME, "argument"),
-                DeprecationWarning,
-                stacklevel=3,
-            )
+            _warn_gone("PendingPermission", "foreground", _BLOCKS_HOME, "argument", stacklevel=4)
 
     @property
     def foreground(self) -> bool:
         """Deprecated (goes in 0.3): read `AgentEngine.blocks(request_id)`, the machine's."""
-        warnings.warn(
-            _GONE.format("PendingPermission", "foreground", _BLOCKS_HOME, "property"),
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        _warn_gone("PendingPermission", "foreground", _BLOCKS_HOME, "property", stacklevel=3)
         read = self._foreground_read
         return bool(self._foreground) if read is None else read
 
