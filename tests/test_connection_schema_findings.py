@@ -1,7 +1,8 @@
 """What lenient decoding tolerates in the peer's line is the checker's finding at the
 connection too: D1 (a malformed optional field dropped, an invalid array item dropped, a
 batch entry that does not decode) and J45 (the agent's malformed `_meta`), named by the
-checker's own deciders, in the checker's order, on every read path.
+checker's own deciders, in the checker's order, on every read path; and what a batch breaks
+by what it puts together (R35, R44), which no one item's rules can see.
 
 Each line is fed as bytes to a connection opened by its own set-up, and the connection's
 findings are compared (rule ids and words, in order) with what the protocol machine (the
@@ -74,6 +75,15 @@ AGENT_LINES = [
                                            "data": {"_meta": "x"}}}, ["J45"]),
     ("batch-with-one-bad-entry", None, [_chunk(), {"jsonrpc": "2.0", "method": 5}], ["D1"]),
     ("batch-with-a-tolerated-field", None, [_chunk(), _chunk(annotations=5)], ["D1"]),
+    # What a batch breaks by what it puts together (R35, R44), before any item's rules.
+    ("batch-two-output-chunks-of-one-terminal", None,
+     [_update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": "YQ=="}),
+      _update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": "Yg=="})],
+     ["R35"]),
+    ("batch-output-chunks-of-two-terminals", None,
+     [_update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": "YQ=="}),
+      _update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t2", "data": "Yg=="})],
+     []),
     ("a-good-chunk", None, _chunk(), []),
     ("a-good-result", _LIST, {"jsonrpc": "2.0", "id": 7, "result": {"sessions": []}}, []),
 ]  # fmt: skip
@@ -196,6 +206,10 @@ CLIENT_LINES = [
     ("batch-with-one-bad-entry",
      lambda sid: [{"jsonrpc": "2.0", "method": 5}, {"jsonrpc": "2.0", "method": "_x/ping"}],
      ["D1"]),
+    # What a batch breaks by what it puts together (R44), before any item's rules.
+    ("batch-a-prompt-and-a-ping",
+     lambda sid: [_prompt(sid, _TEXT), {"jsonrpc": "2.0", "method": "_x/ping"}], ["R44"]),
+    ("batch-two-pings", lambda sid: [{"jsonrpc": "2.0", "method": "_x/ping"}] * 2, []),
     ("a-good-prompt", lambda sid: _prompt(sid, _TEXT), []),
 ]  # fmt: skip
 

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
+from acp_core._rules._check_message import MessageRules
 from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._rules._conversation_events import stray_answer
@@ -302,7 +303,17 @@ def _received_value(b: Build, value: object, *, framed: bool = False) -> None:
         # client's line, found right after the framing, before any one message's rules.
         for rule, why in d1_findings(side="client", diagnostics=tolerated):
             b.finding(rule, why)
+    if type(decoded) is Batch and b.judges_schema():
+        _batch_findings(b, decoded)
     _receive_message(b, decoded)
+
+
+def _batch_findings(b: Build, batch: Batch) -> None:
+    """What the client's batch breaks by what it puts together (R44, R35: the checker's
+    decider, `MessageRules.batch`), where the checker finds it: after the line's schema
+    findings, before any item's rules."""
+    for rule, why in MessageRules(b.conn.revision).batch("client", batch):
+        b.finding(rule, why)
 
 
 def _own_input(b: Build, input: object) -> bool:
@@ -360,6 +371,8 @@ def _received_gated(b: Build, value: object) -> None:
 
 def _received_decoded(b: Build, decoded: Message | Batch) -> None:
     b.heard_decoded(decoded)
+    if type(decoded) is Batch and b.judges_schema():
+        _batch_findings(b, decoded)
     _receive_message(b, decoded)
 
 

@@ -10,10 +10,10 @@ requests refused -32600 when their id is not one or is pending anywhere on the c
 session, `$/cancel_request`, extension traffic handed to the host, unknown methods answered
 `-32601`.
 Must not know: I/O, clocks; how the engines decide (they are stepped through `step`).
-Over the ~600-line guide (about 615) and one job: everything the client side receives, in the
-order the checker judges a line (framing, decoding and its D1/J45, J37, the exchange rules,
-the message's own handling). The seams already cut out are the session records and the
-builder (`_connection_client_state.py`), runs of updates (`_connection_client_updates.py`),
+Over the ~600-line guide (about 625) and one job: everything the client side receives, in the
+order the checker judges a line (framing, decoding and its D1/J45, a batch's R35/R44, J37,
+the exchange rules, the message's own handling). The seams already cut out are the session
+records and the builder (`_connection_client_state.py`), runs of updates (`_connection_client_updates.py`),
 children (`_connection_client_preview.py`), v1 (`_connection_client_v1.py`); the next is
 the answers to our own requests (`_answered` and the handlers it routes to).
 
@@ -48,7 +48,7 @@ import attrs
 from acp_core._errors import DecodeError, Diagnostic, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
 from acp_core._rules._check_jsonrpc import meta_finding
-from acp_core._rules._check_message import error_finding
+from acp_core._rules._check_message import MessageRules, error_finding
 from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_sessions import created_finding
 from acp_core._rules._check_undecodable import explain_undecodable
@@ -480,6 +480,8 @@ def _decoded_value(b: Build, value: object) -> None:
         return
     if b.v1 is None:  # (a v1 agent's lines are the v1 normalizer's to judge)
         _schema_findings(b, value, decoded, tolerated)
+        if type(decoded) is Batch:
+            _batch_findings(b, decoded)
         if type(decoded) in _ECHOING:
             decoded = _echoed(b, decoded)
     _exchanged(b, decoded)
@@ -501,6 +503,14 @@ def _schema_findings(
     if tolerated:
         for rule, why in d1_findings(side="agent", diagnostics=tolerated):
             b.finding(rule, why)
+
+
+def _batch_findings(b: Build, batch: Batch) -> None:
+    """What the agent's batch breaks by what it puts together (R35, R44: the checker's
+    decider, `MessageRules.batch`), where the checker finds it: after the line's schema
+    findings, before any item's rules."""
+    for rule, why in MessageRules(b.conn.revision).batch("agent", batch):
+        b.finding(rule, why)
 
 
 #: What may carry an answer whose id the agent mangled (J37).
@@ -545,6 +555,8 @@ def _received_decoded(b: Build, decoded: Message | Batch) -> None:
         "agent", encode_message(decoded, revision=b.conn.revision)
     ):
         return
+    if b.v1 is None and type(decoded) is Batch:
+        _batch_findings(b, decoded)
     if b.v1 is None and type(decoded) in _ECHOING:
         decoded = _echoed(b, decoded)
     _exchanged(b, decoded)
