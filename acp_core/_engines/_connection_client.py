@@ -13,9 +13,10 @@ Must not know: I/O, clocks; how the engines decide (they are stepped through `st
 Over the ~600-line guide (about 625) and one job: everything the client side receives, in the
 order the checker judges a line (framing, decoding and its D1/J45, a batch's R35/R44, J37,
 the exchange rules, the message's own handling). The seams already cut out are the session
-records and the builder (`_connection_client_state.py`), runs of updates (`_connection_client_updates.py`),
-children (`_connection_client_preview.py`), v1 (`_connection_client_v1.py`); the next is
-the answers to our own requests (`_answered` and the handlers it routes to).
+records and the builder (`_connection_client_state.py`), runs of updates
+(`_connection_client_updates.py`), children (`_connection_client_preview.py`), v1
+(`_connection_client_v1.py`); the next is the answers to our own requests (`_answered` and
+the handlers it routes to).
 
 Theory of operation.
 - Session ids come from the agent: a session exists here once `session/new` answered it, or
