@@ -237,3 +237,41 @@ def test_the_lazy_decode_is_the_diagnosed_decode() -> None:
             assert decode_message_diagnosed_lazily(line, revision=revision) == (
                 decode_message_diagnosed(line, revision=revision)
             )
+
+
+# -- the agent connection after a refused `initialize` --------------------------------------
+
+_REFUSED_INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                 "params": {"protocolVersion": 1, "info": {"name": "c", "version": "1"},
+                            "capabilities": {}}}  # fmt: skip
+
+# (id, the client's line after its `initialize` was refused, the schema rules the checker names)
+LINES_AFTER_A_REFUSAL = [
+    ("cancel-meta-a-string", {"jsonrpc": "2.0", "method": "session/cancel",
+                              "params": {"sessionId": "s", "_meta": "x"}}, ["D1"]),
+    ("cancel-params-a-number", {"jsonrpc": "2.0", "method": "session/cancel", "params": 5},
+     ["D1"]),
+    ("a-good-ping", {"jsonrpc": "2.0", "method": "_x/ping"}, []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    ("line", "rules"), [pytest.param(*k[1:], id=k[0]) for k in LINES_AFTER_A_REFUSAL]
+)
+def test_a_line_served_no_more_is_still_judged_against_the_schema(
+    revision: acp.Revision, line: dict[str, Any], rules: list[str]
+) -> None:
+    # After a refused `initialize` nothing but another `initialize` is served; the checker
+    # reads every line all the same, so its schema findings are the connection's too (the
+    # connection adds its own E5: the line was ignored).
+    conn = c.new_agent_connection(c.Implementation("a", "1"), revision=revision)
+    refused = acp.receive_bytes(conn, _bytes(_REFUSED_INIT))
+    trace = [{"from": "client", "message": _REFUSED_INIT}]
+    trace.extend({"from": "agent", "message": m} for m in refused.outbound)
+    protocol, at = _machine(trace, revision)
+    step = acp.receive_bytes(refused.connection, _bytes(line))
+    checked = _checked(protocol, at, [("client", line)])
+    assert [rule for rule, _ in checked] == rules
+    assert [f for f in _findings(step) if f[0] != "E5"] == checked
+    assert [rule for rule, _ in _findings(step)][-1:] == ["E5"]

@@ -333,6 +333,7 @@ def _refused(b: Build, value: object) -> bool:
     method = value.get("method") if isinstance(value, dict) else None
     if method == "initialize":
         return False
+    _refused_line_findings(b, value)
     # Each request, alone or in a batch, gets the refusal (a request never waits unanswered).
     items = value if type(value) is list else (value,)
     detail = f"Unsupported protocol version: initialize was refused ({b.conn.refused})"
@@ -346,6 +347,22 @@ def _refused(b: Build, value: object) -> bool:
     if ignored:
         b.finding("E5", f"ignored: initialize was refused (protocol {b.conn.refused})")
     return True
+
+
+def _refused_line_findings(b: Build, value: object) -> None:
+    """What the schema says of a line served no more (after a refused `initialize`): the
+    checker reads every line whatever the handshake did, so its D1 (what lenient decoding
+    tolerated, or what does not decode at all) is named here too; the line is not served."""
+    if not b.judges_schema():
+        return
+    try:
+        _, tolerated = decode_message_diagnosed_lazily(value, revision=b.conn.revision)
+    except DecodeError as e:
+        rule, why = explain_undecodable(value, b.conn.revision)
+        b.finding(rule, f"client message does not decode ({e}){why}")  # the checker's words
+        return
+    for rule, why in d1_findings(side="client", diagnostics=tolerated):
+        b.finding(rule, why)
 
 
 def _projected(handler: Callable[[Build, Any], Any]) -> Callable[[Build, Any], Any]:
