@@ -275,3 +275,39 @@ def test_a_line_served_no_more_is_still_judged_against_the_schema(
     assert [rule for rule, _ in checked] == rules
     assert [f for f in _findings(step) if f[0] != "E5"] == checked
     assert [rule for rule, _ in _findings(step)][-1:] == ["E5"]
+
+
+# -- a batch the host decoded itself (`Received`) ------------------------------------------
+
+_BATCHES = [k for k in AGENT_LINES if (k[0].startswith("batch-") and "R35" in k[3]) or
+            k[0] == "batch-output-chunks-of-two-terminals"]  # fmt: skip
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize(("line", "rules"), [pytest.param(k[2], k[3], id=k[0]) for k in _BATCHES])
+def test_a_received_batch_is_judged_as_a_line_by_the_client_connection(
+    revision: acp.Revision, line: list[Any], rules: list[str]
+) -> None:
+    conn, protocol, at = _client(revision, None)
+    decoded = acp.decode_message(line, revision=revision)
+    step = c.connection_step(conn, acp.Received(decoded))
+    checked = _checked(protocol, at, [("agent", line)])
+    assert [rule for rule, _ in checked] == rules
+    assert _findings(step) == checked
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    ("line", "rules"),
+    [pytest.param(*k[1:], id=k[0]) for k in CLIENT_LINES if k[0].startswith("batch-")],
+)
+def test_a_received_batch_is_judged_as_a_line_by_the_agent_connection(
+    revision: acp.Revision, line: Any, rules: list[str]
+) -> None:
+    pair, sid, protocol, at = _agent(revision)
+    message = line(sid)
+    decoded = acp.decode_message(message, revision=revision)
+    step = c.connection_step(pair.agent, acp.Received(decoded))
+    checked = _checked(protocol, at, [("client", message)])
+    assert [rule for rule, _ in checked] == rules
+    assert _findings(step) == checked

@@ -57,9 +57,9 @@ def connection_step(conn: AgentConnection | ClientConnection, input: object) -> 
     """Apply one input to a connection: `(connection', outbound, events)`.
 
     Inputs of both sides: `Parsed` / `FramingError` (from the framing), `Received(message)`
-    (decoded by the host: judged as the checker judges it, except for what the host's own
-    decoding tolerated, which only a `Parsed` value shows: feed `Parsed` to hear D1 and J45
-    too), a `SessionIntent`, `AnswerRequest` / `FailRequest`. The agent side also takes
+    (decoded by the host: judged as the checker judges its encoding; what the host's own
+    decoding tolerated is gone, so only a `Parsed` value shows D1 for it), a
+    `SessionIntent`, `AnswerRequest` / `FailRequest`. The agent side also takes
     `OpenSession`; the client side its connection intents (`Initialize`, `NewSession`,
     `ResumeSession`, `CloseSession`, `SetConfigOption`, `SendRequest`, `SendNotification`,
     `CancelRequest`).

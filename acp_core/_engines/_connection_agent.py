@@ -43,10 +43,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_core._errors import DecodeError, ProtocolError
-from acp_core._rules._check_message import MessageRules
 from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._rules._conversation_events import stray_answer
+from acp_core._rules._protocol import line_findings
 from acp_core._wire._codec import decode_message_diagnosed_lazily
 from acp_core._wire._content import (
     AudioContent,
@@ -298,22 +298,13 @@ def _received_value(b: Build, value: object, *, framed: bool = False) -> None:
         else:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
-    if tolerated and not framed and b.judges_schema():
-        # The checker's D1 (its one decider) for what lenient decoding tolerated in the
-        # client's line, found right after the framing, before any one message's rules.
-        for rule, why in d1_findings(side="client", diagnostics=tolerated):
+    if not framed and b.judges_schema():
+        # What the client's line breaks as a line (D1 for what lenient decoding tolerated,
+        # a batch's R44/R35), where and as the checker finds it: right after the framing
+        # (which judged no further a line it named), before any one message's rules.
+        for rule, why in line_findings("client", value, decoded, tolerated, b.conn.revision):
             b.finding(rule, why)
-    if type(decoded) is Batch and b.judges_schema():
-        _batch_findings(b, decoded)
     _receive_message(b, decoded)
-
-
-def _batch_findings(b: Build, batch: Batch) -> None:
-    """What the client's batch breaks by what it puts together (R44, R35: the checker's
-    decider, `MessageRules.batch`), where the checker finds it: after the line's schema
-    findings, before any item's rules."""
-    for rule, why in MessageRules(b.conn.revision).batch("client", batch):
-        b.finding(rule, why)
 
 
 def _own_input(b: Build, input: object) -> bool:
@@ -388,8 +379,9 @@ def _received_gated(b: Build, value: object) -> None:
 
 def _received_decoded(b: Build, decoded: Message | Batch) -> None:
     b.heard_decoded(decoded)
-    if type(decoded) is Batch and b.judges_schema():
-        _batch_findings(b, decoded)
+    if b.judges_schema():  # (what the host's decoding tolerated is gone: no D1 for it)
+        for rule, why in line_findings("client", None, decoded, (), b.conn.revision):
+            b.finding(rule, why)
     _receive_message(b, decoded)
 
 

@@ -46,15 +46,14 @@ from typing import Any, Final
 
 import attrs
 
-from acp_core._errors import DecodeError, Diagnostic, LocalProtocolError, ProtocolError
+from acp_core._errors import DecodeError, LocalProtocolError, ProtocolError
 from acp_core._rules._check_initialize import handshake_findings, initialize_findings
-from acp_core._rules._check_jsonrpc import meta_finding
-from acp_core._rules._check_message import MessageRules, error_finding
+from acp_core._rules._check_message import error_finding
 from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_sessions import created_finding
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._rules._conversation_events import stray_answer
-from acp_core._rules._protocol import echoed
+from acp_core._rules._protocol import echoed, line_findings
 from acp_core._wire._codec import (
     decode_message_diagnosed_lazily,
     decode_update,
@@ -480,38 +479,14 @@ def _decoded_value(b: Build, value: object) -> None:
             b.send(error_reply(None, -32600, f"Invalid Request: {e}"))
         return
     if b.v1 is None:  # (a v1 agent's lines are the v1 normalizer's to judge)
-        _schema_findings(b, value, decoded, tolerated)
-        if type(decoded) is Batch:
-            _batch_findings(b, decoded)
+        # What the line breaks as a line (J45, D1, a batch's R35/R44), where and as the
+        # checker finds it: right after the framing, before any one message's rules.
+        for rule, why in line_findings("agent", value, decoded, tolerated, b.conn.revision):
+            b.finding(rule, why)
         if type(decoded) in _ECHOING:
             decoded = _echoed(b, decoded)
     _exchanged(b, decoded)
     _receive_message(b, decoded)
-
-
-def _schema_findings(
-    b: Build, value: object, decoded: Message | Batch, tolerated: tuple[Diagnostic, ...]
-) -> None:
-    """What the agent's line breaks as it was decoded, where the checker finds it (right
-    after the framing, before any one message's rules): a malformed `_meta` (J45,
-    `meta_finding`), then what lenient decoding tolerated (D1, `d1_findings`): the checker's
-    deciders, so the connection names what `check_trace` names for the same line."""
-    meta = meta_finding(value, decoded, tolerated)
-    if meta is not None:
-        b.finding(*meta)
-        if tolerated:  # (one finding a fault: a `_meta` named by J45 is not D1's as well)
-            tolerated = tuple(d for d in tolerated if not d.path.endswith("._meta"))
-    if tolerated:
-        for rule, why in d1_findings(side="agent", diagnostics=tolerated):
-            b.finding(rule, why)
-
-
-def _batch_findings(b: Build, batch: Batch) -> None:
-    """What the agent's batch breaks by what it puts together (R35, R44: the checker's
-    decider, `MessageRules.batch`), where the checker finds it: after the line's schema
-    findings, before any item's rules."""
-    for rule, why in MessageRules(b.conn.revision).batch("agent", batch):
-        b.finding(rule, why)
 
 
 #: What may carry an answer whose id the agent mangled (J37).
@@ -551,13 +526,14 @@ def _exchanged(b: Build, decoded: Message | Batch) -> None:
 
 
 def _received_decoded(b: Build, decoded: Message | Batch) -> None:
-    # A message the host decoded itself (`Received`): the exchange rules read its JSON too.
-    if b.judges_exchange and b.exchanged_raw(
-        "agent", encode_message(decoded, revision=b.conn.revision)
-    ):
+    # A message the host decoded itself (`Received`): the rules that read a line's JSON read
+    # its encoding (what the host's decoding tolerated is gone: no D1 for it).
+    raw = encode_message(decoded, revision=b.conn.revision) if b.v1 is None else None
+    if b.judges_exchange and b.exchanged_raw("agent", raw):
         return
-    if b.v1 is None and type(decoded) is Batch:
-        _batch_findings(b, decoded)
+    if b.v1 is None:
+        for rule, why in line_findings("agent", raw, decoded, (), b.conn.revision):
+            b.finding(rule, why)
     if b.v1 is None and type(decoded) in _ECHOING:
         decoded = _echoed(b, decoded)
     _exchanged(b, decoded)

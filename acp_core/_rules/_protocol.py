@@ -44,7 +44,7 @@ from typing import Final
 
 import attrs
 
-from acp_core._errors import ArgumentError, DecodeError
+from acp_core._errors import ArgumentError, DecodeError, Diagnostic
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import decode_message_diagnosed
@@ -69,7 +69,7 @@ from ._conversation_events import j2_breach
 from ._predicates import RequestKey, id_twin, request_key, shown
 from ._violation import Violation, printable
 
-__all__ = ["SIDES", "Protocol", "ProtocolDraft", "echoed", "finish", "observe"]
+__all__ = ["SIDES", "Protocol", "ProtocolDraft", "echoed", "finish", "line_findings", "observe"]
 
 CLIENT: Final = "client"
 AGENT: Final = "agent"
@@ -206,6 +206,32 @@ def finish(protocol: Protocol) -> tuple[Violation, ...]:
     return tuple(sorted(draft.out, key=lambda v: v.index))
 
 
+def line_findings(
+    side: str,
+    raw: object,
+    value: j.Message | j.Batch,
+    diagnostics: tuple[Diagnostic, ...],
+    revision: Revision,
+) -> list[Finding]:
+    """What one wire line of `side`, decoded to `value` with the decoder's `diagnostics`,
+    breaks as a line, before any one message's rules, in the order the machine reports it:
+    the agent's malformed `_meta` (J45, `meta_finding`), what lenient decoding tolerated (D1,
+    `d1_findings`; a `_meta` J45 named is not D1's as well: one finding a fault), what a
+    batch puts together (R35, R44, `MessageRules.batch`). The one home of that order: the
+    machine's `ProtocolDraft.line` and both connections ask it."""
+    found: list[Finding] = []
+    if side == AGENT:
+        meta = meta_finding(raw, value, diagnostics)
+        if meta is not None:
+            found.append(meta)
+            diagnostics = tuple(d for d in diagnostics if not d.path.endswith("._meta"))
+    if diagnostics:
+        found.extend(d1_findings(side=side, diagnostics=diagnostics))
+    if type(value) is j.Batch:
+        found.extend(MessageRules(revision).batch(side, value))
+    return found
+
+
 def echoed(
     side: str, msg: j.Message, pending: Callable[[int | str], bool]
 ) -> tuple[j.Message, Finding | None]:
@@ -280,18 +306,9 @@ class ProtocolDraft:
         except DecodeError as e:
             self.undecodable(i, side, raw, e)
             return
-        diagnostics = decoded.diagnostics
-        if side == AGENT:  # an agent's malformed `_meta` is J45's, not D1's
-            meta = meta_finding(raw, decoded.value, diagnostics)
-            if meta is not None:
-                self.report(meta[0], i, meta[1])
-                diagnostics = tuple(d for d in diagnostics if not d.path.endswith("._meta"))
-        if diagnostics:
-            for rule, why in d1_findings(side=side, diagnostics=diagnostics):
-                self.report(rule, i, why)
         msg = decoded.value
+        self.report_all(i, line_findings(side, raw, msg, decoded.diagnostics, self.revision))
         if isinstance(msg, j.Batch):
-            self.report_all(i, self.single.batch(side, msg))
             for item in msg.items:
                 if isinstance(item, j.InvalidEntry):
                     for rule, why in d1_findings(invalid=item):
