@@ -279,16 +279,22 @@ def test_a_line_served_no_more_is_still_judged_against_the_schema(
 
 # -- a batch the host decoded itself (`Received`) ------------------------------------------
 
-_BATCHES = [k for k in AGENT_LINES if (k[0].startswith("batch-") and "R35" in k[3]) or
-            k[0] == "batch-output-chunks-of-two-terminals"]  # fmt: skip
+# The batches, and the answers whose `_meta` is left as JSON (the encoding keeps it: J45).
+_RECEIVED = [
+    k for k in AGENT_LINES
+    if "terminal" in k[0] or (k[0].endswith("meta-a-string") and k[1] is not None)
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
-@pytest.mark.parametrize(("line", "rules"), [pytest.param(k[2], k[3], id=k[0]) for k in _BATCHES])
-def test_a_received_batch_is_judged_as_a_line_by_the_client_connection(
-    revision: acp.Revision, line: list[Any], rules: list[str]
+@pytest.mark.parametrize(
+    ("before", "line", "rules"), [pytest.param(*k[1:], id=k[0]) for k in _RECEIVED]
+)
+def test_a_received_message_is_judged_as_a_line_by_the_client_connection(
+    revision: acp.Revision, before: object, line: Any, rules: list[str]
 ) -> None:
-    conn, protocol, at = _client(revision, None)
+    assert len(_RECEIVED) == 4
+    conn, protocol, at = _client(revision, before)
     decoded = acp.decode_message(line, revision=revision)
     step = c.connection_step(conn, acp.Received(decoded))
     checked = _checked(protocol, at, [("agent", line)])
