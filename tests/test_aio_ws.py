@@ -108,8 +108,9 @@ class WsClient:
     async def send_bytes(self, data: bytes) -> None:
         await self._send(BytesMessage(data))
 
-    async def next(self) -> dict[str, Any] | None:
-        """The next message (one text frame), or None once the server closed the socket."""
+    async def next(self) -> Any:
+        """The next message (one text frame: an object, or a batch's reply array), or None
+        once the server closed the socket."""
         with anyio.fail_after(WAIT):
             while True:
                 event = await self._event()
@@ -215,12 +216,10 @@ async def test_a_frame_that_is_not_json_is_answered_and_the_socket_goes_on(url: 
     assert answer is not None
     assert answer["id"] is None
     assert answer["error"]["code"] == -32700
-    await ws.send_text("[1, 2]")  # a batch: ACP has none; each entry is refused
-    for _ in range(2):
-        refused = await ws.next()
-        assert refused is not None
-        assert refused["id"] is None
-        assert refused["error"]["code"] == -32600
+    await ws.send_text("[1, 2]")  # a batch of two invalid entries: one frame, both refused
+    refused = await ws.next()
+    assert isinstance(refused, list)
+    assert [(r["id"], r["error"]["code"]) for r in refused] == [(None, -32600)] * 2
     await ws.send_bytes(json.dumps(INIT).encode())  # binary: ignored, as the SDKs do
     await ws.send(INIT)
     init = await ws.next()  # the first answer after the binary frame is the text one's

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 
@@ -45,6 +44,7 @@ from ._connection_values import (
     AnswerRequest,
     ConnectionStep,
     FailRequest,
+    Outbound,
     SessionIntent,
     SideInputs,
 )
@@ -115,7 +115,7 @@ def receive_bytes(conn: AgentConnection | ClientConnection, data: bytes) -> Conn
     else:
         decoder, framed = feed_ndjson(conn.decoder, data)
     conn = attrs.evolve(conn, decoder=decoder)
-    wire: list[dict[str, Any]] = []
+    wire: list[Outbound] = []
     events: list[object] = []
     ids: list[int | str | None] = []
     at, end = 0, len(framed)

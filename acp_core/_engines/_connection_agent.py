@@ -272,11 +272,23 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
 
 
 def _receive_message(b: Build, decoded: Message | Batch) -> None:
-    if type(decoded) is Batch:
-        for item in decoded.items:
-            _receive_one(b, item)
-    else:
+    if type(decoded) is not Batch:
         _receive_one(b, decoded)  # type: ignore[arg-type]
+        return
+    start, pending = len(b.wire), b.incoming
+    for item in decoded.items:
+        _receive_one(b, item)
+    if b.judges_schema():  # (a v1 client's batch is answered as v1 answers it)
+        # Its answers go out as one array, once every request in it is answered (J42). A
+        # request whose id was already pending is answered `id: null` (its id names another).
+        requests = [
+            rid
+            for item in decoded.items
+            if type(item) in REQUESTS
+            and isinstance(rid := getattr(item, "id", None), (int, str))
+            and rid not in pending
+        ]
+        b.took_batch(start, requests)
 
 
 def _received_value(b: Build, value: object, *, framed: bool = False) -> None:

@@ -34,13 +34,20 @@ from acp_core._state._session_state import SessionState
 from acp_core._wire._codec import decode_message, encode_message
 from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
-from acp_core._wire._jsonrpc import Batch, Message, Request, UpdateSessionNotification
+from acp_core._wire._jsonrpc import (
+    Batch,
+    InvalidEntry,
+    Message,
+    Request,
+    UpdateSessionNotification,
+)
 from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
 from acp_core._wire._updates import SessionConfigOption
 from acp_core._wire._value import frozen
 
 from ._agent import AgentEngine, Turn, agent_step, new_agent
 from ._agent_cancel import descendants
+from ._connection_agent_batches import BatchReplies, gather, take_batch
 from ._connection_agent_v1 import V1Serving
 from ._connection_values import (
     AnswerRequest,
@@ -71,6 +78,7 @@ __all__ = [
 _MUSTS: Final = ("MUST", "MUST NOT")
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
 _NO_BYTES: Final = NdjsonDecoder()
+_NO_BATCHES: Final = BatchReplies()
 
 
 @frozen
@@ -159,6 +167,9 @@ class AgentConnection:
             the first to do so: an index `step_session` keeps, so a child's request or cancel
             is routed at the same cost with one session or 3,000 (an entry is checked against
             the engine when read; a deleted session's children leave with it).
+        batch_replies: the replies to the client's batches whose requests are not all
+            answered yet, held to go out as one array each (J42,
+            `_engines/_connection_agent_batches.py`; v2 only).
     """
 
     info: Implementation
@@ -183,6 +194,7 @@ class AgentConnection:
     judged: int = attrs.field(default=0, eq=False)
     exchange: ExchangeRules | None = None  # last: earlier fields keep their places
     child_owners: PMap[str, str] = attrs.field(factory=PMap)
+    batch_replies: BatchReplies = _NO_BATCHES
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -268,12 +280,13 @@ class Build:
 
     def __init__(self, conn: AgentConnection) -> None:
         self.conn = conn
+        self.batch_replies = conn.batch_replies
         self.sessions = conn.sessions
         self.outgoing = conn.outgoing
         self.incoming = conn.incoming
         self.child_owners = conn.child_owners
         self.changes: dict[str, Any] = {}
-        self.wire: list[dict[str, Any]] = []
+        self.wire: list[Any] = []  # wire dicts, and a batch's reply array (a list of them)
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
         self.inbound: list[Message] = []  # what arrived this step, for the rules (in order)
@@ -297,6 +310,11 @@ class Build:
 
     def finding(self, rule: str, detail: str) -> None:
         self.events.append(Finding(rule, detail))
+
+    def took_batch(self, start: int, requests: list[int | str]) -> None:
+        """A client batch with these newly pending `requests` was handled, writing its
+        answers from `wire[start]` on: they go out as one array once all are answered."""
+        self.batch_replies = take_batch(self.batch_replies, self.wire, start, requests)
 
     def received(self, message: Message) -> None:
         """`message` arrived (decoded, one item of a batch): the rules see it in `done`."""
@@ -355,6 +373,12 @@ class Build:
             self._sent[index] = decoded  # type: ignore[assignment]
         return self._sent[index]
 
+    def _items(self, index: int) -> list[Message]:
+        # The replies of a reply array on the wire, decoded.
+        batch = decode_message(self.wire[index], revision=self.conn.revision)
+        items = batch.items if type(batch) is Batch else ()
+        return [item for item in items if type(item) is not InvalidEntry]  # type: ignore[misc]
+
     def _exchange_step(self) -> None:
         # What arrived (its JSON was shown on arrival), then what this step sends, in order.
         for message in self.inbound:
@@ -362,6 +386,11 @@ class Build:
         for index, wire in enumerate(self.wire):
             rules = self.exchange
             assert rules is not None
+            if type(wire) is list:  # a batch's reply array: its JSON, then each reply
+                if not self.exchanged_raw("agent", wire):
+                    for item in self._items(index):
+                        self._exchanged("agent", item)
+                continue
             if exchange_quiet_wire(rules, "agent", wire):  # the bulk: the agent's output
                 continue
             if not self.exchanged_raw("agent", wire):
@@ -378,6 +407,10 @@ class Build:
         for message in self.inbound:
             judge, at = self._observe(judge, at, "client", message)
         for index, wire in enumerate(self.wire):
+            if type(wire) is list:  # a batch's reply array: each reply
+                for item in self._items(index):
+                    judge, at = self._observe(judge, at, "agent", item)
+                continue
             if quiet_wire(judge, "agent", wire):  # the bulk of the traffic: text chunks
                 at += 1
                 continue
@@ -397,6 +430,10 @@ class Build:
 
     def done(self) -> ConnectionStep:
         v2 = not self._v1()
+        if self.batch_replies.by_request:  # answers to a held batch's requests join it
+            self.batch_replies = gather(self.batch_replies, self.wire)
+        if self.batch_replies is not self.conn.batch_replies:
+            self.changes["batch_replies"] = self.batch_replies
         if v2 and self.exchange is not None and (self.inbound or self.wire):
             self._exchange_step()
         if self.conn.judge is not None and v2 and (self.inbound or self.wire):

@@ -334,15 +334,21 @@ class RequestAnswered:
     error: JsonObject | None = None
 
 
+#: One message a connection sends: a wire dict, or (an agent answering a client's batch)
+#: one array of wire dicts, which is one line on the wire all the same.
+Outbound = dict[str, Any] | list[dict[str, Any]]
+
+
 class _ConnectionStepShape(NamedTuple):
     connection: Any
-    outbound: tuple[dict[str, Any], ...]
+    outbound: tuple[Outbound, ...]
     events: tuple[object, ...]
 
 
 class ConnectionStep(_ConnectionStepShape):
-    """What a connection step returns: the new connection, the wire dicts to send in order,
-    and what the host should know (events).
+    """What a connection step returns: the new connection, what to send in order (each a wire
+    dict, or the one array of replies an agent answers a client's batch with: one line, one
+    frame), and what the host should know (events).
 
     It unpacks as `conn, outbound, events = connection_step(...)`. `ids` names the ids this
     step generated, in order: the request id the connection chose for each request it sent
@@ -355,7 +361,7 @@ class ConnectionStep(_ConnectionStepShape):
     def __new__(
         cls,
         connection: Any,
-        outbound: tuple[dict[str, Any], ...],
+        outbound: tuple[Outbound, ...],
         events: tuple[object, ...],
         ids: tuple[int | str | None, ...] = (),
     ) -> ConnectionStep:

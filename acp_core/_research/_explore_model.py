@@ -49,7 +49,7 @@ from acp_core._engines._connection_client_state import (
     ResumeSession,
     new_client_connection,
 )
-from acp_core._engines._connection_values import Implementation, SessionIntent
+from acp_core._engines._connection_values import Implementation, Outbound, SessionIntent
 from acp_core._engines._intents import (
     AcceptPrompt,
     AnswerPermission,
@@ -99,7 +99,7 @@ ALLOW = (
 )
 
 
-def _send(node: Node, side: str, conn: object, outbound: tuple[dict[str, Any], ...]) -> Node:
+def _send(node: Node, side: str, conn: object, outbound: tuple[Outbound, ...]) -> Node:
     lines = tuple(encode_ndjson(m) for m in outbound)
     state, rec = node.state, node.recording
     if side == "agent":

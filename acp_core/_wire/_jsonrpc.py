@@ -377,6 +377,7 @@ class InvalidEntry:
 
 @frozen(field_transformer=freezing_fields)
 class Batch:
-    """A JSON-RPC batch (accepted on input, processed in array order, never emitted)."""
+    """A JSON-RPC batch (accepted on input, processed in array order; emitted only as an
+    agent connection's one array of replies to a client's batch)."""
 
     items: tuple[Message | InvalidEntry, ...]

@@ -19,7 +19,9 @@ SPECS = {
     'acp_core._engines._agent_records:Turn': '1111 post prompt_id:prompt_id:n100111 prompt_driven:prompt_driven:n100111 user_message_id:user_message_id:n100111 _cancel_requested:cancel_requested:v100000 _cancel_read:cancel_read:v000000',
     'acp_core._engines._client:ClientEngine': '1111 - session:session:n100111 view:view:n100111 revision:revision:v100111 sent:sent:f100111 order:order:f100111 pending:pending:f100111 work_tool_calls:work_tool_calls:f100111 next_request_id:next_request_id:v100111 conversation:conversation:f100111 violations:violations:v100111 children:children:f100111 lifecycles:lifecycles:f100111 requests:requests:f100111 messages:messages:v100001 violations_dropped:violations_dropped:v100111',
     'acp_core._engines._client_records:SentPrompt': '1111 - request_id:request_id:n100111 state:state:v100111 message_id:message_id:v100111 ended:ended:v100111 stop_reason:stop_reason:v100111 request:request:v100001 retry_of:retry_of:v100111',
-    'acp_core._engines._connection_agent_state:AgentConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 judge:judge:v100111 judged:judged:v100001 exchange:exchange:v100111 child_owners:child_owners:f100111',
+    'acp_core._engines._connection_agent_batches:BatchReplies': '1111 - held:held:f100111 by_request:by_request:f100111 next_batch:next_batch:v100111',
+    'acp_core._engines._connection_agent_batches:HeldReplies': '1111 - waiting:waiting:n100111 replies:replies:n100111',
+    'acp_core._engines._connection_agent_state:AgentConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 judge:judge:v100111 judged:judged:v100001 exchange:exchange:v100111 child_owners:child_owners:f100111 batch_replies:batch_replies:v100111',
     'acp_core._engines._connection_agent_state:AgentSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 attached:attached:v100111 closing:closing:v100111 parent:parent:v100111',
     'acp_core._engines._connection_agent_state:OpenSession': '1111 - session_id:session_id:n100111 state:state:v100111 cwd:cwd:v100111 config_options:config_options:v100111 prompt_keys:prompt_keys:f101111',
     'acp_core._engines._connection_agent_v1:V1Serving': '1111 - held:held:f100111 tool_calls:tool_calls:v100111 content:content:f100111 noted:noted:v100111',
@@ -543,6 +545,51 @@ def make_acp_core___engines___client_records__SentPrompt(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
+def make_acp_core___engines___connection_agent_batches__BatchReplies(cls, f, NOTHING):
+    s0 = cls.held.__set__
+    k0 = f[0].default.factory
+    s1 = cls.by_request.__set__
+    k1 = f[1].default.factory
+    s2 = cls.next_batch.__set__
+    d2 = f[2].default
+    def __init__(self, held=NOTHING, by_request=NOTHING, next_batch=d2):
+        if held is NOTHING:
+            held = k0()
+        s0(self, held)
+        if by_request is NOTHING:
+            by_request = k1()
+        s1(self, by_request)
+        s2(self, next_batch)
+    __init__.__annotations__ = {'return': None, 'held': 'PMap[int, HeldReplies]', 'by_request': 'PMap[int | str, int]', 'next_batch': 'int'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(held={self.held!r}, by_request={self.by_request!r}, next_batch={self.next_batch!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.held == other.held and self.by_request == other.by_request and self.next_batch == other.next_batch
+    def __hash__(self):
+        return hash((14072213642571163, self.held, self.by_request, self.next_batch))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___engines___connection_agent_batches__HeldReplies(cls, f, NOTHING):
+    s0 = cls.waiting.__set__
+    s1 = cls.replies.__set__
+    def __init__(self, waiting, replies):
+        s0(self, waiting)
+        s1(self, replies)
+    __init__.__annotations__ = {'return': None, 'waiting': 'frozenset[int | str]', 'replies': 'tuple[dict[str, Any], ...]'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(waiting={self.waiting!r}, replies={self.replies!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.waiting == other.waiting and self.replies == other.replies
+    def __hash__(self):
+        return hash((62040693554762516, self.waiting, self.replies))
+    return __init__, __repr__, __eq__, __hash__
+
+
 def make_acp_core___engines___connection_agent_state__AgentConnection(cls, f, NOTHING):
     s0 = cls.info.__set__
     s1 = cls.capabilities.__set__
@@ -585,7 +632,9 @@ def make_acp_core___engines___connection_agent_state__AgentConnection(cls, f, NO
     d19 = f[19].default
     s20 = cls.child_owners.__set__
     k20 = f[20].default.factory
-    def __init__(self, info, capabilities=d1, revision=d2, protocol_version=d3, peer_info=d4, peer_capabilities=d5, sessions=NOTHING, outgoing=NOTHING, incoming=NOTHING, next_request_id=d9, next_session=d10, session_prefix=d11, decoder=d12, new_session_config=d13, protocols=d14, v1=d15, refused=d16, judge=d17, judged=d18, exchange=d19, child_owners=NOTHING):
+    s21 = cls.batch_replies.__set__
+    d21 = f[21].default
+    def __init__(self, info, capabilities=d1, revision=d2, protocol_version=d3, peer_info=d4, peer_capabilities=d5, sessions=NOTHING, outgoing=NOTHING, incoming=NOTHING, next_request_id=d9, next_session=d10, session_prefix=d11, decoder=d12, new_session_config=d13, protocols=d14, v1=d15, refused=d16, judge=d17, judged=d18, exchange=d19, child_owners=NOTHING, batch_replies=d21):
         s0(self, info)
         s1(self, capabilities)
         s2(self, revision)
@@ -615,15 +664,16 @@ def make_acp_core___engines___connection_agent_state__AgentConnection(cls, f, NO
         if child_owners is NOTHING:
             child_owners = k20()
         s20(self, child_owners)
-    __init__.__annotations__ = {'return': None, 'info': 'Implementation', 'capabilities': 'JsonObject', 'revision': 'Revision', 'protocol_version': 'int | None', 'peer_info': 'JsonObject | None', 'peer_capabilities': 'JsonObject', 'sessions': 'PMap[str, AgentSession]', 'outgoing': 'PMap[int | str | None, str]', 'incoming': 'PMap[int | str | None, str]', 'next_request_id': 'int', 'next_session': 'int', 'session_prefix': 'str', 'decoder': 'NdjsonDecoder', 'new_session_config': 'tuple[SessionConfigOption, ...]', 'protocols': 'tuple[int, ...]', 'v1': 'V1Serving | None', 'refused': 'int | None', 'judge': 'PreviewState | None', 'judged': 'int', 'exchange': 'ExchangeRules | None', 'child_owners': 'PMap[str, str]'}
+        s21(self, batch_replies)
+    __init__.__annotations__ = {'return': None, 'info': 'Implementation', 'capabilities': 'JsonObject', 'revision': 'Revision', 'protocol_version': 'int | None', 'peer_info': 'JsonObject | None', 'peer_capabilities': 'JsonObject', 'sessions': 'PMap[str, AgentSession]', 'outgoing': 'PMap[int | str | None, str]', 'incoming': 'PMap[int | str | None, str]', 'next_request_id': 'int', 'next_session': 'int', 'session_prefix': 'str', 'decoder': 'NdjsonDecoder', 'new_session_config': 'tuple[SessionConfigOption, ...]', 'protocols': 'tuple[int, ...]', 'v1': 'V1Serving | None', 'refused': 'int | None', 'judge': 'PreviewState | None', 'judged': 'int', 'exchange': 'ExchangeRules | None', 'child_owners': 'PMap[str, str]', 'batch_replies': 'BatchReplies'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(info={self.info!r}, capabilities={self.capabilities!r}, revision={self.revision!r}, protocol_version={self.protocol_version!r}, peer_info={self.peer_info!r}, peer_capabilities={self.peer_capabilities!r}, sessions={self.sessions!r}, outgoing={self.outgoing!r}, incoming={self.incoming!r}, next_request_id={self.next_request_id!r}, next_session={self.next_session!r}, session_prefix={self.session_prefix!r}, decoder={self.decoder!r}, new_session_config={self.new_session_config!r}, protocols={self.protocols!r}, v1={self.v1!r}, refused={self.refused!r}, judge={self.judge!r}, judged={self.judged!r}, exchange={self.exchange!r}, child_owners={self.child_owners!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(info={self.info!r}, capabilities={self.capabilities!r}, revision={self.revision!r}, protocol_version={self.protocol_version!r}, peer_info={self.peer_info!r}, peer_capabilities={self.peer_capabilities!r}, sessions={self.sessions!r}, outgoing={self.outgoing!r}, incoming={self.incoming!r}, next_request_id={self.next_request_id!r}, next_session={self.next_session!r}, session_prefix={self.session_prefix!r}, decoder={self.decoder!r}, new_session_config={self.new_session_config!r}, protocols={self.protocols!r}, v1={self.v1!r}, refused={self.refused!r}, judge={self.judge!r}, judged={self.judged!r}, exchange={self.exchange!r}, child_owners={self.child_owners!r}, batch_replies={self.batch_replies!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.info == other.info and self.capabilities == other.capabilities and self.revision == other.revision and self.protocol_version == other.protocol_version and self.peer_info == other.peer_info and self.peer_capabilities == other.peer_capabilities and self.sessions == other.sessions and self.outgoing == other.outgoing and self.incoming == other.incoming and self.next_request_id == other.next_request_id and self.next_session == other.next_session and self.session_prefix == other.session_prefix and self.decoder == other.decoder and self.new_session_config == other.new_session_config and self.protocols == other.protocols and self.v1 == other.v1 and self.refused == other.refused and self.judge == other.judge and self.exchange == other.exchange and self.child_owners == other.child_owners
+        return self.info == other.info and self.capabilities == other.capabilities and self.revision == other.revision and self.protocol_version == other.protocol_version and self.peer_info == other.peer_info and self.peer_capabilities == other.peer_capabilities and self.sessions == other.sessions and self.outgoing == other.outgoing and self.incoming == other.incoming and self.next_request_id == other.next_request_id and self.next_session == other.next_session and self.session_prefix == other.session_prefix and self.decoder == other.decoder and self.new_session_config == other.new_session_config and self.protocols == other.protocols and self.v1 == other.v1 and self.refused == other.refused and self.judge == other.judge and self.exchange == other.exchange and self.child_owners == other.child_owners and self.batch_replies == other.batch_replies
     def __hash__(self):
-        return hash((21895784085553179, self.info, self.capabilities, self.revision, self.protocol_version, self.peer_info, self.peer_capabilities, self.sessions, self.outgoing, self.incoming, self.next_request_id, self.next_session, self.session_prefix, self.decoder, self.new_session_config, self.protocols, self.v1, self.refused, self.judge, self.exchange, self.child_owners))
+        return hash((21895784085553179, self.info, self.capabilities, self.revision, self.protocol_version, self.peer_info, self.peer_capabilities, self.sessions, self.outgoing, self.incoming, self.next_request_id, self.next_session, self.session_prefix, self.decoder, self.new_session_config, self.protocols, self.v1, self.refused, self.judge, self.exchange, self.child_owners, self.batch_replies))
     return __init__, __repr__, __eq__, __hash__
 
 

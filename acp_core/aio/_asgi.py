@@ -527,7 +527,15 @@ class _App:
                     hosted.abort.cancel()
             link._notify()
             return stepped
+        # (HTTP takes no batches, so no reply array comes; were one to, each reply would go
+        # to the stream of the POST it answers)
+        replies: list[dict[str, Any]] = []
         for message in outbound:
+            if isinstance(message, list):
+                replies.extend(message)
+            else:
+                replies.append(message)
+        for message in replies:
             self.server, sent = http_send(self.server, link.connection_id, message)
             self._deliver(hosted, sent)
             if self.hosted.get(link.connection_id) is not hosted:  # closed meanwhile

@@ -446,6 +446,8 @@ class ClientLink:
             step = connection_step(self.connection, input)
             self.connection = step.connection
             for message in step.outbound:
+                # (only an agent sends an array: its replies to a client's batch)
+                assert isinstance(message, dict)
                 await self.transport.send(message)
         return step
 
