@@ -114,7 +114,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "acp_core._engines._connection_values",
         "AnswerRequest CancelReceived CloseRequested ConnectionStep DeleteSession "
         "ExtensionNotification ExtensionRequest FailRequest Finding ForkSession Implementation "
-        "Initialized ListSessions PermissionAnswered PermissionRequested PromptEnded "
+        "Initialized ListSessions Outbound PermissionAnswered PermissionRequested PromptEnded "
         "PromptReceived RequestAnswered RequestCancelled SessionClosed SessionIntent SessionOpened "
         "ViewChanged",
     ),
