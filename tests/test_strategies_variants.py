@@ -73,3 +73,18 @@ def test_every_variant_defined_at_a_revision_is_drawn_there(
         never = settings(quick, max_examples=200)
         with pytest.raises(NoSuchExample):
             find(strategy, lambda upd: _kind(upd) is cls, settings=never)
+
+
+def test_a_strategy_is_built_once_per_arguments() -> None:
+    # Rebuilding the strategies per draw cost more than drawing (the SendUpdate property at
+    # the Preview took minutes of CI): the constructors the draws lean on build once.
+    from acp_core._research._strategies_base import extras, json_objects, json_values, metas
+
+    for revision in (acp.V2_2026_08, acp.V2_PREVIEW):
+        assert acps.session_updates(revision=revision) is acps.session_updates(revision=revision)
+    assert acps.session_updates(revision=acp.V2_2026_08) is not acps.session_updates()
+    assert acps.content_blocks() is acps.content_blocks()
+    assert json_values(max_leaves=3) is json_values(max_leaves=3)
+    assert json_values(max_leaves=3) is not json_values()
+    for build in (json_objects, metas, extras):
+        assert build() is build()

@@ -29,6 +29,7 @@ from ._strategies_base import (
     _tuples,
     _uint32,
     _uris,
+    built_once,
     extras,
     metas,
     open_enum_values,
@@ -47,6 +48,7 @@ T = TypeVar("T")
 # -- content -----------------------------------------------------------------------------
 
 
+@built_once
 def content_annotations() -> st.SearchStrategy[c.Annotations]:
     """`Annotations` (priority within [0, 1], RFC 3339 `lastModified`)."""
     return st.builds(
@@ -164,6 +166,7 @@ def other_contents() -> st.SearchStrategy[c.OtherContent]:
     return st.builds(c.OtherContent, _raw_objects("type", unknown_tags(_CONTENT_TAGS)))
 
 
+@built_once
 def content_blocks() -> st.SearchStrategy[c.ContentBlock]:
     """Any `ContentBlock`, unknown types included."""
     return st.one_of(

@@ -27,6 +27,7 @@ from ._strategies_base import (
     _texts,
     _tuples,
     _uint32,
+    built_once,
     extras,
     json_values,
     metas,
@@ -267,6 +268,7 @@ def other_updates() -> st.SearchStrategy[u.OtherUpdate]:
     return st.builds(u.OtherUpdate, _raw_objects("sessionUpdate", unknown_tags(_UPDATE_TAGS)))
 
 
+@built_once
 def session_updates(
     *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
 ) -> st.SearchStrategy[u.SessionUpdate]:
