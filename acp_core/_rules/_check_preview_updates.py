@@ -72,7 +72,7 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     for ref, how in session_names(upd):  # type: ignore[arg-type]
         if how == "background":
             continue  # a background entry: judged with its list (`_state`, R74)
-        if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
+        if ref not in r.named.entries and ref not in r.parents and ref not in r.unclaimed.entries:
             r.unclaimed = r.unclaimed.set(ref, (i, how))
     if isinstance(upd, _OUTPUT):
         unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)
@@ -145,7 +145,7 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
         if parent is None:
             return  # a session made its own descendant: no link recorded
     elif parent is None:
-        r.unclaimed, first = ppop(r.unclaimed, child)
+        r.unclaimed, first = r.unclaimed.pop(child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
         if first is not None and first[1] in ("envelope", "message") and _resumed(r, sid, first[0]):

@@ -124,6 +124,7 @@ SPECS = {
     'acp_core._rules._conversation_state:Turn': '1111 - prompt:prompt:n100111 at:at:n100111 started:started:n100111 early_output:early_output:v100111 started_at:started_at:v100111',
     'acp_core._rules._draft:OMap': '1111 - entries:entries:v100111 next:next:v100111',
     'acp_core._rules._protocol:Protocol': '1011 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 exchange:exchange:n100111 initialize:initialize:n100111',
+    'acp_core._rules._recent:Recent': '1111 - entries:entries:v100111 places:places:v100111 order:order:v100111 first:first:v100111 next:next:v100111',
     'acp_core._rules._severity:Severity': '1111 - grade:grade:n100111 kind:kind:n100111',
     'acp_core._rules._violation:Violation': '1111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
     'acp_core._state._reduce_children:SessionTree': '1111 - sessions:sessions:f101111 parents:parents:f101111 orphans:orphans:f101111 closed:closed:v101111 resumes:resumes:f101111 diagnostics:diagnostics:v101111',
@@ -2343,7 +2344,7 @@ def make_acp_core___rules___check_answers___Request(cls, f, NOTHING):
         s0(self, method)
         s1(self, params)
         s2(self, deleted)
-    __init__.__annotations__ = {'return': None, 'method': 'str', 'params': 'Mapping[str, object]', 'deleted': 'PMap[str, bool]'}
+    __init__.__annotations__ = {'return': None, 'method': 'str', 'params': 'Mapping[str, object]', 'deleted': 'Recent[str, bool]'}
     def __repr__(self):
         return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(method={self.method!r}, params={self.params!r}, deleted={self.deleted!r})'
     def __eq__(self, other):
@@ -2502,7 +2503,7 @@ def make_acp_core___rules___check_preview__PreviewState(cls, f, NOTHING):
         if cancels is NOTHING:
             cancels = k23()
         s23(self, cancels)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'named': 'PMap[str, bool]', 'parents': 'PMap[str, str]', 'can_cancel': 'PMap[str, bool]', 'child_idle': 'PMap[str, bool]', 'unclaimed': 'PMap[str, tuple[int, Naming]]', 'tools': 'PMap[tuple[str, str], Tool]', 'terminals': 'PMap[tuple[str, str], Terminal]', 'background': 'PMap[str, tuple[tuple[str, str], ...] | None]', 'routes': 'PMap[tuple[str, RequestKey], tuple[str, str | None, object]]', 'resumes': 'OMap[RequestKey, Resume]', 'replaying': 'PMap[str, HistoryWindow]', 'book': 'PromptBook', 'resumed': 'PMap[str, int]', 'inserted': 'PMap[str, PMap[str, bool]]', 'permissions': 'OMap[RequestKey, tuple[str, int, str | None]]', 'withdrawn': 'OMap[RequestKey, int]', 'cancelled': 'OMap[RequestKey, int]', 'closed': 'PMap[str, int]', 'suggestions': 'bool | None', 'j3': 'PMap[tuple[int, str], bool]', 'fresh': 'PMap[str, bool]', 'child_work': 'PMap[str, int]', 'cancels': 'Cancels'}
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'named': 'Recent[str, bool]', 'parents': 'PMap[str, str]', 'can_cancel': 'PMap[str, bool]', 'child_idle': 'PMap[str, bool]', 'unclaimed': 'Recent[str, tuple[int, Naming]]', 'tools': 'PMap[tuple[str, str], Tool]', 'terminals': 'PMap[tuple[str, str], Terminal]', 'background': 'PMap[str, tuple[tuple[str, str], ...] | None]', 'routes': 'PMap[tuple[str, RequestKey], tuple[str, str | None, object]]', 'resumes': 'OMap[RequestKey, Resume]', 'replaying': 'PMap[str, HistoryWindow]', 'book': 'PromptBook', 'resumed': 'Recent[str, int]', 'inserted': 'PMap[str, PMap[str, bool]]', 'permissions': 'OMap[RequestKey, tuple[str, int, str | None]]', 'withdrawn': 'OMap[RequestKey, int]', 'cancelled': 'OMap[RequestKey, int]', 'closed': 'Recent[str, int]', 'suggestions': 'bool | None', 'j3': 'Recent[tuple[int, str], bool]', 'fresh': 'PMap[str, bool]', 'child_work': 'PMap[str, int]', 'cancels': 'Cancels'}
     def __repr__(self):
         return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, named={self.named!r}, parents={self.parents!r}, can_cancel={self.can_cancel!r}, child_idle={self.child_idle!r}, unclaimed={self.unclaimed!r}, tools={self.tools!r}, terminals={self.terminals!r}, background={self.background!r}, routes={self.routes!r}, resumes={self.resumes!r}, replaying={self.replaying!r}, book={self.book!r}, resumed={self.resumed!r}, inserted={self.inserted!r}, permissions={self.permissions!r}, withdrawn={self.withdrawn!r}, cancelled={self.cancelled!r}, closed={self.closed!r}, suggestions={self.suggestions!r}, j3={self.j3!r}, fresh={self.fresh!r}, child_work={self.child_work!r}, cancels={self.cancels!r})'
     def __eq__(self, other):
@@ -2589,7 +2590,7 @@ def make_acp_core___rules___check_preview_prompts__PromptBook(cls, f, NOTHING):
         s7(self, users)
         s8(self, replayed)
         s9(self, live)
-    __init__.__annotations__ = {'return': None, 'pending': 'PMap[RequestKey, _Attempt]', 'open': 'PMap[tuple[str, str], int]', 'groups': 'PMap[int, _Group]', 'next_group': 'int', 'contents': 'PMap[tuple[str, str], object]', 'inserted': 'PMap[tuple[str, str], str]', 'cancels': 'PMap[str, int]', 'users': 'PMap[str, PMap[str, int]]', 'replayed': 'PMap[str, tuple[RequestKey, PMap[str, int]]]', 'live': 'PMap[str, PMap[str, RequestKey]]'}
+    __init__.__annotations__ = {'return': None, 'pending': 'PMap[RequestKey, _Attempt]', 'open': 'PMap[tuple[str, str], int]', 'groups': 'PMap[int, _Group]', 'next_group': 'int', 'contents': 'PMap[tuple[str, str], object]', 'inserted': 'PMap[tuple[str, str], str]', 'cancels': 'Recent[str, int]', 'users': 'PMap[str, PMap[str, int]]', 'replayed': 'PMap[str, tuple[RequestKey, PMap[str, int]]]', 'live': 'PMap[str, PMap[str, RequestKey]]'}
     def __repr__(self):
         return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(pending={self.pending!r}, open={self.open!r}, groups={self.groups!r}, next_group={self.next_group!r}, contents={self.contents!r}, inserted={self.inserted!r}, cancels={self.cancels!r}, users={self.users!r}, replayed={self.replayed!r}, live={self.live!r})'
     def __eq__(self, other):
@@ -3202,6 +3203,35 @@ def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
         return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.exchange == other.exchange and self.initialize == other.initialize
     def __hash__(self):
         return hash((724647558224905, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.exchange, self.initialize))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___recent__Recent(cls, f, NOTHING):
+    s0 = cls.entries.__set__
+    d0 = f[0].default
+    s1 = cls.places.__set__
+    d1 = f[1].default
+    s2 = cls.order.__set__
+    d2 = f[2].default
+    s3 = cls.first.__set__
+    d3 = f[3].default
+    s4 = cls.next.__set__
+    d4 = f[4].default
+    def __init__(self, entries=d0, places=d1, order=d2, first=d3, next=d4):
+        s0(self, entries)
+        s1(self, places)
+        s2(self, order)
+        s3(self, first)
+        s4(self, next)
+    __init__.__annotations__ = {'return': None, 'entries': 'PMap[K, V]', 'places': 'PMap[K, int]', 'order': 'PMap[int, K]', 'first': 'int', 'next': 'int'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(entries={self.entries!r}, places={self.places!r}, order={self.order!r}, first={self.first!r}, next={self.next!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.entries == other.entries and self.places == other.places and self.order == other.order and self.first == other.first and self.next == other.next
+    def __hash__(self):
+        return hash((5861330486042487, self.entries, self.places, self.order, self.first, self.next))
     return __init__, __repr__, __eq__, __hash__
 
 
