@@ -1,0 +1,187 @@
+"""Everything a peer can grow is bounded: the protocol machine's memories of session ids.
+
+A peer names a fresh session id with every message, and the cross-session rules remember the
+ids that name no live session (`_rules/_recent.py`): at most `MAX_REMEMBERED_IDS` each, the
+oldest forgotten first. The tests lower the bound (the module reads it at every edit) so ten
+times it is a few hundred messages, and assert on the sizes of the structures themselves:
+- a hostile agent, through a live `ClientConnection`, and a hostile trace through
+  `IncrementalCheck` (and `check_trace`) never make one of them hold more than the bound, and
+  do fill it (so the assertion is not vacuous);
+- a rule that needs the memory still fires for an id within the bound (R76, R48, J56), and
+  what forgetting changes beyond it is what the rule modules' headers say;
+- `Recent` answers as a map does and forgets in insertion order (a re-set key is new).
+Planted bug: `Recent.set` without its eviction loop fails the size tests (each memory then
+holds ten times the bound).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from trace_builders import NEW, P, Q, announce, cancel, chunk, client, error, request, result, upd
+
+import acp_core as acp
+from acp_core import checker as ck
+from acp_core import codec
+from acp_core import connection as c
+from acp_core import intents as i
+from acp_core._rules import _recent
+from acp_core._rules._check import IncrementalCheck
+from acp_core._rules._recent import EMPTY_RECENT, Recent
+
+BOUND = 40
+FRESH = 10 * BOUND
+REVISION = codec.V2_PREVIEW
+
+
+@pytest.fixture(autouse=True)
+def _small_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_recent, "MAX_REMEMBERED_IDS", BOUND)
+
+
+def _sizes(memory: Recent[Any, Any]) -> tuple[int, int, int]:
+    return len(memory.entries), len(memory.places), len(memory.order)
+
+
+def _assert_full(name: str, memory: object) -> None:
+    assert isinstance(memory, Recent), name
+    # filled to the bound and no further, in every map it keeps
+    assert _sizes(memory) == (BOUND, BOUND, BOUND), (name, _sizes(memory))
+
+
+def test_the_bound_is_public_and_h2s() -> None:
+    assert ck.MAX_REMEMBERED_IDS == 2**16  # (the module's own value; the fixture lowers it)
+    assert "MAX_REMEMBERED_IDS" in ck.__all__
+
+
+# -- the value -------------------------------------------------------------------------------
+
+
+def test_recent_forgets_the_key_set_longest_ago_and_a_reset_key_is_new() -> None:
+    m: Recent[str, int] = EMPTY_RECENT
+    for k in range(BOUND):
+        m = m.set(f"k{k}", k)
+    m = m.set("k0", 100)  # k0 is the newest now: k1 goes first
+    m = m.delete("k5").set("n0", 0).set("n1", 1)  # one place freed, then two new keys
+    assert m["k0"] == 100
+    assert m.get("k1") is None
+    assert "k2" in m
+    m = m.set("n2", 2)  # then k2
+    assert "k2" not in m
+    assert "k5" not in m
+    assert m.get("n1") == 1
+    assert len(m) == BOUND
+    assert m.add("n1", 9).get("n1") == 1  # `add` keeps a remembered key as it is
+    m2, gone = m.pop("k3")
+    assert gone == 3
+    assert "k3" not in m2
+    assert "k3" in m  # persistent: `m` is unchanged
+    assert dict(m.items()) == dict(m.entries.items())
+    assert set(m) == set(m.entries)
+
+
+# -- a live client connection ------------------------------------------------------------------
+
+
+def _received(message: dict[str, Any]) -> i.Received:
+    return i.Received(acp.decode_message({"jsonrpc": "2.0", **message}))
+
+
+def _update(sid: str, update: dict[str, Any]) -> i.Received:
+    return _received({"method": "session/update", "params": {"sessionId": sid, "update": update}})
+
+
+def _initialized_client() -> Any:
+    conn = c.new_client_connection(c.Implementation("t", "1"))
+    step = c.connection_step(conn, c.Initialize())
+    info = {"name": "a", "version": "1"}
+    answer = {"protocolVersion": 2, "info": info, "capabilities": {}}
+    return c.connection_step(
+        step.connection, _received({"id": step.outbound[0]["id"], "result": answer})
+    ).connection
+
+
+def test_a_hostile_agent_naming_fresh_ids_keeps_a_client_connection_bounded() -> None:
+    conn = _initialized_client()
+    content = {"type": "text", "text": "x"}
+    text = {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": content}
+    options = {"sessionUpdate": "config_option_update", "configOptions": []}
+    for k in range(FRESH):
+        conn = c.connection_step(conn, _update(f"u{k}", text)).connection  # never set up
+        conn = c.connection_step(conn, _update(f"o{k}", options)).connection
+    _assert_full("judge.unclaimed", conn.judge.unclaimed)
+    _assert_full("exchange.answers.options", conn.exchange.answers.options)
+    assert "u0" not in conn.judge.unclaimed  # the oldest went first
+    assert f"u{FRESH - 1}" in conn.judge.unclaimed
+
+
+# -- the checker ------------------------------------------------------------------------------
+
+
+def _init() -> list[dict[str, Any]]:
+    info = {"name": "x", "version": "1"}
+    caps = {"session": {"delete": {}}}
+    return [
+        request("client", 0, "initialize", protocolVersion=2, info=info, capabilities={}),
+        result("agent", 0, {"protocolVersion": 2, "info": info, "capabilities": caps}),
+    ]
+
+
+def _hostile(k: int) -> list[dict[str, Any]]:
+    # One fresh id for each memory: a client naming and cancelling it, the agent using one
+    # nobody set up (J3), a close and a delete answered, a resume, an option set reported.
+    rid = 10 * k + 10
+    return [
+        cancel(f"n{k}"),
+        chunk(f"u{k}"),
+        request("client", rid, "session/close", sessionId=f"c{k}"),
+        result("agent", rid, {}),
+        request("client", rid + 1, "session/delete", sessionId=f"d{k}"),
+        result("agent", rid + 1, {}),
+        request("client", rid + 2, "session/resume", sessionId=f"r{k}", cwd="/w"),
+        error(rid + 2),
+        upd(f"o{k}", "config_option_update", configOptions=[]),
+    ]
+
+
+def test_a_hostile_trace_keeps_the_checker_bounded() -> None:
+    trace = [*_init(), *(e for k in range(FRESH) for e in _hostile(k))]
+    check = IncrementalCheck.start(REVISION).feed_all(trace)
+    preview, answers = check._memory.preview, check._memory.answers
+    assert preview is not None
+    for name in ("named", "unclaimed", "j3", "resumed", "closed"):
+        _assert_full(f"preview.{name}", getattr(preview, name))
+    _assert_full("preview.book.cancels", preview.book.cancels)
+    for name in ("closed", "deleted", "options"):
+        _assert_full(f"answers.{name}", getattr(answers, name))
+    # check_trace folds the same machine: it finds what the incremental check does
+    assert ck.check_trace(trace, revision=REVISION) == check.finish()
+
+
+def test_a_rule_that_needs_the_memory_fires_within_the_bound() -> None:
+    # (a round names four ids the client names, one of each other kind)
+    noise = [e for k in range(BOUND // 4 - 1) for e in _hostile(k)]
+    # R76: a child's traffic after its parent's close was answered (closed remembered)
+    r76 = [*NEW, announce(P, "kid"), request("client", 4, "session/close", sessionId=P)]
+    r76 += [result("agent", 4, {}), *noise, chunk("kid")]
+    # R48: a top-level session the client named, announced as a child (named remembered)
+    r48 = [*NEW, client({"method": "session/cancel", "params": {"sessionId": Q}}), *noise]
+    r48 += [announce(P, Q)]
+    # J56: a delete of a session already deleted, answered with an error (deleted remembered)
+    j56 = [*_init(), request("client", 4, "session/delete", sessionId="gone")]
+    j56 += [result("agent", 4, {}), *noise]
+    j56 += [request("client", 5, "session/delete", sessionId="gone"), error(5, -32603)]
+    for rule, trace in (("R76", r76), ("R48", r48), ("J56", j56)):
+        rules = {v.rule for v in ck.check_trace(trace, revision=REVISION)}
+        assert rule in rules, (rule, rules)
+
+
+def test_beyond_the_bound_a_forgotten_close_is_not_judged() -> None:
+    # What the header of `_rules/_check_preview.py` says: R76 misses the children of a
+    # session closed more than the bound of closes ago (and only that changes).
+    noise = [e for k in range(BOUND + 1) for e in _hostile(k)]
+    trace = [*NEW, announce(P, "kid"), request("client", 4, "session/close", sessionId=P)]
+    trace += [result("agent", 4, {}), *noise, chunk("kid")]
+    rules = {v.rule for v in ck.check_trace(trace, revision=REVISION)}
+    assert "R76" not in rules
