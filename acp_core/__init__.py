@@ -128,7 +128,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     (
         "acp_core._errors",
         "AcpError ArgumentError DecodeError Diagnostic LocalProtocolError ProtocolError "
-        "RemoteProtocolError SseError",
+        "RemoteProtocolError SseError UnknownRevisionError",
     ),
     ("acp_core._state._fold", "fold"),
     (
