@@ -9,9 +9,10 @@ times it is a few hundred messages, and assert on the sizes of the structures th
   do fill it (so the assertion is not vacuous);
 - a rule that needs the memory still fires for an id within the bound (R76, R48, J56), and
   what forgetting changes beyond it is what the rule modules' headers say;
-- `Recent` answers as a map does and forgets in insertion order (a re-set key is new).
-Planted bug: `Recent.set` without its eviction loop fails the size tests (each memory then
-holds ten times the bound).
+- `Recent` answers as a map does and forgets in insertion order (a re-set key is new); a
+  session the client keeps naming is never forgotten (`Recent.touch`).
+Planted bugs: `Recent.set` without its eviction loop fails the size tests (each memory then
+holds ten times the bound); `Recent.touch` that never moves a key fails the last-but-one.
 """
 
 from __future__ import annotations
@@ -175,6 +176,21 @@ def test_a_rule_that_needs_the_memory_fires_within_the_bound() -> None:
     for rule, trace in (("R76", r76), ("R48", r48), ("J56", j56)):
         rules = {v.rule for v in ck.check_trace(trace, revision=REVISION)}
         assert rule in rules, (rule, rules)
+
+
+def test_a_session_the_client_keeps_naming_is_never_forgotten() -> None:
+    # `named` forgets the oldest, but an id the client names again once it is in the older
+    # half becomes the newest: P, named by session/new, then cancelled once every
+    # BOUND // 4 fresh ids, stays; Q, named once, goes.
+    check = IncrementalCheck.start(REVISION).feed_all([*NEW, cancel(Q)])
+    for k in range(FRESH):
+        check = check.feed(cancel(f"n{k}"))
+        if k % (BOUND // 4) == 0:
+            check = check.feed(cancel(P))
+        assert P in check._memory.preview.named, k  # at every step, not named anew
+    preview = check._memory.preview
+    assert Q not in preview.named
+    assert len(preview.named) == BOUND
 
 
 def test_beyond_the_bound_a_forgotten_close_is_not_judged() -> None:

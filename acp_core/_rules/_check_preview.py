@@ -34,15 +34,17 @@ R39), which knows no marker and no child: that module's header says why both exi
 
 What it forgets (`_rules/_recent.py`). The memories of ids that name no live session, which a
 peer grows with every message naming a fresh id, keep the newest `MAX_REMEMBERED_IDS` (2**16,
-h2's bound on closed streams) each and forget the one set longest ago: `named` (the client
-naming an id again makes it the newest, so a session it uses is kept), `unclaimed`, `j3`,
-`resumed`, `closed` and the book's `cancels`. Within the bound every rule judges as before.
+h2's bound on closed streams) each and forget the one set longest ago: `named` (an id the
+client names again once it is in the older half becomes the newest, so a session the client
+keeps using is never forgotten), `unclaimed`, `j3`, `resumed`, `closed` and the book's
+`cancels`. Within the bound every rule judges as before.
 Beyond it, an id forgotten is judged as one never seen, so: a top-level session announced as a
 child is R47 (or R61) at its next use, not R48; a child first used long ago, then announced,
 is R47/R61 at its next use or not at all; R47 may stand beside a J3 judged long ago on the
 same envelope; a child of a session resumed long ago is R47, not R61; R76 misses the children
-of a session closed long ago, and R70 a prompt after a cancel that long ago. Children and the
-state of live sessions (`parents`, `tools`, ...) are not bounded here: the host made them.
+of a session closed long ago, and R70 a prompt after a cancel that long ago. Not bounded here:
+the children (`parents`, `can_cancel`, `child_idle`, `fresh`) and each session's own state
+(`tools`, `terminals`, `background`, `inserted`), which name sessions that live.
 
 Values and transients. `PreviewState` and everything in it is frozen (attrs records, tuples,
 frozensets, `immutables.Map`, `_rules/_draft.OMap`), so forking the checker is keeping the
@@ -458,8 +460,10 @@ class PreviewDraft(_Scratch):
                 found = c29_breach(sid, self.can_cancel.get(sid, False))
                 if found is not None:
                     self.report(found[0], i, found[1])
-        else:  # named (again): the newest, so a session the client uses is kept
+        elif sid not in self.named.entries:
             self.named = self.named.set(sid, True)
+        else:  # named again: a session the client keeps using is never forgotten
+            self.named = self.named.touch(sid)
         cancels = isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest))
         if cancels:
             can_cancel = (self.item(msg) or (False, False))[1]

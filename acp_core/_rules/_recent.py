@@ -81,6 +81,8 @@ class Recent(Generic[K, V]):
         that makes one more than the bound."""
         place = self.places.get(key)
         if place is not None and place == self.next - 1:  # already the newest: keep its place
+            if self.entries[key] is value:
+                return self
             return Recent(
                 self.entries.set(key, value), self.places, self.order, self.first, self.next
             )
@@ -99,6 +101,15 @@ class Recent(Generic[K, V]):
             )
             first += 1
         return Recent(entries, places, order, first, self.next + 1)
+
+    def touch(self, key: K) -> Recent[K, V]:
+        """This map with `key` (remembered) the newest again, once it is in the older half of
+        what the bound keeps (else this very map: using a key set lately changes nothing, so
+        a key used at least once in every half-bound of new keys is never forgotten)."""
+        place = self.places.get(key)
+        if place is None or place >= self.next - MAX_REMEMBERED_IDS // 2:
+            return self
+        return self.set(key, self.entries[key])
 
     def add(self, key: K, value: V) -> Recent[K, V]:
         """`set` for a key not remembered yet; a remembered key keeps its value and place."""
