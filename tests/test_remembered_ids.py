@@ -4,15 +4,15 @@ A peer names a fresh session id with every message, and the cross-session rules 
 ids that name no live session (`_rules/_recent.py`): at most `MAX_REMEMBERED_IDS` each, the
 oldest forgotten first. The tests lower the bound (the module reads it at every edit) so ten
 times it is a few hundred messages, and assert on the sizes of the structures themselves:
-- a hostile agent, through a live `ClientConnection`, and a hostile trace through
-  `IncrementalCheck` (and `check_trace`) never make one of them hold more than the bound, and
-  do fill it (so the assertion is not vacuous);
+- a hostile agent through a live `ClientConnection`, a hostile client through an
+  `AgentConnection`, and a hostile trace through `IncrementalCheck` (and `check_trace`) never
+  make one of them hold more than the bound, and do fill it (so the test is not vacuous);
 - a rule that needs the memory still fires for an id within the bound (R76, R48, J56), and
   what forgetting changes beyond it is what the rule modules' headers say;
 - `Recent` answers as a map does and forgets in insertion order (a re-set key is new); a
   session the client keeps naming is never forgotten (`Recent.touch`).
 Planted bugs: `Recent.set` without its eviction loop fails the size tests (each memory then
-holds ten times the bound); `Recent.touch` that never moves a key fails the last-but-one.
+holds ten times the bound); `Recent.touch` that never moves a key fails the test of a session kept.
 """
 
 from __future__ import annotations
@@ -115,6 +115,15 @@ def test_a_hostile_agent_naming_fresh_ids_keeps_a_client_connection_bounded() ->
     _assert_full("exchange.answers.options", conn.exchange.answers.options)
     assert "u0" not in conn.judge.unclaimed  # the oldest went first
     assert f"u{FRESH - 1}" in conn.judge.unclaimed
+
+
+def test_a_hostile_client_naming_fresh_ids_keeps_an_agent_connection_bounded() -> None:
+    conn = c.new_agent_connection(c.Implementation("a", "1"))
+    for k in range(FRESH):
+        cancel_it = _received({"method": "session/cancel", "params": {"sessionId": f"n{k}"}})
+        conn = c.connection_step(conn, cancel_it).connection
+    _assert_full("judge.named", conn.judge.named)
+    _assert_full("judge.book.cancels", conn.judge.book.cancels)
 
 
 # -- the checker ------------------------------------------------------------------------------
