@@ -381,12 +381,14 @@ class PreviewDraft(_Scratch):
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
         if (
-            sid not in self.named.entries
+            sid not in self.named.young
+            and sid not in self.named.old
             and sid not in self.parents
-            and sid not in self.unclaimed.entries
+            and sid not in self.unclaimed.young
+            and sid not in self.unclaimed.old
         ):
             self.unclaimed = self.unclaimed.set(sid, (at, "envelope"))
-        if not self.closed.entries:  # no close answered yet: the common case asks nothing
+        if not self.closed.young and not self.closed.old:  # no close answered: ask nothing
             return
         closed_at = self.closed_parent(sid)
         found = r76_breach(sid, closed_at is not None)
@@ -460,7 +462,7 @@ class PreviewDraft(_Scratch):
                 found = c29_breach(sid, self.can_cancel.get(sid, False))
                 if found is not None:
                     self.report(found[0], i, found[1])
-        elif sid not in self.named.entries:
+        elif sid not in self.named:
             self.named = self.named.set(sid, True)
         else:  # named again: a session the client keeps using is never forgotten
             self.named = self.named.touch(sid)

@@ -78,8 +78,11 @@ def quiet(state: PreviewState, sender: str, message: object) -> bool:
 def quiet_session(state: PreviewState, sid: str) -> bool:
     """The part of `quiet` that reads no update: whether an agent's update of session `sid`
     can be quiet at all (a session the connection named, nobody's child, not replaying)."""
+    named = state.named  # (its two generations read here: no method call on the hot path)
     return (
-        sid in state.named.entries and sid not in state.parents and sid not in state.replaying
+        (sid in named.young or sid in named.old)
+        and sid not in state.parents
+        and sid not in state.replaying
     )
 
 
@@ -146,7 +149,7 @@ def quiet_wire(state: PreviewState, sender: str, wire: Mapping[str, Any]) -> boo
     return (
         update.get("sessionUpdate") in _QUIET_TAGS
         and isinstance(sid, str)
-        and sid in state.named.entries
+        and (sid in state.named.young or sid in state.named.old)
         and sid not in state.parents
         and sid not in state.replaying
     )

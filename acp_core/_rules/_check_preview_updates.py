@@ -72,7 +72,7 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     for ref, how in session_names(upd):  # type: ignore[arg-type]
         if how == "background":
             continue  # a background entry: judged with its list (`_state`, R74)
-        if ref not in r.named.entries and ref not in r.parents and ref not in r.unclaimed.entries:
+        if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
             r.unclaimed = r.unclaimed.set(ref, (i, how))
     if isinstance(upd, _OUTPUT):
         unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)

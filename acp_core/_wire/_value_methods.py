@@ -124,7 +124,7 @@ SPECS = {
     'acp_core._rules._conversation_state:Turn': '1111 - prompt:prompt:n100111 at:at:n100111 started:started:n100111 early_output:early_output:v100111 started_at:started_at:v100111',
     'acp_core._rules._draft:OMap': '1111 - entries:entries:v100111 next:next:v100111',
     'acp_core._rules._protocol:Protocol': '1011 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 exchange:exchange:n100111 initialize:initialize:n100111',
-    'acp_core._rules._recent:Recent': '1111 - entries:entries:v100111 places:places:v100111 order:order:v100111 first:first:v100111 next:next:v100111',
+    'acp_core._rules._recent:Recent': '1111 - young:young:v100111 old:old:v100111',
     'acp_core._rules._severity:Severity': '1111 - grade:grade:n100111 kind:kind:n100111',
     'acp_core._rules._violation:Violation': '1111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
     'acp_core._state._reduce_children:SessionTree': '1111 - sessions:sessions:f101111 parents:parents:f101111 orphans:orphans:f101111 closed:closed:v101111 resumes:resumes:f101111 diagnostics:diagnostics:v101111',
@@ -3207,31 +3207,22 @@ def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
 
 
 def make_acp_core___rules___recent__Recent(cls, f, NOTHING):
-    s0 = cls.entries.__set__
+    s0 = cls.young.__set__
     d0 = f[0].default
-    s1 = cls.places.__set__
+    s1 = cls.old.__set__
     d1 = f[1].default
-    s2 = cls.order.__set__
-    d2 = f[2].default
-    s3 = cls.first.__set__
-    d3 = f[3].default
-    s4 = cls.next.__set__
-    d4 = f[4].default
-    def __init__(self, entries=d0, places=d1, order=d2, first=d3, next=d4):
-        s0(self, entries)
-        s1(self, places)
-        s2(self, order)
-        s3(self, first)
-        s4(self, next)
-    __init__.__annotations__ = {'return': None, 'entries': 'PMap[K, V]', 'places': 'PMap[K, int]', 'order': 'PMap[int, K]', 'first': 'int', 'next': 'int'}
+    def __init__(self, young=d0, old=d1):
+        s0(self, young)
+        s1(self, old)
+    __init__.__annotations__ = {'return': None, 'young': 'PMap[K, V]', 'old': 'PMap[K, V]'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(entries={self.entries!r}, places={self.places!r}, order={self.order!r}, first={self.first!r}, next={self.next!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(young={self.young!r}, old={self.old!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.entries == other.entries and self.places == other.places and self.order == other.order and self.first == other.first and self.next == other.next
+        return self.young == other.young and self.old == other.old
     def __hash__(self):
-        return hash((5861330486042487, self.entries, self.places, self.order, self.first, self.next))
+        return hash((5861330486042487, self.young, self.old))
     return __init__, __repr__, __eq__, __hash__
 
 
