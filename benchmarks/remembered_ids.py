@@ -34,8 +34,12 @@ def _entry(side: str, message: dict[str, Any]) -> dict[str, Any]:
     return {"from": side, "message": {"jsonrpc": "2.0", **message}}
 
 
+_TEXT = {"type": "text", "text": "x"}
+_INFO = {"name": "x", "version": "1"}
+
+
 def _chunk(sid: str) -> dict[str, Any]:
-    update = {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": "x"}}  # fmt: skip
+    update = {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": _TEXT}
     return {"method": "session/update", "params": {"sessionId": sid, "update": update}}
 
 
@@ -43,16 +47,17 @@ def _checker(fresh: int) -> dict[str, Any]:
     from acp_core import codec
     from acp_core.checker import IncrementalCheck
 
-    info = {"name": "x", "version": "1"}
+    hello = {"protocolVersion": 2, "info": _INFO, "capabilities": {}}
     setup = [
-        _entry("client", {"id": 0, "method": "initialize", "params": {"protocolVersion": 2, "info": info, "capabilities": {}}}),  # fmt: skip
-        _entry("agent", {"id": 0, "result": {"protocolVersion": 2, "info": info, "capabilities": {}}}),  # fmt: skip
-        _entry("client", {"id": 1, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}}),  # fmt: skip
+        _entry("client", {"id": 0, "method": "initialize", "params": hello}),
+        _entry("agent", {"id": 0, "result": hello}),
+        _entry("client", {"id": 1, "method": "session/new", "params": {"cwd": "/w"}}),
         _entry("agent", {"id": 1, "result": {"sessionId": "s0"}}),
     ]
     hostile = []
     for k in range(fresh):
-        hostile.append(_entry("client", {"method": "session/cancel", "params": {"sessionId": f"n{k}"}}))  # fmt: skip
+        cancel = {"method": "session/cancel", "params": {"sessionId": f"n{k}"}}
+        hostile.append(_entry("client", cancel))
         hostile.append(_entry("agent", _chunk(f"u{k}")))
     blocks = [hostile[i : i + BLOCK] for i in range(0, len(hostile), BLOCK)]
     probe = _entry("agent", _chunk("s0"))
@@ -90,7 +95,8 @@ def _connection(fresh: int) -> dict[str, Any]:
     hostile = []
     for k in range(fresh):
         hostile.append(received(_chunk(f"u{k}")))
-        hostile.append(received({"method": "session/update", "params": {"sessionId": f"o{k}", "update": options}}))  # fmt: skip
+        params = {"sessionId": f"o{k}", "update": options}
+        hostile.append(received({"method": "session/update", "params": params}))
     probe = received(_chunk("s0"))
     gc.collect()
     gc.freeze()
@@ -143,13 +149,15 @@ def main() -> None:
     for r in range(args.rounds):
         for tree in (old, new) if r % 2 == 0 else (new, old):
             runs[tree].append(_run(tree, args.fresh))
-    print(f"{args.fresh} rounds of fresh ids, medians of {args.rounds} alternating runs, µs/message")
+    print(f"{args.fresh} rounds of fresh ids, medians of {args.rounds} alternating runs (µs)")
     for workload in ("checker", "connection"):
         print(f"\n{workload}:")
-        print(f"  {'tree':<22} {'first 10k':>9} {'last 10k':>9} {'last/first':>10} {'quiet':>7}  sizes")
+        head = f"{'first 10k':>9} {'last 10k':>9} {'last/first':>10} {'quiet':>7}"
+        print(f"  {'tree':<22} {head}  sizes")
         for tree in (old, new):
             rows = [run[workload] for run in runs[tree]]
-            med = {k: statistics.median(row[k] for row in rows) for k in ("first", "last", "flat", "quiet")}  # fmt: skip
+            keys = ("first", "last", "flat", "quiet")
+            med = {k: statistics.median(row[k] for row in rows) for k in keys}
             print(
                 f"  {tree[-22:]:<22} {med['first']:9.2f} {med['last']:9.2f} {med['flat']:10.2f} "
                 f"{med['quiet']:7.2f}  {rows[-1]['sizes']}"

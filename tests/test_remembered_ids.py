@@ -29,6 +29,7 @@ from acp_core import connection as c
 from acp_core import intents as i
 from acp_core._rules import _recent
 from acp_core._rules._check import IncrementalCheck
+from acp_core._rules._check_preview import quiet_session
 from acp_core._rules._recent import EMPTY_RECENT, Recent
 
 BOUND = 40
@@ -202,6 +203,19 @@ def test_a_session_the_client_keeps_naming_is_never_forgotten() -> None:
     preview = check._memory.preview
     assert Q not in preview.named
     assert BOUND // 2 <= len(preview.named) <= BOUND
+
+
+def test_a_session_a_session_new_answer_gave_is_never_forgotten() -> None:
+    # Live sessions are the host's: P (session/new) stays on the quiet path and is still a
+    # top-level session (R48 when announced as a child) after ten times the bound of ids
+    # the client named, though `named` itself forgot it.
+    trace = [*NEW, *(cancel(f"n{k}") for k in range(FRESH))]
+    preview = IncrementalCheck.start(REVISION).feed_all(trace)._memory.preview
+    assert preview is not None
+    assert P not in preview.named
+    assert quiet_session(preview, P)
+    rules = {v.rule for v in ck.check_trace([*trace, announce(Q, P)], revision=REVISION)}
+    assert "R48" in rules
 
 
 def test_beyond_the_bound_a_forgotten_close_is_not_judged() -> None:

@@ -34,17 +34,19 @@ R39), which knows no marker and no child: that module's header says why both exi
 
 What it forgets (`_rules/_recent.py`). The memories of ids that name no live session, which a
 peer grows with every message naming a fresh id, keep the newest `MAX_REMEMBERED_IDS` (2**16,
-h2's bound on closed streams) each and forget the one set longest ago: `named` (an id the
-client names again once it is in the older half becomes the newest, so a session the client
-keeps using is never forgotten), `unclaimed`, `j3`, `resumed`, `closed` and the book's
-`cancels`. Within the bound every rule judges as before.
-Beyond it, an id forgotten is judged as one never seen, so: a top-level session announced as a
-child is R47 (or R61) at its next use, not R48; a child first used long ago, then announced,
-is R47/R61 at its next use or not at all; R47 may stand beside a J3 judged long ago on the
-same envelope; a child of a session resumed long ago is R47, not R61; R76 misses the children
-of a session closed long ago, and R70 a prompt after a cancel that long ago. Not bounded here:
-the children (`parents`, `can_cancel`, `child_idle`, `fresh`) and each session's own state
-(`tools`, `terminals`, `background`, `inserted`), which name sessions that live.
+h2's bound on closed streams) each and forget the oldest, half the bound at a time: `named`
+(an id the client names again once it is in the old half becomes new again, so a session the
+client keeps using is never forgotten; a session a `session/new` answer gave is in `fresh`,
+which readers ask too, so that is never forgotten either), `unclaimed`, `j3`, `resumed`,
+`closed` and the book's `cancels`. Within the bound every rule judges as before. Beyond it,
+an id forgotten is judged as one never seen, so: a top-level session only the client named,
+announced as a child, is R47 (or R61) at its next use, not R48; a child first used long ago,
+then announced, is R47/R61 at its next use or not at all; R47 may stand beside a J3 judged
+long ago on the same envelope; a child of a session resumed long ago is R47, not R61; R76
+misses the children of a session closed long ago, and R70 a prompt after a cancel that long
+ago. Not bounded here: the children (`parents`, `can_cancel`, `child_idle`, `fresh`) and each
+session's own state (`tools`, `terminals`, `background`, `inserted`), which name sessions
+that live.
 
 Values and transients. `PreviewState` and everything in it is frozen (attrs records, tuples,
 frozensets, `immutables.Map`, `_rules/_draft.OMap`), so forking the checker is keeping the
@@ -161,7 +163,9 @@ class PreviewState:
     revision: Revision
     # Memories of ids that name no live session are `Recent` (at most MAX_REMEMBERED_IDS
     # each, the oldest forgotten first: the module header says what that costs).
-    named: Recent[str, bool] = EMPTY_RECENT  # ids the client or a session/new result named
+    # ids the client or a session/new result named (the latter are in `fresh` too, which
+    # forgets none: readers ask both, so a session/new session is never forgotten)
+    named: Recent[str, bool] = EMPTY_RECENT
     parents: PMap[str, str] = EMPTY  # child -> parent (first announcement wins)
     can_cancel: PMap[str, bool] = EMPTY  # child -> its capabilities permit cancel
     child_idle: PMap[str, bool] = EMPTY  # child -> its own last state is idle
@@ -381,7 +385,8 @@ class PreviewDraft(_Scratch):
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
         if (
-            sid not in self.named.young
+            sid not in self.fresh  # (a session/new answer's: `named` may forget it, not this)
+            and sid not in self.named.young
             and sid not in self.named.old
             and sid not in self.parents
             and sid not in self.unclaimed.young

@@ -32,6 +32,8 @@ class PreviewState(Protocol):
     @property
     def named(self) -> Recent[str, bool]: ...
     @property
+    def fresh(self) -> Mapping[str, bool]: ...
+    @property
     def parents(self) -> Mapping[str, str]: ...
     @property
     def replaying(self) -> Mapping[str, object]: ...
@@ -80,7 +82,7 @@ def quiet_session(state: PreviewState, sid: str) -> bool:
     can be quiet at all (a session the connection named, nobody's child, not replaying)."""
     named = state.named  # (its two generations read here: no method call on the hot path)
     return (
-        (sid in named.young or sid in named.old)
+        (sid in state.fresh or sid in named.young or sid in named.old)
         and sid not in state.parents
         and sid not in state.replaying
     )
@@ -149,7 +151,7 @@ def quiet_wire(state: PreviewState, sender: str, wire: Mapping[str, Any]) -> boo
     return (
         update.get("sessionUpdate") in _QUIET_TAGS
         and isinstance(sid, str)
-        and (sid in state.named.young or sid in state.named.old)
+        and (sid in state.fresh or sid in state.named.young or sid in state.named.old)
         and sid not in state.parents
         and sid not in state.replaying
     )

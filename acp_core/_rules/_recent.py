@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from typing import Any, Final, Generic, TypeVar
 
 from acp_core._state._pcoll import PMap
+from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._value import frozen
 
 __all__ = ["EMPTY_RECENT", "MAX_REMEMBERED_IDS", "Recent"]
@@ -91,8 +92,8 @@ class Recent(Generic[K, V]):
         young = self.young.set(key, value)
         old = self.old.delete(key) if key in self.old else self.old
         if len(young) >= MAX_REMEMBERED_IDS // 2:  # (read at each call: tests lower it)
-            return Recent(_NOTHING, young)
-        return Recent(young, old)
+            return _new(_NOTHING, young)
+        return _new(young, old)
 
     def touch(self, key: K) -> Recent[K, V]:
         """This map with `key` among the newest again if it is in the old generation (else
@@ -108,9 +109,9 @@ class Recent(Generic[K, V]):
     def delete(self, key: K) -> Recent[K, V]:
         """This map without `key` (itself when `key` is not remembered)."""
         if key in self.young:
-            return Recent(self.young.delete(key), self.old)
+            return _new(self.young.delete(key), self.old)
         if key in self.old:
-            return Recent(self.young, self.old.delete(key))
+            return _new(self.young, self.old.delete(key))
         return self
 
     def pop(self, key: K) -> tuple[Recent[K, V], V | None]:
@@ -119,6 +120,8 @@ class Recent(Generic[K, V]):
             return self, None
         return self.delete(key), self[key]
 
+
+_new = fast_constructor(Recent)  # (each edit makes one: the attrs `__init__` costs more)
 
 #: Nothing remembered.
 EMPTY_RECENT: Final[Recent[Any, Any]] = Recent()
