@@ -12,9 +12,10 @@ answer is R24's, the option a set answer must carry R41's), which sessions the a
 name (`_rules/_check_sessions.py`, read here only to tell a never-created session), what a
 single message breaks on its own (`_rules/_check_message.py`), files, JSON text.
 
-What it forgets (`_rules/_recent.py`): `closed`, `deleted` and `options` keep the newest
-`MAX_REMEMBERED_IDS` sessions each (a delete the agent answers for any id, an option set the
-agent reports for any id, grow them without the host's consent); `live` is the host's. A
+What it forgets (`_rules/_recent.py`): `closed`, `deleted` and `options` keep at most
+`MAX_REMEMBERED_IDS` sessions each, forgetting the oldest half at once (a delete the agent
+answers for any id, an option set the agent reports for any id, grow them without the host's
+consent); `live` is the host's. A
 closed session leaves `live`, so forgetting it can only miss a finding: J54 or J58 for a
 session closed long ago, J55 or J56 for one deleted long ago, J62 for options reported long
 ago; within the bound every rule judges as before.
