@@ -128,7 +128,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     (
         "acp_core._errors",
         "AcpError ArgumentError DecodeError Diagnostic LocalProtocolError ProtocolError "
-        "RemoteProtocolError SseError",
+        "RemoteProtocolError SseError UnknownRevisionError",
     ),
     ("acp_core._state._fold", "fold"),
     (
@@ -253,6 +253,7 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "acp_core._engines._intents_preview",
         "CancelChild CancelTerminal CancelToolCall ReportBackground RetryPrompt SendUpdate",
     ),
+    ("acp_core._rules._recent", "MAX_REMEMBERED_IDS"),
 )
 
 #: The names of a `"*"` group: its module's `__all__`.

@@ -24,6 +24,7 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "SseError",
+    "UnknownRevisionError",
 ]
 
 
@@ -35,6 +36,15 @@ class ArgumentError(AcpError, TypeError):
     """A public function was handed an argument of the wrong kind (an `object()` where a
     `SessionState` or an update belongs): the caller's bug. Also a `TypeError`, so code that
     catches `TypeError` keeps working, and an `AcpError`, so nothing else escapes."""
+
+
+class UnknownRevisionError(AcpError, KeyError):
+    """`revision_named` was handed a name no revision has. Also a `KeyError` (what it raised
+    before), so code that catches `KeyError` keeps working; its message lists the names."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument (`repr`); this is a sentence, shown as written.
+        return str(self.args[0]) if self.args else ""
 
 
 def bytes_argument(data: object, function: str) -> bytes:

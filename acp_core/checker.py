@@ -21,11 +21,15 @@ from acp_core._rules._check import (
     LiveCheck,
     check_trace,
 )
+from acp_core._rules._recent import (
+    MAX_REMEMBERED_IDS,
+)
 from acp_core._rules._violation import (
     Violation,
 )
 
 __all__ = [
+    "MAX_REMEMBERED_IDS",
     "RULES",
     "IncrementalCheck",
     "LiveCheck",

@@ -13,6 +13,7 @@ from acp_core._errors import (
     ProtocolError,
     RemoteProtocolError,
     SseError,
+    UnknownRevisionError,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "SseError",
+    "UnknownRevisionError",
 ]

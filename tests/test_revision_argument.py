@@ -84,3 +84,19 @@ def test_a_revision_that_is_not_a_revision_is_an_argument_error(name: str, wrong
 def test_every_revision_is_still_taken(name: str) -> None:
     for revision in acp.REVISIONS.values():
         CALLS[name](revision)
+
+
+@pytest.mark.parametrize("wrong", [["preview"], None, 2026, b"preview", {"name": "preview"}])
+def test_revision_named_of_a_non_string_is_an_argument_error(wrong: object) -> None:
+    with pytest.raises(acp.errors.ArgumentError, match="revision_named takes a str"):
+        codec.revision_named(wrong)  # type: ignore[arg-type]
+
+
+def test_revision_named_of_an_unknown_name_is_an_acp_error_and_still_a_key_error() -> None:
+    # (before: a bare KeyError; a public function raises an AcpError for any input)
+    with pytest.raises(acp.errors.UnknownRevisionError) as raised:
+        codec.revision_named("2099-01")
+    assert isinstance(raised.value, acp.errors.AcpError)
+    assert isinstance(raised.value, KeyError)  # what callers caught before keeps working
+    assert str(raised.value).startswith("unknown revision '2099-01'; known: ")
+    assert "preview" in str(raised.value)

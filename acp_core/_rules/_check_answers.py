@@ -12,6 +12,14 @@ answer is R24's, the option a set answer must carry R41's), which sessions the a
 name (`_rules/_check_sessions.py`, read here only to tell a never-created session), what a
 single message breaks on its own (`_rules/_check_message.py`), files, JSON text.
 
+What it forgets (`_rules/_recent.py`): `closed`, `deleted` and `options` keep at most
+`MAX_REMEMBERED_IDS` sessions each, forgetting the oldest half at once (a delete the agent
+answers for any id, an option set the agent reports for any id, grow them without the host's
+consent); `live` is the host's. A
+closed session leaves `live`, so forgetting it can only miss a finding: J54 or J58 for a
+session closed long ago, J55 or J56 for one deleted long ago, J62 for options reported long
+ago; within the bound every rule judges as before.
+
 Why only what the recording shows: a recording that starts mid-session cannot say which
 sessions exist or what the agent advertised, so an error answer is judged only against a
 setup, an `initialize` answer or a delete the recording holds; a successful answer's shape
@@ -38,6 +46,7 @@ from ._check_message import Finding, select_value_finding
 from ._check_sessions import OpenSessions
 from ._draft import SlotDraft
 from ._predicates import RequestKey, is_absolute, request_key, shown
+from ._recent import EMPTY_RECENT, Recent
 
 __all__ = ["CHECKED", "Answers"]
 
@@ -91,7 +100,7 @@ def _session_capability(result: object, name: str) -> bool:
 class _Request:
     method: str
     params: Mapping[str, object]
-    deleted: PMap[str, bool]  # sessions deleted before the request was sent (J55)
+    deleted: Recent[str, bool]  # sessions deleted before the request was sent (J55)
 
 
 _NO_SESSIONS: Final[PMap[str, bool]] = PMap()
@@ -120,10 +129,13 @@ class Answers(SlotDraft):
         self.pending: PMap[RequestKey, _Request] = PMap()
         self.capabilities: frozenset[str] | None = None  # the agent's session markers
         # Sets of sessions (and of prompts) as maps to True.
-        self.live = _NO_SESSIONS  # set up by an answer the recording holds
-        self.closed = _NO_SESSIONS
-        self.deleted = _NO_SESSIONS
-        self.options: PMap[str, frozenset[str]] = PMap()  # session -> its last configIds
+        self.live = _NO_SESSIONS  # set up by an answer the recording holds (the host's)
+        # What names no live session, or what the agent may report of any id, a peer grows
+        # without the host's consent: the newest MAX_REMEMBERED_IDS of each (the header says
+        # which rules miss an id forgotten).
+        self.closed: Recent[str, bool] = EMPTY_RECENT
+        self.deleted: Recent[str, bool] = EMPTY_RECENT
+        self.options: Recent[str, frozenset[str]] = EMPTY_RECENT  # session -> last configIds
         self.prompts: PMap[RequestKey, str] = PMap()  # pending prompts -> session
         self.permissions: PMap[RequestKey, str] = PMap()  # the agent's pending asks -> session
         self.custom: PMap[RequestKey, bool] = PMap()  # prompts pending at a custom outcome (J64)
@@ -256,7 +268,10 @@ class Answers(SlotDraft):
         if sid is None:
             return []
         if isinstance(msg, j.Response):
-            self.closed = self.closed.set(sid, True)  # (a result other than {} is R24's)
+            # (a result other than {} is R24's.) A closed session leaves `live` for the
+            # bounded `closed`, so forgetting it can only miss J54 or J58, never add a J53.
+            self.live = _without(self.live, sid)
+            self.closed = self.closed.set(sid, True)
             return []
         if sid in self.live and sid not in self.closed:
             return [
@@ -283,8 +298,8 @@ class Answers(SlotDraft):
             if sid is not None:
                 self.deleted = self.deleted.set(sid, True)
                 self.live = _without(self.live, sid)
-                self.closed = _without(self.closed, sid)
-                self.options = _without(self.options, sid)
+                self.closed = self.closed.delete(sid)
+                self.options = self.options.delete(sid)
             return []
         if sid is None or "delete" not in (self.capabilities or ()):
             return []
@@ -404,8 +419,8 @@ class Answers(SlotDraft):
             return []
         if method in _SETUP:
             self.live = self.live.set(sid, True)
-            self.closed = _without(self.closed, sid)
-            self.deleted = _without(self.deleted, sid)
+            self.closed = self.closed.delete(sid)
+            self.deleted = self.deleted.delete(sid)
         raw = result.get("configOptions") if isinstance(result, Mapping) else None
         if raw is None:
             return []

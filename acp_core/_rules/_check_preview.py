@@ -32,6 +32,22 @@ copy (`_engines/_connection_client_state.history_open`). It is not
 the session machine's resume window (`_rules/_conversation_phases.py`, to the answer, R38,
 R39), which knows no marker and no child: that module's header says why both exist.
 
+What it forgets (`_rules/_recent.py`). The memories of ids that name no live session, which a
+peer grows with every message naming a fresh id, keep the newest `MAX_REMEMBERED_IDS` (2**16,
+h2's bound on closed streams) each and forget the oldest, half the bound at a time: `named`
+(an id the client names again once it is in the old half becomes new again, so a session the
+client keeps using is never forgotten; a session a `session/new` answer gave is in `fresh`,
+which readers ask too, so that is never forgotten either), `unclaimed`, `j3`, `resumed`,
+`closed` and the book's `cancels`. Within the bound every rule judges as before. Beyond it,
+an id forgotten is judged as one never seen, so: a top-level session only the client named,
+announced as a child, is R47 (or R61) at its next use, not R48; a child first used long ago,
+then announced, is R47/R61 at its next use or not at all; R47 may stand beside a J3 judged
+long ago on the same envelope; a child of a session resumed long ago is R47, not R61; R76
+misses the children of a session closed long ago, and R70 a prompt after a cancel that long
+ago. Not bounded here: the children (`parents`, `can_cancel`, `child_idle`, `fresh`) and each
+session's own state (`tools`, `terminals`, `background`, `inserted`), which name sessions
+that live.
+
 Values and transients. `PreviewState` and everything in it is frozen (attrs records, tuples,
 frozensets, `immutables.Map`, `_rules/_draft.OMap`), so forking the checker is keeping the
 old value. Inside one `observe_connection` call the rules edit a `PreviewDraft`: each field
@@ -62,6 +78,7 @@ from ._conversation_state import Finding
 from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._naming import Naming
 from ._predicates import RequestKey, request_key, shown
+from ._recent import EMPTY_RECENT, Recent
 
 __all__ = [
     "CHECKED",
@@ -144,11 +161,15 @@ class PreviewState:
     """The cross-session memory of one connection at one revision (a frozen value)."""
 
     revision: Revision
-    named: PMap[str, bool] = EMPTY  # ids the client or a session/new result named
+    # Memories of ids that name no live session are `Recent` (at most MAX_REMEMBERED_IDS
+    # each, the oldest forgotten first: the module header says what that costs).
+    # ids the client or a session/new result named (the latter are in `fresh` too, which
+    # forgets none: readers ask both, so a session/new session is never forgotten)
+    named: Recent[str, bool] = EMPTY_RECENT
     parents: PMap[str, str] = EMPTY  # child -> parent (first announcement wins)
     can_cancel: PMap[str, bool] = EMPTY  # child -> its capabilities permit cancel
     child_idle: PMap[str, bool] = EMPTY  # child -> its own last state is idle
-    unclaimed: PMap[str, tuple[int, Naming]] = EMPTY  # unknown id -> (first use, how named)
+    unclaimed: Recent[str, tuple[int, Naming]] = EMPTY_RECENT  # unknown id -> (first use, how)
     tools: PMap[tuple[str, str], Tool] = EMPTY
     terminals: PMap[tuple[str, str], Terminal] = EMPTY
     # session -> its latest background list (the (kind, id) of each item, in order)
@@ -159,16 +180,16 @@ class PreviewState:
     book: PromptBook = attrs.field(
         factory=PromptBook
     )  # prompts, keys, held prompts (R59, R67, R68, R70, C43)
-    resumed: PMap[str, int] = EMPTY  # session -> its first session/resume request (R61)
+    resumed: Recent[str, int] = EMPTY_RECENT  # session -> its first session/resume (R61)
     inserted: PMap[str, PMap[str, bool]] = EMPTY  # session -> messageIds prompts got (R64)
     permissions: OMap[RequestKey, tuple[str, int, str | None]] = EMPTY_OMAP
     withdrawn: OMap[RequestKey, int] = EMPTY_OMAP  # agent's $/cancel_request, unanswered
     cancelled: OMap[RequestKey, int] = EMPTY_OMAP  # pending at a session/cancel (R71, C40)
-    closed: PMap[str, int] = EMPTY  # session -> its close answer's line
+    closed: Recent[str, int] = EMPTY_RECENT  # session -> its close answer's line
     suggestions: bool | None = None  # the client advertised prompt suggestions
     # (line, session) of every envelope J3 judged: an id a recording from `initialize`
     # never set up. A later announcement does not add R47 there (one finding a fault).
-    j3: PMap[tuple[int, str], bool] = EMPTY
+    j3: Recent[tuple[int, str], bool] = EMPTY_RECENT
     # Sessions whose whole life the recording shows: a session/new answer gave them, or
     # they were first announced on such a session (R50 judges only their children).
     fresh: PMap[str, bool] = EMPTY
@@ -251,11 +272,11 @@ class PreviewDraft(_Scratch):
     )
 
     revision: Revision
-    named: PMap[str, bool]
+    named: Recent[str, bool]
     parents: PMap[str, str]
     can_cancel: PMap[str, bool]
     child_idle: PMap[str, bool]
-    unclaimed: PMap[str, tuple[int, Naming]]
+    unclaimed: Recent[str, tuple[int, Naming]]
     tools: PMap[tuple[str, str], Tool]
     terminals: PMap[tuple[str, str], Terminal]
     background: PMap[str, tuple[tuple[str, str], ...] | None]
@@ -263,14 +284,14 @@ class PreviewDraft(_Scratch):
     resumes: OMap[RequestKey, Resume]
     replaying: PMap[str, HistoryWindow]
     book: PromptBook
-    resumed: PMap[str, int]
+    resumed: Recent[str, int]
     inserted: PMap[str, PMap[str, bool]]
     permissions: OMap[RequestKey, tuple[str, int, str | None]]
     withdrawn: OMap[RequestKey, int]
     cancelled: OMap[RequestKey, int]
-    closed: PMap[str, int]
+    closed: Recent[str, int]
     suggestions: bool | None
-    j3: PMap[tuple[int, str], bool]
+    j3: Recent[tuple[int, str], bool]
     fresh: PMap[str, bool]
     child_work: PMap[str, int]
     cancels: Cancels
@@ -363,9 +384,16 @@ class PreviewDraft(_Scratch):
 
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
-        if sid not in self.named and sid not in self.parents and sid not in self.unclaimed:
+        if (
+            sid not in self.fresh  # (a session/new answer's: `named` may forget it, not this)
+            and sid not in self.named.young
+            and sid not in self.named.old
+            and sid not in self.parents
+            and sid not in self.unclaimed.young
+            and sid not in self.unclaimed.old
+        ):
             self.unclaimed = self.unclaimed.set(sid, (at, "envelope"))
-        if not self.closed:  # no close answered yet: the common case asks nothing
+        if not self.closed.young and not self.closed.old:  # no close answered: ask nothing
             return
         closed_at = self.closed_parent(sid)
         found = r76_breach(sid, closed_at is not None)
@@ -441,6 +469,8 @@ class PreviewDraft(_Scratch):
                     self.report(found[0], i, found[1])
         elif sid not in self.named:
             self.named = self.named.set(sid, True)
+        else:  # named again: a session the client keeps using is never forgotten
+            self.named = self.named.touch(sid)
         cancels = isinstance(msg, (j.CancelToolCallRequest, j.CancelTerminalRequest))
         if cancels:
             can_cancel = (self.item(msg) or (False, False))[1]
@@ -465,15 +495,13 @@ class PreviewDraft(_Scratch):
         elif isinstance(msg, j.Request) and msg.method == "session/close":
             self.edit_book().close(sid)
         elif isinstance(msg, j.Request) and msg.method == "session/resume":
-            if sid not in self.resumed:
-                self.resumed = self.resumed.set(sid, i)
+            self.resumed = self.resumed.add(sid, i)
             params = msg.params if isinstance(msg.params, Mapping) else {}
             cursor = params.get("replayFrom") is not None
             expected = frozenset(self.inserted.get(sid, EMPTY))
             rkey = request_key(msg.id)
             self.resumes = oset(self.resumes, rkey, Resume(sid, i, cursor, expected=expected))
-            if sid in self.closed:
-                self.closed = self.closed.delete(sid)
+            self.closed = self.closed.delete(sid)
             if cursor:
                 self.replaying = self.replaying.set(sid, HistoryWindow(rkey))
 

@@ -50,7 +50,7 @@ def agent_answer(
     elif method == j.Method.SESSION_NEW and isinstance(result, Mapping):
         new = result.get("sessionId")  # (the request names no session: `sid` is None)
         if isinstance(new, str):
-            r.named = padd(r.named, new)
+            r.named = r.named.add(new, True)
             r.fresh = padd(r.fresh, new)  # its whole life is in the recording (R50)
     if sid is None:
         return

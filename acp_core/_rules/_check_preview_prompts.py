@@ -43,6 +43,7 @@ from acp_core._wire._value import frozen
 from ._check_preview_records import window_request
 from ._draft import EMPTY, ppop, twins
 from ._predicates import RequestKey, request_key, shown
+from ._recent import EMPTY_RECENT, Recent
 
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
@@ -91,7 +92,9 @@ class PromptBook:
     next_group: int = 0
     contents: PMap[tuple[str, str], object] = EMPTY  # first prompt of a key (C43)
     inserted: PMap[tuple[str, str], str] = EMPTY  # (session, key) -> first messageId
-    cancels: PMap[str, int] = EMPTY  # session -> its last session/cancel
+    # session -> its last session/cancel (R70; at most MAX_REMEMBERED_IDS, the oldest
+    # forgotten: a prompt of a session cancelled that long ago is judged as never cancelled)
+    cancels: Recent[str, int] = EMPTY_RECENT
     users: PMap[str, PMap[str, int]] = EMPTY  # session -> user message id -> first line
     replayed: PMap[str, tuple[RequestKey, PMap[str, int]]] = EMPTY  # window's user ids
     live: PMap[str, PMap[str, RequestKey]] = EMPTY  # live ids awaited in a window
@@ -125,7 +128,7 @@ class BookDraft:
     next_group: int
     contents: PMap[tuple[str, str], object]
     inserted: PMap[tuple[str, str], str]
-    cancels: PMap[str, int]
+    cancels: Recent[str, int]
     users: PMap[str, PMap[str, int]]
     replayed: PMap[str, tuple[RequestKey, PMap[str, int]]]
     live: PMap[str, PMap[str, RequestKey]]

@@ -22,6 +22,7 @@ from acp_core._wire._json import UNSET
 
 from ._check_preview_cancels import Cancels
 from ._check_preview_records import Tool
+from ._recent import Recent
 
 
 class PreviewState(Protocol):
@@ -29,7 +30,9 @@ class PreviewState(Protocol):
     so this module does not import the judge that imports it)."""
 
     @property
-    def named(self) -> Mapping[str, bool]: ...
+    def named(self) -> Recent[str, bool]: ...
+    @property
+    def fresh(self) -> Mapping[str, bool]: ...
     @property
     def parents(self) -> Mapping[str, str]: ...
     @property
@@ -77,7 +80,12 @@ def quiet(state: PreviewState, sender: str, message: object) -> bool:
 def quiet_session(state: PreviewState, sid: str) -> bool:
     """The part of `quiet` that reads no update: whether an agent's update of session `sid`
     can be quiet at all (a session the connection named, nobody's child, not replaying)."""
-    return sid in state.named and sid not in state.parents and sid not in state.replaying
+    named = state.named  # (its two generations read here: no method call on the hot path)
+    return (
+        (sid in state.fresh or sid in named.young or sid in named.old)
+        and sid not in state.parents
+        and sid not in state.replaying
+    )
 
 
 def quiet_update(state: PreviewState, sid: str, upd: object) -> bool:
@@ -143,7 +151,7 @@ def quiet_wire(state: PreviewState, sender: str, wire: Mapping[str, Any]) -> boo
     return (
         update.get("sessionUpdate") in _QUIET_TAGS
         and isinstance(sid, str)
-        and sid in state.named
+        and (sid in state.fresh or sid in state.named.young or sid in state.named.old)
         and sid not in state.parents
         and sid not in state.replaying
     )

@@ -72,7 +72,8 @@ def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
     for ref, how in session_names(upd):  # type: ignore[arg-type]
         if how == "background":
             continue  # a background entry: judged with its list (`_state`, R74)
-        if ref not in r.named and ref not in r.parents and ref not in r.unclaimed:
+        known = ref in r.fresh or ref in r.named or ref in r.parents
+        if not known and ref not in r.unclaimed:
             r.unclaimed = r.unclaimed.set(ref, (i, how))
     if isinstance(upd, _OUTPUT):
         unreported = sid not in r.child_idle and sid not in r.replaying  # (R50)
@@ -136,16 +137,28 @@ def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         )
 
 
+class _TopLevel:
+    # The ids set up as top-level sessions: the client's (`named`, bounded) and session/new
+    # answers' (`fresh`, which also holds children, in `parents`: never asked of them).
+    __slots__ = ("fresh", "named")
+
+    def __init__(self, named: Container[str], fresh: Container[str]) -> None:
+        self.named, self.fresh = named, fresh
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self.fresh or sid in self.named
+
+
 def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
-    found = announce_finding(r.parents, sid, child, r.named)
+    found = announce_finding(r.parents, sid, child, _TopLevel(r.named, r.fresh))
     if found is not None:
         r.report(found[0], i, found[1])
         if parent is None:
             return  # a session made its own descendant: no link recorded
     elif parent is None:
-        r.unclaimed, first = ppop(r.unclaimed, child)
+        r.unclaimed, first = r.unclaimed.pop(child)
         if first is not None and (first[0], child) in r.j3:
             first = None  # J3 judged that envelope already: one finding per fault
         if first is not None and first[1] in ("envelope", "message") and _resumed(r, sid, first[0]):

@@ -33,7 +33,7 @@ from typing import Any, Final, SupportsIndex
 import attrs
 import immutables
 
-from acp_core._errors import AcpError, ArgumentError
+from acp_core._errors import AcpError, ArgumentError, UnknownRevisionError
 
 from ._fields import BASE_REVISION, PREVIEW_NAME, since_of
 from ._freezing import freezing_fields
@@ -313,12 +313,16 @@ def revision_named(name: str) -> Revision:
     """The revision called `name` (a dated name such as `2026-11`, or an alias: `preview`).
 
     Raises:
-        KeyError: no revision has that name (`REVISION_CHOICES` lists them).
+        UnknownRevisionError: no revision has that name (`REVISION_CHOICES` lists them; also
+            a `KeyError`, as before).
+        ArgumentError: `name` is not a string (also a `TypeError`).
     """
+    if not isinstance(name, str):
+        raise ArgumentError(f"revision_named takes a str, not {type(name).__name__}: {name!r:.60}")
     found = REVISIONS.get(REVISION_ALIASES.get(name, name))
     if found is None:
         msg = f"unknown revision {name!r}; known: {', '.join(REVISION_CHOICES)}"
-        raise KeyError(msg)
+        raise UnknownRevisionError(msg)
     return found
 
 

@@ -126,6 +126,7 @@ SPECS = {
     'acp_core._rules._conversation_state:Turn': '1111 - prompt:prompt:n100111 at:at:n100111 started:started:n100111 early_output:early_output:v100111 started_at:started_at:v100111',
     'acp_core._rules._draft:OMap': '1111 - entries:entries:v100111 next:next:v100111',
     'acp_core._rules._protocol:Protocol': '1011 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 exchange:exchange:n100111 initialize:initialize:n100111',
+    'acp_core._rules._recent:Recent': '1111 - young:young:v100111 old:old:v100111',
     'acp_core._rules._severity:Severity': '1111 - grade:grade:n100111 kind:kind:n100111',
     'acp_core._rules._violation:Violation': '1111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
     'acp_core._state._reduce_children:SessionTree': '1111 - sessions:sessions:f101111 parents:parents:f101111 orphans:orphans:f101111 closed:closed:v101111 resumes:resumes:f101111 diagnostics:diagnostics:v101111',
@@ -2393,7 +2394,7 @@ def make_acp_core___rules___check_answers___Request(cls, f, NOTHING):
         s0(self, method)
         s1(self, params)
         s2(self, deleted)
-    __init__.__annotations__ = {'return': None, 'method': 'str', 'params': 'Mapping[str, object]', 'deleted': 'PMap[str, bool]'}
+    __init__.__annotations__ = {'return': None, 'method': 'str', 'params': 'Mapping[str, object]', 'deleted': 'Recent[str, bool]'}
     def __repr__(self):
         return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(method={self.method!r}, params={self.params!r}, deleted={self.deleted!r})'
     def __eq__(self, other):
@@ -2552,7 +2553,7 @@ def make_acp_core___rules___check_preview__PreviewState(cls, f, NOTHING):
         if cancels is NOTHING:
             cancels = k23()
         s23(self, cancels)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'named': 'PMap[str, bool]', 'parents': 'PMap[str, str]', 'can_cancel': 'PMap[str, bool]', 'child_idle': 'PMap[str, bool]', 'unclaimed': 'PMap[str, tuple[int, Naming]]', 'tools': 'PMap[tuple[str, str], Tool]', 'terminals': 'PMap[tuple[str, str], Terminal]', 'background': 'PMap[str, tuple[tuple[str, str], ...] | None]', 'routes': 'PMap[tuple[str, RequestKey], tuple[str, str | None, object]]', 'resumes': 'OMap[RequestKey, Resume]', 'replaying': 'PMap[str, HistoryWindow]', 'book': 'PromptBook', 'resumed': 'PMap[str, int]', 'inserted': 'PMap[str, PMap[str, bool]]', 'permissions': 'OMap[RequestKey, tuple[str, int, str | None]]', 'withdrawn': 'OMap[RequestKey, int]', 'cancelled': 'OMap[RequestKey, int]', 'closed': 'PMap[str, int]', 'suggestions': 'bool | None', 'j3': 'PMap[tuple[int, str], bool]', 'fresh': 'PMap[str, bool]', 'child_work': 'PMap[str, int]', 'cancels': 'Cancels'}
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'named': 'Recent[str, bool]', 'parents': 'PMap[str, str]', 'can_cancel': 'PMap[str, bool]', 'child_idle': 'PMap[str, bool]', 'unclaimed': 'Recent[str, tuple[int, Naming]]', 'tools': 'PMap[tuple[str, str], Tool]', 'terminals': 'PMap[tuple[str, str], Terminal]', 'background': 'PMap[str, tuple[tuple[str, str], ...] | None]', 'routes': 'PMap[tuple[str, RequestKey], tuple[str, str | None, object]]', 'resumes': 'OMap[RequestKey, Resume]', 'replaying': 'PMap[str, HistoryWindow]', 'book': 'PromptBook', 'resumed': 'Recent[str, int]', 'inserted': 'PMap[str, PMap[str, bool]]', 'permissions': 'OMap[RequestKey, tuple[str, int, str | None]]', 'withdrawn': 'OMap[RequestKey, int]', 'cancelled': 'OMap[RequestKey, int]', 'closed': 'Recent[str, int]', 'suggestions': 'bool | None', 'j3': 'Recent[tuple[int, str], bool]', 'fresh': 'PMap[str, bool]', 'child_work': 'PMap[str, int]', 'cancels': 'Cancels'}
     def __repr__(self):
         return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(revision={self.revision!r}, named={self.named!r}, parents={self.parents!r}, can_cancel={self.can_cancel!r}, child_idle={self.child_idle!r}, unclaimed={self.unclaimed!r}, tools={self.tools!r}, terminals={self.terminals!r}, background={self.background!r}, routes={self.routes!r}, resumes={self.resumes!r}, replaying={self.replaying!r}, book={self.book!r}, resumed={self.resumed!r}, inserted={self.inserted!r}, permissions={self.permissions!r}, withdrawn={self.withdrawn!r}, cancelled={self.cancelled!r}, closed={self.closed!r}, suggestions={self.suggestions!r}, j3={self.j3!r}, fresh={self.fresh!r}, child_work={self.child_work!r}, cancels={self.cancels!r})'
     def __eq__(self, other):
@@ -2639,7 +2640,7 @@ def make_acp_core___rules___check_preview_prompts__PromptBook(cls, f, NOTHING):
         s7(self, users)
         s8(self, replayed)
         s9(self, live)
-    __init__.__annotations__ = {'return': None, 'pending': 'PMap[RequestKey, _Attempt]', 'open': 'PMap[tuple[str, str], int]', 'groups': 'PMap[int, _Group]', 'next_group': 'int', 'contents': 'PMap[tuple[str, str], object]', 'inserted': 'PMap[tuple[str, str], str]', 'cancels': 'PMap[str, int]', 'users': 'PMap[str, PMap[str, int]]', 'replayed': 'PMap[str, tuple[RequestKey, PMap[str, int]]]', 'live': 'PMap[str, PMap[str, RequestKey]]'}
+    __init__.__annotations__ = {'return': None, 'pending': 'PMap[RequestKey, _Attempt]', 'open': 'PMap[tuple[str, str], int]', 'groups': 'PMap[int, _Group]', 'next_group': 'int', 'contents': 'PMap[tuple[str, str], object]', 'inserted': 'PMap[tuple[str, str], str]', 'cancels': 'Recent[str, int]', 'users': 'PMap[str, PMap[str, int]]', 'replayed': 'PMap[str, tuple[RequestKey, PMap[str, int]]]', 'live': 'PMap[str, PMap[str, RequestKey]]'}
     def __repr__(self):
         return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(pending={self.pending!r}, open={self.open!r}, groups={self.groups!r}, next_group={self.next_group!r}, contents={self.contents!r}, inserted={self.inserted!r}, cancels={self.cancels!r}, users={self.users!r}, replayed={self.replayed!r}, live={self.live!r})'
     def __eq__(self, other):
@@ -3252,6 +3253,26 @@ def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
         return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.exchange == other.exchange and self.initialize == other.initialize
     def __hash__(self):
         return hash((724647558224905, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.exchange, self.initialize))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___rules___recent__Recent(cls, f, NOTHING):
+    s0 = cls.young.__set__
+    d0 = f[0].default
+    s1 = cls.old.__set__
+    d1 = f[1].default
+    def __init__(self, young=d0, old=d1):
+        s0(self, young)
+        s1(self, old)
+    __init__.__annotations__ = {'return': None, 'young': 'PMap[K, V]', 'old': 'PMap[K, V]'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(young={self.young!r}, old={self.old!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.young == other.young and self.old == other.old
+    def __hash__(self):
+        return hash((5861330486042487, self.young, self.old))
     return __init__, __repr__, __eq__, __hash__
 
 
