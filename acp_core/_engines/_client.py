@@ -64,7 +64,7 @@ from acp_core._rules._check_message import (
     plain_tool_chunk,
     update_findings,
 )
-from acp_core._rules._conversation import Conversation, quiet_update
+from acp_core._rules._conversation import Conversation, grown_update, quiet_update
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._fold import fold
 from acp_core._state._pcoll import PMap, PVec
@@ -384,8 +384,13 @@ def receive_updates(
         if quiet:
             b.at += 1  # what `b.receive` does on the machine's quiet path
         else:
-            b.receive(message)
-            moved = b.sent is not sent
+            grown = grown_update(conversation, update)
+            if grown is not None:  # what `b.receive` does when the work only grew
+                b.conversation = grown
+                b.at += 1
+            else:
+                b.receive(message)
+                moved = b.sent is not sent
         if role is not None:
             known = roles.get(message_id)
             if known is None:
