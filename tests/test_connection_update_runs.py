@@ -210,6 +210,33 @@ def test_a_chunk_is_asked_again_when_its_machine_or_its_class_changed(
         _pieces_equal_steps(conn.engine(SID), messages)
 
 
+@pytest.mark.parametrize("revision", [acp.V2_PREVIEW, acp.V2_2026_08], ids=lambda r: r.name)
+def test_a_streamed_message_s_chunk_that_is_not_plain_is_judged_in_the_run(
+    revision: acp.Revision,
+) -> None:
+    # The plain chunks of one streamed message join the run unasked (`receive_updates`),
+    # but not a chunk of that message whose block or chunk has unknown keys or annotations:
+    # its R43 is found at its place, as stepping each message finds it.
+    plain = _update(_chunk("agent_message_chunk", "a1"))
+    odd_chunk = _update(_chunk("agent_message_chunk", "a1", surprise=1))
+    annotated = _update(
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "a1",
+            "content": {"type": "text", "text": "x", "annotations": {"priority": 0.5}},
+        }
+    )
+    for odd in (_update(_CHUNK_ODD_BLOCK), _update(_CHUNK_ODD_ANNOTATIONS), odd_chunk):
+        step = _assert_same(_ready(revision), _update(_STATE) + plain * 3 + odd + plain)
+        rules = [v.rule for v in step.connection.engine(SID).violations]
+        assert rules == ["R43"], rules
+    # An annotated chunk without unknown keys breaks nothing, and folds as it reduces.
+    step = _assert_same(_ready(revision), _update(_STATE) + plain * 2 + annotated + plain)
+    assert not step.connection.engine(SID).violations
+    blocks = step.connection.view(SID).messages["a1"].content
+    assert any(block.annotations is not acp.UNSET for block in blocks)
+
+
 def test_a_view_set_apart_by_a_local_cancel_folds_as_it_reduces() -> None:
     conn = _prompted(_ready(), cancel=True)
     _assert_same(conn, _workload_bytes(600, ended=False))
@@ -225,6 +252,18 @@ def _chunk(kind: str, mid: str, text: str = "t", **extra: Any) -> dict[str, Any]
 
 
 _STATE = {"sessionUpdate": "state_update", "state": "running"}
+#: Chunks of message a1 that are not plain: an unknown key in the text block, and in its
+#: annotations (each R43).
+_CHUNK_ODD_BLOCK = {
+    "sessionUpdate": "agent_message_chunk",
+    "messageId": "a1",
+    "content": {"type": "text", "text": "x", "odd": 1},
+}
+_CHUNK_ODD_ANNOTATIONS = {
+    "sessionUpdate": "agent_message_chunk",
+    "messageId": "a1",
+    "content": {"type": "text", "text": "x", "annotations": {"priority": 0.5, "odd": 1}},
+}
 _IDLE = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
 _PERMISSION = {
     "jsonrpc": "2.0",
@@ -251,6 +290,8 @@ LINES: tuple[bytes, ...] = (
     _update(_chunk("user_message_chunk", "u1")),
     _update(_chunk("agent_message_chunk", "t1")),  # R5: the thought's id
     _update(_chunk("agent_message_chunk", "a1", surprise=1)),  # R43
+    _update(_CHUNK_ODD_BLOCK),  # R43 (in its content block)
+    _update(_CHUNK_ODD_ANNOTATIONS),  # R43 (in its block's annotations)
     _update(_chunk("agent_message_chunk", "a1", _meta={"k": 1})),
     _update(
         {

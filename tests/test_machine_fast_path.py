@@ -2,7 +2,8 @@
 
 - `observe`'s quiet path (a message that changes nothing and breaks nothing returns the same
   machine at once) against `observe` with the quiet path turned off, message by message over
-  every checker trace, mutated traces and engine pair runs;
+  every checker trace, mutated traces and engine pair runs; `grown_update` (the work only
+  grew) against `observe` where the quiet test says no;
 - `update_findings`' text-chunk path against `MessageRules.update` with `StateSeen`;
 - `plain_tool_call_update` (the client engine folds such patches of known tool calls
   without `update_findings`): such a patch breaks no rule and touches only its tool call.
@@ -119,6 +120,37 @@ def test_the_work_grown_path_is_taken() -> None:
             assert full == (grown, ())
             assert set(grown.work_ids) == {*conv.work_ids, item}
         conv = full[0]
+
+
+def _assert_grown_update_is_observe(messages: list[tuple[Any, Any]], conv: Conversation) -> int:
+    # `grown_update`, where the quiet test says no, is None or exactly what `observe` gives
+    # (the client engine's runs take it instead of `observe`); how often it was not None.
+    taken = 0
+    for at, (sender, message) in enumerate(messages):
+        update = message.update if type(message) is UpdateSessionNotification else None
+        if sender == "agent" and update is not None and not machine.quiet_update(conv, update):
+            grown = machine.grown_update(conv, update)
+            if grown is not None:
+                taken += 1
+                assert observe(conv, sender, message, at=at) == (grown, ())
+        conv, _ = observe(conv, sender, message, at=at)
+    return taken
+
+
+@pytest.mark.parametrize("revision", list(REVISIONS.values()), ids=list(REVISIONS))
+def test_grown_update_is_observe_where_it_answers_on_the_traces(revision: Any) -> None:
+    taken = 0
+    for path in TRACES:
+        for start in (Conversation.start(revision), Conversation.mid_session(revision)):
+            taken += _assert_grown_update_is_observe(_messages(path), start)
+    assert taken > 20  # not vacuous: the traces' turns grow their work
+
+
+@given(st.lists(st.sampled_from(MESSAGES), max_size=30), st.sampled_from(list(REVISIONS.values())))
+def test_grown_update_is_observe_where_it_answers_on_shuffled_traffic(
+    messages: list[tuple[Any, Any]], revision: Any
+) -> None:
+    _assert_grown_update_is_observe(messages, Conversation.start(revision))
 
 
 _CHUNKS = ("AgentMessageChunk", "AgentThoughtChunk", "UserMessageChunk")

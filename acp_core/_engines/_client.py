@@ -64,7 +64,7 @@ from acp_core._rules._check_message import (
     plain_tool_chunk,
     update_findings,
 )
-from acp_core._rules._conversation import Conversation, quiet_update
+from acp_core._rules._conversation import Conversation, grown_update, quiet_update
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._fold import fold
 from acp_core._state._pcoll import PMap, PVec
@@ -72,6 +72,7 @@ from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._reduce_common import NEW_TOOL_CALL
 from acp_core._state._reduce_tools import patched_tool_call
 from acp_core._state._session_state import SessionState, new_session
+from acp_core._wire._content import TextContent
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import (
@@ -338,15 +339,37 @@ def receive_updates(
     # the next chunks of a streamed message are not asked again while the machine stays.
     asked: tuple[Any, type, str] | None = None
     asked_quiet = False
+    # The class and message id of the plain text chunk just taken on the machine's quiet
+    # path into `run` (None: the last message was anything else). A plain chunk of the same
+    # class and message id right after it gets the same answers with nothing asked: the
+    # machine did not move (quiet), so its quiet answer stands (`asked`); its role is the
+    # class's, which `roles` already holds for that id. (The bulk of every stream.)
+    streak: tuple[type, str] | None = None
+    text = TextContent
     for message in messages:
         update = message.update
+        if streak is not None and type(update) is streak[0]:
+            chunk: Any = update
+            content = chunk.content
+            if (
+                chunk.message_id == streak[1]
+                and type(content) is text
+                and content.annotations is UNSET
+                and not content.extra
+                and not chunk.extra
+            ):
+                b.at += 1
+                run.append(update)
+                changed.append(True)
+                continue
+        streak = None
         moved = False  # only the machine moves the prompt records (`apply_update` never does)
         role = plain_chunk_role(update)
         conversation = b.conversation
         if role is None:
             quiet = quiet_update(conversation, update)
         else:
-            chunk: Any = update
+            chunk = update
             message_id: str = chunk.message_id
             if (
                 asked is not None
@@ -361,8 +384,13 @@ def receive_updates(
         if quiet:
             b.at += 1  # what `b.receive` does on the machine's quiet path
         else:
-            b.receive(message)
-            moved = b.sent is not sent
+            grown = grown_update(conversation, update)
+            if grown is not None:  # what `b.receive` does when the work only grew
+                b.conversation = grown
+                b.at += 1
+            else:
+                b.receive(message)
+                moved = b.sent is not sent
         if role is not None:
             known = roles.get(message_id)
             if known is None:
@@ -373,6 +401,8 @@ def receive_updates(
                 changed.append(True)
                 if moved:
                     break
+                if quiet:
+                    streak = (type(update), message_id)
                 continue
         tool_call_id = plain_tool_chunk(update)
         if tool_call_id is not None and (

@@ -113,8 +113,14 @@ def update_run_events(
     `messages` (`changed`: whether each changed the view; only the last can have changed
     the prompt records), joined in order: the same events, and the prompts still open."""
     make = _MAKE_VIEW_CHANGED
-    shown = zip(messages, changed, strict=False)  # the messages taken, with their flags
-    events: list[object] = [make(session_id, m.update) for m, shows in shown if shows]
+    taken = len(changed)
+    events: list[object]
+    if all(changed):  # (the common case: every message taken changed the view)
+        taken_messages = messages if taken == len(messages) else messages[:taken]
+        events = [make(session_id, m.update) for m in taken_messages]
+    else:
+        shown = zip(messages, changed, strict=False)  # the messages taken, with their flags
+        events = [make(session_id, m.update) for m, shows in shown if shows]
     last = Received(messages[len(changed) - 1])
     return events, _prompts_ended(events, session_id, before, after, last, open_prompts)
 

@@ -34,6 +34,7 @@ Theory of operation.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any, Final
 
 from acp_core._errors import DecodeError
@@ -108,14 +109,18 @@ def receive_update_run(
     # either changes.
     quiet_classes: dict[type, bool] = {}
     session_quiet = judge is not None and quiet_session(judge, sid)
-    end, size = start, len(framed)
-    while end < size:
-        item: Any = framed[end]
+    take = messages.append
+    item: Any
+    for item in islice(framed, start, None):
         kind = type(item)
         if kind is tuple:
             message: Any = item[0]
             if message.session_id != sid:
                 break
+            # (the bulk of the traffic: a hot line of a class that joins the run as it is)
+            if quiet_classes.get(type(message.update)):
+                take(message)
+                continue
         elif kind is Parsed:
             if _session_named(item.value) != sid:
                 break
@@ -134,9 +139,8 @@ def receive_update_run(
         passes = quiet_classes.get(cls)
         if passes is None:
             passes = quiet_classes[cls] = _quiet_class(rules, judge, session_quiet, cls)
-        if passes:  # (the bulk of the traffic)
-            messages.append(message)
-            end += 1
+        if passes:
+            take(message)
             continue
         if cls in _ALONE:
             break
@@ -153,13 +157,12 @@ def receive_update_run(
             )
             if findings:
                 break
-        messages.append(message)
+        take(message)
         if next_rules is not rules or next_judge is not judge:
             rules, judge = next_rules, next_judge
             kept.append((len(messages), rules, judge))
-            quiet_classes = {}
+            quiet_classes.clear()
             session_quiet = judge is not None and quiet_session(judge, sid)
-        end += 1
     if not messages:
         return None
     engine, changed = receive_updates(session.engine, messages)

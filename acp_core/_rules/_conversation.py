@@ -1,12 +1,12 @@
 """The conversation machine: every rule about the order of messages in one ACP session.
 
-Owns: `observe` (the one entry point), `observe_update`, `quiet_update`, `finish` (what the end of a
-recording shows), `TRANSITIONS` (the reported foreground phase) and the per-revision memo of
-the lifecycle table; it re-exports `Conversation`, `Stage`, `Phase`, `Finding`, `LIFECYCLE`
-and `GUARDS` for its users. Must not know: which side it runs on (h11's Rule 2: it is told
-who sent each message), files, line numbers beyond the `at` label it is given, engines, JSON
-text, what a single message breaks on its own (`_rules/_check_message.py`) or which values
-are known (`_rules/_predicates.py`).
+Owns: `observe` (the one entry point), `observe_update`, `quiet_update`, `grown_update`,
+`finish` (what the end of a recording shows), `TRANSITIONS` (the reported foreground phase)
+and the per-revision memo of the lifecycle table; it re-exports `Conversation`, `Stage`,
+`Phase`, `Finding`, `LIFECYCLE` and `GUARDS` for its users. Must not know: which side it
+runs on (h11's Rule 2: it is told who sent each message), files, line numbers beyond the
+`at` label it is given, engines, JSON text, what a single message breaks on its own
+(`_rules/_check_message.py`) or which values are known (`_rules/_predicates.py`).
 
 Theory of operation.
 - A message becomes an *event*: a `Kind` plus the sender (`classify`,
@@ -104,6 +104,7 @@ __all__ = [
     "Turn",
     "entry",
     "finish",
+    "grown_update",
     "observe",
     "observe_update",
     "quiet_update",
@@ -264,6 +265,16 @@ def quiet_update(conv: Conversation, update: object) -> bool:
     message or tool call id alone, so the chunks of one streamed message get one answer from
     one machine (tests/test_machine_fast_path.py): a caller may keep it while both stay."""
     return _quiet(conv, update)
+
+
+def grown_update(conv: Conversation, update: object) -> Conversation | None:
+    """Where `quiet_update(conv, update)` is false: the machine `observe` returns for the
+    agent's `session/update` carrying `update` when all it does is add the item the update
+    is about (a message or tool call id) to the running work, finding nothing; None when it
+    does more (a caller then calls `observe`). Spares the caller `observe`'s second quiet
+    test and its general path for the first chunk of each streamed message and each new
+    tool call of a turn (tests/test_machine_fast_path.py holds it equal to `observe`)."""
+    return _work_grown(conv, update)
 
 
 def observe_update(
