@@ -31,7 +31,7 @@ from acp_core._wire._updates import (
 )
 from acp_core._wire._updates_preview import SessionMessage, SessionMessageChunk
 
-from ._pcoll import EMPTY_VEC
+from ._pcoll import EMPTY_VEC, extend_compact
 from ._reduce import REDUCERS, merged_patch, revised
 from ._reduce_common import (
     EMPTY_PMAP,
@@ -63,6 +63,7 @@ from ._session_state import (
     with_timeline,
     with_tool_calls,
 )
+from ._text_runs import TEXT_RUNS
 
 __all__ = ["fold"]
 
@@ -106,6 +107,12 @@ _CHUNK_ROLES: Final[dict[type[Any], str]] = {
 #: short enough that the buffer stays small (one 100k-item buffer measured ~1.3x slower per
 #: item, most of it cyclic GC walking the big list).
 _RUN_CAP: Final = 4096
+#: Most messages buffered at once: when a chunk starts a buffer past this, the message
+#: buffered longest is written first. A stream's messages mostly follow one another, so a
+#: message is then written soon after its last chunk (its text packed, the chunk values
+#: freed) instead of every message of a long `fold` waiting in a buffer until the end for
+#: the cyclic GC to walk; messages interleaved up to this many are still written once.
+_PENDING_CAP: Final = 8
 #: Updates whose reducer reads a message by its id: a message upsert, and the Preview's
 #: inter-session messages (one id space per session, P6: a collision is found against the
 #: messages, so a buffered message must be written first).
@@ -128,22 +135,44 @@ class _Buffer:
         self.metas: dict[int, JsonObject] | None = None
 
 
-def _write_pending(state: SessionState, pending: dict[str, _Buffer]) -> SessionState:
-    """Write buffered message chunks into the state: one map update per message."""
-    if not pending:
+def _written(buffer: _Buffer) -> MessageState:
+    """The message a buffer stands for: its base with the buffered blocks appended."""
+    role, base, blocks, metas = buffer.role, buffer.base, buffer.blocks, buffer.metas
+    # Kept as `reduce` keeps a message that left the hot slot: its tail packed.
+    if base is None:
+        content, meta, chunk_meta = extend_compact(EMPTY_VEC, blocks, TEXT_RUNS), None, EMPTY_PMAP
+    else:
+        content = extend_compact(base.content, blocks, TEXT_RUNS)
+        meta, chunk_meta = base.meta, base.chunk_meta
+    if metas:
+        for index, chunk_scoped in metas.items():
+            chunk_meta = chunk_meta.set(index, chunk_scoped)
+    return new_message_state(role, content, meta, chunk_meta)
+
+
+def _write_pending(
+    state: SessionState, pending: dict[str, _Buffer], done: dict[str, MessageState]
+) -> SessionState:
+    """Write the messages a `fold` built into the state: one map build for all."""
+    if not pending and not done:
         return state
-    messages = messages_written_back(state)  # the hot message (if any) written back
+    messages = messages_written_back(state).mutate()  # the hot message (if any) written back
+    for message_id, message in done.items():
+        messages[message_id] = message
     for message_id, buffer in pending.items():
-        role, base, blocks, metas = buffer.role, buffer.base, buffer.blocks, buffer.metas
-        if base is None:
-            content, meta, chunk_meta = EMPTY_VEC.extend(blocks), None, EMPTY_PMAP
-        else:
-            content, meta, chunk_meta = base.content.extend(blocks), base.meta, base.chunk_meta
-        if metas:
-            for index, chunk_scoped in metas.items():
-                chunk_meta = chunk_meta.set(index, chunk_scoped)
-        messages = messages.set(message_id, new_message_state(role, content, meta, chunk_meta))
-    return with_messages(state, messages, state.timeline)
+        messages[message_id] = _written(buffer)
+    return with_messages(state, messages.finish(), state.timeline)
+
+
+def _write_one(
+    state: SessionState, message_id: str, pending: dict[str, _Buffer], done: dict[str, MessageState]
+) -> SessionState:
+    """Write the message `message_id` if this `fold` holds it (before a reducer reads it)."""
+    if message_id in pending:
+        return _write_pending(state, {message_id: pending.pop(message_id)}, {})
+    if message_id in done:
+        return _write_pending(state, {}, {message_id: done.pop(message_id)})
+    return state
 
 
 def fold(
@@ -171,6 +200,9 @@ def fold(
     table = REDUCERS
     roles = _CHUNK_ROLES
     pending: dict[str, _Buffer] = {}
+    # Messages this call has finished buffering (a buffer past a cap): written at the end
+    # with the rest, or before a reducer reads one of them.
+    done: dict[str, MessageState] = {}
     tools: dict[str, ToolCallState] = {}
     run: list[Any] = []
     run_key: object = None
@@ -189,8 +221,8 @@ def fold(
         kind = type(item)
         if kind is hot_kind and item.meta is UNSET and item.message_id == hot_id:
             hot_blocks.append(item.content)
-            if len(hot_blocks) >= _RUN_CAP:  # keep the buffer small: write this message now
-                state = _write_pending(state, {hot_id: pending.pop(hot_id)})
+            if len(hot_blocks) >= _RUN_CAP:  # keep the buffer small: build this message now
+                done[hot_id] = _written(pending.pop(hot_id))
                 hot_kind = None
             continue
         hot_kind = None
@@ -212,7 +244,12 @@ def fold(
             message_id = item.message_id
             buffer = pending.get(message_id)
             if buffer is None:
-                old = state.message(message_id)
+                if len(pending) >= _PENDING_CAP:
+                    oldest = next(iter(pending))
+                    done[oldest] = _written(pending.pop(oldest))
+                old = done.pop(message_id, None)
+                if old is None:
+                    old = state.message(message_id)
                 if old is None:
                     entered.append(new_entity_ref(MESSAGE, message_id))
                     buffer = _Buffer(role, None)
@@ -229,8 +266,8 @@ def fold(
                     buffer.metas = {}
                 buffer.metas[first + len(blocks)] = meta
             blocks.append(item.content)
-            if len(blocks) >= _RUN_CAP:  # keep the buffer small: write this message now
-                state = _write_pending(state, {message_id: pending.pop(message_id)})
+            if len(blocks) >= _RUN_CAP:  # keep the buffer small: build this message now
+                done[message_id] = _written(pending.pop(message_id))
             elif buffer.role == role:
                 hot_kind, hot_id, hot_blocks = kind, message_id, blocks
             continue
@@ -265,11 +302,11 @@ def fold(
             raise ArgumentError(msg)
         if entered:
             state = _enter(state, entered)
-        if kind in _UPSERTS and item.message_id in pending:
-            state = _write_pending(state, {item.message_id: pending.pop(item.message_id)})
+        if kind in _UPSERTS:
+            state = _write_one(state, item.message_id, pending, done)
         state = reducer(state, revised(state, item, revision) if merges else item)
     if entered:
         state = _enter(state, entered)
     if run:
         state = _flush(state, run)
-    return _write_tools(_write_pending(state, pending), tools)
+    return _write_tools(_write_pending(state, pending, done), tools)

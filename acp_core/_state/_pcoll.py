@@ -11,18 +11,35 @@ nested-tuple cons list breaks `==`/`repr` with RecursionError, and pyrsistent's 
 not available on every Python we support. `PVec` appends in O(1) (one small node per append,
 amortised O(log32 n) when a 32-item block is sealed) and keeps `==`, `hash`, `repr` and
 iteration iterative.
+
+Packed tails (issue 24): a vector kept but no longer appended to may hold its unsealed tail
+(at most 32 items) as one packed run: a plain tuple of the items a `Packing` encoded, atoms
+(strings, say) where it could. CPython's cyclic garbage collector stops tracking a tuple of
+atoms at its first collection, while the items it stands for (frozen attrs instances) are
+always tracked; reading decodes the run into equal items. Only the tail is packed, so the
+work is at most 32 items per compaction, never a pass over a long vector's sealed blocks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar, overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Final, Generic, TypeVar, cast, overload
 
 import immutables
 
 from acp_core._wire._fastnew import fast_constructor
 
-__all__ = ["EMPTY_MAP", "EMPTY_VEC", "PMap", "PVec", "compact_tail", "in_order", "pmap"]
+__all__ = [
+    "EMPTY_MAP",
+    "EMPTY_VEC",
+    "PMap",
+    "PVec",
+    "Packing",
+    "compact_tail",
+    "extend_compact",
+    "in_order",
+    "pmap",
+]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -136,9 +153,13 @@ class PVec(Generic[T]):
     def _tail(self) -> tuple[T, ...]:
         if not self._tail_len:
             return ()
-        if self._prev is None:  # one node: one item or one bundle
+        if self._prev is None:  # one node: one item, one bundle or one packed run
             item = self._item
-            return tuple(item) if type(item) is _Bundle else (item,)  # type: ignore[return-value]
+            if type(item) is _Bundle:
+                return tuple(item)
+            if type(item) is tuple and item and item[0] is _PACKED:
+                return _unpacked(item)  # type: ignore[return-value]
+            return (item,)  # type: ignore[return-value]
         # Newest first, then reversed once: no generator, no per-node tuple.
         items: list[object] = []
         node: PVec[T] | None = self
@@ -146,6 +167,8 @@ class PVec(Generic[T]):
             item = node._item
             if type(item) is _Bundle:
                 items.extend(reversed(item))
+            elif type(item) is tuple and item and item[0] is _PACKED:
+                items.extend(reversed(_unpacked(item)))  # the oldest node only
             else:
                 items.append(item)
             node = node._prev
@@ -185,7 +208,11 @@ class PVec(Generic[T]):
             raise IndexError(msg)
         if self._tail_len:
             item = self._item
-            return item[-1] if type(item) is _Bundle else item  # type: ignore[return-value]
+            if type(item) is _Bundle:
+                return item[-1]  # type: ignore[no-any-return]
+            if type(item) is tuple and item and item[0] is _PACKED:
+                return _unpacked(item)[-1]  # type: ignore[return-value]
+            return item  # type: ignore[return-value]
         return self[self._len - 1]
 
     def to_tuple(self) -> tuple[T, ...]:
@@ -239,18 +266,79 @@ _raw: Callable[
 ] = fast_constructor(PVec)
 
 
-def compact_tail(vec: PVec[T]) -> PVec[T]:
+class Packing:
+    """How a tail's items are packed into a run the cyclic GC does not walk.
+
+    `pack(items)` returns the encoded items (as many as `items`, each an atom where the item
+    could be encoded, else the item itself), or None when the items cannot be packed;
+    `unpack(encoded)` returns items equal to the ones encoded, in order. Both total and
+    pure; `unpack(pack(items)) == items` is the contract (tests hold each packing to it).
+    """
+
+    __slots__ = ("_index", "pack")
+
+    def __init__(
+        self,
+        pack: Callable[[Sequence[Any]], Sequence[object] | None],
+        unpack: Callable[[tuple[object, ...]], tuple[Any, ...]],
+    ) -> None:
+        self.pack = pack
+        # A run names its packing by index: a function in the run would keep it tracked.
+        self._index = len(_UNPACKERS)
+        _UNPACKERS.append(unpack)
+
+
+#: The first item of a packed run (private, so never a user's item). `object()` is not
+#: tracked, so a run of atoms is not either (CPython untracks such tuples in a collection).
+_PACKED: Final = object()
+_UNPACKERS: list[Callable[[tuple[object, ...]], tuple[Any, ...]]] = []
+
+
+def _unpacked(run: tuple[object, ...]) -> tuple[object, ...]:
+    # (_PACKED, packing index, *encoded items)
+    return _UNPACKERS[cast(int, run[1])](run[2:])
+
+
+def _compacted(base: Any, tail: Sequence[T], packing: Packing | None) -> PVec[T]:
+    # One node holding `tail` (1..32 items) on `base`: a packed run where `packing` takes
+    # the items, else a bundle (or the one item).
+    if packing is not None:
+        encoded = packing.pack(tail)
+        if encoded is not None:
+            return _raw(base, len(tail), None, (_PACKED, packing._index, *encoded))
+    return _raw(base, len(tail), None, _bundle(tuple(tail)))
+
+
+def compact_tail(vec: PVec[T], packing: Packing | None = None) -> PVec[T]:
     """`vec` with its unsealed tail held by one node instead of a chain (equal to `vec`).
 
     A vector built by `append` keeps one node per tail item (up to 32). A vector that will
     be kept but no longer appended to (a message that stopped streaming) can drop that
     chain: one node and one bundle instead of up to 32 nodes, which the cyclic garbage
     collector would otherwise walk on every full collection for as long as the vector lives.
-    O(tail length). Not a `PVec` method: the public type's surface stays as it was.
+    With a `packing`, the tail becomes one packed run where the packing takes its items
+    (reading decodes them again: equal values, not the same objects). O(tail length). Not a
+    `PVec` method: the public type's surface stays as it was.
     """
-    if vec._prev is None:
+    if not vec._tail_len:
         return vec
-    return _raw(vec._base, vec._tail_len, None, _bundle(vec._tail()))
+    if vec._prev is None:
+        item = vec._item
+        if packing is None or (type(item) is tuple and item and item[0] is _PACKED):
+            return vec
+    return _compacted(vec._base, vec._tail(), packing)
+
+
+def extend_compact(vec: PVec[T], items: Sequence[T], packing: Packing) -> PVec[T]:
+    """`compact_tail(vec.extend(items), packing)`, without building the vector in between
+    (what `fold` writes for a message: one copy of the items, its tail packed)."""
+    if not items:
+        return compact_tail(vec, packing)
+    tail_len = vec._tail_len + len(items)
+    if tail_len > _BLOCK:
+        extended = vec.extend(items)
+        return _compacted(extended._base, extended._tail(), packing)
+    return _compacted(vec._base, items if not vec._tail_len else (*vec._tail(), *items), packing)
 
 
 def _push_block(

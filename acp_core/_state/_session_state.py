@@ -48,6 +48,7 @@ from ._state_entities import (
 )
 from ._state_extras import NO_EXTRAS, SessionExtras
 from ._state_freezing import freezing_state_fields
+from ._text_runs import TEXT_RUNS
 
 if TYPE_CHECKING:
     from acp_core._wire._jsonrpc import RpcError
@@ -369,13 +370,14 @@ def messages_written_back(state: SessionState) -> PMap[str, MessageState]:
 
     The same map as `state.messages`, except that the leaving message's content is
     compacted: its tail chain of up to 32 nodes (one per streamed chunk) becomes one node,
-    so a long session keeps fewer objects for the cyclic garbage collector to walk.
+    its plain text blocks there kept as strings (`_state/_text_runs.py`), so a long session
+    keeps fewer objects for the cyclic garbage collector to walk.
     """
     hot_id = state._hot_id
     if hot_id is None:
         return state._messages
     base = state._messages[hot_id]
-    content = compact_tail(state._hot_content)  # type: ignore[arg-type]
+    content = compact_tail(state._hot_content, TEXT_RUNS)  # type: ignore[arg-type]
     return state._messages.set(
         hot_id, new_message_state(base.role, content, base.meta, base.chunk_meta)
     )

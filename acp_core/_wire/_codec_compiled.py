@@ -63,8 +63,17 @@ _MAKE_NOTIFICATION: Final = fast_constructor(j.UpdateSessionNotification)
 _NO: Final = msgspec.UNSET
 
 # Every Struct: frozen (nothing to mutate between decode and conversion), unknown fields
-# refused (the pure path keeps them), camelCase wire names.
-_STRUCT: Final[dict[str, Any]] = {"frozen": True, "forbid_unknown_fields": True, "rename": "camel"}
+# refused (the pure path keeps them), camelCase wire names, and not tracked by the cyclic
+# GC (`gc=False`): a Struct lives only until `value()` has read it and holds decoded JSON
+# (strings, Structs, tuples, raw JSON containers), which can form no cycle. Tracked, the
+# three per line (update, params, envelope) would count toward the collector's thresholds
+# like the state's objects do, and trigger more collections of a growing state.
+_STRUCT: Final[dict[str, Any]] = {
+    "frozen": True,
+    "forbid_unknown_fields": True,
+    "rename": "camel",
+    "gc": False,
+}
 _UPDATE: Final[dict[str, Any]] = {**_STRUCT, "tag_field": "sessionUpdate"}
 
 
@@ -220,7 +229,7 @@ class _Params(msgspec.Struct, **_STRUCT):
     update: _Update
 
 
-class _Notification(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class _Notification(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     jsonrpc: Literal["2.0"]
     method: Literal["session/update"]
     params: _Params

@@ -1,0 +1,68 @@
+"""Plain text blocks kept as strings in a message's packed tail (issue 24).
+
+Owns: `TEXT_RUNS`, the `Packing` a message's content tail is compacted with when the
+message stops being written (it leaves the hot slot, or `fold` writes it): a `TextContent`
+that carries nothing but its text (no annotations, no `_meta`, no unknown fields) is kept as
+its `str`; any other block is kept as it is.
+Must not know: `SessionState`, when content is compacted (`_state/_session_state.py`,
+`_state/_fold.py`), JSON.
+
+Why: a frozen attrs instance is always tracked by CPython's cyclic garbage collector, and a
+session keeps one `TextContent` per streamed chunk: about half of the objects (and, with
+their strings, more than half of the memory) every full collection walks
+(docs/performance.md, "Long streams and the cyclic GC"). A tuple of strings is not tracked,
+so its strings are not visited either. Reading the content decodes the strings into equal
+`TextContent` values (new objects on each read, equal to the ones packed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from acp_core._wire._content import TextContent
+from acp_core._wire._fastnew import fast_constructor
+from acp_core._wire._json import EMPTY_OBJECT, UNSET
+
+from ._pcoll import Packing
+
+__all__ = ["TEXT_RUNS"]
+
+_make_text: Final = fast_constructor(TextContent)
+_EMPTY: Final = EMPTY_OBJECT
+
+
+class _UnpackableError(Exception):
+    """A string among the blocks (a hand-built vector): it would read back as text."""
+
+
+def _kept(item: object) -> object:
+    if type(item) is str or isinstance(item, str):
+        raise _UnpackableError
+    return item
+
+
+def _pack(blocks: Sequence[Any]) -> list[object] | None:
+    # One comprehension, the conditions inline: it runs once for every chunk a session
+    # keeps (at most 32 a message write), so a call per item would be most of its cost.
+    try:
+        return [
+            b.text
+            if type(b) is TextContent
+            and b.annotations is UNSET
+            and b.meta is UNSET
+            and b.extra is _EMPTY
+            else _kept(b)
+            for b in blocks
+        ]
+    except _UnpackableError:
+        return None
+
+
+def _unpack(encoded: Sequence[object]) -> tuple[Any, ...]:
+    # Positional fields in class order: text, annotations, meta, extra.
+    return tuple([_make_text(x, UNSET, UNSET, _EMPTY) if type(x) is str else x for x in encoded])
+
+
+#: A message's content blocks, plain text ones kept as their strings.
+TEXT_RUNS: Final = Packing(_pack, _unpack)
