@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 import acp_core as acp
+from acp_core import strategies as acps
 
 
 def _state(*updates: dict[str, Any]) -> acp.SessionState:
@@ -193,3 +198,26 @@ def test_an_idle_session_shows_its_stop_reason_and_embedded_resources() -> None:
         "    [resource <file:///b.bin> (binary)]",
         "    [_sticker: unknown content type, kept as sent]",
     ]
+
+
+def test_a_markdown_plan_is_rendered_as_its_text() -> None:
+    from acp_core.values import PlanMarkdown, PlanUpdate
+
+    plan = PlanMarkdown("p1", "# The plan\n\n- read\n- write\n", path="/w/plan.md")
+    state = acp.reduce(acp.new_session("s1"), PlanUpdate(plan))
+    lines = acp.render_session(state).split("\n")
+    start = lines.index("  plan p1 (/w/plan.md):")
+    assert lines[start + 1 : start + 5] == ["    # The plan", "", "    - read", "    - write"]
+
+
+@pytest.mark.parametrize("revision", list(acp.REVISIONS.values()), ids=lambda r: r.name)
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(data=st.data())
+def test_render_session_is_total_over_any_drawn_updates(
+    revision: acp.Revision, data: st.DataObject
+) -> None:
+    # Every variant the strategies draw at the revision, reduced into one session: the
+    # transcript renders (a Markdown plan once raised AttributeError here).
+    updates = data.draw(st.lists(acps.session_updates(revision=revision), max_size=6))
+    state = acp.fold(acp.new_session("s1"), updates, revision=revision)
+    assert isinstance(acp.render_session(state), str)

@@ -47,11 +47,12 @@ from acp_core._wire._content import (
     ToolContent,
 )
 from acp_core._wire._updates import (
-    PlanItems,
+    OtherPlan,
     SessionConfigBoolean,
     SessionConfigSelect,
     SessionConfigSelectGroup,
 )
+from acp_core._wire._updates_preview import PlanMarkdown
 
 __all__ = ["render_block", "render_session", "render_tool_content"]
 
@@ -151,8 +152,13 @@ def _tool_call(tool_call_id: str, call: ToolCallState) -> list[str]:
 
 def _plan(plan_id: str, state: PlanState) -> list[str]:
     plan = state.plan
-    if type(plan) is not PlanItems:
-        return [f"  plan {plan_id}: {plan.type} (unknown plan type, kept as sent)"]  # type: ignore[union-attr]
+    if isinstance(plan, PlanMarkdown):  # (the Preview's) the whole plan as Markdown text
+        where = f" ({plan.path})" if isinstance(plan.path, str) else ""
+        lines = [f"  plan {plan_id}{where}:"]
+        lines.extend(_indent(plan.content.rstrip("\n") or "(empty)", _INDENT))
+        return lines
+    if isinstance(plan, OtherPlan):
+        return [f"  plan {plan_id}: {plan.type} (unknown plan type, kept as sent)"]
     lines = [f"  plan {plan_id}:"]
     if not plan.entries:
         lines.append(f"{_INDENT}(no entries)")
