@@ -83,9 +83,9 @@ def render_block(block: ContentBlock) -> str:
         return f"[link {block.name} <{block.uri}>]"
     if type(block) is EmbeddedResource:
         resource = block.resource
-        if type(resource) is BlobResourceContents:
+        if isinstance(resource, BlobResourceContents):
             return f"[resource <{resource.uri}> (binary)]"
-        return f"[resource <{resource.uri}>]\n{resource.text}"  # type: ignore[union-attr]
+        return f"[resource <{resource.uri}>]\n{resource.text}"
     assert type(block) is OtherContent
     return f"[{block.type}: unknown content type, kept as sent]"
 
@@ -234,10 +234,10 @@ def _config(state: SessionState) -> list[str]:
         if type(option) is SessionConfigSelect:
             names: list[str] = []
             for entry in option.options:
-                if type(entry) is SessionConfigSelectGroup:
+                if isinstance(entry, SessionConfigSelectGroup):
                     names.extend(o.value for o in entry.options)
                 else:
-                    names.append(entry.value)  # type: ignore[union-attr]
+                    names.append(entry.value)
             lines.append(f"  {option.config_id} = {option.current_value} (of {', '.join(names)})")
         elif type(option) is SessionConfigBoolean:
             lines.append(f"  {option.config_id} = {str(option.current_value).lower()}")
