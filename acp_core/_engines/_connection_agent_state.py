@@ -13,7 +13,7 @@ revision it does the same with the checker's exchange rules (`AgentConnection.ex
 `initialize` advertised on both sides), reading each line's JSON as it arrives.
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
 `_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
-Past the ~600-line guide (about 620) and one job: the connection value and the one builder
+Past the ~600-line guide (about 630) and one job: the connection value and the one builder
 every handler writes through, which also feeds each step to the machine's parts. The seams
 already cut out: v1 serving (`_connection_agent_v1.py`), a batch's held replies
 (`_connection_agent_batches.py`), the handlers (`_connection_agent.py`,
