@@ -20,7 +20,14 @@ from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core._state import _fold
-from acp_core._state._pcoll import EMPTY_VEC, PVec, compact_tail, extend_compact
+from acp_core._state._pcoll import (
+    EMPTY_VEC,
+    PVec,
+    append_packed,
+    compact_tail,
+    extend_compact,
+    extend_encoded,
+)
 from acp_core._state._text_runs import TEXT_RUNS
 
 PLAIN = st.text(max_size=4).map(acp.TextContent)
@@ -104,6 +111,8 @@ UPDATES = st.one_of(
     st.builds(acp.AgentMessageChunk, IDS, PLAIN),
     st.builds(acp.AgentThoughtChunk, IDS, BLOCKS, META),
     st.builds(acp.UserMessageChunk, IDS, PLAIN, META),
+    # A hand-built chunk whose content is a string: `fold` hands it to its reducer.
+    st.builds(acp.AgentMessageChunk, IDS, st.text(max_size=2)),
     st.builds(acp.AgentMessage, IDS, st.lists(BLOCKS, max_size=2).map(tuple)),
     st.builds(acp.UserMessage, IDS, st.lists(PLAIN, max_size=2).map(tuple)),
     st.just(acp.RunningStateUpdate()),
@@ -132,3 +141,92 @@ def test_fold_with_many_messages_equals_reducing_one_by_one(
         assert list(folded.diagnostics) == list(looped.diagnostics)
         assert acp.fold(acp.fold(start, updates[:split]), updates[split:]) == looped
         assert list(folded.timeline) == list(looped.timeline)
+
+
+# -- sealed blocks: a long message keeps no tracked item per chunk (issue 24) ---------------
+
+
+def grown_packed(items: list[object]) -> PVec[object]:
+    vec: PVec[object] = EMPTY_VEC
+    for x in items:
+        vec = append_packed(vec, x, TEXT_RUNS)
+    return vec
+
+
+@given(st.lists(ITEMS, max_size=140), st.lists(ITEMS, max_size=40))
+def test_append_packed_is_append_and_keeps_growing_alike(
+    items: list[object], more: list[object]
+) -> None:
+    vec = grown(items)
+    packed = grown_packed(items)
+    assert_same_vector(packed, vec, items)
+    assert_same_vector(grown_from(packed, more), grown(items + more), items + more)
+    assert_same_vector(packed.extend(more), vec.extend(more), items + more)
+    assert_same_vector(compact_tail(packed, TEXT_RUNS), vec, items)
+    assert_same_vector(extend_compact(packed, more, TEXT_RUNS), vec.extend(more), items + more)
+
+
+@given(st.lists(ITEMS, max_size=100), st.lists(BLOCKS, max_size=140))
+def test_extend_encoded_equals_extend(items: list[object], more: list[object]) -> None:
+    # What `fold` buffers: blocks encoded as TEXT_RUNS packs them (plain text as its string).
+    encoded = TEXT_RUNS.pack(more)
+    assert encoded is not None
+    vec = grown(items)
+    bases = (vec, compact_tail(vec, TEXT_RUNS), grown_packed(items), vec.extend(()))
+    for base in bases:
+        assert_same_vector(extend_encoded(base, encoded, TEXT_RUNS), vec.extend(more), items + more)
+
+
+def sealed_blocks(vec: PVec[object]) -> list[tuple[object, ...]]:
+    """The body's blocks of 32 items, oldest first (a two-level body at most here)."""
+    levels = vec._base[0]
+    blocks: list[tuple[object, ...]] = []
+    for height, level in zip(range(len(levels) - 1, -1, -1), levels, strict=True):
+        for node in level:
+            blocks.extend(node if height else (node,))
+    return blocks
+
+
+def test_a_long_message_keeps_its_sealed_blocks_as_strings_on_both_paths() -> None:
+    # 1,100 chunks: 34 sealed blocks and a tail (a level-1 node of 32 blocks, and 2 more).
+    chunks = [acp.AgentMessageChunk("m", acp.TextContent(f"w{i}")) for i in range(1_100)]
+    start = acp.new_session("s")
+    reduced = reduce_loop(start, chunks)
+    folded = acp.fold(start, chunks)
+    assert folded == reduced
+    expected = [f"w{i}" for i in range(1_100)]
+    for state, content in ((reduced, reduced._hot_content), (folded, folded.messages["m"].content)):
+        assert [b.text for b in state.messages["m"].content] == expected
+        blocks = sealed_blocks(content)
+        assert len(blocks) == 34
+        for i, block in enumerate(blocks):
+            assert list(block[2:]) == expected[32 * i : 32 * i + 32]
+        gc.collect()
+        assert not any(gc.is_tracked(block) for block in blocks)
+
+
+def test_a_block_with_more_than_its_text_is_sealed_as_it_is() -> None:
+    marked = acp.TextContent("x", annotations=acp.Annotations())
+    items: list[object] = [acp.TextContent("a")] * 31 + [marked, acp.TextContent("b")]
+    vec = grown_packed(items)
+    (block,) = sealed_blocks(vec)
+    assert block[2 + 31] is marked  # after the run's two header items: kept as itself
+    assert list(vec) == items
+    # A hand-built vector holding a string: its block cannot be packed, so it stays plain.
+    raw = grown_packed(["s"] * 33)
+    assert sealed_blocks(raw) == [("s",) * 32]
+    assert list(raw) == ["s"] * 33
+
+
+@given(st.lists(st.one_of(BLOCKS, st.text(max_size=2)), min_size=1, max_size=120))
+def test_fold_of_one_streamed_message_equals_reducing_one_by_one(blocks: list[object]) -> None:
+    # One message streamed chunk after chunk: `fold`'s hot path encodes each block as it
+    # comes (a plain text as its string, any other block as it is, a hand-built string
+    # content handed to the reducer).
+    chunks = [acp.AgentMessageChunk("m", block) for block in blocks]  # type: ignore[arg-type]
+    start = acp.new_session("s")
+    looped = reduce_loop(start, chunks)
+    folded = acp.fold(start, chunks)
+    assert folded == looped
+    assert list(folded.messages["m"].content) == blocks
+    assert [type(b) for b in folded.messages["m"].content] == [type(b) for b in blocks]

@@ -12,12 +12,17 @@ not available on every Python we support. `PVec` appends in O(1) (one small node
 amortised O(log32 n) when a 32-item block is sealed) and keeps `==`, `hash`, `repr` and
 iteration iterative.
 
-Packed tails (issue 24): a vector kept but no longer appended to may hold its unsealed tail
-(at most 32 items) as one packed run: a plain tuple of the items a `Packing` encoded, atoms
-(strings, say) where it could. CPython's cyclic garbage collector stops tracking a tuple of
-atoms at its first collection, while the items it stands for (frozen attrs instances) are
-always tracked; reading decodes the run into equal items. Only the tail is packed, so the
-work is at most 32 items per compaction, never a pass over a long vector's sealed blocks.
+Packed runs (issue 24): a vector may hold a block of items as one packed run, a plain tuple
+of the items a `Packing` encoded, atoms (strings, say) where it could. CPython's cyclic
+garbage collector stops tracking a tuple of atoms at its first collection, while the items it
+stands for (frozen attrs instances) are always tracked; reading decodes the run into equal
+items (new objects on each read). Three places pack, each touching an item once:
+`append_packed` packs each block of 32 as it seals it (the vector being streamed: the items
+were just appended, so they are at hand), `compact_tail` / `extend_compact` pack the unsealed
+tail of a vector that stops growing (and the blocks `extend_compact` seals), and
+`extend_encoded` builds the runs from items a caller encoded as it received them (`fold`).
+Plain `append` and `extend` never pack. Readers (`__iter__`, `__getitem__`, `last`) tell a
+run from a block by its first item, a private marker no caller can hold.
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ __all__ = [
     "PMap",
     "PVec",
     "Packing",
+    "append_packed",
     "compact_tail",
     "extend_compact",
+    "extend_encoded",
     "in_order",
     "pmap",
 ]
@@ -299,6 +306,32 @@ def _unpacked(run: tuple[object, ...]) -> tuple[object, ...]:
     return _UNPACKERS[cast(int, run[1])](run[2:])
 
 
+def _sealed(block: tuple[object, ...], packing: Packing) -> tuple[object, ...]:
+    # A full block (32 items) as the body keeps it: a packed run where `packing` takes the
+    # items, else the block itself. Both are tuples; readers tell them by the first item.
+    encoded = packing.pack(block)
+    if encoded is None:
+        return block
+    return (_PACKED, packing._index, *encoded)
+
+
+def append_packed(vec: PVec[T], item: T, packing: Packing) -> PVec[T]:
+    """`vec.append(item)`, except that a block sealed by this append is packed by `packing`.
+
+    What a vector that keeps growing for long (the message being streamed) appends with:
+    every 32 appends its full tail becomes one sealed block, and a packed block of atoms is
+    one tuple the cyclic GC stops tracking, where a plain one keeps 32 tracked items for as
+    long as the vector lives. The cost is one `packing.pack` of 32 items per 32 appends;
+    the other 31 appends are `append`'s. Equal to `vec.append(item)`.
+    """
+    tail_len = vec._tail_len
+    if tail_len < _BLOCK:
+        return _raw(vec._base, tail_len + 1, vec if tail_len else None, item)
+    levels, sealed = vec._base
+    block = _sealed(vec._tail(), packing)
+    return _raw((_push_block(levels, block), sealed + tail_len), 1, None, item)
+
+
 def _compacted(base: Any, tail: Sequence[T], packing: Packing | None) -> PVec[T]:
     # One node holding `tail` (1..32 items) on `base`: a packed run where `packing` takes
     # the items, else a bundle (or the one item).
@@ -335,10 +368,50 @@ def extend_compact(vec: PVec[T], items: Sequence[T], packing: Packing) -> PVec[T
     if not items:
         return compact_tail(vec, packing)
     tail_len = vec._tail_len + len(items)
-    if tail_len > _BLOCK:
-        extended = vec.extend(items)
-        return _compacted(extended._base, extended._tail(), packing)
-    return _compacted(vec._base, items if not vec._tail_len else (*vec._tail(), *items), packing)
+    if tail_len <= _BLOCK:
+        tail = items if not vec._tail_len else (*vec._tail(), *items)
+        return _compacted(vec._base, tail, packing)
+    # The blocks it seals are packed too (as `append_packed` seals them): a long message
+    # `fold` writes keeps no tracked item per chunk either.
+    levels, sealed = vec._base
+    buffer = (*vec._tail(), *items) if vec._tail_len else tuple(items)
+    start = 0
+    while len(buffer) - start > _BLOCK:
+        levels = _push_block(levels, _sealed(buffer[start : start + _BLOCK], packing))
+        start += _BLOCK
+        sealed += _BLOCK
+    return _compacted((levels, sealed), buffer[start:], packing)
+
+
+def extend_encoded(vec: PVec[T], encoded: Sequence[object], packing: Packing) -> PVec[T]:
+    """`extend_compact(vec, items, packing)` given the items already encoded by `packing`
+    (`encoded` as its `pack` would return them): what `fold` writes for a message it buffered
+    encoded. Every block it seals and its tail are packed runs of `encoded` as given, so no
+    item is read again (a long stream's chunk values are scattered over memory: reading each
+    one back costs a cache miss). Equal to `vec.extend(unpack(encoded))`.
+    """
+    if not vec._tail_len:
+        buffer: Sequence[object] = encoded  # sliced below: copied once, into the runs
+    else:
+        item = vec._item
+        one_run = vec._prev is None and type(item) is tuple and item and item[0] is _PACKED
+        if one_run and item[1] == packing._index:  # type: ignore[index]
+            head: Sequence[object] | None = item[2:]  # type: ignore[index]
+        else:
+            head = packing.pack(vec._tail())
+        if head is None:  # a tail this packing cannot take: extend with the items themselves
+            return extend_compact(vec, _UNPACKERS[packing._index](tuple(encoded)), packing)
+        buffer = (*head, *encoded)
+    if not buffer:
+        return vec
+    index = packing._index
+    levels, sealed = vec._base
+    start = 0
+    while len(buffer) - start > _BLOCK:
+        levels = _push_block(levels, (_PACKED, index, *buffer[start : start + _BLOCK]))
+        start += _BLOCK
+        sealed += _BLOCK
+    return _raw((levels, sealed), len(buffer) - start, None, (_PACKED, index, *buffer[start:]))
 
 
 def _push_block(
@@ -366,7 +439,10 @@ def _push_block(
 def _iter_node(node: object, height: int) -> Iterator[T]:
     # An element at height 0 is a block of items; at height h a tuple of height h-1 elements.
     if height == 0:
-        yield from node  # type: ignore[misc]
+        if node[0] is _PACKED:  # type: ignore[index]
+            yield from _unpacked(node)  # type: ignore[arg-type,misc]
+        else:
+            yield from node  # type: ignore[misc]
         return
     for child in node:  # type: ignore[attr-defined]
         yield from _iter_node(child, height - 1)
@@ -386,6 +462,8 @@ def _body_get(body: tuple[tuple[object, ...], ...], index: int) -> object:
                 node = node[index // span]  # type: ignore[index]
                 index %= span
                 height -= 1
+            if node[0] is _PACKED:  # type: ignore[index]
+                return _unpacked(node)[index]  # type: ignore[arg-type]
             return node[index]  # type: ignore[index]
         index -= covered
     msg = "PVec index out of range"

@@ -37,7 +37,7 @@ from acp_core._wire._updates_2026_11 import (
 )
 from acp_core._wire._value import frozen
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, compact_tail
+from ._pcoll import EMPTY_VEC, PMap, PVec, append_packed, compact_tail
 from ._state_entities import (
     MessageState,
     PlanState,
@@ -395,7 +395,7 @@ def appended_to_streamed(
     message and `role` its role (one new root and one sequence node); else None."""
     if message_id != state._hot_id or state._messages[message_id].role != role:
         return None
-    return _with_hot_content(state, state._hot_content.append(block))  # type: ignore[union-attr]
+    return _with_hot_content(state, append_packed(state._hot_content, block, TEXT_RUNS))  # type: ignore[arg-type]
 
 
 # -- queries --------------------------------------------------------------------------

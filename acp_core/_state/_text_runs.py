@@ -1,9 +1,11 @@
 """Plain text blocks kept as strings in a message's packed tail (issue 24).
 
-Owns: `TEXT_RUNS`, the `Packing` a message's content tail is compacted with when the
-message stops being written (it leaves the hot slot, or `fold` writes it): a `TextContent`
-that carries nothing but its text (no annotations, no `_meta`, no unknown fields) is kept as
-its `str`; any other block is kept as it is.
+Owns: `TEXT_RUNS`, the `Packing` of a message's content: each block of 32 as the streamed
+message seals it, the tail when the message stops being written (it leaves the hot slot, or
+`fold` writes it): a `TextContent` that carries nothing but its text (no annotations, no
+`_meta`, no unknown fields) is kept as its `str`; any other block is kept as it is. (`fold`
+encodes the same way inline, once a chunk, in `_state/_fold.py`: the two tests of "plain
+text" must agree, which tests/test_packed_tails.py holds.)
 Must not know: `SessionState`, when content is compacted (`_state/_session_state.py`,
 `_state/_fold.py`), JSON.
 
