@@ -59,7 +59,7 @@ import acp_core.connection
 import acp_core.values
 from benchmarks import anchors, bytes_phase, sdk_adapter, split_phase
 from benchmarks.floor import floor_message_text, floor_terminal_bytes, fold_floor, new_floor_state
-from benchmarks.workloads import SESSION_ID, Workload, build_all
+from benchmarks.workloads import SESSION_ID, Workload, build_all, stream
 
 ACP = "acp_core"
 FLOOR = "mutable_floor"
@@ -231,6 +231,45 @@ def floor_cases(wl: Workload) -> list[Case]:
     return [
         Case(FLOOR, APPLY, apply, len(wire)),
         Case(FLOOR, BYTES, lambda: bytes_phase.floor_bytes(SESSION_ID, reads), len(wire)),
+    ]
+
+
+#: The small sessions of the flatness measure: `stream_small`'s size, one per this many chunks
+#: of `stream_large`.
+SMALL_CHUNKS = 1_000
+
+
+def equal_volume_cases(large_chunks: int) -> list[Case]:
+    """`stream_small`'s shape at `stream_large`'s input volume: `large_chunks / 1,000` distinct
+    streams of 1,000 chunks (fresh strings and values each), each folded into its own session.
+
+    What flatness compares: the per-event cost of one large session against many small ones
+    over the same amount of input. `stream_small` alone replays one 1,000-chunk input that
+    stays in the CPU cache across the loops of a sample, while `stream_large`'s 100,000 chunks
+    do not fit in it, so its ratio mixes the cache into the session's growth (the floor's own
+    ratio, about 1.8, is that effect alone); here both sides read cold inputs of one size.
+    """
+    streams = [
+        stream("stream_small", SMALL_CHUNKS, seed=k + 1).v2
+        for k in range(max(1, large_chunks // SMALL_CHUNKS))
+    ]
+    decoded = [[acp_core.decode_update(d) for d in wire] for wire in streams]
+    fold, new_session, decode = acp_core.fold, acp_core.new_session, acp_core.decode_update
+    n = sum(len(wire) for wire in streams)
+
+    def apply() -> Any:
+        return [fold(new_session(SESSION_ID), values) for values in decoded]
+
+    def decode_apply() -> Any:
+        return [fold(new_session(SESSION_ID), map(decode, wire)) for wire in streams]
+
+    def floor() -> Any:
+        return [fold_floor(new_floor_state(SESSION_ID), wire) for wire in streams]
+
+    return [
+        Case(ACP, APPLY, apply, n),
+        Case(ACP, DECODE_APPLY, decode_apply, n),
+        Case(FLOOR, APPLY, floor, n),
     ]
 
 
@@ -524,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
     # collection, which would charge each implementation for the harness's own heap; the GC
     # still runs, as usual, over everything an implementation allocates.
     split = split_cases()
+    large_wl = next(w for w in workloads if w.name == "stream_large")
+    volume = equal_volume_cases(len(large_wl.v2))
     mixed_wl = next(w for w in workloads if w.name == "mixed")
     mixed_reads = bytes_phase.ndjson_reads(SESSION_ID, mixed_wl.v2)
     found_msgspec = anchors.msgspec_decoder()
@@ -541,7 +582,8 @@ def main(argv: list[str] | None = None) -> int:
     gc.collect()
     gc.freeze()
     run_alternating(
-        [c for cs in cases_by_name.values() for c in cs] + split + anchor_cases, repeats
+        [c for cs in cases_by_name.values() for c in cs] + split + anchor_cases + volume,
+        repeats,
     )
     for wl in workloads:
         decoded = decoded_by_name[wl.name]
@@ -640,14 +682,28 @@ def main(argv: list[str] | None = None) -> int:
     print("  " + ", ".join(
         f"{k} {v:.2f}x" for k, v in out["revision_cost"].items() if k != "definition"
     ))  # fmt: skip
+    small_rate = {(c.impl, c.phase): c.best() for c in volume}
     flat = {
+        phase: small_rate[(ACP, phase)] / r["stream_large"][ACP][phase]
+        for phase in (APPLY, DECODE_APPLY)
+    }
+    flat["floor"] = small_rate[(FLOOR, APPLY)] / r["stream_large"][FLOOR][APPLY]
+    out["flatness"] = {
+        "definition": f"events/s of {len(large_wl.v2) // SMALL_CHUNKS} distinct sessions of "
+        f"{SMALL_CHUNKS:,} chunks divided by events/s of one stream_large session (the same "
+        "input volume; 1.0 = flat)",
+        **flat,
+    }
+    cached = {
         phase: r["stream_small"][ACP][phase] / r["stream_large"][ACP][phase]
         for phase in (APPLY, DECODE_APPLY, REDUCE_LOOP)
     }
-    flat["floor"] = r["stream_small"][FLOOR][APPLY] / r["stream_large"][FLOOR][APPLY]
-    out["flatness"] = {
-        "definition": "stream_small events/s divided by stream_large events/s (1.0 = flat)",
-        **flat,
+    cached["floor"] = r["stream_small"][FLOOR][APPLY] / r["stream_large"][FLOOR][APPLY]
+    out["flatness_cached_input"] = {
+        "definition": "stream_small events/s (one 1,000-chunk input replayed, cache-resident) "
+        "divided by stream_large events/s: the earlier flatness figure, cache and session "
+        "growth together",
+        **cached,
     }
     large = next(w for w in workloads if w.name == "stream_large")
     mixed = next(w for w in workloads if w.name == "mixed")
@@ -663,8 +719,14 @@ def main(argv: list[str] | None = None) -> int:
     }
     print("\ncyclic GC share of acp_core apply time (1 - apply / apply_gc_off):")
     print("  " + ", ".join(f"{k} {v:.0%}" for k, v in out["gc_share"].items() if k != "definition"))
-    print("\nper-event cost growth (stream_small ev/s / stream_large ev/s, 1.00 = flat):")
+    print(
+        "\nper-event cost growth, many small sessions / one large, equal input volume "
+        "(1.00 = flat):"
+    )
     print("  " + ", ".join(f"{k} {v:.2f}" for k, v in flat.items()))
+    print("  stream_small (cache-resident input) / stream_large, the earlier figure: " + ", ".join(
+        f"{k} {v:.2f}" for k, v in cached.items()
+    ))  # fmt: skip
     print("\nmemory (tracemalloc, bytes per event):")
     mrows = [["workload", "final state", "final beyond text", "every state", "every - final",
               "floor final"]]  # fmt: skip
@@ -864,7 +926,7 @@ def targets(out: dict[str, Any], have_sdk: bool) -> list[dict[str, Any]]:
         )
 
     add(
-        "flat per-event cost, apply (small/large)",
+        "flat per-event cost, apply (1,000-chunk sessions / one large, same input volume)",
         flat[APPLY],
         f"<= {FLAT_MAX}",
         flat[APPLY] <= FLAT_MAX,
@@ -1043,8 +1105,16 @@ def markdown(out: dict[str, Any]) -> str:
         "\n\n".join(
             (
                 md(rows),
-                "Per-event cost growth, `stream_small` ev/s / `stream_large` ev/s (1.00 = flat): "
+                "Per-event cost growth, many 1,000-chunk sessions ev/s / one `stream_large` "
+                "session ev/s, the same input volume (1.00 = flat): "
                 + ", ".join(f"{k} {v:.2f}" for k, v in flat.items() if k != "definition")
+                + ". The earlier figure, `stream_small` (one cache-resident input) / "
+                "`stream_large`: "
+                + ", ".join(
+                    f"{k} {v:.2f}"
+                    for k, v in out.get("flatness_cached_input", {}).items()
+                    if k != "definition"
+                )
                 + ". Cyclic GC share of acp_core `apply`: "
                 + ", ".join(f"{k} {v:.0%}" for k, v in out["gc_share"].items() if k != "definition")
                 + ".",
