@@ -176,8 +176,8 @@ def update_session_notifications(
 
 @built_once
 def prompt_requests(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[j.PromptRequest]:
-    """`session/prompt` requests (an `idempotencyKey` of 1-255 characters where `revision`
-    has it: the Preview on)."""
+    """`session/prompt` requests (with or without a non-empty `idempotencyKey` where
+    `revision` has it: the Preview on)."""
     keys = patches(st.text(min_size=1, max_size=8))
     return st.builds(
         j.PromptRequest,
