@@ -97,6 +97,8 @@ from ._research._strategies_later import (
 from ._research._strategies_messages import (
     cancel_request_notifications,
     cancel_session_notifications,
+    cancel_terminal_requests,
+    cancel_tool_call_requests,
     cancelled_outcomes,
     command_permission_subjects,
     error_responses,
@@ -170,6 +172,8 @@ __all__ = [
     "blob_resource_contents",
     "cancel_request_notifications",
     "cancel_session_notifications",
+    "cancel_terminal_requests",
+    "cancel_tool_call_requests",
     "cancelled_outcomes",
     "command_inputs",
     "command_permission_subjects",

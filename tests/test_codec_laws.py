@@ -72,19 +72,26 @@ def test_a_prompt_result_survives_both_directions(result: acp.PromptResult) -> N
 # -- messages --------------------------------------------------------------------------
 
 
-@given(acps.messages(tolerated=True))
-def test_a_message_survives_both_directions(message: acp.Message) -> None:
-    wire = acp.encode_message(message)
+def _at_a_revision(revision: acp.Revision) -> st.SearchStrategy[tuple[acp.Revision, Any]]:
+    return st.tuples(st.just(revision), acps.messages(tolerated=True, revision=revision))
+
+
+@given(st.sampled_from(list(acp.REVISIONS.values())).flatmap(_at_a_revision))
+def test_a_message_survives_both_directions(drawn: tuple[acp.Revision, acp.Message]) -> None:
+    # at every revision, what it draws, as it keys it
+    revision, message = drawn
+    wire = acp.encode_message(message, revision=revision)
     before = copy.deepcopy(wire)
-    decoded = acp.decode_message_diagnosed(wire, strict=True)
+    decoded = acp.decode_message_diagnosed(wire, strict=True, revision=revision)
     assert decoded.value == message
     assert type(decoded.value) is type(message)
     assert decoded.diagnostics == ()
-    assert same_json(acp.encode_message(decoded.value), before)
-    assert acp.decode_message(wire) == message  # lenient agrees on valid input
+    assert same_json(acp.encode_message(decoded.value, revision=revision), before)
+    assert acp.decode_message(wire, revision=revision) == message  # lenient agrees
     if isinstance(message, acp.UpdateSessionNotification):
         # the envelope adds nothing to the update: decode_update reads the same value
-        assert acp.decode_update(wire["params"]["update"], strict=True) == message.update
+        update = acp.decode_update(wire["params"]["update"], strict=True, revision=revision)
+        assert update == message.update
 
 
 # Batch entries that do not decode, with the code a receiver answers them with.

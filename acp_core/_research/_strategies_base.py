@@ -51,10 +51,6 @@ _DIFF_OPERATIONS: Final = (
 _UPDATE_TAGS: Final = frozenset().union(*(r.update_kinds for r in REVISIONS.values()))
 # `file` and `markdown` are reserved plan types the stable schema rejects (digest Q9).
 _RESERVED_PLAN_TYPES: Final = ("file", "markdown")
-_TYPED_REQUESTS: Final = frozenset({j.Method.SESSION_PROMPT, j.Method.REQUEST_PERMISSION})
-_TYPED_NOTIFICATIONS: Final = frozenset(
-    {j.Method.SESSION_UPDATE, j.Method.SESSION_CANCEL, j.Method.CANCEL_REQUEST}
-)
 
 # Words a future ACP revision might use; each is filtered against the known tags of its union.
 _FUTURE_WORDS: Final = ("notice", "compaction", "paused", "error", "background", "widget")

@@ -1,31 +1,37 @@
 """Hypothesis strategies: permission values, results and JSON-RPC messages.
 
-Owns: strategies for `_wire/_jsonrpc.py` values.
+Owns: strategies for `_wire/_jsonrpc.py` values, and which typed message each method is
+(`_TYPED_MESSAGES`), so a revision's message strategies draw exactly the typed messages that
+revision decodes (a class belongs to the revisions whose lineage holds its `__wire_since__`)
+and leave every other method to the generic `Request` / `Notification`.
 Must not know: nothing beyond the values it draws. Public surface: `acp_core.strategies`.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
+
+import attrs
 
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import encode_message
+from acp_core._wire._fields import since_of
 from acp_core._wire._json import UNSET, JsonValue, Unset
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_base import (
     _INT32_MAX,
     _INT32_MIN,
     _KEY_ALPHABET,
     _PERMISSION_KINDS,
-    _TYPED_NOTIFICATIONS,
-    _TYPED_REQUESTS,
     _ids,
     _int64,
     _paths,
     _raw_objects,
     _texts,
     _tuples,
+    built_once,
     extras,
     json_objects,
     json_values,
@@ -38,6 +44,8 @@ from ._strategies_content import (
     content_blocks,
 )
 from ._strategies_updates import (
+    _since,
+    _tool_call_ids,
     session_updates,
     tool_call_updates,
 )
@@ -65,9 +73,15 @@ def permission_options() -> st.SearchStrategy[j.PermissionOption]:
     )
 
 
-def tool_call_permission_subjects() -> st.SearchStrategy[j.ToolCallPermissionSubject]:
-    """`{"type": "tool_call"}` permission subjects."""
-    return st.builds(j.ToolCallPermissionSubject, tool_call=tool_call_updates(), extra=extras())
+def tool_call_permission_subjects(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[j.ToolCallPermissionSubject]:
+    """`{"type": "tool_call"}` permission subjects (the tool call as `revision` has it)."""
+    return st.builds(
+        j.ToolCallPermissionSubject,
+        tool_call=tool_call_updates(revision=revision),
+        extra=extras(),
+    )
 
 
 def command_permission_subjects() -> st.SearchStrategy[j.CommandPermissionSubject]:
@@ -90,10 +104,14 @@ def other_permission_subjects() -> st.SearchStrategy[j.OtherPermissionSubject]:
     )
 
 
-def permission_subjects() -> st.SearchStrategy[j.PermissionSubject]:
-    """Any permission subject."""
+def permission_subjects(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[j.PermissionSubject]:
+    """Any permission subject of `revision`."""
     return st.one_of(
-        tool_call_permission_subjects(), command_permission_subjects(), other_permission_subjects()
+        tool_call_permission_subjects(revision=revision),
+        command_permission_subjects(),
+        other_permission_subjects(),
     )
 
 
@@ -140,27 +158,59 @@ def request_ids() -> st.SearchStrategy[int | str | None]:
     return st.one_of(_int64(), _ids(), st.none())
 
 
+@built_once
 def update_session_notifications(
-    *, tolerated: bool = False
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
 ) -> st.SearchStrategy[j.UpdateSessionNotification]:
-    """`session/update` notifications (see `other_plans` for `tolerated`)."""
+    """`session/update` notifications carrying any update of `revision` (`session_updates`;
+    see `other_plans` for `tolerated`)."""
     return st.builds(
         j.UpdateSessionNotification,
         session_id=_ids(),
-        update=session_updates(tolerated=tolerated),
+        update=session_updates(tolerated=tolerated, revision=revision),
         meta=metas(),
         extra=extras(),
         envelope_extra=extras(),
     )
 
 
-def prompt_requests() -> st.SearchStrategy[j.PromptRequest]:
-    """`session/prompt` requests."""
+@built_once
+def prompt_requests(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[j.PromptRequest]:
+    """`session/prompt` requests (with or without a non-empty `idempotencyKey` where
+    `revision` has it: the Preview on)."""
+    keys = patches(st.text(min_size=1, max_size=8))
     return st.builds(
         j.PromptRequest,
         id=request_ids(),
         session_id=_ids(),
         prompt=_tuples(content_blocks()),
+        meta=metas(),
+        idempotency_key=_since(j.PromptRequest, "idempotency_key", revision, keys),
+        extra=extras(),
+        envelope_extra=extras(),
+    )
+
+
+def cancel_tool_call_requests() -> st.SearchStrategy[j.CancelToolCallRequest]:
+    """`tool_call/cancel` requests (2026-11 on; `messages` draws them only there)."""
+    return st.builds(
+        j.CancelToolCallRequest,
+        id=request_ids(),
+        session_id=_ids(),
+        tool_call_id=_tool_call_ids(),
+        meta=metas(),
+        extra=extras(),
+        envelope_extra=extras(),
+    )
+
+
+def cancel_terminal_requests() -> st.SearchStrategy[j.CancelTerminalRequest]:
+    """`terminal/cancel` requests (2026-11 on; `messages` draws them only there)."""
+    return st.builds(
+        j.CancelTerminalRequest,
+        id=request_ids(),
+        session_id=_ids(),
+        terminal_id=_tool_call_ids(),
         meta=metas(),
         extra=extras(),
         envelope_extra=extras(),
@@ -178,8 +228,12 @@ def cancel_session_notifications() -> st.SearchStrategy[j.CancelSessionNotificat
     )
 
 
-def request_permission_requests() -> st.SearchStrategy[j.RequestPermissionRequest]:
-    """`session/request_permission` requests (at least one option)."""
+@built_once
+def request_permission_requests(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[j.RequestPermissionRequest]:
+    """`session/request_permission` requests (at least one option; a tool-call subject as
+    `revision` has it)."""
     return st.builds(
         j.RequestPermissionRequest,
         id=request_ids(),
@@ -187,7 +241,7 @@ def request_permission_requests() -> st.SearchStrategy[j.RequestPermissionReques
         title=_texts(),
         options=_tuples(permission_options(), min_size=1),
         description=patches(_texts()),
-        subject=patches(permission_subjects()),
+        subject=patches(permission_subjects(revision=revision)),
         meta=metas(),
         extra=extras(),
         envelope_extra=extras(),
@@ -205,6 +259,30 @@ def cancel_request_notifications() -> st.SearchStrategy[j.CancelRequestNotificat
     )
 
 
+# Every typed message and its method (the codec's table, `_wire/_codec_tables.py`, says the
+# same; tests/test_strategies_messages.py fails when a class there has no strategy here). A
+# revision draws a class when its lineage holds the class's `__wire_since__`; any other
+# method is drawn as a generic `Request` / `Notification`, as that revision decodes it.
+_TYPED_MESSAGES: Final = (
+    (j.UpdateSessionNotification, j.Method.SESSION_UPDATE),
+    (j.PromptRequest, j.Method.SESSION_PROMPT),
+    (j.CancelSessionNotification, j.Method.SESSION_CANCEL),
+    (j.RequestPermissionRequest, j.Method.REQUEST_PERMISSION),
+    (j.CancelRequestNotification, j.Method.CANCEL_REQUEST),
+    (j.CancelToolCallRequest, j.Method.TOOL_CALL_CANCEL),
+    (j.CancelTerminalRequest, j.Method.TERMINAL_CANCEL),
+)
+
+
+def _typed_methods(revision: Revision, *, with_id: bool) -> frozenset[str]:
+    """The methods `revision` decodes into a typed request (`with_id`) or notification."""
+    return frozenset(
+        method
+        for cls, method in _TYPED_MESSAGES
+        if revision.includes(since_of(cls)) and ("id" in attrs.fields_dict(cls)) == with_id
+    )
+
+
 @functools.cache
 def _other_methods() -> st.SearchStrategy[str]:
     return st.sampled_from(
@@ -214,6 +292,9 @@ def _other_methods() -> st.SearchStrategy[str]:
             "session/load",
             "fs/read_text_file",
             "session/set_config_option",
+            # typed from 2026-11 on, generic before (drawn where the revision has no class)
+            j.Method.TOOL_CALL_CANCEL,
+            j.Method.TERMINAL_CANCEL,
         )
     ) | st.text(_KEY_ALPHABET, max_size=8).map(lambda s: "_x/" + s)
 
@@ -223,22 +304,26 @@ def _params() -> st.SearchStrategy[JsonValue | Unset]:
     return st.one_of(absent, st.none(), json_objects())
 
 
-def requests() -> st.SearchStrategy[j.Request]:
-    """Requests of methods without a typed message, params kept verbatim."""
+@built_once
+def requests(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[j.Request]:
+    """Requests of methods `revision` has no typed message for, params kept verbatim."""
+    typed = _typed_methods(revision, with_id=True)
     return st.builds(
         j.Request,
         id=request_ids(),
-        method=_other_methods().filter(lambda m: m not in _TYPED_REQUESTS),
+        method=_other_methods().filter(lambda m: m not in typed),
         params=_params(),
         envelope_extra=extras(),
     )
 
 
-def notifications() -> st.SearchStrategy[j.Notification]:
-    """Notifications of methods without a typed message, params kept verbatim."""
+@built_once
+def notifications(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[j.Notification]:
+    """Notifications of methods `revision` has no typed message for, params kept verbatim."""
+    typed = _typed_methods(revision, with_id=False)
     return st.builds(
         j.Notification,
-        method=_other_methods().filter(lambda m: m not in _TYPED_NOTIFICATIONS),
+        method=_other_methods().filter(lambda m: m not in typed),
         params=_params(),
         envelope_extra=extras(),
     )
@@ -272,22 +357,40 @@ def error_responses() -> st.SearchStrategy[j.ErrorResponse]:
     return st.builds(j.ErrorResponse, id=request_ids(), error=rpc_errors(), envelope_extra=extras())
 
 
-def messages(*, tolerated: bool = False) -> st.SearchStrategy[j.Message]:
-    """Any single JSON-RPC message of the prompt lifecycle, typed or generic."""
+@built_once
+def messages(
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[j.Message]:
+    """Any single JSON-RPC message of `revision`, typed or generic: every typed message it
+    decodes (the item cancels `tool_call/cancel` and `terminal/cancel` from 2026-11 on), each
+    with the fields and variants it has, and generic requests, notifications, responses and
+    errors; what `decode_message(encode_message(m, revision=revision), revision=revision)`
+    gives back unchanged (see `other_plans` for `tolerated`)."""
+    typed: dict[type[Any], st.SearchStrategy[Any]] = {
+        j.UpdateSessionNotification: update_session_notifications(
+            tolerated=tolerated, revision=revision
+        ),
+        j.PromptRequest: prompt_requests(revision=revision),
+        j.CancelSessionNotification: cancel_session_notifications(),
+        j.RequestPermissionRequest: request_permission_requests(revision=revision),
+        j.CancelRequestNotification: cancel_request_notifications(),
+        j.CancelToolCallRequest: cancel_tool_call_requests(),
+        j.CancelTerminalRequest: cancel_terminal_requests(),
+    }
     return st.one_of(
-        update_session_notifications(tolerated=tolerated),
-        prompt_requests(),
-        cancel_session_notifications(),
-        request_permission_requests(),
-        cancel_request_notifications(),
-        requests(),
-        notifications(),
+        *(typed[cls] for cls, _ in _TYPED_MESSAGES if revision.includes(since_of(cls))),
+        requests(revision=revision),
+        notifications(revision=revision),
         responses(),
         error_responses(),
     )
 
 
-def wire_messages(*, tolerated: bool = False) -> st.SearchStrategy[dict[str, Any]]:
-    """Encoded messages: fresh JSON-RPC wire dicts."""
-    encoded: st.SearchStrategy[dict[str, Any]] = messages(tolerated=tolerated).map(encode_message)
+def wire_messages(
+    *, tolerated: bool = False, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Encoded messages: fresh JSON-RPC wire dicts, as `revision` keys them."""
+    encoded: st.SearchStrategy[dict[str, Any]] = messages(
+        tolerated=tolerated, revision=revision
+    ).map(lambda message: encode_message(message, revision=revision))
     return encoded
