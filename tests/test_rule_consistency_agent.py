@@ -216,3 +216,64 @@ def test_the_table_is_large_and_mostly_2026_11_and_preview_rules() -> None:
     assert len(later) >= 15
     rules = {case[1] for case in CASES if AUG not in case[2]}
     assert {"R47", "R48", "R52", "R56", "R74", "R78"} <= rules
+
+
+# -- what the client answers: J37 (an answer's id keeps the type of the request's id) -------
+
+_OUTCOME: Final = {"outcome": {"outcome": "selected", "optionId": "o1"}}
+
+
+def _answer(request_id: object) -> Wire:
+    return {"jsonrpc": "2.0", "id": request_id, "result": _OUTCOME}
+
+
+def _asking(revision: acp.Revision, request_id: int | str) -> Pair:
+    """A pair in a turn whose agent asked a permission with `request_id`, not answered."""
+    pair, sid = _in_turn(revision)
+    options = (v.PermissionOption("o1", "ok", "allow_once"),)
+    pair.agent_says(sid, i.RequestPermission("tc1", options, request_id=request_id))
+    pair.to_client.clear()  # the client never reads it: the test writes its answer
+    return pair
+
+
+# (id, the agent's request id, the client's answer line (a batch: a list), whether J37)
+ANSWERS: Final[list[tuple[str, int | str, object, bool]]] = [
+    ("int-asked-str-echoed", 7, _answer("7"), True),
+    ("str-asked-int-echoed", "7", _answer(7), True),
+    ("zero-asked-str-echoed", 0, _answer("0"), True),
+    ("batch-mangled-then-exact", 7, [_answer("7"), _answer(7)], True),
+    ("batch-exact-then-mangled", 7, [_answer(7), _answer("7")], False),
+    ("exact", 7, _answer(7), False),
+    ("no-twin", 7, _answer("07"), False),
+]
+
+
+@pytest.mark.parametrize("revision", EVERY, ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    ("request_id", "line", "j37"), [pytest.param(*a[1:], id=a[0]) for a in ANSWERS]
+)
+def test_the_agent_connection_judges_the_clients_answer_ids_as_the_checker(
+    revision: acp.Revision, request_id: int | str, line: object, j37: bool
+) -> None:
+    """The client answers the agent's permission request with its id's type changed (`"7"`
+    for `7`): at every revision the agent connection names J37 where `check_trace` does,
+    in its words (not C25, an answer to nothing), and reads it as the answer to that request
+    (the session hears its decision). A batch is judged item by item, as the machine does:
+    an exact answer after a mangled one answers nothing (C25), and a mangled answer after
+    the exact one has no request left to name (C25, no J37)."""
+    pair = _asking(revision, request_id)
+    assert pair.findings("agent") == []
+    entries = [*pair.agent_trace, {"from": "client", "message": line}]
+    at = len(entries) - 1
+    checked = [x for x in acp.check_trace(entries, revision=revision) if not x.warning]
+    expected = sorted((x.rule, x.message) for x in checked if x.index == at)
+    assert [x for x in checked if x.index != at] == []
+    step = pair.agent_bytes((json.dumps(line) + "\n").encode())
+    found = sorted((e.rule, e.detail) for e in step.events if isinstance(e, c.Finding))
+    # The same rules; J37 in the same words (a second answer's C25 words differ: the
+    # checker remembers the line that answered, the connection only that nothing is pending).
+    assert [rule for rule, _ in found] == [rule for rule, _ in expected]
+    assert [f for f in found if f[0] == "J37"] == [x for x in expected if x[0] == "J37"]
+    assert ("J37" in {rule for rule, _ in expected}) == j37
+    answered = [e.request_id for e in step.events if isinstance(e, c.PermissionAnswered)]
+    assert answered == ([] if line == _answer("07") else [request_id])
