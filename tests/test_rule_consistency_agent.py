@@ -277,3 +277,88 @@ def test_the_agent_connection_judges_the_clients_answer_ids_as_the_checker(
     assert ("J37" in {rule for rule, _ in expected}) == j37
     answered = [e.request_id for e in step.events if isinstance(e, c.PermissionAnswered)]
     assert answered == ([] if line == _answer("07") else [request_id])
+
+
+# -- R71 with the session machine's word on what a cancel cancels ----------------------------
+
+_OPTIONS: Final = (v.PermissionOption("o1", "ok", "allow_once"),)
+_PROMPT: Final = i.SendPrompt((v.TextContent("hi"),))
+
+_CANCELLABLE: Final = v.SubagentSessionCapabilities(cancel=v.SessionCancelCapabilities())
+
+# (id, revisions, the steps: ("agent" | "client", intent), ("unread", None): the client never
+#  reads the agent's last line, ("cancel", child): the client cancels that child; the last
+#  step is the agent's and ends the work)
+CANCEL_WINDOWS: Final[list[tuple[str, tuple[acp.Revision, ...], list[tuple[str, object]]]]] = [
+    # A request asked while idle is background (R40); the cancel of the later work is not its.
+    ("background-request-then-cancelled-work", (NOV, PREVIEW), [
+        ("agent", i.RequestPermission("bg", _OPTIONS)), ("unread", None),
+        ("client", _PROMPT), ("agent", i.AcceptPrompt(2)), ("client", i.SendCancel()),
+        ("agent", i.EndTurn("cancelled")),
+    ]),
+    # A cancel while idle cancels nothing (Q20), so the next work may end with it pending.
+    ("cancel-while-idle-then-work", (NOV, PREVIEW), [
+        ("agent", i.RequestPermission("bg", _OPTIONS)), ("unread", None),
+        ("client", i.SendCancel()), ("client", _PROMPT), ("agent", i.AcceptPrompt(2)),
+        ("agent", i.EndTurn()),
+    ]),
+    # The cancelled work's own request: the engine withdraws it ($/cancel_request) itself.
+    ("foreground-request-withdrawn", (NOV, PREVIEW), [
+        ("client", _PROMPT), ("agent", i.AcceptPrompt(2)),
+        ("agent", i.RequestPermission("fg", _OPTIONS)), ("unread", None),
+        ("client", i.SendCancel()), ("agent", i.EndTurn("cancelled")),
+    ]),
+    # A child's machine (its top-level engine's `child_conversations`): cancelled while idle.
+    ("child-cancelled-while-idle-then-works", (PREVIEW,), [
+        ("agent", _announce("c1", capabilities=_CANCELLABLE)),
+        ("agent", _on(v.IdleStateUpdate(), "c1")),
+        ("agent", i.RequestPermission("bg", _OPTIONS, session_id="c1")), ("unread", None),
+        ("cancel", "c1"), ("agent", _on(v.RunningStateUpdate(), "c1")),
+        ("agent", _on(v.IdleStateUpdate(stop_reason="end_turn"), "c1")),
+    ]),
+]  # fmt: skip
+
+
+def _windows() -> list[Any]:
+    return [
+        pytest.param(revision, steps, id=f"{case}-{revision.name}")
+        for case, revisions, steps in CANCEL_WINDOWS
+        for revision in revisions
+    ]
+
+
+@pytest.mark.parametrize(("revision", "steps"), _windows())
+def test_the_agent_connection_judges_r71_with_the_session_machines_cancels(
+    revision: acp.Revision, steps: list[tuple[str, object]]
+) -> None:
+    """R71 (withdraw the cancelled work's pending permission requests) asks which work a
+    `session/cancel` cancels: the session machine's `Conversation.cancels`, which the
+    checker passes the judge (`ProtocolDraft.message`). The agent connection passes it too,
+    read from the session's engine as the cancel arrives. Without it the judge counts every
+    request pending at the cancel as the cancelled work's, and at the Preview refuses the
+    host's ending of the work (R71, a MUST of the agent) where `check_trace` over the same
+    traffic, the idle included, finds nothing: the first two rows (a background request, a
+    cancel while idle, a child's cancel while the child is idle). At 2026-11 R71 is not in
+    force: agreement only."""
+    pair = Pair(revision=revision)
+    sid = pair.open()
+    for who, intent in steps:
+        if who == "unread":
+            pair.to_client.clear()
+            continue
+        if who == "cancel":  # (the client connection's intents cancel top-level sessions)
+            cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": intent}}
+            pair.agent_trace.append({"from": "client", "message": cancel})
+            pair.agent_bytes((json.dumps(cancel) + "\n").encode())
+            continue
+        if who == "agent":
+            pair.agent_says(sid, intent)
+        else:
+            pair.client_says(sid, intent)
+        pair.settle()
+    last = pair.agent_trace[-1]["message"]
+    assert last["params"]["update"]["sessionUpdate"] == "state_update"  # the work ended
+    assert last["params"]["update"]["state"] == "idle"
+    assert pair.findings("agent") == []
+    checked = acp.check_trace(pair.agent_trace, revision=revision)
+    assert [x.rule for x in checked if not x.warning] == []
