@@ -9,13 +9,14 @@ passes every message the step received and sent through the checker's cross-sess
 (`AgentConnection.judge`, a frozen `_rules/_check_preview.PreviewState`): a host intent that
 would break a MUST there is refused, the client's faults are `Finding` events; a client's
 `session/cancel` comes with its session machine's word on what it cancels (`cancels_of`,
-R71), as the checker's machine passes it. At every
+R71), as the checker's machine passes it, and a child's `state_update` meets those rules
+before its engine's lifecycle, in the machine's order (`judged_first`). At every
 revision it does the same with the checker's exchange rules (`AgentConnection.exchange`,
 `_rules/_check_exchange.ExchangeRules`: how the host answers what the client asked, what
 `initialize` advertised on both sides), reading each line's JSON as it arrives.
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
 `_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
-Past the ~600-line guide (about 665) and one job: the connection value and the one builder
+Past the ~600-line guide (about 690) and one job: the connection value and the one builder
 every handler writes through, which also feeds each step to the machine's parts. The seams
 already cut out: v1 serving (`_connection_agent_v1.py`), a batch's held replies
 (`_connection_agent_batches.py`), the handlers (`_connection_agent.py`,
@@ -52,7 +53,8 @@ from acp_core._wire._jsonrpc import (
     UpdateSessionNotification,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
-from acp_core._wire._updates import SessionConfigOption
+from acp_core._wire._updates import SessionConfigOption, StateUpdate
+from acp_core._wire._updates_preview import UnknownStateUpdate
 from acp_core._wire._value import frozen
 
 from ._agent import AgentEngine, Turn, agent_step, new_agent
@@ -90,6 +92,7 @@ _MUSTS: Final = ("MUST", "MUST NOT")
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
 _NO_BYTES: Final = NdjsonDecoder()
 _NO_BATCHES: Final = BatchReplies()
+_STATE_UPDATES: Final = frozenset({*StateUpdate.__args__, UnknownStateUpdate})
 
 
 @frozen
@@ -581,8 +584,29 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
         elif inner.request_id in b.outgoing:
             raise LocalProtocolError("E2", f"request id {inner.request_id!r} is already pending")
     elif type(inner) is SendUpdate and inner.session_id is not None:
-        unknown_envelope(b, UpdateSessionNotification(inner.session_id, inner.update))
+        message = UpdateSessionNotification(inner.session_id, inner.update)
+        unknown_envelope(b, message)
+        if type(inner.update) in _STATE_UPDATES and session.attached:  # (else never sent)
+            judged_first(b, message)
     step_session(b, intent.session_id, inner)
+
+
+def judged_first(b: Build, message: UpdateSessionNotification) -> None:
+    """Refuse a child's `state_update` that breaks a MUST of the rules across sessions
+    before the engine's lifecycle sees it, in the machine's order (`ProtocolDraft.message`:
+    those rules, then the session's lifecycle): R50's idle of a child that never reported
+    `running` is R50's, as `check_trace` names it, not the engine's repeated idle (S2).
+    Only a child's state (rare next to its chunks); `done` judges it again as it goes out."""
+    judge = b.conn.judge
+    if judge is None or b.conn.v1 is not None:
+        return
+    _, found = observe_connection(
+        judge, b.conn.judged, "agent", message, session=message.session_id
+    )
+    for f in found:
+        rule = RULES[f.rule]
+        if rule.side == "agent" and rule.level in _MUSTS:
+            raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
 
 
 def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
