@@ -321,7 +321,7 @@ class Build:
         self.inbound: list[Message] = []  # what arrived this step, for the rules (in order)
         # For each `session/cancel` in `inbound` (by index): which of the agent's pending
         # requests it cancels, as its session's machine said on arrival (R71).
-        self.cancels: dict[int, Callable[[RequestKey], bool | None] | None] = {}
+        self.cancels: dict[int, Callable[[RequestKey], bool | None] | None] | None = None
         self.exchange = conn.exchange
         # The step's input came from the client (bytes, a message): what the agent sends in
         # answer is judged as a finding, never refused (receiving never raises).
@@ -354,6 +354,8 @@ class Build:
         cancel (`cancels_of`), as the checker reads it."""
         if self.conn.judge is not None or self.exchange is not None:
             if type(message) is CancelSessionNotification and self.conn.judge is not None:
+                if self.cancels is None:
+                    self.cancels = {}
                 self.cancels[len(self.inbound)] = cancels_of(self, message.session_id)
             self.inbound.append(message)
 
