@@ -27,7 +27,8 @@ PACKAGE = Path(acp_core.__file__).parent
 #: connected component of the whole graph), with how each closes. Shrink it, never grow it.
 PINNED: frozenset[frozenset[str]] = frozenset(
     {
-        # `PreviewRules` under TYPE_CHECKING in its three helpers.
+        # `PreviewDraft` (the in-call draft of the frozen `PreviewState`) under TYPE_CHECKING
+        # in its three helpers.
         frozenset(
             {
                 "acp_core._rules._check_preview",

@@ -46,7 +46,7 @@ from acp_core._errors import DecodeError, ProtocolError
 from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._check_undecodable import explain_undecodable
 from acp_core._rules._conversation_events import stray_answer
-from acp_core._rules._protocol import line_findings
+from acp_core._rules._protocol import echoed, line_findings
 from acp_core._wire._codec import decode_message_diagnosed_lazily
 from acp_core._wire._content import (
     AudioContent,
@@ -259,6 +259,9 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
         detail = f"Invalid Request: expected {item.expected} @ {item.path}"
         b.send(error_reply(None, item.code, detail))
         return
+    kind = type(item)
+    if (kind is Response or kind is ErrorResponse) and b.judges_schema():
+        item = _echoed(b, item)  # type: ignore[arg-type]
     b.received(item)  # type: ignore[arg-type]
     try:
         _receive(b, item)  # type: ignore[arg-type]
@@ -269,6 +272,19 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
             b.answer(rid, error_reply(rid, e.code, str(e)))
         else:
             b.finding(e.rule, str(e))
+
+
+def _echoed(b: Build, answer: Response | ErrorResponse) -> Response | ErrorResponse:
+    """`answer` with the id of the request of ours it answers: an id echoed with its type
+    changed (`"1"` for `1`) is a J37 finding, decided where and as the checker decides it
+    (`echoed`: first thing for each message, a batch's items one by one, each seeing what
+    the items before it answered), and the answer is then read as that request's, by the
+    rules and the session alike (one finding per fault, not C25 too). v2 only: a v1
+    client's lines are v1's."""
+    fixed, found = echoed("client", answer, b.outgoing.__contains__)
+    if found is not None:
+        b.finding(*found)
+    return fixed  # type: ignore[return-value]
 
 
 def _receive_message(b: Build, decoded: Message | Batch) -> None:

@@ -7,13 +7,16 @@ connection-unique request ids (`fresh_id`), host intents (`session_intent`, `ope
 `host_answer`) and the end of a deferred close (`finish_close`). From 2026-11 on, `Build.done`
 passes every message the step received and sent through the checker's cross-session rules
 (`AgentConnection.judge`, a frozen `_rules/_check_preview.PreviewState`): a host intent that
-would break a MUST there is refused, the client's faults are `Finding` events. At every
+would break a MUST there is refused, the client's faults are `Finding` events; a client's
+`session/cancel` comes with its session machine's word on what it cancels (`cancels_of`,
+R71), as the checker's machine passes it, and a child's `state_update` meets those rules
+before its engine's lifecycle, in the machine's order (`judged_first`). At every
 revision it does the same with the checker's exchange rules (`AgentConnection.exchange`,
 `_rules/_check_exchange.ExchangeRules`: how the host answers what the client asked, what
 `initialize` advertised on both sides), reading each line's JSON as it arrives.
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
 `_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
-Past the ~600-line guide (about 630) and one job: the connection value and the one builder
+Past the ~600-line guide (about 690) and one job: the connection value and the one builder
 every handler writes through, which also feeds each step to the machine's parts. The seams
 already cut out: v1 serving (`_connection_agent_v1.py`), a batch's held replies
 (`_connection_agent_batches.py`), the handlers (`_connection_agent.py`,
@@ -23,7 +26,7 @@ rules (`_exchange_step`, `_judged`), which belongs beside the protocol machine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import attrs
@@ -34,6 +37,7 @@ from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet, excha
 from acp_core._rules._check_preview import PreviewState, observe_connection, quiet_wire
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._conversation_events import stray_answer
+from acp_core._rules._predicates import RequestKey
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
@@ -42,13 +46,15 @@ from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import (
     Batch,
+    CancelSessionNotification,
     InvalidEntry,
     Message,
     Request,
     UpdateSessionNotification,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
-from acp_core._wire._updates import SessionConfigOption
+from acp_core._wire._updates import SessionConfigOption, StateUpdate
+from acp_core._wire._updates_preview import UnknownStateUpdate
 from acp_core._wire._value import frozen
 
 from ._agent import AgentEngine, Turn, agent_step, new_agent
@@ -75,6 +81,7 @@ __all__ = [
     "AgentSession",
     "Build",
     "OpenSession",
+    "cancels_of",
     "child_refused",
     "new_agent_connection",
     "owner_of",
@@ -85,6 +92,7 @@ _MUSTS: Final = ("MUST", "MUST NOT")
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
 _NO_BYTES: Final = NdjsonDecoder()
 _NO_BATCHES: Final = BatchReplies()
+_STATE_UPDATES: Final = frozenset({*StateUpdate.__args__, UnknownStateUpdate})
 
 
 @frozen
@@ -228,6 +236,21 @@ def owner_of(conn: AgentConnection | Build, session_id: str) -> str | None:
     return owner
 
 
+def cancels_of(b: Build, session_id: str) -> Callable[[RequestKey], bool | None] | None:
+    """Which of the agent's pending permission requests a `session/cancel` of `session_id`
+    cancels, as the session's machine says now (`Conversation.cancels`, R71: a cancel while
+    idle cancels nothing, a request asked before the work began is background); a child's
+    machine is its top-level engine's `child_conversations`. None: no machine knows it."""
+    owner = session_id if session_id in b.sessions else owner_of(b, session_id)
+    if owner is None:
+        return None
+    engine = b.sessions[owner].engine
+    if owner == session_id:
+        return engine.conversation.cancels
+    conversation = engine.child_conversations.get(session_id)
+    return None if conversation is None else conversation.cancels
+
+
 def child_refused(b: Build, request_id: int | str | None, session_id: str, method: str) -> bool:
     """A restricted request naming a child session (P14, C34, R53): answered -32602."""
     if owner_of(b, session_id) is None:
@@ -296,6 +319,9 @@ class Build:
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
         self.inbound: list[Message] = []  # what arrived this step, for the rules (in order)
+        # For each `session/cancel` in `inbound` (by index): which of the agent's pending
+        # requests it cancels, as its session's machine said on arrival (R71).
+        self.cancels: dict[int, Callable[[RequestKey], bool | None] | None] | None = None
         self.exchange = conn.exchange
         # The step's input came from the client (bytes, a message): what the agent sends in
         # answer is judged as a finding, never refused (receiving never raises).
@@ -323,8 +349,14 @@ class Build:
         self.batch_replies = take_batch(self.batch_replies, self.wire, start, requests)
 
     def received(self, message: Message) -> None:
-        """`message` arrived (decoded, one item of a batch): the rules see it in `done`."""
+        """`message` arrived (decoded, one item of a batch): the rules see it in `done`. A
+        `session/cancel` is read with its session's machine as it stands now, before the
+        cancel (`cancels_of`), as the checker reads it."""
         if self.conn.judge is not None or self.exchange is not None:
+            if type(message) is CancelSessionNotification and self.conn.judge is not None:
+                if self.cancels is None:
+                    self.cancels = {}
+                self.cancels[len(self.inbound)] = cancels_of(self, message.session_id)
             self.inbound.append(message)
 
     def exchanged_raw(self, sender: str, raw: object) -> bool:
@@ -410,8 +442,9 @@ class Build:
         # replay, an answer), it is a finding: receiving never raises.
         judge, at = self.conn.judge, self.conn.judged
         assert judge is not None
-        for message in self.inbound:
-            judge, at = self._observe(judge, at, "client", message)
+        for index, message in enumerate(self.inbound):
+            cancels = self.cancels.get(index) if self.cancels else None
+            judge, at = self._observe(judge, at, "client", message, cancels)
         for index, wire in enumerate(self.wire):
             if type(wire) is list:  # a batch's reply array: each reply
                 for item in self._items(index):
@@ -424,13 +457,20 @@ class Build:
         self.changes["judge"], self.changes["judged"] = judge, at
 
     def _observe(
-        self, judge: PreviewState, at: int, sender: str, message: object
+        self,
+        judge: PreviewState,
+        at: int,
+        sender: str,
+        message: object,
+        cancels: Callable[[RequestKey], bool | None] | None = None,
     ) -> tuple[PreviewState, int]:
         sid = getattr(message, "session_id", None)
         if type(message) is Request and isinstance(message.params, Mapping):
             sid = message.params.get("sessionId")
         session = sid if isinstance(sid, str) else None
-        judge, findings = observe_connection(judge, at, sender, message, session=session)
+        judge, findings = observe_connection(
+            judge, at, sender, message, session=session, cancels=cancels
+        )
         self._findings(sender, [(f.rule, f.message) for f in findings])
         return judge, at + 1
 
@@ -546,8 +586,29 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
         elif inner.request_id in b.outgoing:
             raise LocalProtocolError("E2", f"request id {inner.request_id!r} is already pending")
     elif type(inner) is SendUpdate and inner.session_id is not None:
-        unknown_envelope(b, UpdateSessionNotification(inner.session_id, inner.update))
+        message = UpdateSessionNotification(inner.session_id, inner.update)
+        unknown_envelope(b, message)
+        if type(inner.update) in _STATE_UPDATES and session.attached:  # (else never sent)
+            judged_first(b, message)
     step_session(b, intent.session_id, inner)
+
+
+def judged_first(b: Build, message: UpdateSessionNotification) -> None:
+    """Refuse a child's `state_update` that breaks a MUST of the rules across sessions
+    before the engine's lifecycle sees it, in the machine's order (`ProtocolDraft.message`:
+    those rules, then the session's lifecycle): R50's idle of a child that never reported
+    `running` is R50's, as `check_trace` names it, not the engine's repeated idle (S2).
+    Only a child's state (rare next to its chunks); `done` judges it again as it goes out."""
+    judge = b.conn.judge
+    if judge is None or b.conn.v1 is not None:
+        return
+    _, found = observe_connection(
+        judge, b.conn.judged, "agent", message, session=message.session_id
+    )
+    for f in found:
+        rule = RULES[f.rule]
+        if rule.side == "agent" and rule.level in _MUSTS:
+            raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
 
 
 def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
