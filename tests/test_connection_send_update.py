@@ -77,12 +77,16 @@ def _names_an_unknown_session(rule: str, update: Any, state: Opened) -> bool:
     return rule in _must_at([*state.trace, line, *announced], state.revision, len(state.trace))
 
 
+#: The state of the session itself that matches each state of a child.
+_TOP_LEVEL_TWIN = {"child_idle": "idle", "child_running": "running", "child_blocked": "blocked"}
+
+
 def _a_childs_lifecycle_below_must(rule: str, update: Any, state: Opened) -> bool:
     # ... and the checker reports `rule` for the same update on a session whose life it saw
     # begin, in the same state (the session itself, idle or running).
     if state.target is None or RULES[rule].level not in ("SHOULD", "SHOULD NOT"):
         return False
-    same = opened(state.revision, "idle" if state.phase == "child_idle" else "running")
+    same = opened(state.revision, _TOP_LEVEL_TWIN[state.phase])
     line = _line(same.session_id, update, state.revision)
     found = acp.check_trace([*same.trace, line], revision=state.revision, side="agent")
     return rule in {x.rule for x in found if x.index == len(same.trace) and not x.warning}
@@ -119,7 +123,7 @@ _SHOULD_A_BARE_UPDATE_MAY_CARRY = frozenset({"R14"})
 # -- the connection, opened once per revision and turn state (a value: reused by every draw) --
 
 _PHASES = ("idle", "running", "blocked", "agent_work", "cancelled", "ended")
-_CHILD_PHASES = ("child_idle", "child_running")
+_CHILD_PHASES = ("child_idle", "child_running", "child_blocked")
 
 
 def _phases(revision: acp.Revision) -> tuple[str, ...]:
@@ -163,8 +167,11 @@ def opened(revision: acp.Revision, phase: str) -> Opened:
     if phase in _CHILD_PHASES:
         pair.agent_says(sid, i.SendUpdate(v.SubagentUpdate(CHILD, title="Child")))
         target = CHILD
-    if phase == "child_running":
+    if phase in ("child_running", "child_blocked"):
         pair.agent_says(sid, i.SendUpdate(v.RunningStateUpdate(), CHILD))
+    if phase == "child_blocked":
+        allow = v.PermissionOption("o1", "Allow", "allow_once")
+        pair.agent_says(sid, i.RequestPermission("Run?", (allow,), session_id=CHILD))
     pair.settle()
     trace = tuple(pair.agent_trace)
     assert not [x for x in acp.check_trace(trace, revision=revision) if x.mandatory], trace
@@ -195,13 +202,12 @@ def _rewritten(value: Any, edit: Callable[[Any], Any]) -> Any:
 
 
 def _without_custom_keys(value: Any) -> Any:
-    # Unknown root keys (not `_`-prefixed) are R43; `_` keys are extensions and stay.
+    # Unknown keys at the root of a spec type are R43, `_`-prefixed or not (`_meta` is the
+    # place for extensions).
     extra = getattr(value, "extra", None)
-    if not isinstance(extra, immutables.Map) or all(k.startswith("_") for k in extra):
+    if not isinstance(extra, immutables.Map) or not extra:
         return value
-    return attrs.evolve(
-        value, extra=immutables.Map({k: x for k, x in extra.items() if k.startswith("_")})
-    )
+    return attrs.evolve(value, extra=immutables.Map())
 
 
 #: Where an update names a session (the Preview): the field of each value that does.
