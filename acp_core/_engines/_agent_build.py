@@ -200,7 +200,11 @@ class Build:
 
     def child_machine(self, session_id: str, sender: Sender, message: Message) -> None:
         """A child session's message through the child's own conversation machine (Preview:
-        each child has the lifecycle of a session, R50; R21/R23 apply per child)."""
+        each child has the lifecycle of a session, R50; R21/R23 apply per child). The machine
+        starts idle at the announcement, and the agent's findings below MUST (S1, S2) are
+        refused as its own session's are: the engine's policy. The checker starts a child's
+        machine mid-session (its work may predate the announcement), so it reports them only
+        for a session it saw begin (tests/test_connection_send_update.py, `POLICIES`)."""
         machines = self.child_conversations
         conv = machines.get(session_id)
         if conv is None:
