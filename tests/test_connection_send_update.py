@@ -6,7 +6,9 @@ of the connection so far (both directions, from `initialize`), or is refused wit
 The property (`test_any_send_update_on_a_connection_...`) opens a connection (initialize, two
 sessions; at the Preview a child announced on the second), draws the state of the turn of the
 session it sends on (idle, a prompt running, blocked on a permission request, agent-initiated
-work, cancelled, ended; at the Preview also an announced child, idle or running), draws any
+work, cancelled, ended; at the Preview also an announced child, idle, running or blocked on
+a permission request, where state updates are judged by the lifecycle: on the session itself
+they are the E1 policy, so before the Preview they are never sent bare), draws any
 update of the revision (`acp_core.strategies.session_updates`, every variant), and at the
 Preview points the sessions an update names at sessions the client knows or does not know.
 It builds the line by hand, appends it to the recording and asks `check_trace` (side
@@ -14,9 +16,9 @@ It builds the line by hand, appends it to the recording and asks `check_trace` (
 
 No blanket exclusion: a refusal whose rule the checker does not report for that line is
 allowed only by one of the connection's own policies, listed in `POLICIES` with the condition
-under which each applies. Half the draws drop the unknown root keys the strategies put in
-`extra` (R43, `MUST NOT`), which would otherwise refuse a third of all draws before anything
-else is judged.
+under which each applies. Half the draws drop the root keys the strategies put in `extra`
+(R43, `MUST NOT`, `_`-prefixed or not), which would otherwise refuse about a third of all
+draws before anything else is judged (a fifth, now).
 
 The bare agent engine (`step(new_agent(...), SendUpdate(u))`, tests/test_engine_obeys_checker.py)
 cannot know the connection rules (`_rules/_check_preview.CHECKED`: R58 a replay marker no
@@ -83,7 +85,7 @@ _TOP_LEVEL_TWIN = {"child_idle": "idle", "child_running": "running", "child_bloc
 
 def _a_childs_lifecycle_below_must(rule: str, update: Any, state: Opened) -> bool:
     # ... and the checker reports `rule` for the same update on a session whose life it saw
-    # begin, in the same state (the session itself, idle or running).
+    # begin, in the same state (the session itself: idle, running or blocked).
     if state.target is None or RULES[rule].level not in ("SHOULD", "SHOULD NOT"):
         return False
     same = opened(state.revision, _TOP_LEVEL_TWIN[state.phase])
