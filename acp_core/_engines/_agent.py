@@ -70,7 +70,7 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argume
 from acp_core._wire._updates_2026_11 import BackgroundWork
 from acp_core._wire._value import frozen
 
-from ._agent_build import Build
+from ._agent_build import Build, KnownSessions
 from ._agent_cancel import cancelled_children
 from ._agent_children import CHILDREN_STEPS
 from ._agent_items import ITEM_STEPS
@@ -295,8 +295,13 @@ _AGENT_STEPS: Final[dict[type[Any], Callable[[Build, Any], None]]] = {
 }
 
 
-def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
+def agent_step(
+    engine: AgentEngine, intent: object, elsewhere: KnownSessions | None = None
+) -> Step[AgentEngine]:
     """Apply one intent (or received message) to the agent engine.
+
+    `elsewhere`: on a connection, what the client knows of the connection's other sessions
+    (its judge): an update may name those too (`Build.name_known`). None: the engine alone.
 
     Returns:
         `Step(engine, outbound)`: the new engine and the wire dicts to send, in order.
@@ -308,7 +313,7 @@ def agent_step(engine: AgentEngine, intent: object) -> Step[AgentEngine]:
     handler = _AGENT_STEPS.get(type(intent))
     if handler is None:
         raise LocalProtocolError("E0", f"not an agent intent: {type(intent).__name__}")
-    b = Build(engine)
+    b = Build(engine, elsewhere)
     handler(b, intent)
     violations, dropped = kept_violations(
         engine.violations, b.violations, engine.violations_dropped

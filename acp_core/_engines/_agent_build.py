@@ -61,6 +61,7 @@ _LISTING: Final = (RunningStateUpdate, IdleStateUpdate, RequiresActionStateUpdat
 __all__ = [
     "AgentView",
     "Build",
+    "KnownSessions",
     "as_block",
     "known_tool_call",
     "new_message_id",
@@ -111,12 +112,21 @@ class AgentView(Protocol):
     def background(self) -> tuple[BackgroundWork, ...] | None: ...
 
 
+class KnownSessions(Protocol):
+    """What the party stepping an engine knows of the connection's sessions beyond the
+    engine's own tree (the agent connection's cross-session judge,
+    `_rules/_check_preview.PreviewState`)."""
+
+    def knows(self, session_id: str) -> bool: ...
+
+
 class Build:
     """Collects one step's changes. Local to a single step call, never shared.
 
     `engine` is the engine as the step began (read it for what the step must not see
     change, such as `engine.conversation`); the other attributes start as the engine's and
-    are what the step changed: `_engines/_agent.py` makes the next engine of them."""
+    are what the step changed: `_engines/_agent.py` makes the next engine of them.
+    `elsewhere`: what the connection knows of its other sessions (None: an engine alone)."""
 
     __slots__ = (
         "at",
@@ -126,6 +136,7 @@ class Build:
         "conversation",
         "counter",
         "decisions",
+        "elsewhere",
         "engine",
         "ids",
         "keys",
@@ -138,8 +149,9 @@ class Build:
         "wire",
     )
 
-    def __init__(self, engine: AgentView) -> None:
+    def __init__(self, engine: AgentView, elsewhere: KnownSessions | None = None) -> None:
         self.engine = engine
+        self.elsewhere = elsewhere
         self.session = engine.session
         self.wire: list[dict[str, Any]] = []
         self.conversation = engine.conversation
@@ -188,7 +200,11 @@ class Build:
 
     def child_machine(self, session_id: str, sender: Sender, message: Message) -> None:
         """A child session's message through the child's own conversation machine (Preview:
-        each child has the lifecycle of a session, R50; R21/R23 apply per child)."""
+        each child has the lifecycle of a session, R50; R21/R23 apply per child). The machine
+        starts idle at the announcement, and the agent's findings below MUST (S1, S2) are
+        refused as its own session's are: the engine's policy. The checker starts a child's
+        machine mid-session (its work may predate the announcement), so it reports them only
+        for a session it saw begin (tests/test_connection_send_update.py, `POLICIES`)."""
         machines = self.child_conversations
         conv = machines.get(session_id)
         if conv is None:
@@ -210,16 +226,31 @@ class Build:
             update = attrs.evolve(update, background=background)  # R74: once reporting, always
         session_id = self.session.session_id
         for named, rule in named_sessions(update):  # only sessions the client knows
-            if named != session_id and named not in self.children.parents:
-                raise refuse(
-                    rule,
-                    f"{named!r} is named before it was announced: announce it first with "
-                    "SendUpdate(SubagentUpdate(...)) on its parent",
-                )
+            self.name_known(session_id, named, rule)
         self.obey(self.session, update, also)
         self.own(UpdateSessionNotification(session_id, update))
         self.session = reduce(self.session, update, revision=self.engine.revision)
         self.wire.append(_update_wire(session_id, update, self.engine.revision))
+
+    def name_known(self, on: str, named: str, rule: str) -> None:
+        """Refuse with `rule` (R47, R56, R74: how the update names it, `named_sessions`) an
+        update about to be sent on `on` that names the session `named` the client does not
+        know: one neither in this engine's tree nor, on a connection, known to the client
+        there (another session the connection set up, a child another session announced:
+        `elsewhere`, the checker's `client_knows`). The checker, which judges a recording
+        that may start mid-session, reports such a name only once a later `subagent_update`
+        announces it as a child; the engine, which cannot take back what it sent, refuses
+        it at once (tests/test_connection_send_update.py lists it as a policy)."""
+        tree, elsewhere = self.children, self.elsewhere
+        if named == on or named in tree.parents or named in tree.sessions:
+            return
+        if elsewhere is not None and elsewhere.knows(named):
+            return
+        raise refuse(
+            rule,
+            f"{named!r} is named before it was announced: announce it first with "
+            "SendUpdate(SubagentUpdate(...)) on its parent",
+        )
 
     def obey(
         self, before: SessionState, update: SessionUpdate, also: frozenset[str] = frozenset()

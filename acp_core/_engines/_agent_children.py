@@ -35,6 +35,7 @@ from acp_core._rules._check_preview_updates import announce_finding
 from acp_core._rules._naming import named_sessions, naming_rule
 from acp_core._state._reduce_children import (
     UNANNOUNCED_SESSION,
+    UNKNOWN_SESSION_REFERENCE,
     SessionTree,
     open_session,
     reduce_tree,
@@ -109,6 +110,8 @@ def _reduce(b: Build, target: str, update: SessionUpdate) -> SessionTree:
             raise refuse(found[0], f"{found[1]} ({_ANNOUNCE_HINT})")
     after = reduce_tree(tree, target, update, revision=b.engine.revision)
     for diagnostic in after.diagnostics[len(tree.diagnostics) :]:
+        if diagnostic.rule == UNKNOWN_SESSION_REFERENCE:
+            continue  # a name the client knows elsewhere: `Build.name_known` judged each
         rule, hint = tree_refusal(tree, target, update, diagnostic.rule)
         raise refuse(rule, f"{diagnostic.message} ({diagnostic.path}): {hint}")
     return after
@@ -134,6 +137,8 @@ def send_on_child(b: Build, target: str, update: SessionUpdate) -> None:
     """Send `update` on the announced child `target`: the tree judges it (R47, R48, R49, R76),
     then the checker's judgement of one update, on the child as it was (`Build.obey`)."""
     before = b.children.sessions.get(target)
+    for named, rule in named_sessions(update):  # before the tree diagnoses the names
+        b.name_known(target, named, rule)
     b.children = _reduce(b, target, update)
     b.update_child(target, update, before if before is not None else new_session(target))
 

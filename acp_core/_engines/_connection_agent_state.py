@@ -504,11 +504,14 @@ def _responses(outbound: tuple[dict[str, Any], ...]) -> list[int | str | None]:
     return [m.get("id") for m in outbound if "method" not in m and "id" in m]
 
 
-def step_session(b: Build, session_id: str, intent: object) -> None:
+def step_session(
+    b: Build, session_id: str, intent: object, elsewhere: PreviewState | None = None
+) -> None:
     """Step one session's engine; its outbound goes on the wire when the session is
-    attached. Raises what the engine raises, before anything changed."""
+    attached. Raises what the engine raises, before anything changed. `elsewhere`: the
+    judge, for a host intent (an update may name the connection's other sessions)."""
     session = b.sessions[session_id]
-    step = agent_step(session.engine, intent)
+    step = agent_step(session.engine, intent, elsewhere)
     engine, outbound = step
     b.ids.extend(step.ids)
     if type(intent) is RequestPermission:
@@ -590,7 +593,10 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
         unknown_envelope(b, message)
         if type(inner.update) in _STATE_UPDATES and session.attached:  # (else never sent)
             judged_first(b, message)
-    step_session(b, intent.session_id, inner)
+    # The judge knows the sessions the client knows beyond this session's engine (another
+    # session the connection set up, a child another session announced): an update may name
+    # them (R47, R56, R74 are the judge's `client_knows`, asked by `Build.name_known`).
+    step_session(b, intent.session_id, inner, b.conn.judge)
 
 
 def judged_first(b: Build, message: UpdateSessionNotification) -> None:

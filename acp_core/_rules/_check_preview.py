@@ -89,6 +89,7 @@ __all__ = [
     "PreviewState",
     "c29_breach",
     "c41_breach",
+    "client_knows",
     "finish_connection",
     "observe_connection",
     "observe_connection_fully",
@@ -198,6 +199,27 @@ class PreviewState:
     child_work: PMap[str, int] = EMPTY  # fresh child -> first output, no own state yet
     # pending elicitations and cancel windows (R72, R73)
     cancels: Cancels = attrs.field(factory=Cancels)
+
+    def knows(self, session_id: str) -> bool:
+        """Whether the client knows `session_id` here (`client_knows`): the agent connection
+        asks it before its engine refuses an update naming a session its own tree does not
+        hold (`_engines/_agent_build.Build.name_known`)."""
+        return client_knows(self, session_id)
+
+
+def client_knows(memory: PreviewState | PreviewDraft, sid: str) -> bool:
+    """Whether the client knows the session `sid`: a `session/new` answer gave it, the client
+    named it, or a `subagent_update` announced it. Naming such a session is never R47, R56 or
+    R74; the use of any other id is remembered (`PreviewDraft.use`) and becomes one of them
+    if a later `subagent_update` announces it. The one home of the question, asked by the
+    checker and the agent connection alike."""
+    named = memory.named
+    return (
+        sid in memory.fresh  # (a session/new answer's: `named` may forget it, not this)
+        or sid in named.young
+        or sid in named.old
+        or sid in memory.parents
+    )
 
 
 def observe_connection(
@@ -387,10 +409,7 @@ class PreviewDraft(_Scratch):
     def use(self, sid: str, at: int) -> None:
         # A message carries `sid`: remember the first use of an id nobody set up (R47).
         if (
-            sid not in self.fresh  # (a session/new answer's: `named` may forget it, not this)
-            and sid not in self.named.young
-            and sid not in self.named.old
-            and sid not in self.parents
+            not client_knows(self, sid)
             and sid not in self.unclaimed.young
             and sid not in self.unclaimed.old
         ):
