@@ -94,3 +94,35 @@ def test_an_id_that_names_a_request_is_never_rewritten() -> None:
     step = _receive(step.connection, {"jsonrpc": "2.0", "id": 5, "result": answer})
     assert [e.rule for e in step.events if isinstance(e, c.Finding)] == []
     assert list(step.connection.outgoing) == ["5"]
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+@pytest.mark.parametrize(("sent", "echoed"), [(7, "7"), ("8", 8)])
+def test_a_batch_is_read_one_answer_at_a_time_as_the_checker_reads_it(
+    revision: acp.Revision, sent: int | str, echoed: int | str
+) -> None:
+    # `[exact, mangled]` to one request: the first answers it, so the second names no
+    # request any more (J1 alone, as `check_trace` finds it, not J37 too); `[mangled,
+    # exact]`: the first is J37 and answers it, the second is J1.
+    from acp_core.checker import check_trace
+
+    for order, expected in (((sent, echoed), ["J1"]), ((echoed, sent), ["J37", "J1"])):
+        lines: list[dict[str, object]] = []
+        conn = c.new_client_connection(c.Implementation("echo-client", "1"), revision=revision)
+        step = c.connection_step(conn, c.Initialize(request_id=1))
+        lines += [{"from": "client", "message": m} for m in step.outbound]
+        answer = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {}}
+        init = {"jsonrpc": "2.0", "id": 1, "result": answer}
+        lines.append({"from": "agent", "message": init})
+        step = c.connection_step(
+            _receive(step.connection, init).connection, c.NewSession("/w", request_id=sent)
+        )
+        lines += [{"from": "client", "message": m} for m in step.outbound]
+        batch = [
+            {"jsonrpc": "2.0", "id": rid, "result": {"sessionId": f"s{i}"}}
+            for i, rid in enumerate(order)
+        ]
+        lines.append({"from": "agent", "message": batch})
+        step = _receive(step.connection, batch)
+        assert [e.rule for e in step.events if isinstance(e, c.Finding)] == expected
+        assert [v.rule for v in check_trace(lines, revision=revision)] == expected

@@ -42,6 +42,7 @@ Theory of operation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 import attrs
@@ -499,20 +500,29 @@ def _echoed(b: Build, decoded: Message | Batch) -> Message | Batch:
     where the checker decides it (`echoed`), and the answer is then read as that request's,
     by the exchange rules and the sessions alike (one finding per fault, not J1 too)."""
     if type(decoded) is not Batch:
-        return _echoed_one(b, decoded)  # type: ignore[arg-type]
-    items = tuple(
-        _echoed_one(b, item) if type(item) is not InvalidEntry else item  # type: ignore[arg-type]
-        for item in decoded.items
-    )
+        return _echoed_one(b, decoded, ())  # type: ignore[arg-type]
+    # One item at a time, as the machine reads a batch: a request an earlier item of the
+    # batch answered is no longer pending for a later one (`[7, "7"]` to our 7 is J1 for the
+    # second, as `check_trace` finds it, not J37 then J1).
+    answered: list[int | str | None] = []
+    items: list[Any] = []
+    for item in decoded.items:
+        read = item
+        if type(item) is not InvalidEntry:
+            read = _echoed_one(b, item, answered)  # type: ignore[arg-type]
+            if type(read) is Response or type(read) is ErrorResponse:
+                answered.append(read.id)
+        items.append(read)
     if all(a is c for a, c in zip(items, decoded.items, strict=True)):
         return decoded
-    return attrs.evolve(decoded, items=items)
+    return attrs.evolve(decoded, items=tuple(items))
 
 
-def _echoed_one(b: Build, message: Message) -> Message:
+def _echoed_one(b: Build, message: Message, answered: Sequence[int | str | None]) -> Message:
     if type(message) is not Response and type(message) is not ErrorResponse:
         return message
-    fixed, found = echoed("agent", message, lambda rid: rid in b.outgoing)
+    outgoing = b.outgoing
+    fixed, found = echoed("agent", message, lambda rid: rid in outgoing and rid not in answered)
     if found is not None:
         b.finding(*found)
     return fixed
