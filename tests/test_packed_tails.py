@@ -28,7 +28,7 @@ from acp_core._state._pcoll import (
     extend_compact,
     extend_encoded,
 )
-from acp_core._state._text_runs import TEXT_RUNS, TOOL_TEXT_RUNS
+from acp_core._state._text_runs import TEXT_RUNS
 
 PLAIN = st.text(max_size=4).map(acp.TextContent)
 BLOCKS = st.one_of(
@@ -230,79 +230,3 @@ def test_fold_of_one_streamed_message_equals_reducing_one_by_one(blocks: list[ob
     assert folded == looped
     assert list(folded.messages["m"].content) == blocks
     assert [type(b) for b in folded.messages["m"].content] == [type(b) for b in blocks]
-
-
-# -- a finished tool call's content (TOOL_TEXT_RUNS) ---------------------------------------
-
-TOOL_ITEMS = st.one_of(
-    BLOCKS.map(acp.ToolContent),
-    BLOCKS.map(acp.ToolContent),
-    st.builds(acp.ToolContent, PLAIN, meta=st.just(acp.freeze_json({"k": 1}))),
-    st.builds(acp.TerminalRef, st.sampled_from(["t1", "t2"])),
-    st.text(max_size=2),  # a hand-built vector's string: never read back as text
-)
-
-
-@given(st.lists(TOOL_ITEMS, max_size=80), st.lists(TOOL_ITEMS, max_size=40))
-def test_a_packed_tool_content_tail_is_the_same_vector(
-    items: list[object], more: list[object]
-) -> None:
-    vec = grown(items)
-    packed = compact_tail(vec, TOOL_TEXT_RUNS)
-    assert_same_vector(packed, vec, items)
-    assert_same_vector(grown_from(packed, more), grown(items + more), items + more)
-
-
-STATUSES = st.sampled_from(["pending", "in_progress", "completed", "failed", "cancelled", None])
-TOOL_UPDATES = st.one_of(
-    st.builds(
-        acp.ToolCallUpdate,
-        st.sampled_from(["c1", "c2"]),
-        status=STATUSES,
-        content=st.lists(TOOL_ITEMS.filter(lambda i: not isinstance(i, str)), max_size=40).map(
-            tuple
-        ),
-    ),
-    st.builds(acp.ToolCallUpdate, st.sampled_from(["c1", "c2"]), status=STATUSES),
-    st.builds(
-        acp.ToolCallContentChunk,
-        st.sampled_from(["c1", "c2"]),
-        TOOL_ITEMS.filter(lambda i: not isinstance(i, str)),
-    ),
-)
-
-
-@given(st.lists(TOOL_UPDATES, max_size=30))
-def test_tool_calls_fold_as_they_reduce_packed_or_not(updates: list[acp.SessionUpdate]) -> None:
-    start = acp.new_session("s")
-    looped = reduce_loop(start, updates)
-    assert acp.fold(start, updates) == looped
-    for call in looped.tool_calls.values():
-        assert all(type(item) is not str for item in call.content)
-
-
-def test_a_finished_tool_call_keeps_its_plain_text_items_as_strings() -> None:
-    items = tuple(acp.ToolContent(acp.TextContent(f"line {i}")) for i in range(40))
-    marked = acp.ToolContent(acp.TextContent("x", annotations=acp.Annotations()))
-    state = reduce_loop(
-        acp.new_session("s"),
-        [
-            acp.ToolCallUpdate("c1", title="run", status="in_progress", content=(*items, marked)),
-            acp.ToolCallUpdate("c1", status="completed"),
-        ],
-    )
-    content = state.tool_calls["c1"].content
-    assert list(content) == [*items, marked]
-    run = content._item
-    assert content._prev is None
-    assert type(run) is tuple
-    assert list(run[2:]) == [f"line {i}" for i in range(32, 40)] + [marked]
-    (block,) = sealed_blocks(content)
-    assert list(block[2:]) == [f"line {i}" for i in range(32)]
-    gc.collect()
-    assert not gc.is_tracked(block)
-    # Still running: nothing packed (the content may still grow item by item).
-    running = reduce_loop(
-        acp.new_session("s"), [acp.ToolCallUpdate("c1", status="in_progress", content=items)]
-    )
-    assert type(running.tool_calls["c1"].content._item) is not tuple

@@ -18,12 +18,11 @@ from acp_core._wire._updates import (
     TerminalOutputChunk,
     TerminalUpdate,
     ToolCallContentChunk,
-    ToolCallStatus,
     ToolCallUpdate,
     ToolKind,
 )
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, extend_compact
+from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._reduce_common import (
     BAD_BASE64,
     CHUNK_FOR_UNKNOWN_TOOL_CALL,
@@ -46,7 +45,6 @@ from ._session_state import (
     new_entity_ref,
     with_tool_calls,
 )
-from ._text_runs import TOOL_TEXT_RUNS
 
 __all__ = [
     "REDUCERS",
@@ -70,9 +68,6 @@ def terminal_refs(
     return terminals
 
 
-_FINISHED: Final = ToolCallStatus.TERMINAL
-
-
 def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
     """The tool call after the patch `u` (T1-T3, T7, Q5): the record-level rule, shared by
     `reduce` and `fold`."""
@@ -81,19 +76,10 @@ def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
     if u.content is not UNSET:
         content = PVec(u.content) if u.content else EMPTY_VEC
         chunk_meta = EMPTY_PMAP
-    status = old.status if u.status is UNSET else ("pending" if u.status is None else u.status)
-    if (
-        content
-        and status in _FINISHED
-        and (content is not old.content or old.status not in _FINISHED)
-    ):
-        # A finished call's content is kept packed (issue 24): the collector stops walking
-        # its text items. Once, when the call finishes or its content is replaced after.
-        content = extend_compact(EMPTY_VEC, content.to_tuple(), TOOL_TEXT_RUNS)
     return make_tool_call(
         old.title if u.title is UNSET else u.title,
         old.kind if u.kind is UNSET else (ToolKind.OTHER if u.kind is None else u.kind),
-        status,
+        old.status if u.status is UNSET else ("pending" if u.status is None else u.status),
         content,
         old.locations if u.locations is UNSET else (u.locations or ()),
         old.raw_input if u.raw_input is UNSET else u.raw_input,

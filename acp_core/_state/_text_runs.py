@@ -6,8 +6,6 @@ message seals it, the tail when the message stops being written (it leaves the h
 `_meta`, no unknown fields) is kept as its `str`; any other block is kept as it is. (`fold`
 encodes the same way inline, once a chunk, in `_state/_fold.py`: the two tests of "plain
 text" must agree, which tests/test_packed_tails.py holds.)
-`TOOL_TEXT_RUNS`: the same for a tool call's content once the call is finished (a terminal
-status): a `ToolContent` that wraps nothing but such a `TextContent` is kept as the text.
 Must not know: `SessionState`, when content is compacted (`_state/_session_state.py`,
 `_state/_fold.py`), JSON.
 
@@ -24,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from acp_core._wire._content import TextContent, ToolContent
+from acp_core._wire._content import TextContent
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._json import EMPTY_OBJECT, UNSET
 
 from ._pcoll import Packing
 
-__all__ = ["TEXT_RUNS", "TOOL_TEXT_RUNS"]
+__all__ = ["TEXT_RUNS"]
 
 _make_text: Final = fast_constructor(TextContent)
 _EMPTY: Final = EMPTY_OBJECT
@@ -70,41 +68,3 @@ def _unpack(encoded: Sequence[object]) -> tuple[Any, ...]:
 
 #: A message's content blocks, plain text ones kept as their strings.
 TEXT_RUNS: Final = Packing(_pack, _unpack)
-
-_make_tool_content: Final = fast_constructor(ToolContent)
-
-
-def _pack_tool(items: Sequence[Any]) -> list[object] | None:
-    # A tool call's `content` item that only wraps plain text (`{"type": "content",
-    # "content": {"type": "text", "text": ...}}`, nothing else on either) as that text.
-    try:
-        return [
-            i.content.text
-            if type(i) is ToolContent
-            and i.meta is UNSET
-            and i.extra is _EMPTY
-            and type(i.content) is TextContent
-            and i.content.annotations is UNSET
-            and i.content.meta is UNSET
-            and i.content.extra is _EMPTY
-            else _kept(i)
-            for i in items
-        ]
-    except _UnpackableError:
-        return None
-
-
-def _unpack_tool(encoded: Sequence[object]) -> tuple[Any, ...]:
-    # ToolContent(content, meta, extra) around TextContent(text, annotations, meta, extra).
-    return tuple(
-        [
-            _make_tool_content(_make_text(x, UNSET, UNSET, _EMPTY), UNSET, _EMPTY)
-            if type(x) is str
-            else x
-            for x in encoded
-        ]
-    )
-
-
-#: A finished tool call's content items, those that only wrap plain text kept as the text.
-TOOL_TEXT_RUNS: Final = Packing(_pack_tool, _unpack_tool)
