@@ -405,6 +405,8 @@ def extend_encoded(vec: PVec[T], encoded: Sequence[object], packing: Packing) ->
     if not buffer:
         return vec
     index = packing._index
+    if len(buffer) <= _BLOCK:  # no block to seal: the base is shared, not copied
+        return _raw(vec._base, len(buffer), None, (_PACKED, index, *buffer))
     levels, sealed = vec._base
     start = 0
     while len(buffer) - start > _BLOCK:
