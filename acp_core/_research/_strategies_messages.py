@@ -1,9 +1,10 @@
 """Hypothesis strategies: permission values, results and JSON-RPC messages.
 
-Owns: strategies for `_wire/_jsonrpc.py` values, and which typed message each method is
-(`_TYPED_MESSAGES`), so a revision's message strategies draw exactly the typed messages that
-revision decodes (a class belongs to the revisions whose lineage holds its `__wire_since__`)
-and leave every other method to the generic `Request` / `Notification`.
+Owns: strategies for `_wire/_jsonrpc.py` values, drawn so that a revision's message
+strategies give exactly the typed messages that revision decodes (the codec's own table of
+typed messages, `_wire/_codec_tables.TYPED_METHODS`: a class belongs to the revisions whose
+lineage holds its `__wire_since__`) and leave every other method to the generic `Request` /
+`Notification`.
 Must not know: nothing beyond the values it draws. Public surface: `acp_core.strategies`.
 """
 
@@ -16,6 +17,7 @@ import attrs
 
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import encode_message
+from acp_core._wire._codec_tables import TYPED_METHODS
 from acp_core._wire._fields import since_of
 from acp_core._wire._json import UNSET, JsonValue, Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
@@ -259,19 +261,11 @@ def cancel_request_notifications() -> st.SearchStrategy[j.CancelRequestNotificat
     )
 
 
-# Every typed message and its method (the codec's table, `_wire/_codec_tables.py`, says the
-# same; tests/test_strategies_messages.py fails when a class there has no strategy here). A
-# revision draws a class when its lineage holds the class's `__wire_since__`; any other
-# method is drawn as a generic `Request` / `Notification`, as that revision decodes it.
-_TYPED_MESSAGES: Final = (
-    (j.UpdateSessionNotification, j.Method.SESSION_UPDATE),
-    (j.PromptRequest, j.Method.SESSION_PROMPT),
-    (j.CancelSessionNotification, j.Method.SESSION_CANCEL),
-    (j.RequestPermissionRequest, j.Method.REQUEST_PERMISSION),
-    (j.CancelRequestNotification, j.Method.CANCEL_REQUEST),
-    (j.CancelToolCallRequest, j.Method.TOOL_CALL_CANCEL),
-    (j.CancelTerminalRequest, j.Method.TERMINAL_CANCEL),
-)
+# Every typed message and its method: the codec's own table (tests/test_strategies_messages.py
+# fails when a class there has no strategy here). A revision draws a class when its lineage
+# holds the class's `__wire_since__`; any other method is drawn as a generic `Request` /
+# `Notification`, as that revision decodes it.
+_TYPED_MESSAGES: Final = TYPED_METHODS
 
 
 def _typed_methods(revision: Revision, *, with_id: bool) -> frozenset[str]:

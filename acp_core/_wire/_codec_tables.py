@@ -200,8 +200,9 @@ class Typed(NamedTuple):
     make: Callable[..., Any]
 
 
-# The typed messages; their params are the class's fields after `id`.
-_METHODS: Final = (
+#: The typed messages and their methods; their params are the class's fields after `id`.
+#: (The public message strategies draw from this table too: `_research/_strategies_messages.py`.)
+TYPED_METHODS: Final = (
     (j.UpdateSessionNotification, j.Method.SESSION_UPDATE),
     (j.PromptRequest, j.Method.SESSION_PROMPT),
     (j.CancelSessionNotification, j.Method.SESSION_CANCEL),
@@ -248,7 +249,7 @@ class Tables:
             j.RequestPermissionResult: self.permission_result,
         }
         self.messages = tuple(
-            _typed(d, cls, method) for cls, method in _METHODS if d.on_wire(since_of(cls))
+            _typed(d, cls, method) for cls, method in TYPED_METHODS if d.on_wire(since_of(cls))
         )
         self.by_method = {(t.method, t.has_id): t for t in self.messages}
         self.by_class = {t.cls: t for t in self.messages}
