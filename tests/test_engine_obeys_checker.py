@@ -317,3 +317,43 @@ def test_a_childs_permission_request_is_judged_on_its_own_too() -> None:
 def encode_message_option(option: acp.values.PermissionOption) -> dict[str, Any]:
     wire: dict[str, Any] = {"optionId": option.option_id, "name": option.name, "kind": option.kind}
     return {**wire, **dict(option.extra)}
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+def test_a_session_reference_in_tool_content_is_judged_as_the_engines_wire_reads_it(
+    revision: acp.Revision,
+) -> None:
+    # A tool intent keeps its content as the latest revision reads it: a `session` reference
+    # (a Preview value) stays one. At the Preview it names a session (here: the agent's
+    # own, which the client knows) and goes out checker-clean; at 2026-08 and 2026-11 the
+    # wire has no such type, so the line reads as an unknown tool content type and the
+    # engine refuses R19, the checker's rule for that line, as it would for the dict sent
+    # by hand.
+    from acp_core.intents import SendToolContent, StartToolCall
+    from acp_core.values import SessionReference, ToolCallContentChunk
+
+    ref = SessionReference(SID)
+    engine, wire = _setup(revision, (StartToolCall("run", tool_call_id="t1"),))
+    for intent, update in (
+        (
+            StartToolCall("run", tool_call_id="t2", content=(ref,)),
+            ToolCallUpdate("t2", "run", content=(ref,)),
+        ),
+        (SendToolContent("t1", ref), ToolCallContentChunk("t1", ref)),
+    ):
+        line = _by_hand(SID, update)
+        line["params"]["update"] = encode_update(update, revision=revision)
+        judged = {v.rule for v in check_trace(_trace([*wire, line]), revision=revision)}
+        if revision is acp.V2_PREVIEW:
+            assert judged == set()
+            _, out = step(engine, intent)[:2]
+            assert out[-1]["params"]["update"]["content"] in (
+                [{"type": "session", "sessionId": SID}],
+                {"type": "session", "sessionId": SID},
+            )
+            assert check_trace(_trace([*wire, *out]), revision=revision) == ()
+        else:
+            assert "R19" in judged
+            with pytest.raises(LocalProtocolError) as info:
+                step(engine, intent)
+            assert info.value.rule == "R19"

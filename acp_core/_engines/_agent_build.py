@@ -30,11 +30,12 @@ from acp_core._state._pcoll import PMap
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import SessionTree
 from acp_core._state._session_state import SessionState
-from acp_core._wire._codec import encode_message, encode_update
+from acp_core._wire._codec import decode_update, encode_message, encode_update
 from acp_core._wire._content import (
     ContentBlock,
     TextContent,
 )
+from acp_core._wire._fields import PREVIEW_NAME, since_of
 from acp_core._wire._json import UNSET
 from acp_core._wire._jsonrpc import (
     ErrorCode,
@@ -49,6 +50,8 @@ from acp_core._wire._updates import (
     RequiresActionStateUpdate,
     RunningStateUpdate,
     SessionUpdate,
+    ToolCallContentChunk,
+    ToolCallUpdate,
 )
 from acp_core._wire._updates_2026_11 import BackgroundWork
 
@@ -221,6 +224,8 @@ class Build:
     def update(self, update: SessionUpdate, *, also: frozenset[str] = frozenset()) -> None:
         """Send `update` on the session; `also`: rules below MUST whose findings the intent
         refuses too, as the engine's policy (see `obey`)."""
+        if type(update) in _TOOL_UPDATES:  # (a text chunk pays one type test)
+            update = as_sent(update, self.engine.revision)
         background = self.background
         if background is not None and isinstance(update, _LISTING) and update.background is UNSET:
             update = attrs.evolve(update, background=background)  # R74: once reporting, always
@@ -312,6 +317,32 @@ class Build:
                 self.counter = n
                 self.ids.append(candidate)
                 return candidate
+
+
+#: The updates whose content an intent may hold as a later revision reads it (`as_sent`).
+_TOOL_UPDATES: Final = frozenset({ToolCallUpdate, ToolCallContentChunk})
+
+
+def as_sent(update: SessionUpdate, revision: Revision) -> SessionUpdate:
+    """`update` as `revision`'s wire carries it. A tool intent keeps its content as the
+    latest revision reads it (`_engines/_intent_checks.py`: a Preview `session` reference
+    stays one); at a revision whose wire has no such item it goes out as the unknown type
+    that wire reads (the codec's round trip), and is judged, named and reduced as such
+    (R19 for `session` at 2026-11, not R56), as the checker judges the line."""
+    if revision.includes(PREVIEW_NAME):
+        return update
+    items: tuple[object, ...]
+    if type(update) is ToolCallUpdate:
+        if not isinstance(update.content, tuple):
+            return update
+        items = update.content
+    elif type(update) is ToolCallContentChunk:
+        items = (update.content,)
+    else:
+        return update
+    if all(revision.includes(since_of(type(item))) for item in items):
+        return update
+    return decode_update(encode_update(update, revision=revision), revision=revision)
 
 
 def _update_wire(session_id: str, update: SessionUpdate, revision: Revision) -> dict[str, Any]:

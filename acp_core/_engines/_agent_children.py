@@ -52,7 +52,7 @@ from acp_core._wire._updates import (
 )
 from acp_core._wire._updates_preview import SubagentUpdate, UnknownStateUpdate
 
-from ._agent_build import Build, refuse
+from ._agent_build import Build, as_sent, refuse
 from ._intents_preview import SendUpdate
 
 __all__ = ["CHILDREN_STEPS", "on_wire", "send_on_child", "send_update", "tree_refusal"]
@@ -136,6 +136,7 @@ def tree_refusal(
 def send_on_child(b: Build, target: str, update: SessionUpdate) -> None:
     """Send `update` on the announced child `target`: the tree judges it (R47, R48, R49, R76),
     then the checker's judgement of one update, on the child as it was (`Build.obey`)."""
+    update = as_sent(update, b.engine.revision)
     before = b.children.sessions.get(target)
     for named, rule in named_sessions(update):  # before the tree diagnoses the names
         b.name_known(target, named, rule)

@@ -228,7 +228,9 @@ def _plan_entry(value: Any, where: str) -> PlanEntry:
 
 _block: Final = _wire_valid("ContentBlock", _instance(*_CONTENT_BLOCKS))
 _blocks: Final = _tuple_of(_block)
-_tool_content: Final = _wire_valid("ToolCallContent", _instance(*_TOOL_CONTENT))
+# Read back at the latest revision: a Preview `session` reference stays one (at 2026-08 it
+# would read as an unknown type); the engine judges it at the revision it speaks (R19 there).
+_tool_content: Final = _wire_valid("ToolCallContent", _instance(*_TOOL_CONTENT), latest=True)
 _tool_contents: Final = _tuple_of(_tool_content)
 _locations: Final = _tuple_of(_wire_valid("ToolCallLocation", _instance(ToolCallLocation)))
 _items_plan: Final = _wire_valid("PlanUpdateContent", _instance(PlanItems))
