@@ -221,3 +221,28 @@ def test_render_session_is_total_over_any_drawn_updates(
     updates = data.draw(st.lists(acps.session_updates(revision=revision), max_size=6))
     state = acp.fold(acp.new_session("s1"), updates, revision=revision)
     assert isinstance(acp.render_session(state), str)
+
+
+def test_every_tool_content_type_renders_as_one_line_of_its_own() -> None:
+    # The renderer's table of tool content types, the Preview's session reference included
+    # (it raised AssertionError before: the strategies did not draw one until 2026-12-07).
+    from acp_core._cli._render import render_tool_content
+    from acp_core.values import (
+        OtherToolCallContent,
+        SessionReference,
+        TerminalRef,
+        TextContent,
+        ToolContent,
+    )
+
+    rows = [
+        (ToolContent(TextContent("hi")), "hi"),
+        (TerminalRef("t1"), "[terminal t1]"),
+        (SessionReference("child-1"), "[session child-1]"),
+        (
+            OtherToolCallContent(acp.freeze_json({"type": "_x"})),
+            "[_x: unknown tool content type, kept as sent]",
+        ),
+    ]
+    for item, text in rows:
+        assert render_tool_content(item) == text

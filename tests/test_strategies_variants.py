@@ -88,3 +88,57 @@ def test_a_strategy_is_built_once_per_arguments() -> None:
     assert json_values(max_leaves=3) is not json_values()
     for build in (json_objects, metas, extras):
         assert build() is build()
+
+
+#: Values inside a variant that a later revision adds: (what, how to find it in an update,
+#: the revision that adds it). The class-level test above cannot see these.
+INSIDE = [
+    (
+        "a session reference in tool content",
+        lambda upd: any(
+            type(item) is acp.values.SessionReference
+            for item in (
+                upd.content
+                if isinstance(upd, u.ToolCallUpdate) and isinstance(upd.content, tuple)
+                else (upd.content,)
+                if isinstance(upd, u.ToolCallContentChunk)
+                else ()
+            )
+        ),
+        acp.V2_PREVIEW,
+    ),
+    (
+        "a tool call's capabilities",
+        lambda upd: isinstance(upd, u.ToolCallUpdate) and upd.capabilities is not acp.values.UNSET,
+        acp.V2_2026_11,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "holds", "since", "revision"),
+    [
+        pytest.param(*row, revision, id=f"{row[0]}@{revision.name}")
+        for row in INSIDE
+        for revision in REVISIONS
+    ],
+)
+def test_every_later_value_inside_a_variant_is_drawn_where_its_revision_has_it(
+    what: str, holds: typing.Any, since: acp.Revision, revision: acp.Revision
+) -> None:
+    strategy = acps.session_updates(revision=revision)
+    quick = settings(
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate],
+        max_examples=5000,
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
+    if revision.includes(since.name):
+        found = find(strategy, holds, settings=quick)
+        wire = acp.encode_update(found, revision=revision)
+        assert acp.decode_update(wire, revision=revision) == found
+    else:
+        with pytest.raises(NoSuchExample):
+            find(strategy, holds, settings=settings(quick, max_examples=300))

@@ -41,6 +41,7 @@ from acp_core._wire._content import (
     OtherContent,
     OtherToolCallContent,
     ResourceLink,
+    SessionReference,
     TerminalRef,
     TextContent,
     ToolCallContent,
@@ -108,6 +109,8 @@ def render_tool_content(item: ToolCallContent) -> str:
         return "\n".join(lines)
     if type(item) is TerminalRef:
         return f"[terminal {item.terminal_id}]"
+    if type(item) is SessionReference:  # (Preview) a link to a session, display only (C52)
+        return f"[session {item.session_id}]"
     assert type(item) is OtherToolCallContent
     return f"[{item.type}: unknown tool content type, kept as sent]"
 

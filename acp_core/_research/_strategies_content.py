@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from acp_core._wire import _content as c
+from acp_core._wire._fields import since_of
 from acp_core._wire._json import UNSET
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_base import (
     _CONTENT_TAGS,
@@ -239,9 +241,21 @@ def other_tool_call_contents() -> st.SearchStrategy[c.OtherToolCallContent]:
     return st.builds(c.OtherToolCallContent, _raw_objects("type", unknown_tags(_TOOL_CONTENT_TAGS)))
 
 
-def tool_call_contents() -> st.SearchStrategy[c.ToolCallContent]:
-    """Any `ToolCallContent`, unknown types included."""
-    return st.one_of(tool_contents(), diffs(), terminal_refs(), other_tool_call_contents())
+def tool_call_contents(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[c.ToolCallContent]:
+    """Any `ToolCallContent` `revision` carries, unknown types included: from the Preview
+    on, the `session` reference too."""
+    kinds: list[st.SearchStrategy[Any]] = [
+        tool_contents(),
+        diffs(),
+        terminal_refs(),
+        other_tool_call_contents(),
+    ]
+    if revision.includes(since_of(c.SessionReference)):
+        references = st.builds(c.SessionReference, session_id=_ids(), meta=metas(), extra=extras())
+        kinds.append(references)
+    return st.one_of(kinds)
 
 
 def tool_call_locations() -> st.SearchStrategy[c.ToolCallLocation]:

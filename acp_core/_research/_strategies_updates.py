@@ -17,6 +17,7 @@ from acp_core._wire._codec import encode_update
 from acp_core._wire._fields import PREVIEW_NAME, WIRE
 from acp_core._wire._json import UNSET, Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
+from acp_core._wire._updates_2026_11 import CancelCapability, ToolCallCapabilities
 
 from ._strategies_base import (
     _UPDATE_TAGS,
@@ -201,22 +202,31 @@ def tool_call_updates(
         title=patches(_texts()),
         kind=patches(open_enum_values(u.ToolKind.KNOWN)),
         status=patches(open_enum_values(u.ToolCallStatus.KNOWN)),
-        content=patches(_tuples(tool_call_contents(), max_size=2)),
+        content=patches(_tuples(tool_call_contents(revision=revision), max_size=2)),
         locations=patches(_tuples(tool_call_locations(), max_size=2)),
         raw_input=patches(json_values()),
         raw_output=patches(json_values()),
         name=_since(u.ToolCallUpdate, "name", revision, patches(_texts())),
+        capabilities=_since(u.ToolCallUpdate, "capabilities", revision, patches(_capabilities())),
         meta=metas(),
         extra=extras(),
     )
 
 
-def tool_call_content_chunks() -> st.SearchStrategy[u.ToolCallContentChunk]:
-    """`tool_call_content_chunk` updates."""
+def _capabilities() -> st.SearchStrategy[ToolCallCapabilities]:
+    # What the client may do to a tool call (2026-11 on): `cancel` present or not.
+    cancel = st.builds(CancelCapability, meta=metas(), extra=extras())
+    return st.builds(ToolCallCapabilities, cancel=patches(cancel), meta=metas(), extra=extras())
+
+
+def tool_call_content_chunks(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.ToolCallContentChunk]:
+    """`tool_call_content_chunk` updates (content as `revision` carries it)."""
     return st.builds(
         u.ToolCallContentChunk,
         tool_call_id=_tool_call_ids(),
-        content=tool_call_contents(),
+        content=tool_call_contents(revision=revision),
         meta=metas(),
         extra=extras(),
     )
@@ -286,7 +296,7 @@ def session_updates(
         agent_thought_chunks(),
         agent_thoughts(),
         state_updates(revision=revision),
-        tool_call_content_chunks(),
+        tool_call_content_chunks(revision=revision),
         tool_call_updates(revision=revision),
         terminal_updates(),
         terminal_output_chunks(),
