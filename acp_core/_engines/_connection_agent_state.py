@@ -4,52 +4,43 @@ Owns: `AgentConnection`, `AgentSession`, `OpenSession`, `new_agent_connection`, 
 (one step's changes), with the moves every handler makes: stepping a session's engine
 (`step_session`: outbound on the wire only while attached, answered requests crossed off),
 connection-unique request ids (`fresh_id`), host intents (`session_intent`, `open_session`,
-`host_answer`) and the end of a deferred close (`finish_close`). From 2026-11 on, `Build.done`
-passes every message the step received and sent through the checker's cross-session rules
-(`AgentConnection.judge`, a frozen `_rules/_check_preview.PreviewState`): a host intent that
-would break a MUST there is refused, the client's faults are `Finding` events; a client's
-`session/cancel` comes with its session machine's word on what it cancels (`cancels_of`,
-R71), as the checker's machine passes it, and a child's `state_update` meets those rules
-before its engine's lifecycle, in the machine's order (`judged_first`). At every
-revision it does the same with the checker's exchange rules (`AgentConnection.exchange`,
-`_rules/_check_exchange.ExchangeRules`: how the host answers what the client asked, what
-`initialize` advertised on both sides), reading each line's JSON as it arrives.
+`host_answer`) and the end of a deferred close (`finish_close`); a client's
+`session/cancel` is recorded with its session machine's word on what it cancels
+(`cancels_of`, R71), as the checker's machine passes it. `Build.done` then feeds what the
+step received and sent to the checker's exchange rules (`AgentConnection.exchange`, every
+revision) and rules across sessions (`AgentConnection.judge`, from 2026-11 on): that half of
+the builder, with `judged_first` (a child's `state_update` meets those rules before its
+engine), is `FeedsTheMachine` in `_engines/_connection_agent_judging.py`.
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
-`_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O.
-Past the ~600-line guide (about 690) and one job: the connection value and the one builder
-every handler writes through, which also feeds each step to the machine's parts. The seams
-already cut out: v1 serving (`_connection_agent_v1.py`), a batch's held replies
+`_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O, what the
+machine's parts judge (the feeding module shows them the traffic).
+The seams cut out of it: v1 serving (`_connection_agent_v1.py`), a batch's held replies
 (`_connection_agent_batches.py`), the handlers (`_connection_agent.py`,
-`_connection_agent_setup.py`); the next is `Build`'s feeding of the judge and the exchange
-rules (`_exchange_step`, `_judged`), which belongs beside the protocol machine.
+`_connection_agent_setup.py`), the feeding of the machine's parts
+(`_connection_agent_judging.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
-from acp_core._rules._catalogue import RULES
-from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet, exchange_quiet_wire
-from acp_core._rules._check_preview import PreviewState, observe_connection, quiet_wire
+from acp_core._rules._check_exchange import ExchangeRules
+from acp_core._rules._check_preview import PreviewState
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._conversation_events import stray_answer
 from acp_core._rules._predicates import RequestKey
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
-from acp_core._wire._codec import decode_message, encode_message
 from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import (
-    Batch,
     CancelSessionNotification,
-    InvalidEntry,
     Message,
-    Request,
     UpdateSessionNotification,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
@@ -60,6 +51,7 @@ from acp_core._wire._value import frozen
 from ._agent import AgentEngine, Turn, agent_step, new_agent
 from ._agent_cancel import descendants
 from ._connection_agent_batches import BatchReplies, gather, take_batch
+from ._connection_agent_judging import FeedsTheMachine, judged_first
 from ._connection_agent_v1 import V1Serving
 from ._connection_values import (
     AnswerRequest,
@@ -88,7 +80,6 @@ __all__ = [
     "settled",
 ]
 
-_MUSTS: Final = ("MUST", "MUST NOT")
 _DEFAULT_CAPABILITIES: Final[JsonObject] = freeze_json({"session": {}})  # type: ignore[assignment]
 _NO_BYTES: Final = NdjsonDecoder()
 _NO_BATCHES: Final = BatchReplies()
@@ -304,8 +295,11 @@ def new_agent_connection(
     )
 
 
-class Build:
-    """One step's changes (local to one call)."""
+class Build(FeedsTheMachine):
+    """One step's changes (local to one call); feeding them to the machine's connection-wide
+    parts is `FeedsTheMachine`'s half (`_engines/_connection_agent_judging.py`)."""
+
+    conn: AgentConnection
 
     def __init__(self, conn: AgentConnection) -> None:
         self.conn = conn
@@ -358,121 +352,6 @@ class Build:
                     self.cancels = {}
                 self.cancels[len(self.inbound)] = cancels_of(self, message.session_id)
             self.inbound.append(message)
-
-    def exchanged_raw(self, sender: str, raw: object) -> bool:
-        """Show the exchange rules the JSON of one wire message of `sender` (the client's
-        before it is decoded, the agent's as it is sent); True when their finding names its
-        fault (a reply to what asked for none: the checker judges it no further)."""
-        if sender == "client":
-            self.heard = True
-        rules = self.exchange
-        if rules is None or self._v1():
-            return False
-        self.exchange, found, judged = rules.see_raw(sender, raw)
-        self._findings(sender, found)
-        return judged
-
-    def heard_decoded(self, decoded: Message | Batch) -> None:
-        """A message the host decoded itself (`Received`): the exchange rules read its JSON
-        as they read the bytes' (the JSON-RPC framing rules judge the raw shape)."""
-        self.heard = True
-        if self.exchange is not None and not self._v1():
-            self.exchanged_raw("client", encode_message(decoded, revision=self.conn.revision))
-
-    def _exchanged(self, sender: str, message: Message) -> None:
-        rules = self.exchange
-        if rules is None or exchange_quiet(rules, sender, message):
-            return
-        self.exchange, found = rules.see(sender, message)
-        self._findings(sender, found)
-
-    def judges_schema(self) -> bool:
-        """The client's lines are judged against the v2 schema (D1) as the checker judges
-        them: not once serving v1 (its lines are v1's)."""
-        return not self._v1()
-
-    def _v1(self) -> bool:
-        return self.changes.get("v1", self.conn.v1) is not None
-
-    def _findings(self, sender: str, found: list[tuple[str, str]]) -> None:
-        # The agent's own MUST, in a step the host asked for, is refused (nothing changed);
-        # everything else is a finding.
-        for rule_id, why in found:
-            rule = RULES[rule_id]
-            own = sender == "agent" and rule.side == "agent" and rule.level in _MUSTS
-            if own and not self.heard:
-                raise LocalProtocolError(rule_id, f"{why} (the rule: {rule.summary})")
-            self.finding(rule_id, why)
-
-    def _decoded(self, index: int) -> Message:
-        # One outbound message decoded (once, for whichever rules read it).
-        if index not in self._sent:
-            decoded = decode_message(self.wire[index], revision=self.conn.revision)
-            self._sent[index] = decoded  # type: ignore[assignment]
-        return self._sent[index]
-
-    def _items(self, index: int) -> list[Message]:
-        # The replies of a reply array on the wire, decoded.
-        batch = decode_message(self.wire[index], revision=self.conn.revision)
-        items = batch.items if type(batch) is Batch else ()
-        return [item for item in items if type(item) is not InvalidEntry]  # type: ignore[misc]
-
-    def _exchange_step(self) -> None:
-        # What arrived (its JSON was shown on arrival), then what this step sends, in order.
-        for message in self.inbound:
-            self._exchanged("client", message)
-        for index, wire in enumerate(self.wire):
-            rules = self.exchange
-            assert rules is not None
-            if type(wire) is list:  # a batch's reply array: its JSON, then each reply
-                if not self.exchanged_raw("agent", wire):
-                    for item in self._items(index):
-                        self._exchanged("agent", item)
-                continue
-            if exchange_quiet_wire(rules, "agent", wire):  # the bulk: the agent's output
-                continue
-            if not self.exchanged_raw("agent", wire):
-                self._exchanged("agent", self._decoded(index))
-
-    def _judged(self) -> None:
-        # The rules across the sessions of the connection (`_rules/_check_preview.py`, the
-        # checker's one home for them) over what arrived, then what this step sends. The
-        # client's faults are findings. A MUST this agent would break by sending is refused
-        # when the host asked for it (nothing changed); sent in answer to the client (a
-        # replay, an answer), it is a finding: receiving never raises.
-        judge, at = self.conn.judge, self.conn.judged
-        assert judge is not None
-        for index, message in enumerate(self.inbound):
-            cancels = self.cancels.get(index) if self.cancels else None
-            judge, at = self._observe(judge, at, "client", message, cancels)
-        for index, wire in enumerate(self.wire):
-            if type(wire) is list:  # a batch's reply array: each reply
-                for item in self._items(index):
-                    judge, at = self._observe(judge, at, "agent", item)
-                continue
-            if quiet_wire(judge, "agent", wire):  # the bulk of the traffic: text chunks
-                at += 1
-                continue
-            judge, at = self._observe(judge, at, "agent", self._decoded(index))
-        self.changes["judge"], self.changes["judged"] = judge, at
-
-    def _observe(
-        self,
-        judge: PreviewState,
-        at: int,
-        sender: str,
-        message: object,
-        cancels: Callable[[RequestKey], bool | None] | None = None,
-    ) -> tuple[PreviewState, int]:
-        sid = getattr(message, "session_id", None)
-        if type(message) is Request and isinstance(message.params, Mapping):
-            sid = message.params.get("sessionId")
-        session = sid if isinstance(sid, str) else None
-        judge, findings = observe_connection(
-            judge, at, sender, message, session=session, cancels=cancels
-        )
-        self._findings(sender, [(f.rule, f.message) for f in findings])
-        return judge, at + 1
 
     def done(self) -> ConnectionStep:
         v2 = not self._v1()
@@ -597,24 +476,6 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
     # session the connection set up, a child another session announced): an update may name
     # them (R47, R56, R74 are the judge's `client_knows`, asked by `Build.name_known`).
     step_session(b, intent.session_id, inner, b.conn.judge)
-
-
-def judged_first(b: Build, message: UpdateSessionNotification) -> None:
-    """Refuse a child's `state_update` that breaks a MUST of the rules across sessions
-    before the engine's lifecycle sees it, in the machine's order (`ProtocolDraft.message`:
-    those rules, then the session's lifecycle): R50's idle of a child that never reported
-    `running` is R50's, as `check_trace` names it, not the engine's repeated idle (S2).
-    Only a child's state (rare next to its chunks); `done` judges it again as it goes out."""
-    judge = b.conn.judge
-    if judge is None or b.conn.v1 is not None:
-        return
-    _, found = observe_connection(
-        judge, b.conn.judged, "agent", message, session=message.session_id
-    )
-    for f in found:
-        rule = RULES[f.rule]
-        if rule.side == "agent" and rule.level in _MUSTS:
-            raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
 
 
 def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
