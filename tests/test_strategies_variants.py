@@ -37,6 +37,17 @@ def _kind(update: object) -> type:
     return type(update.plan) if isinstance(update, u.PlanUpdate) else type(update)
 
 
+#: Derandomized and without shrinking: the same draws every run, the first hit returned.
+QUICK = settings(
+    database=None,
+    derandomize=True,
+    phases=[Phase.generate],
+    max_examples=5000,
+    suppress_health_check=list(HealthCheck),
+    deadline=None,
+)
+
+
 def _cases() -> list[typing.Any]:
     out = []
     for revision in REVISIONS:
@@ -56,15 +67,7 @@ def test_every_variant_defined_at_a_revision_is_drawn_there(
     revision: acp.Revision, cls: type
 ) -> None:
     strategy = acps.session_updates(revision=revision)
-    # Derandomized and without shrinking: the same draws every run, the first hit returned.
-    quick = settings(
-        database=None,
-        derandomize=True,
-        phases=[Phase.generate],
-        max_examples=5000,
-        suppress_health_check=list(HealthCheck),
-        deadline=None,
-    )
+    quick = QUICK
     if _defined(cls, revision):
         found = find(strategy, lambda upd: _kind(upd) is cls, settings=quick)
         # What is drawn is what the revision decodes back unchanged.
@@ -127,14 +130,7 @@ def test_every_later_value_inside_a_variant_is_drawn_where_its_revision_has_it(
     what: str, holds: typing.Any, since: acp.Revision, revision: acp.Revision
 ) -> None:
     strategy = acps.session_updates(revision=revision)
-    quick = settings(
-        database=None,
-        derandomize=True,
-        phases=[Phase.generate],
-        max_examples=5000,
-        suppress_health_check=list(HealthCheck),
-        deadline=None,
-    )
+    quick = QUICK
     if revision.includes(since.name):
         found = find(strategy, holds, settings=quick)
         wire = acp.encode_update(found, revision=revision)
