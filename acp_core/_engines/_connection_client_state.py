@@ -4,44 +4,45 @@ Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, `new_client_connect
 `Build` (one step's changes, the ids it generated) with `step_session` (a session's engine
 stepped, its outbound sent, the host events it implies from `_connection_client_events`);
 the host intents themselves are values of `_engines/_connection_client_intents.py`
-(re-exported here). From 2026-11 on, `Build.done` passes every message the step received and
-sent through the checker's cross-session rules (`ClientConnection.judge`, a frozen
-`_rules/_check_preview.PreviewState`): the agent's faults become `Finding` events with the
-rule `check` reports, and a MUST this client would break is refused before anything changes.
-At every revision `Build` also shows every v2 message it receives and sends to the checker's
-exchange rules (`ClientConnection.exchange`, `_rules/_check_exchange.ExchangeRules`: framing,
-the answers to session management, what `initialize` advertised), with the same two outcomes.
+(re-exported here). `Build.done` feeds what the step received and sent to the checker's
+exchange rules (`ClientConnection.exchange`, every v2 revision) and rules across sessions
+(`ClientConnection.judge`, from 2026-11 on): the agent's faults become `Finding` events with
+the rule `check` reports, and a MUST this client would break is refused before anything
+changes. That half of the builder is `FeedsTheMachine` in
+`_engines/_connection_client_judging.py`; this module gives it the session machine's word on
+what a cancel cancels (`Build.cancels_of`, R71).
 The connection keeps no replay window of its own: whether a session's updates are history is
 the protocol machine's answer (`history_open`: the judge's window where it runs, else the
 session machine's), asked by `ClientConnection.replaying` between steps and `Build.replaying`
 within one; a session record keeps only how its last window ended (`replay_end`).
 Must not know: what answers and agent messages do (`_engines/_connection_client.py`), I/O, framing.
 
-Over the ~600-line guide on purpose: one job, the client connection's value and the one step
-that changes it (`Build` from start to `done`); the host intents' sending is that step's
-outbound half and shares every field of `Build`. The owner indexes (`permission_owners`,
-`child_owners`) are kept by `step_session` in the same step. The seams to cut next are
-`host_intent` (the intents' wire) and the indexes, into their own modules once `Build` is a
-value its callers can pass (a module taking `Build` today would be an import cycle).
+Over the ~600-line guide (about 780 lines) on purpose: one job, the client connection's
+value and the one step that changes it (`Build` from start to `done`); the host intents'
+sending is that step's outbound half and shares every field of `Build`. The owner indexes
+(`permission_owners`, `child_owners`) are kept by `step_session` in the same step. Cut out
+so far: the feeding of the machine's parts (`_connection_client_judging.py`, a base class of
+`Build`, which is how a piece of the builder leaves without an import cycle); the next are
+`host_intent` (the intents' wire) and the indexes, the same way.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
-from acp_core._rules._check_exchange import ExchangeRules, exchange_quiet
-from acp_core._rules._check_preview import PreviewState, observe_connection, quiet
+from acp_core._rules._check_exchange import ExchangeRules
+from acp_core._rules._check_preview import PreviewState
 from acp_core._rules._check_preview_records import window_request
 from acp_core._rules._check_schema import d1_findings
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._conversation import observe as observe_conversation
-from acp_core._rules._predicates import request_key
+from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._pcoll import PMap
 from acp_core._state._session_state import SessionState
 from acp_core._v1._v1_state import V1State
@@ -59,7 +60,6 @@ from acp_core._wire._json import (
 )
 from acp_core._wire._jsonrpc import (
     CancelRequestNotification,
-    CancelSessionNotification,
     Message,
     Request,
     RequestPermissionRequest,
@@ -83,6 +83,7 @@ from ._connection_client_intents import (
     SendRequest,
     SetConfigOption,
 )
+from ._connection_client_judging import FeedsTheMachine, session_of
 from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
 from ._intents import AnswerPermission, Received, SendPrompt
 
@@ -304,8 +305,12 @@ def new_client_connection(
     )
 
 
-class Build:
-    """One step's changes (local to one call)."""
+class Build(FeedsTheMachine):
+    """One step's changes (local to one call); feeding them to the machine's connection-wide
+    parts is `FeedsTheMachine`'s half (`_engines/_connection_client_judging.py`)."""
+
+    conn: ClientConnection
+    v1: V1State | None
 
     def __init__(self, conn: ClientConnection) -> None:
         self.conn = conn
@@ -349,7 +354,7 @@ class Build:
             for rule_id, why in d1_findings(side="client", diagnostics=read.diagnostics):
                 # what lenient decoding would drop (a malformed optional field): D1's
                 raise LocalProtocolError(rule_id, f"{why} (the rule: {RULES[rule_id].summary})")
-            named = _session_of(decoded)
+            named = session_of(decoded)
             session = None if named is None else self.sessions.get(named)
             machine = (
                 Conversation.mid_session(self.conn.revision)
@@ -475,101 +480,11 @@ class Build:
             if not v.warning:
                 self.finding(v.rule, v.message)
 
-    def judged_finding(self, rule: str, detail: str) -> None:
-        """A finding the connection would make on its own for a rule the judge decides: made
-        only when no judge runs, so one fault is one finding from one home. Its callers
-        (`_connection_client_preview`) handle children, which exist only at the Preview,
-        where the judge runs unless the agent negotiated v1 (its wire is normalized, the
-        judge does not see it, yet a `subagent_update` still arrives): that is where it
-        speaks (tests/test_one_home_parties.py reaches it)."""
-        if self.conn.judge is None or self.v1 is not None:
-            self.finding(rule, detail)
-
-    @property
-    def judges_exchange(self) -> bool:
-        """The checker's exchange rules run (v2): a finding they make is not made twice."""
-        return self.exchange is not None and self.v1 is None
-
-    def exchanged_raw(self, side: str, raw: object) -> bool:
-        """Show the exchange rules the JSON of one wire message of `side` (before decoding);
-        True when their finding names its fault (the connection handles it no further, as
-        the checker judges it no further)."""
-        rules = self.exchange
-        if rules is None or self.v1 is not None:
-            return False
-        self.exchange, found, judged = rules.see_raw(side, raw)
-        self._exchange_findings(side, found)
-        return judged
-
-    def exchanged(self, side: str, message: Message) -> None:
-        """Show the exchange rules one decoded message of `side` (an item of a batch)."""
-        rules = self.exchange
-        if rules is None or self.v1 is not None or exchange_quiet(rules, side, message):
-            return
-        self.exchange, found = rules.see(side, message)
-        self._exchange_findings(side, found)
-
-    def _exchange_findings(self, side: str, found: list[tuple[str, str]]) -> None:
-        for rule_id, why in found:
-            rule = RULES[rule_id]
-            if side == "client" and rule.side == "client" and rule.level in _MUSTS:
-                # this client would break a MUST by sending it: refused, nothing changed
-                raise LocalProtocolError(rule_id, f"{why} (the rule: {rule.summary})")
-            self.finding(rule_id, why)
-
-    def received(self, message: Message) -> None:
-        """`message` arrived (decoded, one item of a batch): the judge sees it in `done`."""
-        if self.conn.judge is not None and self.v1 is None:
-            self.inbound.append(message)
-
-    def _sent(self) -> list[Message]:
-        # What this step sends, decoded (the connection writes single messages, never batches)
-        # and shown to the exchange rules in wire order (what arrived was shown on arrival).
-        sent = []
-        for wire in self.wire:
-            message = decode_message(wire, revision=self.conn.revision)
-            if not self.exchanged_raw("client", wire):
-                self.exchanged("client", message)  # type: ignore[arg-type]
-            sent.append(message)
-        return sent  # type: ignore[return-value]
-
-    def _judged(self, sent: list[Message]) -> None:
-        # The rules across the sessions of the connection (children, replay windows, keys,
-        # item cancels: `_rules/_check_preview.py`, the checker's one home for them) over
-        # what arrived, then what this step sends, in wire order. The agent's faults are
-        # findings; a MUST this client would break by sending is refused (nothing changed).
-        judge, at = self.conn.judge, self.conn.judged
-        assert judge is not None
-        judged = self.judged_envelopes
-        for message in self.inbound:
-            named = any(m is message for m in judged) if judged else False
-            if not named and quiet(judge, "agent", message):  # the bulk: text chunks
-                at += 1
-                continue
-            judge, at = self._observe(judge, at, "agent", message, named)
-        for message in sent:
-            judge, at = self._observe(judge, at, "client", message)
-        self.changes["judge"], self.changes["judged"] = judge, at
-
-    def _observe(
-        self, judge: PreviewState, at: int, sender: str, message: object, named: bool = False
-    ) -> tuple[PreviewState, int]:
-        session = _session_of(message)
-        cancels = None
-        if type(message) is CancelSessionNotification and session is not None:
-            before = self.conn.sessions.get(session)  # the machine before the cancel
-            cancels = None if before is None else before.engine.conversation.cancels
-        # `named`: the envelope's fault was reported on arrival (`route_child`), so the judge
-        # adds nothing for it at the announcement, as the checker after its J3 (`judged_j3`).
-        judge, findings = observe_connection(
-            judge, at, sender, message, session=session, judged_j3=named, cancels=cancels
-        )
-        for f in findings:
-            rule = RULES[f.rule]
-            if sender == "client" and rule.side == "client" and rule.level in _MUSTS:
-                raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
-            self.finding(f.rule, f.message)
-        return judge, at + 1
+    def cancels_of(self, session_id: str) -> Callable[[RequestKey], bool | None] | None:
+        """What a `session/cancel` of `session_id` cancels, as its session's machine says
+        before the cancel (`Conversation.cancels`, R71). None: no session here."""
+        before = self.conn.sessions.get(session_id)
+        return None if before is None else before.engine.conversation.cancels
 
     def done(self) -> ConnectionStep:
         v2 = self.v1 is None
@@ -602,17 +517,6 @@ _MUSTS: Final = ("MUST", "MUST NOT")
 _FOLLOWED: Final = frozenset({"session/close", "session/set_config_option"})
 #: How many closed sessions a client connection still judges late updates for (R24).
 CLOSED_SESSIONS_KEPT: Final = 16
-
-
-def _session_of(message: object) -> str | None:
-    # The session a message belongs to, as the checker routes it (an answer's session is
-    # the judge's own business: it pairs answers with requests itself).
-    if type(message) is Request:
-        params = message.params
-        sid = params.get("sessionId") if isinstance(params, Mapping) else None
-        return sid if isinstance(sid, str) else None
-    sid = getattr(message, "session_id", None)
-    return sid if isinstance(sid, str) else None
 
 
 def step_session(
