@@ -277,8 +277,7 @@ class Build:
         self, findings: list[tuple[str, str]], also: frozenset[str] = frozenset()
     ) -> None:
         for rule, message in findings:
-            level = RULES[rule].level
-            if (level in ("MUST", "MUST NOT") or rule in also) and RULES[rule].side != "client":
+            if (RULES[rule].mandatory or rule in also) and RULES[rule].side != "client":
                 raise refuse(rule, f"{message} (the rule: {RULES[rule].summary})")
 
     def single(self, before: SessionState, message: Message) -> None:

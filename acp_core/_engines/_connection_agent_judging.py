@@ -16,7 +16,7 @@ handlers own those); what any rule says (the rules' own modules decide).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Protocol
+from typing import Any
 
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._catalogue import RULES
@@ -31,25 +31,11 @@ from acp_core._wire._jsonrpc import (
     Request,
     UpdateSessionNotification,
 )
-from acp_core._wire._revision import Revision
 
-__all__ = ["MUSTS", "FeedsTheMachine", "judged_first"]
+from ._connection_values import JudgedConnection
 
-#: The levels an agent's own finding is refused at.
-MUSTS: Final = ("MUST", "MUST NOT")
+__all__ = ["FeedsTheMachine", "judged_first"]
 
-
-class _Judged(Protocol):
-    """What the feeding reads of the connection value (`AgentConnection`)."""
-
-    @property
-    def revision(self) -> Revision: ...
-    @property
-    def judge(self) -> PreviewState | None: ...
-    @property
-    def judged(self) -> int: ...
-    @property
-    def v1(self) -> object: ...
 
 
 class FeedsTheMachine:
@@ -57,7 +43,7 @@ class FeedsTheMachine:
     whole). The attributes are the builder's: what arrived and is sent this step, the
     exchange rules as they stand, and whether the step's input came from the client."""
 
-    conn: _Judged
+    conn: JudgedConnection
     changes: dict[str, Any]
     wire: list[Any]
     inbound: list[Message]
@@ -109,7 +95,7 @@ class FeedsTheMachine:
         # everything else is a finding.
         for rule_id, why in found:
             rule = RULES[rule_id]
-            own = sender == "agent" and rule.side == "agent" and rule.level in MUSTS
+            own = sender == "agent" and rule.side == "agent" and rule.mandatory
             if own and not self.heard:
                 raise LocalProtocolError(rule_id, f"{why} (the rule: {rule.summary})")
             self.finding(rule_id, why)
@@ -200,5 +186,5 @@ def judged_first(b: FeedsTheMachine, message: UpdateSessionNotification) -> None
     )
     for f in found:
         rule = RULES[f.rule]
-        if rule.side == "agent" and rule.level in MUSTS:
+        if rule.side == "agent" and rule.mandatory:
             raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")

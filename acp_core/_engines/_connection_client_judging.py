@@ -17,7 +17,7 @@ says (the rules' own modules decide). The agent side's twin is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Protocol
+from typing import Any
 
 from acp_core._errors import LocalProtocolError
 from acp_core._rules._catalogue import RULES
@@ -26,23 +26,11 @@ from acp_core._rules._check_preview import PreviewState, observe_connection, qui
 from acp_core._rules._predicates import RequestKey
 from acp_core._wire._codec import decode_message
 from acp_core._wire._jsonrpc import CancelSessionNotification, Message, Request
-from acp_core._wire._revision import Revision
 
-__all__ = ["MUSTS", "FeedsTheMachine", "session_of"]
+from ._connection_values import JudgedConnection
 
-#: The levels this client's own finding is refused at.
-MUSTS: Final = ("MUST", "MUST NOT")
+__all__ = ["FeedsTheMachine", "session_of"]
 
-
-class _Judged(Protocol):
-    """What the feeding reads of the connection value (`ClientConnection`)."""
-
-    @property
-    def revision(self) -> Revision: ...
-    @property
-    def judge(self) -> PreviewState | None: ...
-    @property
-    def judged(self) -> int: ...
 
 
 class FeedsTheMachine:
@@ -50,7 +38,7 @@ class FeedsTheMachine:
     whole). The attributes are the builder's: what arrived and is sent this step, the
     exchange rules as they stand, whether the connection serves v1."""
 
-    conn: _Judged
+    conn: JudgedConnection
     changes: dict[str, Any]
     wire: list[dict[str, Any]]
     inbound: list[Message]
@@ -101,7 +89,7 @@ class FeedsTheMachine:
     def _exchange_findings(self, side: str, found: list[tuple[str, str]]) -> None:
         for rule_id, why in found:
             rule = RULES[rule_id]
-            if side == "client" and rule.side == "client" and rule.level in MUSTS:
+            if side == "client" and rule.side == "client" and rule.mandatory:
                 # this client would break a MUST by sending it: refused, nothing changed
                 raise LocalProtocolError(rule_id, f"{why} (the rule: {rule.summary})")
             self.finding(rule_id, why)
@@ -154,7 +142,7 @@ class FeedsTheMachine:
         )
         for f in findings:
             rule = RULES[f.rule]
-            if sender == "client" and rule.side == "client" and rule.level in MUSTS:
+            if sender == "client" and rule.side == "client" and rule.mandatory:
                 raise LocalProtocolError(f.rule, f"{f.message} (the rule: {rule.summary})")
             self.finding(f.rule, f.message)
         return judge, at + 1

@@ -363,7 +363,7 @@ class Build(FeedsTheMachine):
             )
             for found in observe_conversation(machine, "client", decoded)[1]:
                 rule = RULES[found.rule]
-                if rule.side != "agent" and rule.level in _MUSTS and not found.warning:
+                if rule.side != "agent" and rule.mandatory and not found.warning:
                     raise LocalProtocolError(
                         found.rule, f"{found.message} (the rule: {rule.summary})"
                     )
@@ -512,7 +512,6 @@ class Build(FeedsTheMachine):
         return ConnectionStep(conn, tuple(self.wire), tuple(self.events), tuple(self.ids))
 
 
-_MUSTS: Final = ("MUST", "MUST NOT")
 #: The session requests whose answers the session's machine judges (`Build.session_request`).
 _FOLLOWED: Final = frozenset({"session/close", "session/set_config_option"})
 #: How many closed sessions a client connection still judges late updates for (R24).

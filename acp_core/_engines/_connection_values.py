@@ -5,7 +5,8 @@ Owns: what a host gives a connection besides wire input (`SessionIntent`, `Answe
 the ids a step generated, and the event classes), the typed requests handed to the host
 (`ListSessions`, `DeleteSession`, `ForkSession`, `ExtensionRequest`,
 `ExtensionNotification`), and the JSON-RPC reply builders
-the two sides use the same way (error replies, the `-32002` unknown-session error).
+the two sides use the same way (error replies, the `-32002` unknown-session error), and
+`JudgedConnection`, what each side's feeding of the machine reads of its connection value.
 Must not know: which side does what with them (`_engines/_connection_agent.py`,
 `_engines/_connection_client.py`), engines, framing.
 """
@@ -13,7 +14,7 @@ Must not know: which side does what with them (`_engines/_connection_agent.py`,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from acp_core._rules._predicates import is_absolute
 from acp_core._wire._codec_values import is_request_id
@@ -22,10 +23,28 @@ from acp_core._wire._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
 from acp_core._wire._value import frozen
 
 if TYPE_CHECKING:
+    from acp_core._rules._check_preview import PreviewState
     from acp_core._wire._jsonrpc import RequestPermissionRequest
+    from acp_core._wire._revision import Revision
     from acp_core._wire._updates import SessionUpdate
 
     from ._agent_records import PermissionDecision
+
+
+class JudgedConnection(Protocol):
+    """What a connection's feeding of the machine's connection-wide parts reads of the
+    connection value (`AgentConnection`, `ClientConnection`; the feeding is
+    `_engines/_connection_agent_judging.py` and `_connection_client_judging.py`)."""
+
+    @property
+    def revision(self) -> Revision: ...
+    @property
+    def judge(self) -> PreviewState | None: ...
+    @property
+    def judged(self) -> int: ...
+    @property
+    def v1(self) -> object: ...
+
 
 __all__ = [
     "AnswerRequest",
@@ -40,6 +59,7 @@ __all__ = [
     "ForkSession",
     "Implementation",
     "Initialized",
+    "JudgedConnection",
     "ListSessions",
     "PermissionAnswered",
     "PermissionRequested",
