@@ -8,8 +8,9 @@ and the regenerated docs are not in it: `python tools/generate_values.py`,
 `python tests/test_api_docs.py` and `python -m acp_core rules` write those. Here:
 - the patch edits at most 7 package files, and the doc's table names exactly the files the
   patch edits, package and tests alike, with the count the doc states (no drift either way);
-- `git apply --check` of the patch succeeds on this working tree (a change on main that
-  touches the same lines breaks it: refresh the patch by redoing the walk-through);
+- the patch applies to this working tree, checked in Python as `git apply --check` checks
+  it, so no git is needed (a change on main that touches the same lines breaks it: refresh
+  the patch by redoing the walk-through);
 - (slow) in a copy of the package and the tests, the patch applied and the generator run, the
   walk-through's own tests and the sanity checks of the public namespace pass.
 """
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SPEC_DIR
+from unified_patch import PatchError, apply_patch
 
 ROOT = Path(__file__).resolve().parents[1]
 PATCH = ROOT / "tests" / "walkthroughs" / "focus_update.patch"
@@ -91,32 +93,33 @@ def test_the_doc_table_lists_exactly_the_patch_files_and_states_the_count() -> N
     assert int(stated.group(1)) == len(_package(files))
 
 
-def _git() -> str:
-    git = shutil.which("git")
-    if git is None:
-        pytest.skip("git is not installed: `git apply` checks the walk-through's patch")
-    return git
-
-
 def test_the_patch_applies_to_this_tree() -> None:
-    git = _git()
-    top = subprocess.run(
-        [git, "rev-parse", "--show-toplevel"], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    if top.returncode != 0 or Path(top.stdout.strip()).resolve() != ROOT:
-        pytest.skip(f"{ROOT} is not a git checkout; CI runs from a clone, where this runs")
-    check = subprocess.run(
-        [git, "apply", "--check", str(PATCH)], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    assert check.returncode == 0, (
-        "tests/walkthroughs/focus_update.patch no longer applies: redo docs/contributing.md's "
-        f"focus_update walk-through on this tree and store the new diff\n{check.stderr}"
-    )
+    # Checked in Python (`tests/unified_patch.py`), as `git apply --check` would: every hunk's
+    # old lines stand in its file, and the new test file does not exist yet.
+    text = PATCH.read_text(encoding="utf-8")
+    try:
+        touched = apply_patch(text, ROOT)
+    except PatchError as e:
+        pytest.fail(
+            "tests/walkthroughs/focus_update.patch no longer applies: redo docs/contributing.md's "
+            f"focus_update walk-through on this tree and store the new diff ({e})"
+        )
+    assert touched == patched_files(text)  # every file of the patch was checked
+
+
+def test_a_hunk_that_does_not_match_is_refused(tmp_path: Path) -> None:
+    # The checker of the patch can fail: the same patch against a file whose lines moved on.
+    (tmp_path / "a.py").write_text("one\ntwo\nthree\n")
+    patch = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"
+    assert apply_patch(patch, tmp_path) == ["a.py"]
+    apply_patch(patch, tmp_path, write=True)
+    assert (tmp_path / "a.py").read_text() == "one\n2\nthree\n"
+    with pytest.raises(PatchError):
+        apply_patch(patch, tmp_path)  # "two" is gone
 
 
 @pytest.mark.slow
 def test_the_patched_copy_passes_the_walkthrough_tests(tmp_path: Path) -> None:
-    git = _git()
     copy = tmp_path / "tree"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     for folder in ("acp_core", "tests", "tools"):
@@ -126,8 +129,6 @@ def test_the_patched_copy_passes_the_walkthrough_tests(tmp_path: Path) -> None:
         **os.environ,
         "PYTHONPATH": str(copy),
         "HYPOTHESIS_PROFILE": "fast",
-        # `git apply` outside any repository: never the one tmp_path may sit in.
-        "GIT_CEILING_DIRECTORIES": str(tmp_path),
         # The spec oracles stay where they are (the tests asked for here need none).
         "ACP_V2_SPEC_DIR": os.environ.get("ACP_V2_SPEC_DIR", str(SPEC_DIR)),
     }
@@ -137,7 +138,7 @@ def test_the_patched_copy_passes_the_walkthrough_tests(tmp_path: Path) -> None:
         assert done.returncode == 0, f"{argv}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
         return done.stdout
 
-    run(git, "apply", str(PATCH))
+    apply_patch(PATCH.read_text(), copy, write=True)
     run(sys.executable, "tools/generate_values.py")
     where = run(sys.executable, "-c", "import acp_core; print(acp_core.__file__)")
     assert Path(where.strip()).is_relative_to(copy), where

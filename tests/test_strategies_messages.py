@@ -18,8 +18,9 @@ from __future__ import annotations
 import typing
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import find, settings
 from hypothesis.errors import NoSuchExample
+from test_strategies_variants import QUICK as VARIANT_SEARCH
 
 import acp_core as acp
 from acp_core import strategies as acps
@@ -31,15 +32,8 @@ REVISIONS = list(acp.REVISIONS.values())
 GENERIC = frozenset({j.Request, j.Notification, j.Response, j.ErrorResponse})
 KINDS = typing.get_args(j.Message)
 
-# Derandomized and without shrinking: the same draws every run, the first hit returned.
-QUICK = settings(
-    database=None,
-    derandomize=True,
-    phases=[Phase.generate],
-    max_examples=2000,
-    suppress_health_check=list(HealthCheck),
-    deadline=None,
-)
+#: Derandomized and without shrinking (the variant searches' settings), 2,000 draws a search.
+QUICK = settings(VARIANT_SEARCH, max_examples=2000)
 
 
 def kinds_of(revision: acp.Revision) -> frozenset[type]:
