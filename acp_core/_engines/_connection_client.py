@@ -10,7 +10,7 @@ requests refused -32600 when their id is not one or is pending anywhere on the c
 session, `$/cancel_request`, extension traffic handed to the host, unknown methods answered
 `-32601`.
 Must not know: I/O, clocks; how the engines decide (they are stepped through `step`).
-Over the ~600-line guide (about 605) and one job: everything the client side receives, in the
+Over the ~600-line guide (about 615) and one job: everything the client side receives, in the
 order the checker judges a line (framing, decoding and its D1/J45, a batch's R35/R44, J37,
 the exchange rules, the message's own handling). The seams already cut out are the session
 records and the builder (`_connection_client_state.py`), runs of updates

@@ -11,9 +11,11 @@ Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
 The quiet path (messages that reach no rule here) is `_rules/_check_preview_quiet.py`'s; its
-names are served from here too. Past the ~600-line guide (about 610) and one job: the state
+names are served from here too. Past the ~600-line guide (about 630) and one job: the state
 value, its draft and the dispatch to the rule modules (`_check_preview_{answers,cancels,
-prompts,records,updates}.py` hold the rules); the forgetting is `_rules/_recent.py`'s.
+prompts,records,updates}.py` hold the rules), and `client_knows`, the one home of "does the
+client know this session" the agent connection asks too; the forgetting is
+`_rules/_recent.py`'s.
 
 Theory of operation. `_rules/_protocol.py` hands every decoded message with the session it belongs
 to (an answer: the session of the request it answers). A rule is reported only where the
