@@ -1,7 +1,9 @@
 """The quiet path of the cross-session rules (`observe_connection` returning the state as it
-was for an agent's text chunk on a plain top-level session) is only a shortcut: over every
-trace of the Preview table, good and bad, both paths give the same state and the same
-findings at every message. A planted quiet path that also skips a child's chunks must fail."""
+was for an agent's text chunk on a plain top-level session) and the tool path (only the tool
+call's record edited, `only_tool`) are only shortcuts: over every trace of the Preview table,
+good and bad, both give the same state and the same findings at every message as the full
+path. A planted quiet path that also skips a child's chunks must fail, and so must a tool
+path that forgets the cancel windows."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ TOOLS = [
     tool(P, "t2", status="failed"),
     tool(P, "t2", capabilities={}),
     tool(P, "t2", name="read_file"),
+    tool(P, "t2", name="write_file"),  # renamed: R81, on the tool path
     tool(P, "t2", content=[{"type": "session", "sessionId": "sess_far"}]),
     state(P, "running", background=BG_T1),
     cancel(P),
@@ -186,3 +189,39 @@ def test_the_split_quiet_test_is_the_whole_one() -> None:
                 held_back += 1
     assert quiet_by_class  # not vacuous
     assert held_back
+
+
+def _tool_path_kinds(trace: list[dict[str, Any]]) -> list[str]:
+    # What each agent update of `trace` that takes the tool path (not the quiet one) is.
+    state = cp.PreviewState(acp.V2_PREVIEW)
+    taken = []
+    for at, entry in enumerate(trace):
+        message = decode_message(_wire(entry), revision=acp.V2_PREVIEW)
+        sender = entry["from"]
+        if not cp.quiet(state, sender, message) and cp.only_tool(state, sender, message):
+            status = message.update.status
+            taken.append(status if isinstance(status, str) else "-")
+        sid = getattr(message, "session_id", None)
+        state, _ = cp.observe_connection(state, at, sender, message, session=sid)
+    return taken
+
+
+def test_tool_traffic_reaches_the_tool_path() -> None:
+    # Not vacuous: a first sight (t1), a finish (t2), capabilities and two names edit the
+    # record alone; content naming a session and, inside the cancel window (after
+    # `cancel(P)`), every patch take the full path (R47's bookkeeping, R73).
+    assert _tool_path_kinds(TOOLS) == ["in_progress", "completed", "-", "-", "-"]
+    renamed = [f for _, (_, found) in _both(TOOLS) for f in found if f.rule == "R81"]
+    assert len(renamed) == 1  # the rename was judged, on the tool path
+
+
+def test_a_tool_path_that_forgot_the_cancel_windows_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def careless(state: Any, sender: str, message: Any) -> bool:
+        update = getattr(message, "update", None)
+        return sender == "agent" and type(update).__name__ == "ToolCallUpdate"
+
+    monkeypatch.setattr(cp, "only_tool", careless)
+    differs = any(quick != full for trace in (TOOLS, WINDOW) for quick, full in _both(trace))
+    assert differs

@@ -41,7 +41,7 @@ from acp_core._errors import DecodeError
 from acp_core._rules._check_exchange import exchange_quiet_update
 from acp_core._rules._check_preview import (
     QUIET_UPDATES,
-    observe_connection_fully,
+    observe_connection,
     quiet_session,
     quiet_update,
 )
@@ -152,7 +152,7 @@ def receive_update_run(
         next_judge = judge
         if judge is not None and not (session_quiet and quiet_update(judge, sid, update)):
             at = conn.judged + len(messages)  # the judge's label of this message
-            next_judge, findings = observe_connection_fully(
+            next_judge, findings = observe_connection(
                 judge, at, "agent", message, session=sid
             )
             if findings:

@@ -68,6 +68,7 @@ import attrs
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._revision import Revision
 from acp_core._wire._value import frozen
 
@@ -75,9 +76,16 @@ from ._check_preview_answers import RESTRICTED, agent_answer
 from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
 from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
 from ._check_preview_prompts import BookDraft, PromptBook, freeze_book, thaw_book
-from ._check_preview_quiet import QUIET_UPDATES, quiet, quiet_session, quiet_update, quiet_wire
+from ._check_preview_quiet import (
+    QUIET_UPDATES,
+    only_tool,
+    quiet,
+    quiet_session,
+    quiet_update,
+    quiet_wire,
+)
 from ._check_preview_records import FINAL_TOOL, HistoryWindow, Resume, Terminal, Tool
-from ._check_preview_updates import on_update
+from ._check_preview_updates import on_update, recorded_tool
 from ._conversation_state import Finding
 from ._draft import EMPTY, EMPTY_OMAP, OMap, oitems, opop, oset, twins
 from ._naming import Naming
@@ -240,8 +248,15 @@ def observe_connection(
     `judged_j3`: the checker reported J3 for this envelope (J3 wins over R47). `cancels`: for
     the client's `session/cancel`, the session machine's `Conversation.cancels` (which of the
     pending requests the cancel cancels; R71)."""
-    if not judged_j3 and quiet(state, sender, message):
-        return state, []
+    if not judged_j3:
+        if quiet(state, sender, message):
+            return state, []
+        if only_tool(state, sender, message):
+            notification: Any = message  # (`only_tool`: an agent's tool call update)
+            sid, update = notification.session_id, notification.update
+            tools, renamed = recorded_tool(state.tools, sid, update)
+            found = _reported(state.revision, "R81", at, renamed)
+            return (state if tools is state.tools else fast_evolve(state, tools=tools)), found
     return observe_connection_fully(
         state, at, sender, message, session=session, judged_j3=judged_j3, cancels=cancels
     )
@@ -267,6 +282,11 @@ def observe_connection_fully(
         r.not_cancelled(at, cancels)
     return r.frozen(state), r.found
 
+
+
+def _reported(revision: Revision, rule: str, at: int, why: str | None) -> list[Finding]:
+    # What reporting `rule` at `at` (None: nothing broken) finds where `revision` has it.
+    return [Finding(rule, why, at)] if why is not None and revision.applies(rule) else []
 
 
 def finish_connection(state: PreviewState) -> list[Finding]:
@@ -342,8 +362,7 @@ class PreviewDraft(_Scratch):
         return _freeze(self, state)
 
     def report(self, rule: str, at: int, message: str) -> None:
-        if self.revision.applies(rule):
-            self.found.append(Finding(rule, message, at))
+        self.found.extend(_reported(self.revision, rule, at, message))
 
     def r57(self, i: int, *, answered: Resume | None = None, again: str | None = None) -> bool:
         """R57: a resume with a replay cursor gets exactly one `replay_complete` for its

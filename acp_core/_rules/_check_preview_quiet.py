@@ -1,11 +1,15 @@
-"""The quiet path of the connection-wide judge: which messages reach no rule of it.
+"""The quiet paths of the connection-wide judge: which messages reach no rule of it, and
+which reach only the tool call records.
 
 Owns: `quiet` (a decoded message), `quiet_session` and `quiet_update` (its two halves, which
 the client connection asks once per run and once per update class), `QUIET_UPDATES`, and
 `quiet_wire` (a message still in its JSON form). Each says true only where
 `_rules/_check_preview.observe_connection` would leave the `PreviewState` as it is and find
-nothing; `observe_connection` asks `quiet` first. tests/test_check_preview_quiet.py holds the
-quiet answer against the full path.
+nothing; `observe_connection` asks `quiet` first. And `only_tool`: a tool call update whose
+whole judgement is its tool call's record (`_check_preview_updates.recorded_tool`, R81), so
+`observe_connection` edits that one field instead of the whole state (a tool call's first
+sight and its finish: most tool traffic the quiet path cannot take).
+tests/test_check_preview_quiet.py holds both paths against the full one.
 Must not know: what any rule says (the rule modules `_check_preview_*.py` decide them), which
 side it runs on beyond the sender it is given, files.
 """
@@ -48,7 +52,7 @@ class PreviewState(Protocol):
     @property
     def cancels(self) -> Cancels: ...
 
-__all__ = ["QUIET_UPDATES", "quiet", "quiet_session", "quiet_update", "quiet_wire"]
+__all__ = ["QUIET_UPDATES", "only_tool", "quiet", "quiet_session", "quiet_update", "quiet_wire"]
 
 #: Updates that change nothing here on a top-level session outside a replay window: the
 #: agent's own text streams (the bulk of every connection's traffic), and the updates
@@ -114,6 +118,26 @@ def _quiet_state(
     if isinstance(getattr(upd, "background", UNSET), tuple):
         return False
     return sid in state.background and state.background[sid] is None
+
+
+def only_tool(state: PreviewState, sender: str, message: object) -> bool:
+    """Whether `message` is an agent's tool call update that reaches no rule of the judge
+    but its tool call's record: on a session `quiet_session` holds for (known, nobody's
+    child, not replaying: so its envelope is no R47/R76 use and no replay window reads it),
+    no cancel window open on it (R73), and no content that names a session (R47's
+    bookkeeping). Quiet or not: `quiet` is asked first."""
+    if sender != "agent" or type(message) is not j.UpdateSessionNotification:
+        return False
+    upd = message.update
+    if type(upd) is not u.ToolCallUpdate:
+        return False
+    sid = message.session_id
+    if sid in state.cancels.windows or not quiet_session(state, sid):
+        return False
+    content = upd.content
+    return not isinstance(content, tuple) or not any(
+        type(item) is SessionReference for item in content
+    )
 
 
 #: The update classes `quiet_update` finds quiet whatever they hold.

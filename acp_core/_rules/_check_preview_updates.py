@@ -48,7 +48,14 @@ from ._predicates import open_enum_finding, shown
 if TYPE_CHECKING:
     from ._check_preview import PreviewDraft
 
-__all__ = ["announce_finding", "background_findings", "background_items", "has_cancel", "on_update"]
+__all__ = [
+    "announce_finding",
+    "background_findings",
+    "background_items",
+    "has_cancel",
+    "on_update",
+    "recorded_tool",
+]
 
 _STATE_UPDATES: Final = (
     u.RunningStateUpdate,
@@ -263,22 +270,36 @@ def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
 
 
 def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
-    tool = r.tools.get((sid, upd.tool_call_id), NEW_TOOL)
+    tools, renamed = recorded_tool(r.tools, sid, upd)
+    r.tools = tools
+    if renamed is not None:
+        r.report("R81", i, renamed)
+
+
+def recorded_tool(
+    tools: PMap[tuple[str, str], Tool], sid: str, upd: u.ToolCallUpdate
+) -> tuple[PMap[tuple[str, str], Tool], str | None]:
+    """The tool call records after `upd` (the same map when its record stays as it is), and
+    why it breaks R81 (a named tool call renamed), or None. The one home of both; a
+    message that reaches no other rule of the judge (`_check_preview_quiet.only_tool`) is
+    judged by this alone."""
+    key = (sid, upd.tool_call_id)
+    tool = tools.get(key, NEW_TOOL)
     cancel = has_cancel(upd.capabilities)
     final = isinstance(upd.status, str) and upd.status in u.ToolCallStatus.TERMINAL
     name = tool.name
+    renamed = None
     if isinstance(upd.name, str):
         if name is not None and name != upd.name:
-            r.report(
-                "R81",
-                i,
+            renamed = (
                 f"tool call {shown(upd.tool_call_id)} was named {shown(name)} and is "
-                f"renamed {shown(upd.name)}",
+                f"renamed {shown(upd.name)}"
             )
         name = upd.name
     new = Tool(tool.cancel if cancel is None else cancel, tool.final or final, name)
-    if new != tool or (sid, upd.tool_call_id) not in r.tools:
-        r.tools = r.tools.set((sid, upd.tool_call_id), new)
+    if new != tool or key not in tools:
+        tools = tools.set(key, new)
+    return tools, renamed
 
 
 def _r73(r: PreviewDraft, i: int, sid: str, upd: object) -> None:

@@ -118,37 +118,38 @@ SOURCES = {
     'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    return obj\n': '_c104',
     'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    s11(obj, a11)\n    return obj\n': '_c105',
     'def make(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17):\n    obj = new(cls)\n    s0(obj, a0)\n    s1(obj, a1)\n    s2(obj, a2)\n    s3(obj, a3)\n    s4(obj, a4)\n    s5(obj, a5)\n    s6(obj, a6)\n    s7(obj, a7)\n    s8(obj, a8)\n    s9(obj, a9)\n    s10(obj, a10)\n    s11(obj, a11)\n    s12(obj, a12)\n    s13(obj, a13)\n    s14(obj, a14)\n    s15(obj, a15)\n    s16(obj, a16)\n    s17(obj, a17)\n    return obj\n': '_c106',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v0)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c107',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, v0)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c108',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v0)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c109',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c110',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, v0)\n    return obj\n': '_c111',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, v0)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c112',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, v0)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c113',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v0)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c114',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, v0)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c115',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.started)\n    s1(obj, old.judged)\n    s2(obj, old.known)\n    s3(obj, v0)\n    return obj\n': '_c116',
-    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.started)\n    s1(obj, old.judged)\n    s2(obj, v0)\n    s3(obj, old.creating)\n    return obj\n': '_c117',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, v0)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c118',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, v0)\n    s9(obj, v1)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c119',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v0)\n    s6(obj, v1)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c120',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v1)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, v0)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c121',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, v0)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c122',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, c8)\n    s9(obj, c9)\n    return obj\n': '_c123',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.known)\n    s3(obj, old.creating)\n    return obj\n': '_c124',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, v2)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, v1)\n    s13(obj, v0)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c125',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v2)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c126',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v1)\n    s2(obj, v2)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v0)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c127',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v2)\n    s3(obj, old._messages)\n    s4(obj, v0)\n    s5(obj, v1)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c128',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, v0)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c129',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, v0)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c130',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, v2)\n    s9(obj, v3)\n    return obj\n': '_c131',
-    'def replace(old, v0, v1, v2, v3, v4, v5, v6):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v5)\n    s2(obj, v6)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v2)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v3)\n    s15(obj, v4)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c132',
-    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v7)\n    s2(obj, v8)\n    s3(obj, v2)\n    s4(obj, v1)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, v6)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, v0)\n    s11(obj, v3)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v4)\n    s15(obj, v5)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c133',
-    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, v3)\n    s5(obj, v4)\n    s6(obj, v5)\n    s7(obj, v6)\n    s8(obj, v7)\n    s9(obj, v8)\n    s10(obj, v10)\n    s11(obj, v11)\n    s12(obj, v12)\n    s13(obj, v13)\n    s14(obj, v9)\n    return obj\n': '_c134',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c135',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c136',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.book)\n    d13(d, r.resumed)\n    d14(d, r.inserted)\n    d15(d, r.permissions)\n    d16(d, r.withdrawn)\n    d17(d, r.cancelled)\n    d18(d, r.closed)\n    d19(d, r.suggestions)\n    d20(d, r.j3)\n    d21(d, r.fresh)\n    d22(d, r.child_work)\n    d23(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c137',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.named)\n    s2(obj, old.parents)\n    s3(obj, old.can_cancel)\n    s4(obj, old.child_idle)\n    s5(obj, old.unclaimed)\n    s6(obj, v0)\n    s7(obj, old.terminals)\n    s8(obj, old.background)\n    s9(obj, old.routes)\n    s10(obj, old.resumes)\n    s11(obj, old.replaying)\n    s12(obj, old.book)\n    s13(obj, old.resumed)\n    s14(obj, old.inserted)\n    s15(obj, old.permissions)\n    s16(obj, old.withdrawn)\n    s17(obj, old.cancelled)\n    s18(obj, old.closed)\n    s19(obj, old.suggestions)\n    s20(obj, old.j3)\n    s21(obj, old.fresh)\n    s22(obj, old.child_work)\n    s23(obj, old.cancels)\n    return obj\n': '_c107',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v0)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c108',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, v0)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c109',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v0)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c110',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c111',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, v0)\n    return obj\n': '_c112',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, v0)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c113',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, v0)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c114',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v0)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c115',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, v0)\n    s2(obj, old.timeline)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c116',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.started)\n    s1(obj, old.judged)\n    s2(obj, old.known)\n    s3(obj, v0)\n    return obj\n': '_c117',
+    'def replace(old, v0):\n    obj = new(cls)\n    s0(obj, old.started)\n    s1(obj, old.judged)\n    s2(obj, v0)\n    s3(obj, old.creating)\n    return obj\n': '_c118',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, v0)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c119',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, v0)\n    s9(obj, v1)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c120',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v0)\n    s6(obj, v1)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c121',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v1)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, v0)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c122',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, v0)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c123',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, c8)\n    s9(obj, c9)\n    return obj\n': '_c124',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.known)\n    s3(obj, old.creating)\n    return obj\n': '_c125',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, v2)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, v1)\n    s13(obj, v0)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c126',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v2)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c127',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v1)\n    s2(obj, v2)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v0)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c128',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v2)\n    s3(obj, old._messages)\n    s4(obj, v0)\n    s5(obj, v1)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c129',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, v0)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c130',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, v0)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c131',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, v2)\n    s9(obj, v3)\n    return obj\n': '_c132',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v5)\n    s2(obj, v6)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v2)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v3)\n    s15(obj, v4)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c133',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v7)\n    s2(obj, v8)\n    s3(obj, v2)\n    s4(obj, v1)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, v6)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, v0)\n    s11(obj, v3)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v4)\n    s15(obj, v5)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c134',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, v3)\n    s5(obj, v4)\n    s6(obj, v5)\n    s7(obj, v6)\n    s8(obj, v7)\n    s9(obj, v8)\n    s10(obj, v10)\n    s11(obj, v11)\n    s12(obj, v12)\n    s13(obj, v13)\n    s14(obj, v9)\n    return obj\n': '_c135',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c136',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c137',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.book)\n    d13(d, r.resumed)\n    d14(d, r.inserted)\n    d15(d, r.permissions)\n    d16(d, r.withdrawn)\n    d17(d, r.cancelled)\n    d18(d, r.closed)\n    d19(d, r.suggestions)\n    d20(d, r.j3)\n    d21(d, r.fresh)\n    d22(d, r.child_work)\n    d23(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c138',
 }
 
 
@@ -2878,6 +2879,35 @@ def _c106(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, 
 def _c107(old, v0):
     obj = new(cls)
     s0(obj, old.revision)
+    s1(obj, old.named)
+    s2(obj, old.parents)
+    s3(obj, old.can_cancel)
+    s4(obj, old.child_idle)
+    s5(obj, old.unclaimed)
+    s6(obj, v0)
+    s7(obj, old.terminals)
+    s8(obj, old.background)
+    s9(obj, old.routes)
+    s10(obj, old.resumes)
+    s11(obj, old.replaying)
+    s12(obj, old.book)
+    s13(obj, old.resumed)
+    s14(obj, old.inserted)
+    s15(obj, old.permissions)
+    s16(obj, old.withdrawn)
+    s17(obj, old.cancelled)
+    s18(obj, old.closed)
+    s19(obj, old.suggestions)
+    s20(obj, old.j3)
+    s21(obj, old.fresh)
+    s22(obj, old.child_work)
+    s23(obj, old.cancels)
+    return obj
+
+
+def _c108(old, v0):
+    obj = new(cls)
+    s0(obj, old.revision)
     s1(obj, old.phase)
     s2(obj, old.phase_at)
     s3(obj, old.turn)
@@ -2898,7 +2928,7 @@ def _c107(old, v0):
     return obj
 
 
-def _c108(old, v0):
+def _c109(old, v0):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -2921,7 +2951,7 @@ def _c108(old, v0):
     return obj
 
 
-def _c109(old, v0):
+def _c110(old, v0):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -2944,7 +2974,7 @@ def _c109(old, v0):
     return obj
 
 
-def _c110(old, v0):
+def _c111(old, v0):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -2967,7 +2997,7 @@ def _c110(old, v0):
     return obj
 
 
-def _c111(old, v0):
+def _c112(old, v0):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -2982,7 +3012,7 @@ def _c111(old, v0):
     return obj
 
 
-def _c112(old, v0):
+def _c113(old, v0):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -2997,7 +3027,7 @@ def _c112(old, v0):
     return obj
 
 
-def _c113(old, v0):
+def _c114(old, v0):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3012,7 +3042,7 @@ def _c113(old, v0):
     return obj
 
 
-def _c114(old, v0):
+def _c115(old, v0):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3027,7 +3057,7 @@ def _c114(old, v0):
     return obj
 
 
-def _c115(old, v0):
+def _c116(old, v0):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, v0)
@@ -3042,7 +3072,7 @@ def _c115(old, v0):
     return obj
 
 
-def _c116(old, v0):
+def _c117(old, v0):
     obj = new(cls)
     s0(obj, old.started)
     s1(obj, old.judged)
@@ -3051,7 +3081,7 @@ def _c116(old, v0):
     return obj
 
 
-def _c117(old, v0):
+def _c118(old, v0):
     obj = new(cls)
     s0(obj, old.started)
     s1(obj, old.judged)
@@ -3060,7 +3090,7 @@ def _c117(old, v0):
     return obj
 
 
-def _c118(old, v0, v1):
+def _c119(old, v0, v1):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3083,7 +3113,7 @@ def _c118(old, v0, v1):
     return obj
 
 
-def _c119(old, v0, v1):
+def _c120(old, v0, v1):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3106,7 +3136,7 @@ def _c119(old, v0, v1):
     return obj
 
 
-def _c120(old, v0, v1):
+def _c121(old, v0, v1):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3129,7 +3159,7 @@ def _c120(old, v0, v1):
     return obj
 
 
-def _c121(old, v0, v1):
+def _c122(old, v0, v1):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3152,7 +3182,7 @@ def _c121(old, v0, v1):
     return obj
 
 
-def _c122(old, v0, v1):
+def _c123(old, v0, v1):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3167,7 +3197,7 @@ def _c122(old, v0, v1):
     return obj
 
 
-def _c123(old, v0, v1):
+def _c124(old, v0, v1):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3182,7 +3212,7 @@ def _c123(old, v0, v1):
     return obj
 
 
-def _c124(old, v0, v1):
+def _c125(old, v0, v1):
     obj = new(cls)
     s0(obj, v0)
     s1(obj, v1)
@@ -3191,7 +3221,7 @@ def _c124(old, v0, v1):
     return obj
 
 
-def _c125(old, v0, v1, v2):
+def _c126(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3214,7 +3244,7 @@ def _c125(old, v0, v1, v2):
     return obj
 
 
-def _c126(old, v0, v1, v2):
+def _c127(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3237,7 +3267,7 @@ def _c126(old, v0, v1, v2):
     return obj
 
 
-def _c127(old, v0, v1, v2):
+def _c128(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v1)
@@ -3260,7 +3290,7 @@ def _c127(old, v0, v1, v2):
     return obj
 
 
-def _c128(old, v0, v1, v2):
+def _c129(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3275,7 +3305,7 @@ def _c128(old, v0, v1, v2):
     return obj
 
 
-def _c129(old, v0, v1, v2, v3):
+def _c130(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v2)
@@ -3298,7 +3328,7 @@ def _c129(old, v0, v1, v2, v3):
     return obj
 
 
-def _c130(old, v0, v1, v2, v3):
+def _c131(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v2)
@@ -3321,7 +3351,7 @@ def _c130(old, v0, v1, v2, v3):
     return obj
 
 
-def _c131(old, v0, v1, v2, v3):
+def _c132(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3336,7 +3366,7 @@ def _c131(old, v0, v1, v2, v3):
     return obj
 
 
-def _c132(old, v0, v1, v2, v3, v4, v5, v6):
+def _c133(old, v0, v1, v2, v3, v4, v5, v6):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v5)
@@ -3359,7 +3389,7 @@ def _c132(old, v0, v1, v2, v3, v4, v5, v6):
     return obj
 
 
-def _c133(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):
+def _c134(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v7)
@@ -3382,7 +3412,7 @@ def _c133(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):
     return obj
 
 
-def _c134(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):
+def _c135(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):
     obj = new(cls)
     s0(obj, v0)
     s1(obj, v1)
@@ -3402,14 +3432,14 @@ def _c134(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):
     return obj
 
 
-def _c135(r):
+def _c136(r):
     d = new(D)
     d0(d, r.elicitations)
     d1(d, r.windows)
     return d
 
 
-def _c136(r):
+def _c137(r):
     d = new(D)
     d0(d, r.pending)
     d1(d, r.open)
@@ -3424,7 +3454,7 @@ def _c136(r):
     return d
 
 
-def _c137(r):
+def _c138(r):
     d = new(D)
     d0(d, r.revision)
     d1(d, r.named)
