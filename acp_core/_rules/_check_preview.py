@@ -10,8 +10,9 @@ edit) and `CHECKED` (the rule ids it reports).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
-The quiet path (messages that reach no rule here) is `_rules/_check_preview_quiet.py`'s; its
-names are served from here too. Past the ~600-line guide (about 630) and one job: the state
+The quiet paths (messages that reach no rule here, or only the tool call records) are
+`_rules/_check_preview_quiet.py`'s; their names are served from here too. Past the ~600-line
+guide (about 650) and one job: the state
 value, its draft and the dispatch to the rule modules (`_check_preview_{answers,cancels,
 prompts,records,updates}.py` hold the rules), and `client_knows`, the one home of "does the
 client know this session" the agent connection asks too; the forgetting is
