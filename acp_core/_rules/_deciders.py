@@ -123,7 +123,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R76": ("acp_core._rules._check_preview:r76_breach",),
     "R79": ("acp_core._rules._check_preview_updates:_suggestions",),
     "R80": ("acp_core._rules._check_undecodable:_explain",),
-    "R81": ("acp_core._rules._check_preview_updates:_tool",),
+    "R81": ("acp_core._rules._check_preview_updates:recorded_tool",),
 }
 
 
