@@ -255,9 +255,9 @@ def observe_connection(
         if only_tool(state, sender, message):
             notification: Any = message  # (`only_tool`: an agent's tool call update)
             sid, update = notification.session_id, notification.update
-            tools, renamed = recorded_tool(state.tools, sid, update)
-            found = _reported(state.revision, "R81", at, renamed)
-            return (state if tools is state.tools else fast_evolve(state, tools=tools)), found
+            tools, found = recorded_tool(state.tools, sid, update)
+            findings = [] if found is None else _reported(state.revision, found[0], at, found[1])
+            return (state if tools is state.tools else fast_evolve(state, tools=tools)), findings
     return observe_connection_fully(
         state, at, sender, message, session=session, judged_j3=judged_j3, cancels=cancels
     )
@@ -285,9 +285,9 @@ def observe_connection_fully(
 
 
 
-def _reported(revision: Revision, rule: str, at: int, why: str | None) -> list[Finding]:
-    # What reporting `rule` at `at` (None: nothing broken) finds where `revision` has it.
-    return [Finding(rule, why, at)] if why is not None and revision.applies(rule) else []
+def _reported(revision: Revision, rule: str, at: int, why: str) -> list[Finding]:
+    # What reporting `rule` at `at` finds where `revision` has the rule.
+    return [Finding(rule, why, at)] if revision.applies(rule) else []
 
 
 def finish_connection(state: PreviewState) -> list[Finding]:

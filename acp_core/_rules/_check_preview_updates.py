@@ -270,17 +270,16 @@ def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
 
 
 def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
-    tools, renamed = recorded_tool(r.tools, sid, upd)
-    r.tools = tools
-    if renamed is not None:
-        r.report("R81", i, renamed)
+    r.tools, found = recorded_tool(r.tools, sid, upd)
+    if found is not None:
+        r.report(found[0], i, found[1])
 
 
 def recorded_tool(
     tools: PMap[tuple[str, str], Tool], sid: str, upd: u.ToolCallUpdate
-) -> tuple[PMap[tuple[str, str], Tool], str | None]:
+) -> tuple[PMap[tuple[str, str], Tool], tuple[str, str] | None]:
     """The tool call records after `upd` (the same map when its record stays as it is), and
-    why it breaks R81 (a named tool call renamed), or None. The one home of both; a
+    what it breaks: R81 and why (a named tool call renamed), or None. The one home of both; a
     message that reaches no other rule of the judge (`_check_preview_quiet.only_tool`) is
     judged by this alone."""
     key = (sid, upd.tool_call_id)
@@ -288,18 +287,19 @@ def recorded_tool(
     cancel = has_cancel(upd.capabilities)
     final = isinstance(upd.status, str) and upd.status in u.ToolCallStatus.TERMINAL
     name = tool.name
-    renamed = None
+    found = None
     if isinstance(upd.name, str):
         if name is not None and name != upd.name:
-            renamed = (
+            found = (
+                "R81",
                 f"tool call {shown(upd.tool_call_id)} was named {shown(name)} and is "
-                f"renamed {shown(upd.name)}"
+                f"renamed {shown(upd.name)}",
             )
         name = upd.name
     new = Tool(tool.cancel if cancel is None else cancel, tool.final or final, name)
     if new != tool or key not in tools:
         tools = tools.set(key, new)
-    return tools, renamed
+    return tools, found
 
 
 def _r73(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
