@@ -37,6 +37,7 @@ from ._session_state import (
     USER,
     SessionState,
     appended_to_streamed,
+    entered,
     messages_written_back,
     new_entity_ref,
     new_message_state,
@@ -64,7 +65,7 @@ def _chunk(
     new_hot_id: str | None = None
     new_hot: PVec[ContentBlock] | None = None
     if old is None:
-        timeline = timeline.append(new_entity_ref(MESSAGE, message_id))
+        timeline = entered(timeline, new_entity_ref(MESSAGE, message_id))
         if chunk_scoped:
             messages = messages.set(
                 message_id,
@@ -126,7 +127,7 @@ def _upsert(
     timeline = state.timeline
     if old is None:
         old = new_message_state(role, EMPTY_VEC, None, EMPTY_PMAP)
-        timeline = timeline.append(new_entity_ref(MESSAGE, message_id))
+        timeline = entered(timeline, new_entity_ref(MESSAGE, message_id))
         created = True
     else:
         created = False

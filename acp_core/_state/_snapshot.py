@@ -45,6 +45,7 @@ from ._session_state import (
     TerminalState,
     ToolCallState,
     Usage,
+    entered,
     terminal_bytes,
 )
 from ._snapshot_check import check_restorable, parse_block_index
@@ -287,7 +288,7 @@ def restore(doc: object) -> SessionState:
         if kind not in _KINDS:
             expected = "message, toolCall, plan, compaction or sessionMessage"
             raise DecodeError(render_path((ref_path, "kind")), expected)
-        timeline = timeline.append(EntityRef(kind, _need(ref, "id", str, ref_path)))
+        timeline = entered(timeline, EntityRef(kind, _need(ref, "id", str, ref_path)))
     messages: dict[str, MessageState] = {}
     for message_id, m in _need(doc, "messages", dict, root).items():
         path: Path = ((root, "messages"), message_id)
