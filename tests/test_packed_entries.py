@@ -17,7 +17,7 @@ import copy
 import gc
 import pickle
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import acp_core as acp
@@ -89,7 +89,8 @@ def test_a_packed_timeline_is_the_plain_one(refs: list[EntityRef], splits: list[
     assert_same_vector(batched, list(refs))  # type: ignore[arg-type]
     assert_same_vector(mixed, list(refs))  # type: ignore[arg-type]
     for entry, ref in zip(batched, refs, strict=True):
-        assert type(entry) is EntityRef and type(entry.id) is str
+        assert type(entry) is EntityRef
+        assert type(entry.id) is str
         assert hash(entry) == hash(ref)
 
 
@@ -202,10 +203,73 @@ def test_plain_tool_text_is_kept_as_strings_the_collector_does_not_track() -> No
         # One sealed block of 32 and a tail of 8: each one packed run of the texts.
         ((block,),) = content._base[0]
         assert list(block[2:]) == texts[:32]
-        assert content._prev is None and list(content._item[2:]) == texts[32:]
+        assert content._prev is None
+        assert list(content._item[2:]) == texts[32:]
         gc.collect()
-        assert not gc.is_tracked(block) and not gc.is_tracked(content._item)
+        assert not gc.is_tracked(block)
+        assert not gc.is_tracked(content._item)
     # An item with more than plain text is kept as itself (and keeps its run tracked).
     marked = v.ToolContent(v.TextContent("x"), meta=acp.freeze_json({"k": 1}))
     state = acp.reduce(reduced, acp.ToolCallContentChunk("u", marked))
     assert state.tool_calls["u"].content._item[2] is marked
+
+
+# -- content given whole: message upserts, tool-call updates, restored snapshots -----------
+
+BLOCKS = st.one_of(
+    st.builds(v.TextContent, TEXT),
+    st.builds(v.TextContent, TEXT),
+    st.builds(v.TextContent, TEXT, meta=st.just(acp.freeze_json({"k": 1}))),
+    st.builds(v.TextContent, TEXT, annotations=st.just(v.Annotations())),
+    st.builds(v.ImageContent, st.just("AA=="), st.just("image/png")),
+)
+
+
+@given(
+    st.lists(BLOCKS, max_size=80),
+    st.lists(ITEMS, max_size=80),
+    st.lists(st.tuples(ITEMS, META), max_size=3),
+)
+# More than a block of 32 given whole: sealed packed blocks and a packed tail.
+@example([v.TextContent(f"b{i}") for i in range(70)], [v.TerminalRef("x")] * 40, [])
+def test_content_given_whole_reads_back_on_both_paths_and_through_a_snapshot(
+    blocks: list[acp.ContentBlock],
+    items: list[acp.ToolCallContent],
+    more: list[tuple[acp.ToolCallContent, object]],
+) -> None:
+    updates: list[acp.SessionUpdate] = [
+        acp.AgentMessage("m", tuple(blocks)),
+        acp.AgentMessageChunk("m", v.TextContent("after")),
+        acp.ToolCallUpdate("t", title="run", content=tuple(items)),
+    ]
+    updates += [acp.ToolCallContentChunk("t", item, meta) for item, meta in more]  # type: ignore[arg-type]
+    start = acp.new_session("s")
+    reduced = start
+    for u in updates:
+        reduced = acp.reduce(reduced, u)
+    folded = acp.fold(start, updates)
+    assert folded == reduced
+    restored = acp.restore(acp.snapshot(reduced))
+    assert restored == reduced
+    assert hash(restored) == hash(reduced)
+    for state in (reduced, folded, restored):
+        message = state.messages["m"]
+        assert_same_vector(message.content, [*blocks, v.TextContent("after")])  # type: ignore[arg-type]
+        assert_same_vector(state.tool_calls["t"].content, [*items, *(i for i, _ in more)])  # type: ignore[arg-type]
+
+
+def test_content_given_whole_is_kept_as_strings() -> None:
+    texts = [f"w{i}" for i in range(5)]
+    state = acp.reduce(
+        acp.new_session("s"), acp.UserMessage("m", tuple(v.TextContent(t) for t in texts))
+    )
+    state = acp.reduce(
+        state,
+        acp.ToolCallUpdate("t", content=tuple(v.ToolContent(v.TextContent(t)) for t in texts)),
+    )
+    restored = acp.restore(acp.snapshot(state))
+    for s in (state, restored):
+        runs = [s.messages["m"].content._item, s.tool_calls["t"].content._item]
+        assert [list(run[2:]) for run in runs] == [texts, texts]
+        gc.collect()
+        assert not any(gc.is_tracked(run) for run in runs)

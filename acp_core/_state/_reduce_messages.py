@@ -23,7 +23,7 @@ from acp_core._wire._updates import (
     UserMessageChunk,
 )
 
-from ._pcoll import EMPTY_VEC, PVec
+from ._pcoll import EMPTY_VEC, PVec, extend_compact
 from ._reduce_common import (
     EMPTY_PMAP,
     ROLE_MISMATCH,
@@ -44,6 +44,7 @@ from ._session_state import (
     with_messages,
     with_streamed,
 )
+from ._text_runs import TEXT_RUNS
 
 __all__ = ["REDUCERS", "role_mismatch"]
 
@@ -143,7 +144,8 @@ def _upsert(
         content = content.extend(u.content or ())
     elif u.content is not UNSET:
         # M2: content replaces everything accumulated, chunk-built blocks and their _meta too.
-        content = PVec(u.content) if u.content else EMPTY_VEC
+        # Packed as a finished message's content is (the blocks were just decoded: at hand).
+        content = extend_compact(EMPTY_VEC, u.content, TEXT_RUNS) if u.content else EMPTY_VEC
         chunk_meta = EMPTY_PMAP
     new = new_message_state(old.role, content, patch_meta(old.meta, u.meta), chunk_meta)
     if not created and new == old:

@@ -22,7 +22,7 @@ from acp_core._wire._updates import (
     ToolKind,
 )
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, append_encoded
+from ._pcoll import EMPTY_VEC, PMap, PVec, append_encoded, extend_compact
 from ._reduce_common import (
     BAD_BASE64,
     CHUNK_FOR_UNKNOWN_TOOL_CALL,
@@ -76,7 +76,8 @@ def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
     content = old.content
     chunk_meta = old.chunk_meta
     if u.content is not UNSET:
-        content = PVec(u.content) if u.content else EMPTY_VEC
+        # Packed as appended content is (the items were just decoded: at hand).
+        content = extend_compact(EMPTY_VEC, u.content, TOOL_TEXT_RUNS) if u.content else EMPTY_VEC
         chunk_meta = EMPTY_PMAP
     return make_tool_call(
         old.title if u.title is UNSET else u.title,

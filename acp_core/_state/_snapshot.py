@@ -33,7 +33,7 @@ from acp_core._wire._revision import (
 )
 from acp_core._wire._updates import OtherUpdate
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, in_order
+from ._pcoll import EMPTY_VEC, PMap, extend_compact, in_order
 from ._session_state import (
     EntityRef,
     Foreground,
@@ -51,6 +51,7 @@ from ._session_state import (
 from ._snapshot_check import check_restorable, parse_block_index
 from ._snapshot_keys import put_prompt_keys
 from ._snapshot_preview import EXTRA_KINDS, Reader, put_part, restore_extras, snapshot_extras
+from ._text_runs import TEXT_RUNS, TOOL_TEXT_RUNS
 
 __all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
 
@@ -299,7 +300,7 @@ def restore(doc: object) -> SessionState:
             raise DecodeError(render_path((path, "role")), "user, agent or thought")
         messages[message_id] = MessageState(
             role,
-            PVec(_items(r, m, "content", "ContentBlock", path)),
+            extend_compact(EMPTY_VEC, _items(r, m, "content", "ContentBlock", path), TEXT_RUNS),
             _obj(m, "_meta", path),
             _restore_chunk_meta(m, path),
         )
@@ -312,7 +313,10 @@ def restore(doc: object) -> SessionState:
             _opt(t, "title", str, path),
             _need(t, "kind", str, path),
             _need(t, "status", str, path),
-            PVec(_items(r, t, "content", "ToolCallContent", path)),
+            # Content kept packed, as the reducers keep it (issue 24; messages too).
+            extend_compact(
+                EMPTY_VEC, _items(r, t, "content", "ToolCallContent", path), TOOL_TEXT_RUNS
+            ),
             _items(r, t, "locations", "ToolCallLocation", path),
             _json_field(t, "rawInput", path),
             _json_field(t, "rawOutput", path),
