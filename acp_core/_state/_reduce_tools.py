@@ -146,10 +146,14 @@ def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> Se
     if old is None:
         old = NEW_TOOL_CALL  # Q6: create with T1 defaults, then append
         timeline = entered(timeline, new_entity_ref(TOOL_CALL, tool_call_id))
+    item = u.content
+    terminals = state.terminals
+    if type(item) is TerminalRef:  # only a reference can be a terminal's first sight (X1)
+        terminals = terminal_refs(terminals, (item,))
     out = with_tool_calls(
         state,
-        state.tool_calls.set(tool_call_id, appended_tool_content(old, u.content, u.meta)),
-        terminal_refs(state.terminals, (u.content,)),
+        state.tool_calls.set(tool_call_id, appended_tool_content(old, item, u.meta)),
+        terminals,
         timeline,
     )
     if unknown:
