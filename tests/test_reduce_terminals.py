@@ -207,3 +207,20 @@ def test_identity_for_updates_that_change_nothing() -> None:
     assert acp.reduce(state, TerminalUpdate("term_001")) is state
     assert acp.reduce(state, acp.decode_update(DOC_UPDATE)) is state
     assert acp.reduce(state, acp.decode_update(_chunk(""))) is state
+
+
+@pytest.mark.parametrize("kind", ["content", "terminal"])
+def test_a_content_chunk_reference_is_a_terminals_first_sight_through_reduce(kind: str) -> None:
+    # X1 on `reduce` alone (one update at a time): a terminal reference in a content chunk
+    # creates the terminal's record; any other item creates none.
+    content: dict[str, Any] = (
+        {"type": "terminal", "terminalId": "term_9"}
+        if kind == "terminal"
+        else {"type": "content", "content": {"type": "text", "text": "x"}}
+    )
+    update = acp.decode_update(
+        {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": content}
+    )
+    state = acp.reduce(acp.new_session(SID), update)
+    assert list(state.terminals) == (["term_9"] if kind == "terminal" else [])
+    assert list(state.tool_calls["c1"].content) == [update.content]  # type: ignore[attr-defined]

@@ -52,12 +52,12 @@ from ._session_state import (
     THOUGHT,
     TOOL_CALL,
     USER,
-    EntityRef,
     MessageState,
     SessionState,
     ToolCallState,
+    entered_codes,
+    entry_code,
     messages_written_back,
-    new_entity_ref,
     new_message_state,
     with_messages,
     with_timeline,
@@ -79,11 +79,10 @@ def _flush(state: SessionState, run: list[TerminalOutputChunk]) -> SessionState:
     return terminal_run(state, run)
 
 
-def _enter(state: SessionState, entered: list[EntityRef]) -> SessionState:
-    """`state` with the buffered timeline entries appended in order (the list is emptied)."""
-    timeline = (
-        state.timeline.append(entered[0]) if len(entered) == 1 else state.timeline.extend(entered)
-    )
+def _enter(state: SessionState, entered: list[str]) -> SessionState:
+    """`state` with the buffered timeline entries (`entry_code`s) appended in order (the list
+    is emptied)."""
+    timeline = entered_codes(state.timeline, entered)
     entered.clear()
     return with_timeline(state, timeline)
 
@@ -159,7 +158,7 @@ def _written(buffer: _Buffer) -> MessageState:
 def _raw_chunk(
     state: SessionState,
     item: Any,
-    entered: list[EntityRef],
+    entered: list[str],
     pending: dict[str, _Buffer],
     done: dict[str, MessageState],
 ) -> SessionState:
@@ -229,9 +228,10 @@ def fold(
     tools: dict[str, ToolCallState] = {}
     run: list[Any] = []
     run_key: object = None
-    # Timeline entries of the entities this fold created, in event order, appended at once
-    # before anything that may read or extend the timeline (a reducer, a terminal run) runs.
-    entered: list[EntityRef] = []
+    # Timeline entries of the entities this fold created, as codes in event order (kept
+    # packed: no entry is built), appended at once before anything that may read or
+    # extend the timeline (a reducer, a terminal run) runs.
+    entered: list[str] = []
     item: Any  # one update; typed loosely, as the table dispatch checks it
     # The chunk before, when it was a message chunk appended to its buffer with nothing to
     # note (the buffer keeps its role): a next chunk of the same kind and message without
@@ -292,7 +292,7 @@ def fold(
                 if old is None:
                     old = state.message(message_id)
                 if old is None:
-                    entered.append(new_entity_ref(MESSAGE, message_id))
+                    entered.append(entry_code(MESSAGE, message_id))
                     buffer = _Buffer(role, None)
                 else:
                     buffer = _Buffer(old.role, old)
@@ -325,7 +325,7 @@ def fold(
             created = call is None
             if call is None:
                 call = NEW_TOOL_CALL
-                entered.append(new_entity_ref(TOOL_CALL, tool_call_id))
+                entered.append(entry_code(TOOL_CALL, tool_call_id))
             if kind is ToolCallUpdate:
                 patch = merged_patch(None if created else call.meta, item, revision)
                 tools[tool_call_id] = patched_tool_call(call, patch)
@@ -334,7 +334,7 @@ def fold(
                     continue  # no content items: no terminal reference to record (X1)
             else:
                 refs = item.content
-                tools[tool_call_id] = appended_tool_content(call, [refs], [item.meta])
+                tools[tool_call_id] = appended_tool_content(call, refs, item.meta)
                 if created:
                     state = unknown_tool_call(state, tool_call_id)
                 if type(refs) is not TerminalRef:

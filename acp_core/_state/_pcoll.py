@@ -16,11 +16,13 @@ Packed runs (issue 24): a vector may hold a block of items as one packed run, a 
 of the items a `Packing` encoded, atoms (strings, say) where it could. CPython's cyclic
 garbage collector stops tracking a tuple of atoms at its first collection, while the items it
 stands for (frozen attrs instances) are always tracked; reading decodes the run into equal
-items (new objects on each read). Three places pack, each touching an item once:
-`append_packed` packs each block of 32 as it seals it (the vector being streamed: the items
-were just appended, so they are at hand), `compact_tail` / `extend_compact` pack the unsealed
-tail of a vector that stops growing (and the blocks `extend_compact` seals), and
-`extend_encoded` builds the runs from items a caller encoded as it received them (`fold`).
+items (new objects on each read). Four places pack, each touching an item once:
+`append_packed` packs each block of 32 as it seals it (a vector that keeps growing: the
+message being streamed, the timeline; the items were appended lately, so they are at hand),
+`compact_tail` / `extend_compact` pack the unsealed tail of a vector that stops growing (and
+the blocks `extend_compact` seals), `extend_encoded` builds the runs from items a caller
+encoded as it received them (`fold`), and `append_encoded` grows a tail that is one run by
+one item a caller encoded (a tool call's content, from its first item on).
 Plain `append` and `extend` never pack. Readers (`__iter__`, `__getitem__`, `last`) tell a
 run from a block by its first item, a private marker no caller can hold.
 """
@@ -40,6 +42,7 @@ __all__ = [
     "PMap",
     "PVec",
     "Packing",
+    "append_encoded",
     "append_packed",
     "compact_tail",
     "extend_compact",
@@ -381,6 +384,35 @@ def extend_compact(vec: PVec[T], items: Sequence[T], packing: Packing) -> PVec[T
         start += _BLOCK
         sealed += _BLOCK
     return _compacted((levels, sealed), buffer[start:], packing)
+
+
+def append_encoded(vec: PVec[T], encoded: object, packing: Packing) -> PVec[T]:
+    """`extend_encoded(vec, (encoded,), packing)` for one item, without its copies where the
+    tail is one run of `packing` already (or empty): the run grows by the item (a new tuple
+    of at most 32 encoded items) and a full run is sealed as it stands, so no item is read
+    again. What a tool call's content appends with: a call gets a few items, and its tail
+    is one node and one untracked run from the first item on, where `append` keeps one
+    node per item and the items themselves (two tracked objects each). Equal to
+    `vec.append(unpack((encoded,))[0])`.
+    """
+    tail_len = vec._tail_len
+    if not tail_len:
+        return _raw(vec._base, 1, None, (_PACKED, packing._index, encoded))
+    run = vec._item
+    if (
+        vec._prev is None
+        and type(run) is tuple
+        and run
+        and run[0] is _PACKED
+        and run[1] == packing._index
+    ):
+        if tail_len < _BLOCK:
+            # Concatenation, not `(*run, encoded)`: one copy instead of a list and a copy.
+            return _raw(vec._base, tail_len + 1, None, run + (encoded,))  # noqa: RUF005
+        levels, sealed = vec._base
+        body = (_push_block(levels, run), sealed + tail_len)
+        return _raw(body, 1, None, (_PACKED, packing._index, encoded))
+    return extend_encoded(vec, (encoded,), packing)
 
 
 def extend_encoded(vec: PVec[T], encoded: Sequence[object], packing: Packing) -> PVec[T]:

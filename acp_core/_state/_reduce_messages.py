@@ -23,7 +23,7 @@ from acp_core._wire._updates import (
     UserMessageChunk,
 )
 
-from ._pcoll import EMPTY_VEC, PVec
+from ._pcoll import EMPTY_VEC, PVec, extend_compact
 from ._reduce_common import (
     EMPTY_PMAP,
     ROLE_MISMATCH,
@@ -37,12 +37,14 @@ from ._session_state import (
     USER,
     SessionState,
     appended_to_streamed,
+    entered,
     messages_written_back,
     new_entity_ref,
     new_message_state,
     with_messages,
     with_streamed,
 )
+from ._text_runs import TEXT_RUNS
 
 __all__ = ["REDUCERS", "role_mismatch"]
 
@@ -64,7 +66,7 @@ def _chunk(
     new_hot_id: str | None = None
     new_hot: PVec[ContentBlock] | None = None
     if old is None:
-        timeline = timeline.append(new_entity_ref(MESSAGE, message_id))
+        timeline = entered(timeline, new_entity_ref(MESSAGE, message_id))
         if chunk_scoped:
             messages = messages.set(
                 message_id,
@@ -126,7 +128,7 @@ def _upsert(
     timeline = state.timeline
     if old is None:
         old = new_message_state(role, EMPTY_VEC, None, EMPTY_PMAP)
-        timeline = timeline.append(new_entity_ref(MESSAGE, message_id))
+        timeline = entered(timeline, new_entity_ref(MESSAGE, message_id))
         created = True
     else:
         created = False
@@ -142,7 +144,8 @@ def _upsert(
         content = content.extend(u.content or ())
     elif u.content is not UNSET:
         # M2: content replaces everything accumulated, chunk-built blocks and their _meta too.
-        content = PVec(u.content) if u.content else EMPTY_VEC
+        # Packed as a finished message's content is (the blocks were just decoded: at hand).
+        content = extend_compact(EMPTY_VEC, u.content, TEXT_RUNS) if u.content else EMPTY_VEC
         chunk_meta = EMPTY_PMAP
     new = new_message_state(old.role, content, patch_meta(old.meta, u.meta), chunk_meta)
     if not created and new == old:

@@ -27,7 +27,15 @@ from acp_core._wire._updates_preview import (
 from ._pcoll import EMPTY_VEC, PMap, PVec
 from ._reduce_common import add_to_timeline, diagnose
 from ._reduce_extras import merge_meta, set_extras
-from ._session_state import PLAN, EntityRef, Foreground, SessionState, with_foreground, with_plans
+from ._session_state import (
+    PLAN,
+    EntityRef,
+    Foreground,
+    SessionState,
+    entered,
+    with_foreground,
+    with_plans,
+)
 from ._state_extras import (
     REPLAY_COMPLETE,
     REPLAY_REPLAYING,
@@ -177,7 +185,10 @@ def _plan_removed(state: SessionState, u: PlanRemoved) -> SessionState:
         return state  # C46: an unknown id is a no-op
     # Removal is rare: rebuild the timeline without the plan, so a later plan_update with the
     # same id starts a fresh plan at its new position (P11).
-    timeline = PVec([r for r in state.timeline if not (r.kind == PLAN and r.id == u.plan_id)])
+    kept = [r for r in state.timeline if not (r.kind == PLAN and r.id == u.plan_id)]
+    timeline = EMPTY_VEC
+    for ref in kept:
+        timeline = entered(timeline, ref)
     return with_plans(state, state.plans.delete(u.plan_id), timeline)
 
 

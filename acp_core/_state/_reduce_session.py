@@ -43,6 +43,7 @@ from ._session_state import (
     PlanState,
     SessionState,
     Usage,
+    entered,
     new_entity_ref,
     new_foreground,
     with_foreground,
@@ -116,7 +117,7 @@ def _plan_update(state: SessionState, u: PlanUpdate) -> SessionState:
         return state
     timeline = state.timeline
     if old is None:
-        timeline = timeline.append(new_entity_ref(PLAN, plan_id))
+        timeline = entered(timeline, new_entity_ref(PLAN, plan_id))
     return with_plans(state, plans.set(plan_id, new), timeline)
 
 

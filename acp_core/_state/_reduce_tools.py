@@ -22,7 +22,7 @@ from acp_core._wire._updates import (
     ToolKind,
 )
 
-from ._pcoll import EMPTY_VEC, PMap, PVec
+from ._pcoll import EMPTY_VEC, PMap, PVec, append_encoded, extend_compact
 from ._reduce_common import (
     BAD_BASE64,
     CHUNK_FOR_UNKNOWN_TOOL_CALL,
@@ -42,9 +42,11 @@ from ._session_state import (
     SessionState,
     TerminalState,
     ToolCallState,
+    entered,
     new_entity_ref,
     with_tool_calls,
 )
+from ._text_runs import TOOL_TEXT_RUNS, tool_item_encoded
 
 __all__ = [
     "REDUCERS",
@@ -74,7 +76,8 @@ def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
     content = old.content
     chunk_meta = old.chunk_meta
     if u.content is not UNSET:
-        content = PVec(u.content) if u.content else EMPTY_VEC
+        # Packed as appended content is (the items were just decoded: at hand).
+        content = extend_compact(EMPTY_VEC, u.content, TOOL_TEXT_RUNS) if u.content else EMPTY_VEC
         chunk_meta = EMPTY_PMAP
     return make_tool_call(
         old.title if u.title is UNSET else u.title,
@@ -91,20 +94,23 @@ def patched_tool_call(old: ToolCallState, u: ToolCallUpdate) -> ToolCallState:
     )
 
 
-def appended_tool_content(
-    old: ToolCallState, items: list[ToolCallContent], metas: list[Meta]
-) -> ToolCallState:
-    """The tool call with content items appended (T4), each chunk's `_meta` kept by index (T6)."""
+def appended_tool_content(old: ToolCallState, item: ToolCallContent, meta: Meta) -> ToolCallState:
+    """The tool call with one content item appended (T4), the chunk's `_meta` kept by its
+    index (T6)."""
+    content = old.content
     chunk_meta = old.chunk_meta
-    first = len(old.content)
-    for i, meta in enumerate(metas):
-        if meta is not UNSET and meta is not None:
-            chunk_meta = chunk_meta.set(first + i, meta)
+    if meta is not UNSET and meta is not None:
+        chunk_meta = chunk_meta.set(len(content), meta)
+    # Encoded as it arrives (the item was just decoded: at hand), so the call's content is
+    # one node and one run the collector does not track; read back, equal items.
+    encoded = tool_item_encoded(item)
     return make_tool_call(
         old.title,
         old.kind,
         old.status,
-        old.content.extend(items) if len(items) > 1 else old.content.append(items[0]),
+        content.append(item)
+        if encoded is None
+        else append_encoded(content, encoded, TOOL_TEXT_RUNS),
         old.locations,
         old.raw_input,
         old.raw_output,
@@ -128,7 +134,7 @@ def _tool_call_update(state: SessionState, u: ToolCallUpdate) -> SessionState:
         return state
     timeline = state.timeline
     if created:
-        timeline = timeline.append(new_entity_ref(TOOL_CALL, tool_call_id))
+        timeline = entered(timeline, new_entity_ref(TOOL_CALL, tool_call_id))
     return with_tool_calls(state, tool_calls.set(tool_call_id, new), terminals, timeline)
 
 
@@ -139,11 +145,15 @@ def _tool_call_content_chunk(state: SessionState, u: ToolCallContentChunk) -> Se
     unknown = old is None
     if old is None:
         old = NEW_TOOL_CALL  # Q6: create with T1 defaults, then append
-        timeline = timeline.append(new_entity_ref(TOOL_CALL, tool_call_id))
+        timeline = entered(timeline, new_entity_ref(TOOL_CALL, tool_call_id))
+    item = u.content
+    terminals = state.terminals
+    if type(item) is TerminalRef:  # only a reference can be a terminal's first sight (X1)
+        terminals = terminal_refs(terminals, (item,))
     out = with_tool_calls(
         state,
-        state.tool_calls.set(tool_call_id, appended_tool_content(old, [u.content], [u.meta])),
-        terminal_refs(state.terminals, (u.content,)),
+        state.tool_calls.set(tool_call_id, appended_tool_content(old, item, u.meta)),
+        terminals,
         timeline,
     )
     if unknown:

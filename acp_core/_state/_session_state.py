@@ -14,7 +14,7 @@ the attrs `__init__` (about twice as fast; see anchors-style-study section 4.2).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
@@ -37,7 +37,15 @@ from acp_core._wire._updates_2026_11 import (
 )
 from acp_core._wire._value import frozen
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, append_packed, compact_tail
+from ._pcoll import (
+    EMPTY_VEC,
+    Packing,
+    PMap,
+    PVec,
+    append_packed,
+    compact_tail,
+    extend_encoded,
+)
 from ._state_entities import (
     MessageState,
     PlanState,
@@ -46,7 +54,7 @@ from ._state_entities import (
     message_text,
     terminal_bytes,
 )
-from ._state_extras import NO_EXTRAS, SessionExtras
+from ._state_extras import COMPACTION, NO_EXTRAS, SESSION_MESSAGE, SessionExtras
 from ._state_freezing import freezing_state_fields
 from ._text_runs import TEXT_RUNS
 
@@ -54,6 +62,7 @@ if TYPE_CHECKING:
     from acp_core._wire._jsonrpc import RpcError
 
 __all__ = [
+    "TIMELINE_RUNS",
     "EntityRef",
     "Foreground",
     "MessageState",
@@ -64,6 +73,9 @@ __all__ = [
     "TerminalState",
     "ToolCallState",
     "Usage",
+    "entered",
+    "entered_codes",
+    "entry_code",
     "is_active",
     "message_text",
     "new_session",
@@ -383,9 +395,69 @@ def messages_written_back(state: SessionState) -> PMap[str, MessageState]:
     )
 
 
+#: A timeline entry's kind as the first character of its packed form, and back.
+_KIND_CODES: Final = {
+    MESSAGE: "m",
+    TOOL_CALL: "t",
+    PLAN: "p",
+    COMPACTION: "c",
+    SESSION_MESSAGE: "s",
+}
+_CODE_KINDS: Final = {code: kind for kind, code in _KIND_CODES.items()}
+
+
+def entry_code(kind: str, entry_id: str) -> str:
+    """The packed form of the entry `EntityRef(kind, entry_id)` (one of the five kinds)."""
+    return _KIND_CODES[kind] + entry_id
+
+
+def _pack_refs(refs: Sequence[Any]) -> list[object] | None:
+    # One string an entry: its kind's code, then its id. A run of strings is one tuple of
+    # atoms, which the collector stops tracking at its first collection (a run of pairs
+    # would need two: it sees the run before the pairs are untracked).
+    try:
+        return [
+            _KIND_CODES[r.kind] + r.id if type(r) is EntityRef and type(r.id) is str else _no()
+            for r in refs
+        ]
+    except (KeyError, TypeError):  # another kind, or not an entry: a hand-built vector
+        return None  # (kept as it is)
+
+
+def _no() -> str:
+    raise KeyError
+
+
+def _unpack_refs(codes: tuple[Any, ...]) -> tuple[EntityRef, ...]:
+    kinds = _CODE_KINDS
+    return tuple([new_entity_ref(kinds[code[0]], code[1:]) for code in codes])
+
+
+#: The timeline's packed runs (issue 24): each entry is kept as one string (its kind's code
+#: and its id), a run of up to 32 in one tuple the cyclic collector stops tracking, instead
+#: of one tracked `EntityRef` each (one per message and tool call: about 0.12 tracked
+#: objects per update of `mixed`, each walked by every full collection for as long as the
+#: session lives). `reduce` packs each block of 32 as it seals it (the entries were appended
+#: lately: at hand); `fold` queues the codes and never builds the entries. Reading the
+#: timeline builds equal entries again (it is read by snapshots and views, not by the
+#: reducers).
+TIMELINE_RUNS: Final = Packing(_pack_refs, _unpack_refs)
+
+
+def entered(timeline: PVec[EntityRef], ref: EntityRef) -> PVec[EntityRef]:
+    """`timeline.append(ref)`, the block it seals packed (`TIMELINE_RUNS`)."""
+    return append_packed(timeline, ref, TIMELINE_RUNS)
+
+
+def entered_codes(timeline: PVec[EntityRef], codes: Sequence[str]) -> PVec[EntityRef]:
+    """`timeline` with the entries `codes` stand for (`entry_code`) appended in order, kept
+    packed (`TIMELINE_RUNS`): no entry is built."""
+    return extend_encoded(timeline, codes, TIMELINE_RUNS)
+
+
 def add_to_timeline(state: SessionState, ref: EntityRef) -> SessionState:
     """`state` with `ref` appended to the timeline."""
-    return with_timeline(state, state.timeline.append(ref))
+    return with_timeline(state, entered(state.timeline, ref))
 
 
 def appended_to_streamed(

@@ -33,7 +33,7 @@ from acp_core._wire._revision import (
 )
 from acp_core._wire._updates import OtherUpdate
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, in_order
+from ._pcoll import EMPTY_VEC, PMap, extend_compact, in_order
 from ._session_state import (
     EntityRef,
     Foreground,
@@ -45,11 +45,13 @@ from ._session_state import (
     TerminalState,
     ToolCallState,
     Usage,
+    entered,
     terminal_bytes,
 )
 from ._snapshot_check import check_restorable, parse_block_index
 from ._snapshot_keys import put_prompt_keys
 from ._snapshot_preview import EXTRA_KINDS, Reader, put_part, restore_extras, snapshot_extras
+from ._text_runs import TEXT_RUNS, TOOL_TEXT_RUNS
 
 __all__ = ["SNAPSHOT_VERSION", "restore", "snapshot"]
 
@@ -287,7 +289,7 @@ def restore(doc: object) -> SessionState:
         if kind not in _KINDS:
             expected = "message, toolCall, plan, compaction or sessionMessage"
             raise DecodeError(render_path((ref_path, "kind")), expected)
-        timeline = timeline.append(EntityRef(kind, _need(ref, "id", str, ref_path)))
+        timeline = entered(timeline, EntityRef(kind, _need(ref, "id", str, ref_path)))
     messages: dict[str, MessageState] = {}
     for message_id, m in _need(doc, "messages", dict, root).items():
         path: Path = ((root, "messages"), message_id)
@@ -298,7 +300,7 @@ def restore(doc: object) -> SessionState:
             raise DecodeError(render_path((path, "role")), "user, agent or thought")
         messages[message_id] = MessageState(
             role,
-            PVec(_items(r, m, "content", "ContentBlock", path)),
+            extend_compact(EMPTY_VEC, _items(r, m, "content", "ContentBlock", path), TEXT_RUNS),
             _obj(m, "_meta", path),
             _restore_chunk_meta(m, path),
         )
@@ -311,7 +313,10 @@ def restore(doc: object) -> SessionState:
             _opt(t, "title", str, path),
             _need(t, "kind", str, path),
             _need(t, "status", str, path),
-            PVec(_items(r, t, "content", "ToolCallContent", path)),
+            # Content kept packed, as the reducers keep it (issue 24; messages too).
+            extend_compact(
+                EMPTY_VEC, _items(r, t, "content", "ToolCallContent", path), TOOL_TEXT_RUNS
+            ),
             _items(r, t, "locations", "ToolCallLocation", path),
             _json_field(t, "rawInput", path),
             _json_field(t, "rawOutput", path),

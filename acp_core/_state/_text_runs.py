@@ -1,11 +1,15 @@
-"""Plain text blocks kept as strings in a message's packed tail (issue 24).
+"""Plain text kept as strings in a message's or a tool call's packed runs (issue 24).
 
-Owns: `TEXT_RUNS`, the `Packing` of a message's content: each block of 32 as the streamed
-message seals it, the tail when the message stops being written (it leaves the hot slot, or
-`fold` writes it): a `TextContent` that carries nothing but its text (no annotations, no
-`_meta`, no unknown fields) is kept as its `str`; any other block is kept as it is. (`fold`
-encodes the same way inline, once a chunk, in `_state/_fold.py`: the two tests of "plain
-text" must agree, which tests/test_packed_tails.py holds.)
+Owns: `TEXT_RUNS`, the `Packing` of a message's content, and `TOOL_TEXT_RUNS`, the one of
+a tool call's content (with `tool_item_encoded`, its test of one item).
+`TEXT_RUNS` packs each block of 32 as the streamed message seals it, and the tail when the
+message stops being written (it leaves the hot slot, or `fold` writes it): a `TextContent`
+that carries nothing but its text (no annotations, no `_meta`, no unknown fields) is kept as
+its `str`; any other block is kept as it is. (`fold` encodes the same way inline, once a
+chunk, in `_state/_fold.py`: the two tests of "plain text" must agree, which
+tests/test_packed_tails.py holds.) `TOOL_TEXT_RUNS`: a content item that is a `ToolContent`
+holding nothing but a plain text block is kept as the block's `str`, encoded as the item
+arrives (`_state/_reduce_tools.appended_tool_content`); any other item is kept as it is.
 Must not know: `SessionState`, when content is compacted (`_state/_session_state.py`,
 `_state/_fold.py`), JSON.
 
@@ -22,15 +26,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from acp_core._wire._content import TextContent
+from acp_core._wire._content import TextContent, ToolContent
 from acp_core._wire._fastnew import fast_constructor
 from acp_core._wire._json import EMPTY_OBJECT, UNSET
 
 from ._pcoll import Packing
 
-__all__ = ["TEXT_RUNS"]
+__all__ = ["TEXT_RUNS", "TOOL_TEXT_RUNS", "tool_item_encoded"]
 
 _make_text: Final = fast_constructor(TextContent)
+_make_tool_content: Final = fast_constructor(ToolContent)
 _EMPTY: Final = EMPTY_OBJECT
 
 
@@ -68,3 +73,43 @@ def _unpack(encoded: Sequence[object]) -> tuple[Any, ...]:
 
 #: A message's content blocks, plain text ones kept as their strings.
 TEXT_RUNS: Final = Packing(_pack, _unpack)
+
+
+def tool_item_encoded(item: Any) -> object:
+    """A tool call's content item as `TOOL_TEXT_RUNS` keeps it: a `ToolContent` holding a
+    plain text block (no annotations, `_meta` or unknown fields on either) as the text,
+    anything else as it is; None for an item it cannot keep (a `str`, which would read back
+    as text, or None itself: both hand-built, never decoded)."""
+    if type(item) is ToolContent and item.meta is UNSET and item.extra is _EMPTY:
+        block = item.content
+        if (
+            type(block) is TextContent
+            and block.annotations is UNSET
+            and block.meta is UNSET
+            and block.extra is _EMPTY
+        ):
+            return block.text
+    elif isinstance(item, str):
+        return None
+    return item
+
+
+def _pack_tool_items(items: Sequence[Any]) -> list[object] | None:
+    encoded = [tool_item_encoded(item) for item in items]
+    return None if None in encoded else encoded
+
+
+def _unpack_tool_items(encoded: Sequence[object]) -> tuple[Any, ...]:
+    # Positional fields in class order: ToolContent(content, meta, extra).
+    return tuple(
+        [
+            _make_tool_content(_make_text(x, UNSET, UNSET, _EMPTY), UNSET, _EMPTY)
+            if type(x) is str
+            else x
+            for x in encoded
+        ]
+    )
+
+
+#: A tool call's content items, plain text ones kept as their strings (one per item).
+TOOL_TEXT_RUNS: Final = Packing(_pack_tool_items, _unpack_tool_items)
