@@ -11,6 +11,9 @@ on acp-core or to produce realistic, schema-valid session traffic for experiment
 
 What the strategies draw:
 - every value type, including each `Other*` variant with an unknown tag (never a known one);
+- at a `revision=`, every wire field that revision decodes, nested ones included (a state's
+  `background`, a terminal's `size`, a tool call's `capabilities`), and none it does not
+  (tests/test_strategies_fields.py walks the codec's own tables);
 - tri-state fields: `UNSET` (absent), `None` (null) and values;
 - open enums: known constants, `_`-prefixed extension values and unknown future strings;
 - `extra` maps with keys no ACP type uses (`_x...`, `zz...`), so values round-trip exactly;
@@ -92,7 +95,6 @@ from ._research._strategies_later import (
     session_message_chunks,
     session_messages,
     subagent_updates,
-    unknown_state_updates,
 )
 from ._research._strategies_messages import (
     cancel_request_notifications,
@@ -116,7 +118,6 @@ from ._research._strategies_messages import (
     request_permission_results,
     requests,
     responses,
-    rpc_errors,
     selected_outcomes,
     tool_call_permission_subjects,
     update_session_notifications,
@@ -132,18 +133,23 @@ from ._research._strategies_pair import (
     traces,
 )
 from ._research._strategies_sequences import IdPools, session_states, update_sequences
+from ._research._strategies_states import (
+    background_works,
+    idle_state_updates,
+    other_state_updates,
+    requires_action_state_updates,
+    rpc_errors,
+    running_state_updates,
+    state_updates,
+    unknown_state_updates,
+)
 from ._research._strategies_updates import (
     agent_message_chunks,
     agent_messages,
     agent_thought_chunks,
     agent_thoughts,
-    idle_state_updates,
-    other_state_updates,
     other_updates,
-    requires_action_state_updates,
-    running_state_updates,
     session_updates,
-    state_updates,
     terminal_exit_statuses,
     terminal_output_chunks,
     terminal_outputs,
@@ -169,6 +175,7 @@ __all__ = [
     "audio_contents",
     "available_commands",
     "available_commands_updates",
+    "background_works",
     "blob_resource_contents",
     "cancel_request_notifications",
     "cancel_session_notifications",

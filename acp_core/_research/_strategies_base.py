@@ -12,13 +12,15 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, ParamSpec, TypeVar, cast
 
+import attrs
 import immutables
 
 from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
-from acp_core._wire._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch
-from acp_core._wire._revision import REVISIONS
+from acp_core._wire._fields import WIRE
+from acp_core._wire._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, Unset
+from acp_core._wire._revision import REVISIONS, Revision
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -267,3 +269,18 @@ _PERMISSION_KINDS: Final = (
     j.PermissionOptionKind.REJECT_ONCE,
     j.PermissionOptionKind.REJECT_ALWAYS,
 )
+
+
+def _on_wire(cls: type[Any], name: str, revision: Revision) -> bool:
+    # A field a later revision adds (`wire(since=...)`) is on the wire of revisions after it.
+    wire = attrs.fields_dict(cls)[name].metadata.get(WIRE)
+    return wire is None or wire.since is None or revision.includes(wire.since)
+
+
+def _since(
+    cls: type[Any], name: str, revision: Revision, strategy: st.SearchStrategy[T]
+) -> st.SearchStrategy[T | Unset]:
+    """`strategy` where `revision` carries the field `cls.name`, else always absent: a field a
+    later revision adds is drawn only for revisions that carry it."""
+    absent: st.SearchStrategy[T | Unset] = st.just(UNSET)
+    return strategy if _on_wire(cls, name, revision) else absent

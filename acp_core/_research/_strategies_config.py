@@ -8,6 +8,7 @@ Must not know: JSON-RPC messages. Public surface: `acp_core.strategies`.
 from __future__ import annotations
 
 from acp_core._wire import _updates as u
+from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_base import (
     _CATEGORIES,
@@ -15,6 +16,7 @@ from ._strategies_base import (
     _currencies,
     _ids,
     _raw_objects,
+    _since,
     _texts,
     _timestamps,
     _tuples,
@@ -113,23 +115,29 @@ def command_inputs() -> st.SearchStrategy[u.TextCommandInput | u.OtherCommandInp
     return st.one_of(text_command_inputs(), other_command_inputs())
 
 
-def available_commands() -> st.SearchStrategy[u.AvailableCommand]:
-    """Slash commands."""
+def available_commands(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.AvailableCommand]:
+    """Slash commands (a `type`, `command` or an unknown kind, from 2026-11 on)."""
+    kinds = _since(u.AvailableCommand, "type", revision, patches(open_enum_values(("command",))))
     return st.builds(
         u.AvailableCommand,
         name=_texts(),
         description=_texts(),
         input=patches(command_inputs()),
         meta=metas(),
+        type=kinds,
         extra=extras(),
     )
 
 
-def available_commands_updates() -> st.SearchStrategy[u.AvailableCommandsUpdate]:
-    """`available_commands_update` updates."""
+def available_commands_updates(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.AvailableCommandsUpdate]:
+    """`available_commands_update` updates (commands as `revision` has them)."""
     return st.builds(
         u.AvailableCommandsUpdate,
-        available_commands=_tuples(available_commands()),
+        available_commands=_tuples(available_commands(revision=revision)),
         meta=metas(),
         extra=extras(),
     )

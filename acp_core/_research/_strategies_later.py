@@ -2,7 +2,8 @@
 
 Owns: strategies for `_wire/_updates_2026_11.py` (notices, compactions) and
 `_wire/_updates_preview.py` (children, inter-session messages, the replay marker, plan removal
-and markdown plans, prompt suggestions, `state: "unknown"`), and `later_updates(revision)`: the
+and markdown plans, prompt suggestions; `state: "unknown"` and the background work of
+`_wire/_updates_2026_11.py` are `_strategies_states.py`'s), and `later_updates(revision)`: the
 ones `revision` defines, each variant drawn only where its `__wire_since__` is in the
 revision's lineage; and `derived_values(cls, revision)`, the strategy a later variant without
 a hand-written one gets from its attrs fields (so a new variant needs none, unless its values
@@ -39,6 +40,7 @@ from ._strategies_base import (
     patches,
 )
 from ._strategies_content import content_blocks
+from ._strategies_states import known_states, unknown_state_updates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,21 +105,16 @@ def compaction_summary_chunks() -> st.SearchStrategy[n.CompactionSummaryChunk]:
     )
 
 
-def unknown_state_updates() -> st.SearchStrategy[p.UnknownStateUpdate]:
-    """`state_update` with `state: "unknown"` (Preview)."""
-    return st.builds(p.UnknownStateUpdate, meta=metas(), extra=extras())
+def _child_states(revision: Revision) -> st.SearchStrategy[u.StateUpdate]:
+    # A child's mirrored state: every state `revision` knows, with what it carries there.
+    return st.one_of(known_states(revision=revision))
 
 
-def _child_states() -> st.SearchStrategy[u.StateUpdate]:
-    return st.one_of(
-        st.builds(u.RunningStateUpdate),
-        st.builds(u.IdleStateUpdate, stop_reason=patches(open_enum_values(u.StopReason.KNOWN))),
-        st.builds(u.RequiresActionStateUpdate),
-    )
-
-
-def subagent_updates() -> st.SearchStrategy[p.SubagentUpdate]:
-    """`subagent_update` (Preview): announce or patch a child session."""
+def subagent_updates(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[p.SubagentUpdate]:
+    """`subagent_update` (Preview): announce or patch a child session (its mirrored `state`
+    any state `revision` knows)."""
     capabilities = st.builds(
         p.SubagentSessionCapabilities,
         cancel=patches(st.builds(p.SessionCancelCapabilities, meta=metas(), extra=extras())),
@@ -130,7 +127,7 @@ def subagent_updates() -> st.SearchStrategy[p.SubagentUpdate]:
         title=patches(_texts()),
         description=patches(_texts()),
         capabilities=patches(capabilities),
-        state=patches(_child_states()),
+        state=patches(_child_states(revision)),
         cwd=patches(_paths()),
         additional_directories=patches(_tuples(_paths(), max_size=2)),
         meta=metas(),
@@ -209,8 +206,8 @@ WRITTEN: Final[dict[type[Any], Callable[[Revision], st.SearchStrategy[Any]]]] = 
     n.Notice: lambda revision: notices(),
     n.CompactionUpdate: lambda revision: compaction_updates(revision=revision),
     n.CompactionSummaryChunk: lambda revision: compaction_summary_chunks(),
-    p.UnknownStateUpdate: lambda revision: unknown_state_updates(),
-    p.SubagentUpdate: lambda revision: subagent_updates(),
+    p.UnknownStateUpdate: lambda revision: unknown_state_updates(revision=revision),
+    p.SubagentUpdate: lambda revision: subagent_updates(revision=revision),
     p.SessionMessage: lambda revision: session_messages(),
     p.SessionMessageChunk: lambda revision: session_message_chunks(),
     p.ReplayComplete: lambda revision: replay_completes(),

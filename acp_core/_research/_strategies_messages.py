@@ -23,14 +23,13 @@ from acp_core._wire._json import UNSET, JsonValue, Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_base import (
-    _INT32_MAX,
-    _INT32_MIN,
     _KEY_ALPHABET,
     _PERMISSION_KINDS,
     _ids,
     _int64,
     _paths,
     _raw_objects,
+    _since,
     _texts,
     _tuples,
     built_once,
@@ -45,8 +44,8 @@ from ._strategies_base import (
 from ._strategies_content import (
     content_blocks,
 )
+from ._strategies_states import rpc_errors
 from ._strategies_updates import (
-    _since,
     _tool_call_ids,
     session_updates,
     tool_call_updates,
@@ -326,24 +325,6 @@ def notifications(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy
 def responses() -> st.SearchStrategy[j.Response]:
     """Success responses with a raw JSON `result`."""
     return st.builds(j.Response, id=request_ids(), result=json_values(), envelope_extra=extras())
-
-
-def rpc_errors() -> st.SearchStrategy[j.RpcError]:
-    """`error` members (int32 codes, the named ones most often)."""
-    codes = st.sampled_from(
-        (
-            j.ErrorCode.PARSE_ERROR,
-            j.ErrorCode.INVALID_REQUEST,
-            j.ErrorCode.METHOD_NOT_FOUND,
-            j.ErrorCode.INVALID_PARAMS,
-            j.ErrorCode.INTERNAL_ERROR,
-            j.ErrorCode.REQUEST_CANCELLED,
-            j.ErrorCode.AUTH_REQUIRED,
-            j.ErrorCode.RESOURCE_NOT_FOUND,
-        )
-    ) | st.integers(_INT32_MIN, _INT32_MAX)
-    data: st.SearchStrategy[JsonValue | Unset] = st.just(UNSET) | json_values()
-    return st.builds(j.RpcError, code=codes, message=_texts(), data=data, extra=extras())
 
 
 def error_responses() -> st.SearchStrategy[j.ErrorResponse]:

@@ -15,16 +15,22 @@ import attrs
 from acp_core._wire import _updates as u
 from acp_core._wire._codec import encode_update
 from acp_core._wire._fields import PREVIEW_NAME, WIRE
-from acp_core._wire._json import UNSET, Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
-from acp_core._wire._updates_2026_11 import CancelCapability, ToolCallCapabilities
+from acp_core._wire._updates_2026_11 import (
+    CancelCapability,
+    TerminalCapabilities,
+    TerminalSize,
+    ToolCallCapabilities,
+)
 
 from ._strategies_base import (
     _UPDATE_TAGS,
     _base64,
     _ids,
+    _int64,
     _paths,
     _raw_objects,
+    _since,
     _texts,
     _tuples,
     _uint32,
@@ -48,7 +54,8 @@ from ._strategies_content import (
     tool_call_contents,
     tool_call_locations,
 )
-from ._strategies_later import later_updates, markdown_plans, unknown_state_updates
+from ._strategies_later import later_updates, markdown_plans
+from ._strategies_states import state_updates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,65 +134,6 @@ def agent_thoughts() -> st.SearchStrategy[u.AgentThought]:
     )
 
 
-def running_state_updates() -> st.SearchStrategy[u.RunningStateUpdate]:
-    """`state_update` with `state: running`."""
-    return st.builds(u.RunningStateUpdate, meta=metas(), extra=extras())
-
-
-def idle_state_updates() -> st.SearchStrategy[u.IdleStateUpdate]:
-    """`state_update` with `state: idle` (stop reason absent, null, known or unknown)."""
-    return st.builds(
-        u.IdleStateUpdate,
-        stop_reason=patches(open_enum_values(u.StopReason.KNOWN)),
-        meta=metas(),
-        extra=extras(),
-    )
-
-
-def requires_action_state_updates() -> st.SearchStrategy[u.RequiresActionStateUpdate]:
-    """`state_update` with `state: requires_action`."""
-    return st.builds(u.RequiresActionStateUpdate, meta=metas(), extra=extras())
-
-
-def other_state_updates() -> st.SearchStrategy[u.OtherStateUpdate]:
-    """`state_update` with an unknown `state`."""
-    return st.builds(
-        u.OtherStateUpdate,
-        _raw_objects(
-            "state",
-            unknown_tags(u.ForegroundState.KNOWN),
-            {"sessionUpdate": st.just("state_update")},
-        ),
-    )
-
-
-def state_updates(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[u.StateUpdate]:
-    """Any `state_update` of `revision`, unknown states included (`state: "unknown"` from
-    the Preview on, an unrecognized state otherwise)."""
-    states: list[st.SearchStrategy[Any]] = [
-        running_state_updates(),
-        idle_state_updates(),
-        requires_action_state_updates(),
-        other_state_updates(),
-    ]
-    if revision.includes(PREVIEW_NAME):
-        states.append(unknown_state_updates())
-    return st.one_of(states)
-
-
-def _on_wire(cls: type[Any], name: str, revision: Revision) -> bool:
-    # A field a later revision adds is drawn only for revisions that carry it.
-    since = attrs.fields_dict(cls)[name].metadata.get(WIRE)
-    return since is None or since.since is None or revision.includes(since.since)
-
-
-def _since(
-    cls: type[Any], name: str, revision: Revision, strategy: st.SearchStrategy[T]
-) -> st.SearchStrategy[T | Unset]:
-    absent: st.SearchStrategy[T | Unset] = st.just(UNSET)
-    return strategy if _on_wire(cls, name, revision) else absent
-
-
 # A tool call id is non-empty (J63), a terminal id too (R31): the checker refuses an empty one.
 @functools.cache
 def _tool_call_ids() -> st.SearchStrategy[str]:
@@ -237,29 +185,53 @@ def terminal_outputs() -> st.SearchStrategy[u.TerminalOutput]:
     return st.builds(u.TerminalOutput, data=_base64(), meta=metas(), extra=extras())
 
 
-def terminal_exit_statuses() -> st.SearchStrategy[u.TerminalExitStatus]:
-    """Terminal exit statuses (uint32 `exitCode`)."""
+def terminal_exit_statuses(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.TerminalExitStatus]:
+    """Terminal exit statuses (`exitCode` uint32 at 2026-08, int64 from 2026-11 on)."""
+    # The codec's own widening (`wire(codec_since=...)`): int64 once `revision` has it.
+    wire = attrs.fields_dict(u.TerminalExitStatus)["exit_code"].metadata[WIRE]
+    signed = any(revision.includes(since) for since, codec in wire.codec_since)
+    codes = _int64() if signed else _uint32()
     return st.builds(
         u.TerminalExitStatus,
-        exit_code=patches(_uint32()),
+        exit_code=patches(codes),
         signal=patches(st.sampled_from(("SIGTERM", "SIGKILL", "SIGINT")) | _texts()),
         meta=metas(),
         extra=extras(),
     )
 
 
-def terminal_updates() -> st.SearchStrategy[u.TerminalUpdate]:
-    """`terminal_update` patches."""
+def terminal_updates(
+    *, revision: Revision = DEFAULT_REVISION
+) -> st.SearchStrategy[u.TerminalUpdate]:
+    """`terminal_update` patches (`size` and `capabilities` from 2026-11 on)."""
     return st.builds(
         u.TerminalUpdate,
         terminal_id=_tool_call_ids(),
         command=patches(_texts()),
         cwd=patches(_paths()),
         output=patches(terminal_outputs()),
-        exit_status=patches(terminal_exit_statuses()),
+        exit_status=patches(terminal_exit_statuses(revision=revision)),
         meta=metas(),
+        size=_since(u.TerminalUpdate, "size", revision, patches(_terminal_sizes())),
+        capabilities=_since(
+            u.TerminalUpdate, "capabilities", revision, patches(_terminal_capabilities())
+        ),
         extra=extras(),
     )
+
+
+def _terminal_sizes() -> st.SearchStrategy[TerminalSize]:
+    # Columns and rows: uint16, at least 1 (2026-11 on).
+    sides = st.integers(1, 2**16 - 1)
+    return st.builds(TerminalSize, cols=sides, rows=sides, meta=metas(), extra=extras())
+
+
+def _terminal_capabilities() -> st.SearchStrategy[TerminalCapabilities]:
+    # What the client may do to a display terminal (2026-11 on): `cancel` present or not.
+    cancel = st.builds(CancelCapability, meta=metas(), extra=extras())
+    return st.builds(TerminalCapabilities, cancel=patches(cancel), meta=metas(), extra=extras())
 
 
 def terminal_output_chunks() -> st.SearchStrategy[u.TerminalOutputChunk]:
@@ -298,10 +270,10 @@ def session_updates(
         state_updates(revision=revision),
         tool_call_content_chunks(revision=revision),
         tool_call_updates(revision=revision),
-        terminal_updates(),
+        terminal_updates(revision=revision),
         terminal_output_chunks(),
         plans,
-        available_commands_updates(),
+        available_commands_updates(revision=revision),
         config_option_updates(),
         session_info_updates(),
         usage_updates(),
