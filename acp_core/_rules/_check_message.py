@@ -34,7 +34,7 @@ from acp_core._state._session_state import SessionState
 from acp_core._wire import _content as c
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire import _updates as u
-from acp_core._wire._json import UNSET
+from acp_core._wire._json import EMPTY_OBJECT, UNSET
 from acp_core._wire._revision import Revision
 from acp_core._wire._updates_preview import PlanMarkdown, SessionMessageChunk, SubagentUpdate
 
@@ -609,7 +609,7 @@ def _extras(value: object) -> Iterator[tuple[object, Mapping[str, Any]]]:
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, tuple):
+        if type(v) is tuple:
             stack.extend(v)
             continue
         fields = _FIELDS[type(v)]
@@ -631,7 +631,8 @@ def _descend(cls: type) -> tuple[str, ...] | None:
 
 
 _OPAQUE: Final = frozenset({"extra", "raw", "meta", "envelope_extra", "chunk_meta"})
-_LEAVES: Final = frozenset({str, int, float, bool, type(None), type(UNSET)})
+# (a frozen JSON object is a leaf too: raw JSON holds plain JSON, never a value with keys)
+_LEAVES: Final = frozenset({str, int, float, bool, type(None), type(UNSET), type(EMPTY_OBJECT)})
 
 
 class _FieldCache(dict[type, "tuple[str, ...] | None"]):
