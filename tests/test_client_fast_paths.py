@@ -27,7 +27,7 @@ from acp_core._engines._intents import Received
 from acp_core._errors import AcpError
 from acp_core._state._reduce import reduce
 from acp_core._state._reduce_common import b64decode
-from acp_core._wire._fastnew import fast_evolve
+from acp_core._wire._fastnew import evolve_frozen, fast_evolve
 from acp_core._wire._jsonrpc import UpdateSessionNotification
 
 SID = "sess_1"
@@ -85,6 +85,35 @@ def test_fast_evolve_refuses_what_it_cannot_stand_in_for() -> None:
         fast_evolve(_Plain(1), m=2)
     # A private field goes by its `__init__` alias, as with attrs.evolve.
     assert fast_evolve(_Plain(1), hidden=4) == attrs.evolve(_Plain(1), hidden=4) == _Plain(1, 4)
+
+
+@attrs.frozen
+class _Converted:
+    items: tuple[int, ...] = attrs.field(converter=tuple)
+    _hidden: int = 0
+    derived: int = attrs.field(init=False, default=-1)
+
+
+def test_evolve_frozen_builds_what_attrs_evolve_builds_without_converting() -> None:
+    # One generated function per class and keys: the fields given (by name or by their
+    # `__init__` alias) as given, a converter skipped by contract, a field outside `__init__`
+    # back to its default, the rest the old value's; unknown keys and a field given twice
+    # refused as before.
+    old = evolve_frozen(_Converted((1, 2), 3), derived=9)
+    assert old.derived == 9
+    fresh = evolve_frozen(old, hidden=4)
+    assert (fresh.items, fresh._hidden, fresh.derived) == ((1, 2), 4, -1)
+    assert fresh.items is old.items
+    assert evolve_frozen(old, _hidden=5)._hidden == 5
+    given = [3, 4]
+    assert evolve_frozen(old, items=given).items is given  # not converted: frozen already
+    _same(evolve_frozen(old, hidden=4), evolve_frozen(old, hidden=4))
+    session = acp.new_session(SID)
+    for changes in [{"usage": None}, {"diagnostics": session.aux.diagnostics}, {}]:
+        _same(evolve_frozen(session.aux, **changes), attrs.evolve(session.aux, **changes))
+    for bad in [{"nope": 1}, {"hidden": 1, "_hidden": 2}]:
+        with pytest.raises(TypeError, match="no field"):
+            evolve_frozen(old, **bad)
 
 
 _STEPS = st.lists(

@@ -136,20 +136,21 @@ SOURCES = {
     'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, v1)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, v0)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c122',
     'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, old._messages)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, v0)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c123',
     'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, c8)\n    s9(obj, c9)\n    return obj\n': '_c124',
-    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.known)\n    s3(obj, old.creating)\n    return obj\n': '_c125',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, v2)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, v1)\n    s13(obj, v0)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c126',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v2)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c127',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v1)\n    s2(obj, v2)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v0)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c128',
-    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v2)\n    s3(obj, old._messages)\n    s4(obj, v0)\n    s5(obj, v1)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c129',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, v0)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c130',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, v0)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c131',
-    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, v2)\n    s9(obj, v3)\n    return obj\n': '_c132',
-    'def replace(old, v0, v1, v2, v3, v4, v5, v6):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v5)\n    s2(obj, v6)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v2)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v3)\n    s15(obj, v4)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c133',
-    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v7)\n    s2(obj, v8)\n    s3(obj, v2)\n    s4(obj, v1)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, v6)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, v0)\n    s11(obj, v3)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v4)\n    s15(obj, v5)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c134',
-    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, v3)\n    s5(obj, v4)\n    s6(obj, v5)\n    s7(obj, v6)\n    s8(obj, v7)\n    s9(obj, v8)\n    s10(obj, v10)\n    s11(obj, v11)\n    s12(obj, v12)\n    s13(obj, v13)\n    s14(obj, v9)\n    return obj\n': '_c135',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c136',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c137',
-    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.book)\n    d13(d, r.resumed)\n    d14(d, r.inserted)\n    d15(d, r.permissions)\n    d16(d, r.withdrawn)\n    d17(d, r.cancelled)\n    d18(d, r.closed)\n    d19(d, r.suggestions)\n    d20(d, r.j3)\n    d21(d, r.fresh)\n    d22(d, r.child_work)\n    d23(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c138',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, old.parents)\n    s2(obj, old.orphans)\n    s3(obj, v1)\n    s4(obj, old.resumes)\n    s5(obj, old.diagnostics)\n    return obj\n': '_c125',
+    'def replace(old, v0, v1):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.known)\n    s3(obj, old.creating)\n    return obj\n': '_c126',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, old.turn)\n    s4(obj, v2)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, v1)\n    s13(obj, v0)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c127',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, old.phase)\n    s2(obj, old.phase_at)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, old.awaiting_resume)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v2)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c128',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v1)\n    s2(obj, v2)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v0)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c129',
+    'def replace(old, v0, v1, v2):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v2)\n    s3(obj, old._messages)\n    s4(obj, v0)\n    s5(obj, v1)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, old._hot_id)\n    s9(obj, old._hot_content)\n    return obj\n': '_c130',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, old.turn)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, v0)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c131',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v2)\n    s2(obj, v3)\n    s3(obj, v0)\n    s4(obj, old.prompts)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v1)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, old.work_ids)\n    s15(obj, old.ended)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c132',
+    'def replace(old, v0, v1, v2, v3):\n    obj = new(cls)\n    s0(obj, old.session_id)\n    s1(obj, old.foreground)\n    s2(obj, v1)\n    s3(obj, v0)\n    s4(obj, old.tool_calls)\n    s5(obj, old.terminals)\n    s6(obj, old.plans)\n    s7(obj, old.aux)\n    s8(obj, v2)\n    s9(obj, v3)\n    return obj\n': '_c133',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v5)\n    s2(obj, v6)\n    s3(obj, v1)\n    s4(obj, v0)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, old.mode)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, old.cancelled_permissions)\n    s11(obj, v2)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v3)\n    s15(obj, v4)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c134',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):\n    obj = new(cls)\n    s0(obj, old.revision)\n    s1(obj, v7)\n    s2(obj, v8)\n    s3(obj, v2)\n    s4(obj, v1)\n    s5(obj, old.requests)\n    s6(obj, old.answered)\n    s7(obj, v6)\n    s8(obj, old.permissions)\n    s9(obj, old.silent)\n    s10(obj, v0)\n    s11(obj, v3)\n    s12(obj, old.history)\n    s13(obj, old.user_ids)\n    s14(obj, v4)\n    s15(obj, v5)\n    s16(obj, old.keys)\n    s17(obj, c17)\n    return obj\n': '_c135',
+    'def replace(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):\n    obj = new(cls)\n    s0(obj, v0)\n    s1(obj, v1)\n    s2(obj, old.revision)\n    s3(obj, v2)\n    s4(obj, v3)\n    s5(obj, v4)\n    s6(obj, v5)\n    s7(obj, v6)\n    s8(obj, v7)\n    s9(obj, v8)\n    s10(obj, v10)\n    s11(obj, v11)\n    s12(obj, v12)\n    s13(obj, v13)\n    s14(obj, v9)\n    return obj\n': '_c136',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.elicitations)\n    d1(d, r.windows)\n    return d\n': '_c137',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.pending)\n    d1(d, r.open)\n    d2(d, r.groups)\n    d3(d, r.next_group)\n    d4(d, r.contents)\n    d5(d, r.inserted)\n    d6(d, r.cancels)\n    d7(d, r.users)\n    d8(d, r.replayed)\n    d9(d, r.live)\n    return d\n': '_c138',
+    'def thaw(r):\n    d = new(D)\n    d0(d, r.revision)\n    d1(d, r.named)\n    d2(d, r.parents)\n    d3(d, r.can_cancel)\n    d4(d, r.child_idle)\n    d5(d, r.unclaimed)\n    d6(d, r.tools)\n    d7(d, r.terminals)\n    d8(d, r.background)\n    d9(d, r.routes)\n    d10(d, r.resumes)\n    d11(d, r.replaying)\n    d12(d, r.book)\n    d13(d, r.resumed)\n    d14(d, r.inserted)\n    d15(d, r.permissions)\n    d16(d, r.withdrawn)\n    d17(d, r.cancelled)\n    d18(d, r.closed)\n    d19(d, r.suggestions)\n    d20(d, r.j3)\n    d21(d, r.fresh)\n    d22(d, r.child_work)\n    d23(d, r.cancels)\n    d.found = []\n    d.book_draft = None\n    d.cancels_draft = None\n    return d\n': '_c139',
 }
 
 
@@ -3215,13 +3216,24 @@ def _c124(old, v0, v1):
 def _c125(old, v0, v1):
     obj = new(cls)
     s0(obj, v0)
+    s1(obj, old.parents)
+    s2(obj, old.orphans)
+    s3(obj, v1)
+    s4(obj, old.resumes)
+    s5(obj, old.diagnostics)
+    return obj
+
+
+def _c126(old, v0, v1):
+    obj = new(cls)
+    s0(obj, v0)
     s1(obj, v1)
     s2(obj, old.known)
     s3(obj, old.creating)
     return obj
 
 
-def _c126(old, v0, v1, v2):
+def _c127(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3244,7 +3256,7 @@ def _c126(old, v0, v1, v2):
     return obj
 
 
-def _c127(old, v0, v1, v2):
+def _c128(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, old.phase)
@@ -3267,7 +3279,7 @@ def _c127(old, v0, v1, v2):
     return obj
 
 
-def _c128(old, v0, v1, v2):
+def _c129(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v1)
@@ -3290,7 +3302,7 @@ def _c128(old, v0, v1, v2):
     return obj
 
 
-def _c129(old, v0, v1, v2):
+def _c130(old, v0, v1, v2):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3305,7 +3317,7 @@ def _c129(old, v0, v1, v2):
     return obj
 
 
-def _c130(old, v0, v1, v2, v3):
+def _c131(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v2)
@@ -3328,7 +3340,7 @@ def _c130(old, v0, v1, v2, v3):
     return obj
 
 
-def _c131(old, v0, v1, v2, v3):
+def _c132(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v2)
@@ -3351,7 +3363,7 @@ def _c131(old, v0, v1, v2, v3):
     return obj
 
 
-def _c132(old, v0, v1, v2, v3):
+def _c133(old, v0, v1, v2, v3):
     obj = new(cls)
     s0(obj, old.session_id)
     s1(obj, old.foreground)
@@ -3366,7 +3378,7 @@ def _c132(old, v0, v1, v2, v3):
     return obj
 
 
-def _c133(old, v0, v1, v2, v3, v4, v5, v6):
+def _c134(old, v0, v1, v2, v3, v4, v5, v6):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v5)
@@ -3389,7 +3401,7 @@ def _c133(old, v0, v1, v2, v3, v4, v5, v6):
     return obj
 
 
-def _c134(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):
+def _c135(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):
     obj = new(cls)
     s0(obj, old.revision)
     s1(obj, v7)
@@ -3412,7 +3424,7 @@ def _c134(old, v0, v1, v2, v3, v4, v5, v6, v7, v8):
     return obj
 
 
-def _c135(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):
+def _c136(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):
     obj = new(cls)
     s0(obj, v0)
     s1(obj, v1)
@@ -3432,14 +3444,14 @@ def _c135(old, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13):
     return obj
 
 
-def _c136(r):
+def _c137(r):
     d = new(D)
     d0(d, r.elicitations)
     d1(d, r.windows)
     return d
 
 
-def _c137(r):
+def _c138(r):
     d = new(D)
     d0(d, r.pending)
     d1(d, r.open)
@@ -3454,7 +3466,7 @@ def _c137(r):
     return d
 
 
-def _c138(r):
+def _c139(r):
     d = new(D)
     d0(d, r.revision)
     d1(d, r.named)

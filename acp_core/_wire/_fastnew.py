@@ -133,24 +133,29 @@ def evolve_frozen(old: T, **changes: Any) -> T:
     """`attrs.evolve(old, **changes)` without `__init__`: the unchanged fields are `old`'s (frozen
     already) and the changed ones must be frozen values too (what the reducers build), so the
     construction-time converters (`_wire/_freezing.py`) would only copy them a second time.
-    Keys are field names or their `__init__` aliases."""
-    cls = type(old)
-    obj = object.__new__(cls)
-    left = len(changes)
-    for a in cls.__attrs_attrs__:  # type: ignore[attr-defined]
-        key = a.alias if a.alias in changes else a.name
-        if key in changes:
-            value = changes[key]
-            left -= 1
-        elif not a.init:
-            value = a.default  # a remembered derived value starts over (as attrs.evolve)
-        else:
-            value = getattr(old, a.name)
-        object.__setattr__(obj, a.name, value)
-    if left:
-        msg = f"{cls.__name__} has no field among {sorted(changes)}"
+    Keys are field names or their `__init__` aliases. One generated function per class and
+    set of keys, as `fast_evolve` (a class with converters is fine here: they are skipped by
+    contract)."""
+    key = (type(old), tuple(changes))
+    replace: Callable[..., T] | None = _FROZEN_REPLACERS.get(key)
+    if replace is None:
+        replace = _frozen_replacer(*key)
+    return replace(old, *changes.values())
+
+
+#: `evolve_frozen`'s generated functions, by (class, keys as given): a few per class.
+_FROZEN_REPLACERS: dict[tuple[type[Any], tuple[str, ...]], Callable[..., Any]] = {}
+
+
+def _frozen_replacer(cls: type[Any], keys: tuple[str, ...]) -> Callable[..., Any]:
+    fields = attrs.fields(cls)
+    by_key = {a.name: a.name for a in fields} | {a.alias: a.name for a in fields}
+    names = tuple(by_key.get(k, "") for k in keys)
+    if "" in names or len(set(names)) != len(names):
+        msg = f"{cls.__name__} has no field among {sorted(keys)}"
         raise TypeError(msg)
-    return obj
+    made = _FROZEN_REPLACERS[cls, keys] = fast_replace(cls, names)
+    return made
 
 
 #: `fast_evolve`'s generated functions, by (class, changed names): a few per class.
