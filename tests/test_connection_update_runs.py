@@ -555,6 +555,46 @@ def test_plain_tool_call_patches_are_folded_into_runs(monkeypatch: pytest.Monkey
     _pieces_equal_steps(conn.engine(SID), messages)
 
 
+def test_session_wide_reports_are_folded_into_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Usage and session info reports join a run in their place, between a streamed message's
+    # chunks (no `apply_update`, no fold cut short), and each `changed` flag is whether the
+    # report changed what the view shows: a repeated usage changes nothing, a cost given
+    # then left out keeps it (Q11), a title repeated changes nothing; with and without a
+    # local mark setting the view apart, the engine equals stepping each message.
+    def chunk(text: str) -> dict[str, Any]:
+        content = {"type": "text", "text": text}
+        return {"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": content}
+
+    usage = {"sessionUpdate": "usage_update", "used": 5, "size": 10}
+    cost = {**usage, "used": 6, "cost": {"amount": 0.5, "currency": "USD"}}
+    info = {"sessionUpdate": "session_info_update", "title": "t"}
+    updates = [chunk("a"), usage, chunk("b"), usage, cost, {**usage, "used": 6}, info,
+               chunk("c"), info, {**info, "title": None}]  # fmt: skip
+    notification = {"jsonrpc": "2.0", "method": "session/update"}
+    messages: list[Any] = [
+        decode_message({**notification, "params": {"sessionId": SID, "update": u}})
+        for u in updates
+    ]
+    applied: list[object] = []
+    general = _client.apply_update
+
+    def spied(b: Any, update: Any, **kw: Any) -> None:
+        applied.append(update)
+        general(b, update, **kw)
+
+    for conn in (_ready(), _prompted(_ready(), cancel=True)):
+        monkeypatch.setattr(_client, "apply_update", spied)
+        engine, changed = receive_updates(conn.engine(SID), messages)
+        monkeypatch.undo()
+        assert applied == []
+        assert changed == [True, True, True, False, True, False, True, True, False, True]
+        assert engine.view.usage is not None
+        assert engine.view.usage.used == 6
+        assert engine.view.info.title is None
+        _pieces_equal_steps(conn.engine(SID), messages)
+        _assert_same(conn, b"".join(_update(u) for u in updates))
+
+
 def test_a_folded_tool_chunk_joins_the_work_a_cancel_marks() -> None:
     # A tool call first reported while idle joins the running work at its next chunk (Q18):
     # the folded chunk grows the work's tool calls as `_apply` does, so a cancel marks it.

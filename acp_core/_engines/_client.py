@@ -68,6 +68,7 @@ from acp_core._rules._conversation import Conversation, grown_update, quiet_upda
 from acp_core._rules._predicates import RequestKey, request_key
 from acp_core._state._fold import fold
 from acp_core._state._pcoll import PMap, PVec
+from acp_core._state._reduce import reduce
 from acp_core._state._reduce_children import SessionTree, new_tree, open_session
 from acp_core._state._reduce_common import NEW_TOOL_CALL
 from acp_core._state._reduce_tools import patched_tool_call
@@ -83,7 +84,12 @@ from acp_core._wire._jsonrpc import (
     UpdateSessionNotification,
 )
 from acp_core._wire._revision import DEFAULT_REVISION, Revision, revision_argument
-from acp_core._wire._updates import SessionUpdate, ToolCallUpdate
+from acp_core._wire._updates import (
+    SessionInfoUpdate,
+    SessionUpdate,
+    ToolCallUpdate,
+    UsageUpdate,
+)
 from acp_core._wire._value import frozen
 
 from ._client_build import Build
@@ -322,6 +328,10 @@ def receive_updates(
     the view when one of its fields differs from what the view shows. So does a tool call's
     first sight (a `tool_call_update` of an id neither the session nor the run knows), judged
     by `update_findings` at its place (what it breaks reads only whether its id is known).
+    So do the session-wide reports (`_SESSION_WIDE`: usage, session info), judged the same
+    way (what they break reads the update alone): they move no foreground and touch only
+    the session's own fields, so each changes the view when it changes those fields, which
+    a probe (the session with the run's earlier reports) tells without folding the run.
     Every other update goes through `apply_update`, as `client_step` would."""
     b = Build(engine)
     sent = engine.sent
@@ -334,6 +344,10 @@ def receive_updates(
     patched: dict[str, tuple[Any, Any, Any]] = {}
     created: set[str] = set()  # the tool calls first reported in `run`
     session: SessionState = engine.session  # as of the start of `run` (and `b.view` too)
+    # `session` with the run's session-wide reports (`_SESSION_WIDE`) reduced into it, in
+    # order: what those fields are at this point of the run (no other update of a run
+    # touches them), so whether a report changes the view is whether it changes `probe`.
+    probe = session
     # The machine's last quiet answer for a plain text chunk, and what it was asked of: the
     # machine, the chunk's class and message id (all `quiet_update` reads of a chunk), so
     # the next chunks of a streamed message are not asked again while the machine stays.
@@ -469,18 +483,35 @@ def receive_updates(
                 if moved:
                     break
                 continue
+        if type(update) in _SESSION_WIDE:
+            # A session-wide report: judged as `apply_update` judges it (what it breaks reads
+            # the update alone), folded in its place; it moves no foreground and touches no
+            # tool call, so only `probe` can say whether it changes the view.
+            b.record(update_findings(revision, session, update))
+            reported = probe
+            probe = reduce(probe, update, revision=revision)
+            run.append(update)
+            changed.append(probe is not reported)
+            if moved:
+                break
+            continue
         _fold_run(b, run)
         roles.clear()
         patched.clear()
         created.clear()
         view = b.view
         apply_update(b, update)
-        session = b.session
+        session = probe = b.session
         changed.append(b.view is not view)
         if moved:
             break
     _fold_run(b, run)
     return _next_engine(engine, b), changed
+
+
+#: Reports of the session as a whole (`SessionState.aux`: the usage, the session's info),
+#: which a run folds in its place: no other update of a run touches what they change.
+_SESSION_WIDE: Final = frozenset({UsageUpdate, SessionInfoUpdate})
 
 
 def _fold_run(b: Build, run: list[SessionUpdate]) -> None:
