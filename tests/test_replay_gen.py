@@ -8,7 +8,7 @@ a fresh session, rebuilds the same state except for what the spec keeps out of r
 from __future__ import annotations
 
 import attrs
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import acp_core as acp
@@ -61,6 +61,21 @@ def _replayable(update: acp.SessionUpdate) -> bool:
             st.lists(acps.session_updates(revision=revision).filter(_replayable), max_size=25),
             st.just(revision),
         )
+    )
+)
+# Later fields the strategies began drawing (an `error` stop's error; a terminal's size and
+# capabilities, 2026-11 on): the replay dropped them until it was taught them.
+@example(([acp.values.IdleStateUpdate(error=acp.values.RpcError(-32700, "parse"))], acp.V2_PREVIEW))
+@example(
+    (
+        [
+            acp.values.TerminalUpdate(
+                "t1",
+                size=acp.values.TerminalSize(80, 24),
+                capabilities=acp.values.TerminalCapabilities(acp.values.CancelCapability()),
+            )
+        ],
+        acp.V2_2026_11,
     )
 )
 def test_replay_rebuilds_the_state_in_a_fresh_view(

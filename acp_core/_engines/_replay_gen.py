@@ -141,6 +141,9 @@ def _terminal(terminal_id: str, terminal: TerminalState) -> TerminalUpdate:
         UNSET if output is None else output,
         UNSET if terminal.exit_status is None else terminal.exit_status,
         _meta(terminal.meta),
+        # the program's size and what the client may do (2026-11 on), where reported
+        UNSET if terminal.size is None else terminal.size,
+        UNSET if terminal.capabilities is None else terminal.capabilities,
     )
 
 
@@ -176,7 +179,8 @@ def state_snapshot(state: SessionState) -> tuple[SessionUpdate, ...]:
         return (UnknownStateUpdate(background, meta),)
     if fg.state == "idle":
         stop = UNSET if fg.stop_reason is None else fg.stop_reason
-        return (IdleStateUpdate(stop, meta, background),)
+        error = UNSET if fg.error is None else fg.error  # an `error` stop's error (2026-11 on)
+        return (IdleStateUpdate(stop, meta, background, error),)
     head: tuple[SessionUpdate, ...] = ()
     if fg.stop_reason is not None:
         head = (IdleStateUpdate(fg.stop_reason),)
