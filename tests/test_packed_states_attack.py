@@ -137,7 +137,7 @@ def _long_sequences(draw: st.DrawFn, revision: acp.Revision) -> list[Any]:
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.data_too_large])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.data_too_large])
 @given(st.sampled_from(REVISIONS).flatmap(
     lambda r: st.tuples(st.just(r), _long_sequences(r))
 ))  # fmt: skip

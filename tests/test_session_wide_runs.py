@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from test_connection_update_runs import (
     _IDLE,
     _STATE,
+    OTHER,
     SID,
     _assert_same,
     _chunk,
@@ -89,3 +90,28 @@ def test_session_wide_reports_in_runs_equal_one_step_a_message(
     ]
     _pieces_equal_steps(conn.engine(SID), messages)
     _assert_same(conn, b"".join(_update(u) for u in updates))
+
+
+_CHILD = "child_1"
+_ANNOUNCE = {"sessionUpdate": "subagent_update", "sessionId": _CHILD, "title": "kid"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.one_of(_USAGE, _INFO, _OTHER), st.sampled_from([SID, SID, _CHILD, OTHER])),
+        max_size=20,
+    ),
+    st.sampled_from(("none", "prompt", "cancel")),
+    st.sampled_from((acp.V2_PREVIEW, acp.V2_2026_11)),
+)
+def test_session_wide_reports_of_children_and_other_sessions_cut_runs_as_steps_do(
+    updates: list[tuple[dict[str, Any], str]], start: str, revision: acp.Revision
+) -> None:
+    # A read that also carries a child's and another session's reports (the child announced
+    # first, or not: R47 and the orphan bucket).
+    conn = _ready(revision)
+    if start != "none":
+        conn = _prompted(conn, cancel=start == "cancel")
+    announced = _update(_ANNOUNCE) if start != "none" else b""
+    _assert_same(conn, announced + b"".join(_update(u, sid) for u, sid in updates))
