@@ -21,7 +21,8 @@ from __future__ import annotations
 import linecache
 import types
 from collections.abc import Callable
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -154,8 +155,35 @@ def _frozen_replacer(cls: type[Any], keys: tuple[str, ...]) -> Callable[..., Any
     if "" in names or len(set(names)) != len(names):
         msg = f"{cls.__name__} has no field among {sorted(keys)}"
         raise TypeError(msg)
-    made = _FROZEN_REPLACERS[cls, keys] = fast_replace(cls, names)
+    if any(type(getattr(cls, name, None)) is not _SLOT for name in _field_names(cls)):
+        # A class keeping its fields in a `__dict__` (no slots to set): one field at a time.
+        made: Callable[..., Any] = partial(_set_each, cls, names)
+    else:
+        made = fast_replace(cls, names)
+    _FROZEN_REPLACERS[cls, keys] = made
     return made
+
+
+#: What a slotted class holds for each field: the descriptor `fast_replace` sets.
+_SLOT: Final = types.MemberDescriptorType
+
+
+def _field_names(cls: type[Any]) -> list[str]:
+    return [a.name for a in attrs.fields(cls)]
+
+
+def _set_each(cls: type[Any], names: tuple[str, ...], old: Any, *values: Any) -> Any:
+    changes = dict(zip(names, values, strict=True))
+    obj = object.__new__(cls)
+    for a in attrs.fields(cls):
+        if a.name in changes:
+            value = changes[a.name]
+        elif not a.init:
+            value = a.default  # a remembered derived value starts over (as attrs.evolve)
+        else:
+            value = getattr(old, a.name)
+        object.__setattr__(obj, a.name, value)
+    return obj
 
 
 #: `fast_evolve`'s generated functions, by (class, changed names): a few per class.
