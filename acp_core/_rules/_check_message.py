@@ -609,11 +609,10 @@ def _extras(value: object) -> Iterator[tuple[object, Mapping[str, Any]]]:
     stack = [value]
     while stack:
         v = stack.pop()
-        if type(v) is tuple:
-            stack.extend(v)
-            continue
-        fields = _FIELDS[type(v)]
+        fields = _FIELDS[type(v)]  # (asked first: most of what is walked is a decoded value)
         if fields is None:
+            if isinstance(v, tuple):
+                stack.extend(v)
             continue
         extra = getattr(v, "extra", None)
         if extra:
