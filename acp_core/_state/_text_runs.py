@@ -78,8 +78,9 @@ TEXT_RUNS: Final = Packing(_pack, _unpack)
 def tool_item_encoded(item: Any) -> object:
     """A tool call's content item as `TOOL_TEXT_RUNS` keeps it: a `ToolContent` holding a
     plain text block (no annotations, `_meta` or unknown fields on either) as the text,
-    anything else as it is; None for an item it cannot keep (a `str`, which would read back
-    as text, or None itself: both hand-built, never decoded)."""
+    anything else as it is; None for an item it cannot keep (a hand-built `str`, never
+    decoded, which would read back as text). A None item comes back as itself, which is
+    None too: the caller keeps it unpacked either way."""
     if type(item) is ToolContent and item.meta is UNSET and item.extra is _EMPTY:
         block = item.content
         if (
