@@ -3,7 +3,8 @@ that compiles generated source.
 
 Owns: `fast_constructor(cls)`, which returns a function building an instance of `cls` from
 all its fields, positionally, by setting the slots directly; `fast_replace` and `fast_evolve`,
-copies with some fields changed, built the same way; and `compile_generated`, which
+copies with some fields changed, built the same way, and `evolve_frozen` (the same for any
+frozen value, its converters skipped by contract); and `compile_generated`, which
 compiles generated source under a readable file name registered in `linecache` (as attrs'
 `_linecache_and_compile` does), so tracebacks, `inspect.getsource` and debuggers show it.
 Must not know: any ACP type.
@@ -155,7 +156,7 @@ def _frozen_replacer(cls: type[Any], keys: tuple[str, ...]) -> Callable[..., Any
     if "" in names or len(set(names)) != len(names):
         msg = f"{cls.__name__} has no field among {sorted(keys)}"
         raise TypeError(msg)
-    if any(type(getattr(cls, name, None)) is not _SLOT for name in _field_names(cls)):
+    if any(type(getattr(cls, a.name, None)) is not _SLOT for a in fields):
         # A class keeping its fields in a `__dict__` (no slots to set): one field at a time.
         made: Callable[..., Any] = partial(_set_each, cls, names)
     else:
@@ -166,10 +167,6 @@ def _frozen_replacer(cls: type[Any], keys: tuple[str, ...]) -> Callable[..., Any
 
 #: What a slotted class holds for each field: the descriptor `fast_replace` sets.
 _SLOT: Final = types.MemberDescriptorType
-
-
-def _field_names(cls: type[Any]) -> list[str]:
-    return [a.name for a in attrs.fields(cls)]
 
 
 def _set_each(cls: type[Any], names: tuple[str, ...], old: Any, *values: Any) -> Any:
