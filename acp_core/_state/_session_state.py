@@ -415,17 +415,13 @@ def _pack_refs(refs: Sequence[Any]) -> list[object] | None:
     # One string an entry: its kind's code, then its id. A run of strings is one tuple of
     # atoms, which the collector stops tracking at its first collection (a run of pairs
     # would need two: it sees the run before the pairs are untracked).
-    try:
-        return [
-            _KIND_CODES[r.kind] + r.id if type(r) is EntityRef and type(r.id) is str else _no()
-            for r in refs
-        ]
-    except (KeyError, TypeError):  # another kind, or not an entry: a hand-built vector
-        return None  # (kept as it is)
-
-
-def _no() -> str:
-    raise KeyError
+    codes: list[object] = []
+    for ref in refs:
+        code = _KIND_CODES.get(ref.kind) if type(ref) is EntityRef else None
+        if code is None or type(ref.id) is not str:
+            return None  # another kind, or not an entry: a hand-built vector, kept as it is
+        codes.append(code + ref.id)
+    return codes
 
 
 def _unpack_refs(codes: tuple[Any, ...]) -> tuple[EntityRef, ...]:
