@@ -14,8 +14,12 @@ collector walks. Then, with the collector on, every event is decoded (`decode_up
 reduced into one growing session, the CPU time (`time.process_time`) of each tenth of the
 events taken, and the collections' own time recorded per tenth through `gc.callbacks`.
 
-- paths: `reduce` (one update at a time: what a connection does) and `fold` (one `fold` per
-  64 events: a transport read's worth);
+- paths: `reduce` (one update at a time: what a connection does), `fold` (one `fold` per
+  64 events: a transport read's worth) and `floor`, the yardstick run under the same host:
+  each event's JSON line (encoded before timing, a `str` the collector never walks) parsed
+  by `json.loads` and folded by the mutable floor (`benchmarks/floor.py`) 64 at a time, so
+  the floor keeps fresh dicts as acp_core keeps fresh values (what a host that parses bytes
+  holds);
 - hosts: `default` (CPython's thresholds, nothing done), `freeze` (the host calls
   `gc.freeze()` every 10,000 events: what docs/performance.md recommends to a long-lived
   host; the call is inside the timed loop), `threshold` (`gc.set_threshold(700, 10, 100)`
@@ -96,15 +100,19 @@ def tracked_reachable(root: object) -> collections.Counter[str]:
     return counts
 
 
-def measure(events: int, path: str, host: str, wire: list[Any]) -> dict[str, Any]:
-    """One run of `path` under `host` over `wire`; see the module docstring."""
+def measure(events: int, path: str, host: str, wire: list[Any], lines: list[str]) -> dict[str, Any]:
+    """One run of `path` under `host` over `wire` (the floor: over `lines`, the same events
+    as JSON text); see the module docstring."""
     import acp_core
+    from benchmarks.floor import fold_floor, new_floor_state
     from benchmarks.workloads import SESSION_ID
 
     decode, reduce, fold = acp_core.decode_update, acp_core.reduce, acp_core.fold
+    loads = json.loads
     # Warm up on a throwaway session (the codec generates its decoders on first use), so the
     # first tenth is not charged for it.
     fold(acp_core.new_session(SESSION_ID), map(decode, wire[:WARM_UP]))
+    fold_floor(new_floor_state(SESSION_ID), [loads(x) for x in lines[:WARM_UP]])
     gc.collect()
     clock = _GcClock()
     gc.callbacks.append(clock)
@@ -116,7 +124,9 @@ def measure(events: int, path: str, host: str, wire: list[Any]) -> dict[str, Any
     tenth = events // TENTHS
     cpu: list[float] = []
     full_gc: list[float] = []
-    state = acp_core.new_session(SESSION_ID)
+    state: Any = (
+        new_floor_state(SESSION_ID) if path == "floor" else acp_core.new_session(SESSION_ID)
+    )
     try:
         for k in range(TENTHS):
             part = wire[k * tenth : (k + 1) * tenth]
@@ -126,6 +136,12 @@ def measure(events: int, path: str, host: str, wire: list[Any]) -> dict[str, Any
                 for i, d in enumerate(part, 1):
                     state = reduce(state, decode(d))
                     if host == "freeze" and i % FREEZE_EVERY == 0:
+                        gc.freeze()
+            elif path == "floor":
+                text = lines[k * tenth : (k + 1) * tenth]
+                for i in range(0, len(text), FOLD_BATCH):
+                    fold_floor(state, [loads(x) for x in text[i : i + FOLD_BATCH]])
+                    if host == "freeze" and (i // FOLD_BATCH) % (FREEZE_EVERY // FOLD_BATCH) == 0:
                         gc.freeze()
             else:
                 for i in range(0, len(part), FOLD_BATCH):
@@ -164,10 +180,11 @@ def run_here(events: int, paths: list[str], hosts: list[str]) -> dict[str, Any]:
     from benchmarks.workloads import mixed
 
     wire = mixed(events).v2
+    lines = [json.dumps(d) for d in wire] if "floor" in paths else []
     gc.collect()
     gc.freeze()
     try:
-        results = [measure(events, p, h, wire) for p in paths for h in hosts]
+        results = [measure(events, p, h, wire, lines) for p in paths for h in hosts]
     finally:
         gc.unfreeze()
     return {
@@ -238,7 +255,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument(
-        "--paths", nargs="+", default=["reduce", "fold"], choices=["reduce", "fold"]
+        "--paths",
+        nargs="+",
+        default=["reduce", "fold", "floor"],
+        choices=["reduce", "fold", "floor"],
     )
     parser.add_argument(
         "--hosts",

@@ -321,6 +321,26 @@ def test_the_long_stream_benchmark_reports_tenths_and_tracked_objects() -> None:
     assert gc.get_freeze_count() == 0  # the benchmark leaves nothing frozen behind
 
 
+def test_the_long_stream_benchmark_runs_the_floor_under_the_same_hosts() -> None:
+    # The floor beside acp_core, same events, same hosts: whether the last tenth's rise is the
+    # collector's (the floor's rises too) or the core's is read off one run.
+    from benchmarks import long_stream
+
+    data = long_stream.run_here(2_000, ["floor"], ["default", "freeze"])
+    assert [(r["path"], r["host"]) for r in data["results"]] == [
+        ("floor", "default"),
+        ("floor", "freeze"),
+    ]
+    for r in data["results"]:
+        assert len(r["us_per_event_by_tenth"]) == 10
+        assert all(us > 0 for us in r["us_per_event_by_tenth"])
+        # the floor keeps plain dicts and lists (about 0.35 tracked an event at 10^6): a
+        # path that folded nothing would keep none
+        assert 0.1 < r["tracked_per_event"] < 1.0
+        assert set(r["tracked_types_per_event"]) <= {"dict", "list", "set", "tuple"}  # no acp_core
+    assert gc.get_freeze_count() == 0
+
+
 def test_the_replay_window_benchmark_measures_live_and_replayed_traffic() -> None:
     from benchmarks import replay_window
 
