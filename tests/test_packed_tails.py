@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acp_core as acp
-from acp_core._state import _fold
+from acp_core._state import _fold, _pcoll
 from acp_core._state._pcoll import (
     EMPTY_VEC,
     PVec,
@@ -172,9 +172,40 @@ def test_extend_encoded_equals_extend(items: list[object], more: list[object]) -
     encoded = TEXT_RUNS.pack(more)
     assert encoded is not None
     vec = grown(items)
-    bases = (vec, compact_tail(vec, TEXT_RUNS), grown_packed(items), vec.extend(()))
+    half = len(items) // 2
+    # a packed run with items appended one at a time after it (a `fold`, then `reduce`s)
+    mixed = compact_tail(grown(items[:half]), TEXT_RUNS)
+    for x in items[half:]:
+        mixed = mixed.append(x)
+    bases = (vec, compact_tail(vec, TEXT_RUNS), grown_packed(items), vec.extend(()), mixed)
     for base in bases:
         assert_same_vector(extend_encoded(base, encoded, TEXT_RUNS), vec.extend(more), items + more)
+
+
+def test_extend_encoded_takes_a_packed_run_in_the_tail_as_it_is() -> None:
+    # A tail of a packed run (what a `fold` wrote) and items appended after it (`reduce`s):
+    # the run is already encoded, so extending reads none of its items back.
+    items: list[object] = [acp.TextContent(f"t{i}") for i in range(10)]
+    vec = compact_tail(grown(items[:6]), TEXT_RUNS)
+    for x in items[6:]:
+        vec = vec.append(x)
+    more = [acp.TextContent("u")]
+    encoded = TEXT_RUNS.pack(more)
+    assert encoded is not None
+    decoded: list[int] = []
+    unpack = _pcoll._UNPACKERS[TEXT_RUNS._index]
+
+    def counting(run: tuple[object, ...]) -> tuple[object, ...]:
+        decoded.append(len(run))
+        return unpack(run)
+
+    _pcoll._UNPACKERS[TEXT_RUNS._index] = counting
+    try:
+        extended = extend_encoded(vec, encoded, TEXT_RUNS)
+    finally:
+        _pcoll._UNPACKERS[TEXT_RUNS._index] = unpack
+    assert decoded == []
+    assert list(extended) == items + more
 
 
 def sealed_blocks(vec: PVec[object]) -> list[tuple[object, ...]]:

@@ -425,12 +425,7 @@ def extend_encoded(vec: PVec[T], encoded: Sequence[object], packing: Packing) ->
     if not vec._tail_len:
         buffer: Sequence[object] = encoded  # sliced below: copied once, into the runs
     else:
-        item = vec._item
-        one_run = vec._prev is None and type(item) is tuple and item and item[0] is _PACKED
-        if one_run and item[1] == packing._index:  # type: ignore[index]
-            head: Sequence[object] | None = item[2:]  # type: ignore[index]
-        else:
-            head = packing.pack(vec._tail())
+        head = _tail_encoded(vec, packing)
         if head is None:  # a tail this packing cannot take: extend with the items themselves
             return extend_compact(vec, _UNPACKERS[packing._index](tuple(encoded)), packing)
         buffer = (*head, *encoded)
@@ -446,6 +441,33 @@ def extend_encoded(vec: PVec[T], encoded: Sequence[object], packing: Packing) ->
         start += _BLOCK
         sealed += _BLOCK
     return _raw((levels, sealed), len(buffer) - start, None, (_PACKED, index, *buffer[start:]))
+
+
+def _tail_encoded(vec: PVec[Any], packing: Packing) -> Sequence[object] | None:
+    # The tail's items as `packing` encodes them, oldest first, or None where it cannot take
+    # one. A packed run of `packing` (only ever the tail's oldest node: what the last `fold`
+    # wrote, before `reduce` appended one item at a time) is taken as it is: decoding it to
+    # encode it again would build every item of the run anew, on each `fold` of a
+    # connection's short runs.
+    items: list[object] = []  # the plain items, newest first
+    run: Sequence[object] = ()
+    node: PVec[Any] | None = vec
+    while node is not None:
+        item = node._item
+        if type(item) is _Bundle:
+            items.extend(reversed(item))
+        elif type(item) is tuple and item and item[0] is _PACKED:
+            if item[1] != packing._index:
+                return packing.pack(vec._tail())
+            run = item[2:]
+        else:
+            items.append(item)
+        node = node._prev
+    if not items:
+        return run
+    items.reverse()
+    loose = packing.pack(items)
+    return None if loose is None else (*run, *loose)
 
 
 def _push_block(
