@@ -169,9 +169,10 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
         "CommandPermissionSubject ErrorCode ErrorResponse InvalidEntry Message Method Notification "
         "OtherPermissionOutcome OtherPermissionSubject PermissionOption PermissionOptionKind "
         "PermissionOutcome PermissionSubject PromptRequest PromptResult Request RequestId "
-        "RequestPermissionRequest RequestPermissionResult Response RpcError SelectedOutcome "
+        "RequestPermissionRequest RequestPermissionResult Response SelectedOutcome "
         "ToolCallPermissionSubject UpdateSessionNotification",
     ),
+    ("acp_core._wire._jsonrpc_error", "RpcError"),
     ("acp_core._cli._mermaid", "mermaid_sequence"),
     ("acp_core._state._pcoll", "PVec"),
     ("acp_core._state._reduce", "reduce"),
@@ -194,11 +195,14 @@ _DEFINED_IN: tuple[tuple[str, str], ...] = (
     (
         "acp_core._wire._updates",
         "AgentMessage AgentMessageChunk AgentThought AgentThoughtChunk ForegroundState "
-        "IdleStateUpdate OtherPlan OtherStateUpdate OtherUpdate PlanEntry PlanEntryPriority "
-        "PlanEntryStatus PlanItems PlanUpdate RequiresActionStateUpdate RunningStateUpdate "
-        "SessionConfigOptionCategory SessionUpdate StateUpdate StopReason TerminalExitStatus "
-        "TerminalOutput TerminalOutputChunk TerminalUpdate ToolCallContentChunk ToolCallStatus "
-        "ToolCallUpdate ToolKind UserMessage UserMessageChunk",
+        "OtherPlan OtherUpdate PlanEntry PlanEntryPriority PlanEntryStatus PlanItems PlanUpdate "
+        "SessionConfigOptionCategory SessionUpdate StopReason TerminalExitStatus TerminalOutput "
+        "TerminalOutputChunk TerminalUpdate ToolCallContentChunk ToolCallStatus ToolCallUpdate "
+        "ToolKind UserMessage UserMessageChunk",
+    ),
+    (
+        "acp_core._wire._updates_state",
+        "IdleStateUpdate OtherStateUpdate RequiresActionStateUpdate RunningStateUpdate StateUpdate",
     ),
     (
         "acp_core._wire._updates_session",

@@ -37,15 +37,6 @@ PINNED: frozenset[frozenset[str]] = frozenset(
                 "acp_core._rules._check_preview_updates",
             }
         ),
-        # The `SessionUpdate` union spread over four files, closed under TYPE_CHECKING.
-        frozenset(
-            {
-                "acp_core._wire._jsonrpc",
-                "acp_core._wire._updates",
-                "acp_core._wire._updates_plans",
-                "acp_core._wire._updates_preview",
-            }
-        ),
     }
 )
 

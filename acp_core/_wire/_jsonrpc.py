@@ -23,6 +23,7 @@ from ._content import ContentBlock
 from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, JsonValue, Meta, Patch, Unset
+from ._jsonrpc_error import RpcError
 from ._updates import SessionUpdate, ToolCallUpdate
 from ._value import frozen
 
@@ -329,16 +330,6 @@ class Response:
     id: int | str | None
     result: JsonValue
     envelope_extra: JsonObject = EMPTY_OBJECT
-
-
-@frozen(field_transformer=freezing_fields)
-class RpcError:
-    """The `error` member of an error response."""
-
-    code: int = attrs.field(metadata=wire(codec="int64"))
-    message: str
-    data: JsonValue | Unset = attrs.field(default=UNSET, metadata=wire(lenient=False))
-    extra: JsonObject = EMPTY_OBJECT
 
 
 @frozen(field_transformer=freezing_fields)

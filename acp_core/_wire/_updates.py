@@ -16,16 +16,13 @@ give them their meaning (absent = unchanged, null = cleared, value = replaced).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, TypeAlias
-
-import attrs
+from typing import Final, TypeAlias
 
 from ._content import ContentBlock
-from ._fields import wire, wire_tag
+from ._fields import wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
 from ._updates_2026_11 import (
-    BackgroundWork,
     CompactionSummaryChunk,
     CompactionUpdate,
     Notice,
@@ -45,7 +42,6 @@ from ._updates_preview import (
     SessionMessage,
     SessionMessageChunk,
     SubagentUpdate,
-    UnknownStateUpdate,
 )
 from ._updates_session import (
     AvailableCommand,
@@ -63,6 +59,14 @@ from ._updates_session import (
     TextCommandInput,
     UsageUpdate,
 )
+from ._updates_state import (
+    IdleStateUpdate,
+    OtherStateUpdate,
+    RequiresActionStateUpdate,
+    RunningStateUpdate,
+    StateUpdate,
+    UnknownStateUpdate,
+)
 from ._updates_tools import (
     TerminalExitStatus,
     TerminalOutput,
@@ -74,9 +78,6 @@ from ._updates_tools import (
     ToolKind,
 )
 from ._value import frozen
-
-if TYPE_CHECKING:
-    from ._jsonrpc import RpcError
 
 __all__ = [
     "AgentMessage",
@@ -221,79 +222,6 @@ class AgentThought(_MessageUpsert):
     """`agent_thought`: create or patch the thought `message_id`."""
 
     __wire_tag__ = wire_tag(sessionUpdate="agent_thought")
-
-
-# -- foreground state ------------------------------------------------------------------
-
-
-@frozen(field_transformer=freezing_fields)
-class RunningStateUpdate:
-    """`state_update` with `state: running`: foreground work is in progress."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="running")
-
-    meta: Meta = UNSET
-    #: The background-work snapshot (2026-11 on): None/absent = not reported, () = none.
-    background: Patch[tuple[BackgroundWork, ...]] = attrs.field(
-        default=UNSET, metadata=wire(since="2026-11")
-    )
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@frozen(field_transformer=freezing_fields)
-class IdleStateUpdate:
-    """`state_update` with `state: idle`; `stop_reason` says why work ended (if it did)."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="idle")
-
-    stop_reason: Patch[str] = UNSET
-    meta: Meta = UNSET
-    #: The background-work snapshot (2026-11 on): None/absent = not reported, () = none.
-    background: Patch[tuple[BackgroundWork, ...]] = attrs.field(
-        default=UNSET, metadata=wire(since="2026-11")
-    )
-    #: The error of an `error` stop (2026-11 on; `ErrorStopReason.error`).
-    error: Patch[RpcError] = attrs.field(default=UNSET, metadata=wire(since="2026-11"))
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@frozen(field_transformer=freezing_fields)
-class RequiresActionStateUpdate:
-    """`state_update` with `state: requires_action`: work is blocked on the user."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="requires_action")
-
-    meta: Meta = UNSET
-    #: The background-work snapshot (2026-11 on): None/absent = not reported, () = none.
-    background: Patch[tuple[BackgroundWork, ...]] = attrs.field(
-        default=UNSET, metadata=wire(since="2026-11")
-    )
-    extra: JsonObject = EMPTY_OBJECT
-
-
-@frozen(field_transformer=freezing_fields)
-class OtherStateUpdate:
-    """`state_update` with a state this library does not know; `raw` is the whole update."""
-
-    __wire_tag__ = wire_tag(sessionUpdate="state_update")
-
-    raw: JsonObject
-
-    @property
-    def state(self) -> str:
-        """The unknown `state` value."""
-        tag = self.raw["state"]
-        assert isinstance(tag, str)
-        return tag
-
-
-StateUpdate: TypeAlias = (
-    RunningStateUpdate
-    | IdleStateUpdate
-    | RequiresActionStateUpdate
-    | UnknownStateUpdate
-    | OtherStateUpdate
-)
 
 
 @frozen(field_transformer=freezing_fields)

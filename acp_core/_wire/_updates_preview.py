@@ -2,15 +2,15 @@
 
 Owns: `subagent_update` and the child capabilities, inter-session messages
 (`session_message`, `session_message_chunk`), `replay_complete`, `plan_removed`, markdown
-plans, prompt suggestions (unstable), `state: "unknown"`, and the `session` tool-call content
-(`SessionReference`, which lives with the other tool-call content in `_wire/_content.py`).
+plans and prompt suggestions (unstable). Two Preview values live with their kin: `state:
+"unknown"` (`UnknownStateUpdate`, with the other state reports in `_wire/_updates_state.py`,
+re-exported here) and the `session` tool-call content (`SessionReference`, with the other
+tool-call content in `_wire/_content.py`).
 Must not know: wire names (`_wire/_codec.py`), reducer semantics (`_state/_reduce_preview.py`,
 `_state/_reduce_children.py`), engines.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import attrs
 
@@ -18,11 +18,8 @@ from ._content import ContentBlock
 from ._fields import PREVIEW_NAME, wire, wire_tag
 from ._freezing import freezing_fields
 from ._json import EMPTY_OBJECT, UNSET, JsonObject, Meta, Patch
+from ._updates_state import StateUpdate, UnknownStateUpdate
 from ._value import frozen
-
-if TYPE_CHECKING:
-    from ._updates import StateUpdate
-    from ._updates_2026_11 import BackgroundWork
 
 __all__ = [
     "PlanMarkdown",
@@ -37,21 +34,6 @@ __all__ = [
     "SubagentUpdate",
     "UnknownStateUpdate",
 ]
-
-
-@frozen(field_transformer=freezing_fields)
-class UnknownStateUpdate:
-    """`state_update` with `state: "unknown"`: foreground activity cannot be observed now.
-
-    Not an outcome: it cancels and resolves nothing (R77); the last known state is kept (C48).
-    """
-
-    __wire_tag__ = wire_tag(sessionUpdate="state_update", state="unknown")
-    __wire_since__ = PREVIEW_NAME
-
-    background: Patch[tuple[BackgroundWork, ...]] = UNSET
-    meta: Meta = UNSET
-    extra: JsonObject = EMPTY_OBJECT
 
 
 @frozen(field_transformer=freezing_fields)

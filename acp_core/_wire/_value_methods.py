@@ -209,10 +209,10 @@ SPECS = {
     'acp_core._wire._jsonrpc:RequestPermissionRequest': '1111 - id:id:n101111 session_id:session_id:n101111 title:title:n101111 options:options:n101111 description:description:v101111 subject:subject:v101111 meta:meta:v101111 extra:extra:v101111 envelope_extra:envelope_extra:v101111',
     'acp_core._wire._jsonrpc:RequestPermissionResult': '1111 - outcome:outcome:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._jsonrpc:Response': '1111 - id:id:n101111 result:result:n101111 envelope_extra:envelope_extra:v101111',
-    'acp_core._wire._jsonrpc:RpcError': '1111 - code:code:n101111 message:message:n101111 data:data:v101111 extra:extra:v101111',
     'acp_core._wire._jsonrpc:SelectedOutcome': '1111 - option_id:option_id:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._jsonrpc:ToolCallPermissionSubject': '1111 - tool_call:tool_call:n101111 extra:extra:v101111',
     'acp_core._wire._jsonrpc:UpdateSessionNotification': '1111 - session_id:session_id:n101111 update:update:n101111 meta:meta:v101111 extra:extra:v101111 envelope_extra:envelope_extra:v101111',
+    'acp_core._wire._jsonrpc_error:RpcError': '1111 - code:code:n101111 message:message:n101111 data:data:v101111 extra:extra:v101111',
     'acp_core._wire._revision:RuleScope': '1111 - since:since:v100111 until:until:v100111',
     'acp_core._wire._setup:ClientCapabilities': '1111 - session:session:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._setup:ClientSessionCapabilities': '1111 - prompt_suggestions:prompt_suggestions:v101111 meta:meta:v101111 extra:extra:v101111',
@@ -229,11 +229,7 @@ SPECS = {
     'acp_core._wire._updates:AgentMessageChunk': '1111 - message_id:message_id:n101111 content:content:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates:AgentThought': '1111 - message_id:message_id:n101111 content:content:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates:AgentThoughtChunk': '1111 - message_id:message_id:n101111 content:content:n101111 meta:meta:v101111 extra:extra:v101111',
-    'acp_core._wire._updates:IdleStateUpdate': '1111 - stop_reason:stop_reason:v101111 meta:meta:v101111 background:background:v101111 error:error:v101111 extra:extra:v101111',
-    'acp_core._wire._updates:OtherStateUpdate': '1111 - raw:raw:n101111',
     'acp_core._wire._updates:OtherUpdate': '1111 - raw:raw:n101111',
-    'acp_core._wire._updates:RequiresActionStateUpdate': '1111 - meta:meta:v101111 background:background:v101111 extra:extra:v101111',
-    'acp_core._wire._updates:RunningStateUpdate': '1111 - meta:meta:v101111 background:background:v101111 extra:extra:v101111',
     'acp_core._wire._updates:UserMessage': '1111 - message_id:message_id:n101111 content:content:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates:UserMessageChunk': '1111 - message_id:message_id:n101111 content:content:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates:_ContentChunk': '1111 - message_id:message_id:n101111 content:content:n101111 meta:meta:v101111 extra:extra:v101111',
@@ -263,7 +259,6 @@ SPECS = {
     'acp_core._wire._updates_preview:SessionMessageChunk': '1111 - message_id:message_id:n101111 content:content:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_preview:SubagentSessionCapabilities': '1111 - cancel:cancel:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_preview:SubagentUpdate': '1111 - session_id:session_id:n101111 title:title:v101111 description:description:v101111 capabilities:capabilities:v101111 state:state:v101111 cwd:cwd:v101111 additional_directories:additional_directories:v101111 meta:meta:v101111 extra:extra:v101111',
-    'acp_core._wire._updates_preview:UnknownStateUpdate': '1111 - background:background:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_session:AvailableCommand': '1111 - name:name:n101111 description:description:n101111 input:input:v101111 meta:meta:v101111 type:type:v101111 extra:extra:v101111',
     'acp_core._wire._updates_session:AvailableCommandsUpdate': '1111 - available_commands:available_commands:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_session:ConfigOptionUpdate': '1111 - config_options:config_options:n101111 meta:meta:v101111 extra:extra:v101111',
@@ -277,6 +272,11 @@ SPECS = {
     'acp_core._wire._updates_session:SessionInfoUpdate': '1111 - title:title:v101111 updated_at:updated_at:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_session:TextCommandInput': '1111 - hint:hint:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_session:UsageUpdate': '1111 - used:used:n101111 size:size:n101111 cost:cost:v101111 meta:meta:v101111 extra:extra:v101111',
+    'acp_core._wire._updates_state:IdleStateUpdate': '1111 - stop_reason:stop_reason:v101111 meta:meta:v101111 background:background:v101111 error:error:v101111 extra:extra:v101111',
+    'acp_core._wire._updates_state:OtherStateUpdate': '1111 - raw:raw:n101111',
+    'acp_core._wire._updates_state:RequiresActionStateUpdate': '1111 - meta:meta:v101111 background:background:v101111 extra:extra:v101111',
+    'acp_core._wire._updates_state:RunningStateUpdate': '1111 - meta:meta:v101111 background:background:v101111 extra:extra:v101111',
+    'acp_core._wire._updates_state:UnknownStateUpdate': '1111 - background:background:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_tools:TerminalExitStatus': '1111 - exit_code:exit_code:v101111 signal:signal:v101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_tools:TerminalOutput': '1111 - data:data:n101111 meta:meta:v101111 extra:extra:v101111',
     'acp_core._wire._updates_tools:TerminalOutputChunk': '1111 - terminal_id:terminal_id:n101111 data:data:n101111 meta:meta:v101111 extra:extra:v101111',
@@ -5694,34 +5694,6 @@ def make_acp_core___wire___jsonrpc__Response(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
-def make_acp_core___wire___jsonrpc__RpcError(cls, f, NOTHING):
-    s0 = cls.code.__set__
-    c0 = f[0].converter
-    s1 = cls.message.__set__
-    c1 = f[1].converter
-    s2 = cls.data.__set__
-    c2 = f[2].converter
-    d2 = f[2].default
-    s3 = cls.extra.__set__
-    c3 = f[3].converter
-    d3 = f[3].default
-    def __init__(self, code, message, data=d2, extra=d3):
-        s0(self, c0(code))
-        s1(self, c1(message))
-        s2(self, c2(data))
-        s3(self, c3(extra))
-    __init__.__annotations__ = {'return': None, 'code': 'int', 'message': 'str', 'data': 'JsonValue | Unset', 'extra': 'JsonObject'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(code={self.code!r}, message={self.message!r}, data={self.data!r}, extra={self.extra!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.code == other.code and self.message == other.message and self.data == other.data and self.extra == other.extra
-    def __hash__(self):
-        return hash((29709786704030711, self.code, self.message, self.data, self.extra))
-    return __init__, __repr__, __eq__, __hash__
-
-
 def make_acp_core___wire___jsonrpc__SelectedOutcome(cls, f, NOTHING):
     s0 = cls.option_id.__set__
     c0 = f[0].converter
@@ -5797,6 +5769,34 @@ def make_acp_core___wire___jsonrpc__UpdateSessionNotification(cls, f, NOTHING):
         return self.session_id == other.session_id and self.update == other.update and self.meta == other.meta and self.extra == other.extra and self.envelope_extra == other.envelope_extra
     def __hash__(self):
         return hash((8626244252251261, self.session_id, self.update, self.meta, self.extra, self.envelope_extra))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___wire___jsonrpc_error__RpcError(cls, f, NOTHING):
+    s0 = cls.code.__set__
+    c0 = f[0].converter
+    s1 = cls.message.__set__
+    c1 = f[1].converter
+    s2 = cls.data.__set__
+    c2 = f[2].converter
+    d2 = f[2].default
+    s3 = cls.extra.__set__
+    c3 = f[3].converter
+    d3 = f[3].default
+    def __init__(self, code, message, data=d2, extra=d3):
+        s0(self, c0(code))
+        s1(self, c1(message))
+        s2(self, c2(data))
+        s3(self, c3(extra))
+    __init__.__annotations__ = {'return': None, 'code': 'int', 'message': 'str', 'data': 'JsonValue | Unset', 'extra': 'JsonObject'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(code={self.code!r}, message={self.message!r}, data={self.data!r}, extra={self.extra!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.code == other.code and self.message == other.message and self.data == other.data and self.extra == other.extra
+    def __hash__(self):
+        return hash((46552171961486342, self.code, self.message, self.data, self.extra))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -6271,57 +6271,6 @@ def make_acp_core___wire___updates__AgentThoughtChunk(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
-def make_acp_core___wire___updates__IdleStateUpdate(cls, f, NOTHING):
-    s0 = cls.stop_reason.__set__
-    c0 = f[0].converter
-    d0 = f[0].default
-    s1 = cls.meta.__set__
-    c1 = f[1].converter
-    d1 = f[1].default
-    s2 = cls.background.__set__
-    c2 = f[2].converter
-    d2 = f[2].default
-    s3 = cls.error.__set__
-    c3 = f[3].converter
-    d3 = f[3].default
-    s4 = cls.extra.__set__
-    c4 = f[4].converter
-    d4 = f[4].default
-    def __init__(self, stop_reason=d0, meta=d1, background=d2, error=d3, extra=d4):
-        s0(self, c0(stop_reason))
-        s1(self, c1(meta))
-        s2(self, c2(background))
-        s3(self, c3(error))
-        s4(self, c4(extra))
-    __init__.__annotations__ = {'return': None, 'stop_reason': 'Patch[str]', 'meta': 'Meta', 'background': 'Patch[tuple[BackgroundWork, ...]]', 'error': 'Patch[RpcError]', 'extra': 'JsonObject'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(stop_reason={self.stop_reason!r}, meta={self.meta!r}, background={self.background!r}, error={self.error!r}, extra={self.extra!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.stop_reason == other.stop_reason and self.meta == other.meta and self.background == other.background and self.error == other.error and self.extra == other.extra
-    def __hash__(self):
-        return hash((70226436560233989, self.stop_reason, self.meta, self.background, self.error, self.extra))
-    return __init__, __repr__, __eq__, __hash__
-
-
-def make_acp_core___wire___updates__OtherStateUpdate(cls, f, NOTHING):
-    s0 = cls.raw.__set__
-    c0 = f[0].converter
-    def __init__(self, raw):
-        s0(self, c0(raw))
-    __init__.__annotations__ = {'return': None, 'raw': 'JsonObject'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(raw={self.raw!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.raw == other.raw
-    def __hash__(self):
-        return hash((52771839582194102, self.raw))
-    return __init__, __repr__, __eq__, __hash__
-
-
 def make_acp_core___wire___updates__OtherUpdate(cls, f, NOTHING):
     s0 = cls.raw.__set__
     c0 = f[0].converter
@@ -6336,58 +6285,6 @@ def make_acp_core___wire___updates__OtherUpdate(cls, f, NOTHING):
         return self.raw == other.raw
     def __hash__(self):
         return hash((39608241455796978, self.raw))
-    return __init__, __repr__, __eq__, __hash__
-
-
-def make_acp_core___wire___updates__RequiresActionStateUpdate(cls, f, NOTHING):
-    s0 = cls.meta.__set__
-    c0 = f[0].converter
-    d0 = f[0].default
-    s1 = cls.background.__set__
-    c1 = f[1].converter
-    d1 = f[1].default
-    s2 = cls.extra.__set__
-    c2 = f[2].converter
-    d2 = f[2].default
-    def __init__(self, meta=d0, background=d1, extra=d2):
-        s0(self, c0(meta))
-        s1(self, c1(background))
-        s2(self, c2(extra))
-    __init__.__annotations__ = {'return': None, 'meta': 'Meta', 'background': 'Patch[tuple[BackgroundWork, ...]]', 'extra': 'JsonObject'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(meta={self.meta!r}, background={self.background!r}, extra={self.extra!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.background == other.background and self.extra == other.extra
-    def __hash__(self):
-        return hash((59714904522104056, self.meta, self.background, self.extra))
-    return __init__, __repr__, __eq__, __hash__
-
-
-def make_acp_core___wire___updates__RunningStateUpdate(cls, f, NOTHING):
-    s0 = cls.meta.__set__
-    c0 = f[0].converter
-    d0 = f[0].default
-    s1 = cls.background.__set__
-    c1 = f[1].converter
-    d1 = f[1].default
-    s2 = cls.extra.__set__
-    c2 = f[2].converter
-    d2 = f[2].default
-    def __init__(self, meta=d0, background=d1, extra=d2):
-        s0(self, c0(meta))
-        s1(self, c1(background))
-        s2(self, c2(extra))
-    __init__.__annotations__ = {'return': None, 'meta': 'Meta', 'background': 'Patch[tuple[BackgroundWork, ...]]', 'extra': 'JsonObject'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(meta={self.meta!r}, background={self.background!r}, extra={self.extra!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.background == other.background and self.extra == other.extra
-    def __hash__(self):
-        return hash((59663029904241340, self.meta, self.background, self.extra))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -7196,32 +7093,6 @@ def make_acp_core___wire___updates_preview__SubagentUpdate(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
-def make_acp_core___wire___updates_preview__UnknownStateUpdate(cls, f, NOTHING):
-    s0 = cls.background.__set__
-    c0 = f[0].converter
-    d0 = f[0].default
-    s1 = cls.meta.__set__
-    c1 = f[1].converter
-    d1 = f[1].default
-    s2 = cls.extra.__set__
-    c2 = f[2].converter
-    d2 = f[2].default
-    def __init__(self, background=d0, meta=d1, extra=d2):
-        s0(self, c0(background))
-        s1(self, c1(meta))
-        s2(self, c2(extra))
-    __init__.__annotations__ = {'return': None, 'background': 'Patch[tuple[BackgroundWork, ...]]', 'meta': 'Meta', 'extra': 'JsonObject'}
-    def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(background={self.background!r}, meta={self.meta!r}, extra={self.extra!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.background == other.background and self.meta == other.meta and self.extra == other.extra
-    def __hash__(self):
-        return hash((42374266790445150, self.background, self.meta, self.extra))
-    return __init__, __repr__, __eq__, __hash__
-
-
 def make_acp_core___wire___updates_session__AvailableCommand(cls, f, NOTHING):
     s0 = cls.name.__set__
     c0 = f[0].converter
@@ -7598,6 +7469,135 @@ def make_acp_core___wire___updates_session__UsageUpdate(cls, f, NOTHING):
         return self.used == other.used and self.size == other.size and self.cost == other.cost and self.meta == other.meta and self.extra == other.extra
     def __hash__(self):
         return hash((50666937649667164, self.used, self.size, self.cost, self.meta, self.extra))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___wire___updates_state__IdleStateUpdate(cls, f, NOTHING):
+    s0 = cls.stop_reason.__set__
+    c0 = f[0].converter
+    d0 = f[0].default
+    s1 = cls.meta.__set__
+    c1 = f[1].converter
+    d1 = f[1].default
+    s2 = cls.background.__set__
+    c2 = f[2].converter
+    d2 = f[2].default
+    s3 = cls.error.__set__
+    c3 = f[3].converter
+    d3 = f[3].default
+    s4 = cls.extra.__set__
+    c4 = f[4].converter
+    d4 = f[4].default
+    def __init__(self, stop_reason=d0, meta=d1, background=d2, error=d3, extra=d4):
+        s0(self, c0(stop_reason))
+        s1(self, c1(meta))
+        s2(self, c2(background))
+        s3(self, c3(error))
+        s4(self, c4(extra))
+    __init__.__annotations__ = {'return': None, 'stop_reason': 'Patch[str]', 'meta': 'Meta', 'background': 'Patch[tuple[BackgroundWork, ...]]', 'error': 'Patch[RpcError]', 'extra': 'JsonObject'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(stop_reason={self.stop_reason!r}, meta={self.meta!r}, background={self.background!r}, error={self.error!r}, extra={self.extra!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.stop_reason == other.stop_reason and self.meta == other.meta and self.background == other.background and self.error == other.error and self.extra == other.extra
+    def __hash__(self):
+        return hash((56168661138085488, self.stop_reason, self.meta, self.background, self.error, self.extra))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___wire___updates_state__OtherStateUpdate(cls, f, NOTHING):
+    s0 = cls.raw.__set__
+    c0 = f[0].converter
+    def __init__(self, raw):
+        s0(self, c0(raw))
+    __init__.__annotations__ = {'return': None, 'raw': 'JsonObject'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(raw={self.raw!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.raw == other.raw
+    def __hash__(self):
+        return hash((56516733208534353, self.raw))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___wire___updates_state__RequiresActionStateUpdate(cls, f, NOTHING):
+    s0 = cls.meta.__set__
+    c0 = f[0].converter
+    d0 = f[0].default
+    s1 = cls.background.__set__
+    c1 = f[1].converter
+    d1 = f[1].default
+    s2 = cls.extra.__set__
+    c2 = f[2].converter
+    d2 = f[2].default
+    def __init__(self, meta=d0, background=d1, extra=d2):
+        s0(self, c0(meta))
+        s1(self, c1(background))
+        s2(self, c2(extra))
+    __init__.__annotations__ = {'return': None, 'meta': 'Meta', 'background': 'Patch[tuple[BackgroundWork, ...]]', 'extra': 'JsonObject'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(meta={self.meta!r}, background={self.background!r}, extra={self.extra!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.meta == other.meta and self.background == other.background and self.extra == other.extra
+    def __hash__(self):
+        return hash((42293533936141943, self.meta, self.background, self.extra))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___wire___updates_state__RunningStateUpdate(cls, f, NOTHING):
+    s0 = cls.meta.__set__
+    c0 = f[0].converter
+    d0 = f[0].default
+    s1 = cls.background.__set__
+    c1 = f[1].converter
+    d1 = f[1].default
+    s2 = cls.extra.__set__
+    c2 = f[2].converter
+    d2 = f[2].default
+    def __init__(self, meta=d0, background=d1, extra=d2):
+        s0(self, c0(meta))
+        s1(self, c1(background))
+        s2(self, c2(extra))
+    __init__.__annotations__ = {'return': None, 'meta': 'Meta', 'background': 'Patch[tuple[BackgroundWork, ...]]', 'extra': 'JsonObject'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(meta={self.meta!r}, background={self.background!r}, extra={self.extra!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.meta == other.meta and self.background == other.background and self.extra == other.extra
+    def __hash__(self):
+        return hash((32705157901114381, self.meta, self.background, self.extra))
+    return __init__, __repr__, __eq__, __hash__
+
+
+def make_acp_core___wire___updates_state__UnknownStateUpdate(cls, f, NOTHING):
+    s0 = cls.background.__set__
+    c0 = f[0].converter
+    d0 = f[0].default
+    s1 = cls.meta.__set__
+    c1 = f[1].converter
+    d1 = f[1].default
+    s2 = cls.extra.__set__
+    c2 = f[2].converter
+    d2 = f[2].default
+    def __init__(self, background=d0, meta=d1, extra=d2):
+        s0(self, c0(background))
+        s1(self, c1(meta))
+        s2(self, c2(extra))
+    __init__.__annotations__ = {'return': None, 'background': 'Patch[tuple[BackgroundWork, ...]]', 'meta': 'Meta', 'extra': 'JsonObject'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(background={self.background!r}, meta={self.meta!r}, extra={self.extra!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.background == other.background and self.meta == other.meta and self.extra == other.extra
+    def __hash__(self):
+        return hash((31823897642012421, self.background, self.meta, self.extra))
     return __init__, __repr__, __eq__, __hash__
 
 
