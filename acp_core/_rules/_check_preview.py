@@ -5,18 +5,17 @@ announced children and their parents, item capabilities, background lists, repla
 resume requests, withdrawn permission requests; its `book` of prompts is
 `_rules/_check_preview_prompts.py`'s, its `cancels` `_rules/_check_preview_cancels.py`'s),
 its two functions `observe_connection(state, at, sender, message, ...) -> (state, findings)`
-and `finish_connection(state) -> findings`, `PreviewDraft` (the in-call view the rule modules
-edit) and `CHECKED` (the rule ids it reports).
+and `finish_connection(state) -> findings`, `PreviewDraft` (the in-call draft: the memory the
+rule modules edit, `_rules/_check_preview_draft.PreviewMemory`, with the dispatch of each
+message to them) and `CHECKED` (the rule ids it reports).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), what a message breaks
 on its own beyond the Preview values (`_rules/_check_message.py`), files, line numbers beyond
 the index it is given.
 The quiet paths (messages that reach no rule here, or only the tool call records) are
-`_rules/_check_preview_quiet.py`'s; their names are served from here too. Past the ~600-line
-guide (about 650) and one job: the state
-value, its draft and the dispatch to the rule modules (`_check_preview_{answers,cancels,
-prompts,records,updates}.py` hold the rules), and `client_knows`, the one home of "does the
-client know this session" the agent connection asks too; the forgetting is
-`_rules/_recent.py`'s.
+`_rules/_check_preview_quiet.py`'s; their names are served from here too. One job: the state
+value and the dispatch to the rule modules (`_check_preview_{answers,cancels,prompts,records,
+updates}.py` hold the rules), and `client_knows`, the one home of "does the client know this
+session" the agent connection asks too; the forgetting is `_rules/_recent.py`'s.
 
 Theory of operation. `_rules/_protocol.py` hands every decoded message with the session it belongs
 to (an answer: the session of the request it answers). A rule is reported only where the
@@ -74,9 +73,10 @@ from acp_core._wire._revision import Revision
 from acp_core._wire._value import frozen
 
 from ._check_preview_answers import RESTRICTED, agent_answer
-from ._check_preview_cancels import Cancels, CancelsDraft, freeze_cancels, thaw_cancels
+from ._check_preview_cancels import Cancels, freeze_cancels
+from ._check_preview_draft import PreviewMemory, reported
 from ._check_preview_prompts import CHECKED as PROMPTS_CHECKED
-from ._check_preview_prompts import BookDraft, PromptBook, freeze_book, thaw_book
+from ._check_preview_prompts import PromptBook, freeze_book
 from ._check_preview_quiet import (
     QUIET_UPDATES,
     only_tool,
@@ -256,7 +256,7 @@ def observe_connection(
             notification: Any = message  # (`only_tool`: an agent's tool call update)
             sid, update = notification.session_id, notification.update
             tools, found = recorded_tool(state.tools, sid, update)
-            findings = [] if found is None else _reported(state.revision, found[0], at, found[1])
+            findings = [] if found is None else reported(state.revision, found[0], at, found[1])
             return (state if tools is state.tools else fast_evolve(state, tools=tools)), findings
     return observe_connection_fully(
         state, at, sender, message, session=session, judged_j3=judged_j3, cancels=cancels
@@ -285,11 +285,6 @@ def observe_connection_fully(
 
 
 
-def _reported(revision: Revision, rule: str, at: int, why: str) -> list[Finding]:
-    # What reporting `rule` at `at` finds where `revision` has the rule.
-    return [Finding(rule, why, at)] if revision.applies(rule) else []
-
-
 def finish_connection(state: PreviewState) -> list[Finding]:
     """What the end of the recording shows: withdrawn requests never answered (C40)."""
     r = _thaw(state)
@@ -297,63 +292,12 @@ def finish_connection(state: PreviewState) -> list[Finding]:
     return r.found
 
 
-class _Scratch:
-    # The draft's own slots besides the record's fields.
-    __slots__ = ("book_draft", "cancels_draft", "found")
-    found: list[Finding]
-    book_draft: BookDraft | None
-    cancels_draft: CancelsDraft | None
+class PreviewDraft(PreviewMemory):
+    """`PreviewState` being edited inside one call, with the dispatch of each message to the
+    rules (the memory and what every rule module does to it: `PreviewMemory`,
+    `_rules/_check_preview_draft.py`; the other `_check_preview_*` modules take it as `r`)."""
 
-
-class PreviewDraft(_Scratch):
-    """`PreviewState` being edited inside one call (`_rules/_draft.twins`), with the rules
-    that edit it; the other `_check_preview_*` modules take it as `r`. A field is replaced,
-    never edited in place; `book` and `cancels` are edited through their own drafts
-    (`edit_book()`, `edit_cancels()`)."""
-
-    __slots__ = (
-        *("revision", "named", "parents", "can_cancel", "child_idle", "unclaimed", "tools"),
-        *("terminals", "background", "routes", "resumes", "replaying", "book"),
-        *("resumed", "inserted", "permissions", "withdrawn", "cancelled", "closed"),
-        *("suggestions", "j3", "fresh", "child_work", "cancels"),
-    )
-
-    revision: Revision
-    named: Recent[str, bool]
-    parents: PMap[str, str]
-    can_cancel: PMap[str, bool]
-    child_idle: PMap[str, bool]
-    unclaimed: Recent[str, tuple[int, Naming]]
-    tools: PMap[tuple[str, str], Tool]
-    terminals: PMap[tuple[str, str], Terminal]
-    background: PMap[str, tuple[tuple[str, str], ...] | None]
-    routes: PMap[tuple[str, RequestKey], tuple[str, str | None, object]]
-    resumes: OMap[RequestKey, Resume]
-    replaying: PMap[str, HistoryWindow]
-    book: PromptBook
-    resumed: Recent[str, int]
-    inserted: PMap[str, PMap[str, bool]]
-    permissions: OMap[RequestKey, tuple[str, int, str | None]]
-    withdrawn: OMap[RequestKey, int]
-    cancelled: OMap[RequestKey, int]
-    closed: Recent[str, int]
-    suggestions: bool | None
-    j3: Recent[tuple[int, str], bool]
-    fresh: PMap[str, bool]
-    child_work: PMap[str, int]
-    cancels: Cancels
-
-    def edit_book(self) -> BookDraft:
-        """The prompt book's draft (made on first use in this call)."""
-        if self.book_draft is None:
-            self.book_draft = thaw_book(self.book)
-        return self.book_draft
-
-    def edit_cancels(self) -> CancelsDraft:
-        """The cancel windows' draft (made on first use in this call)."""
-        if self.cancels_draft is None:
-            self.cancels_draft = thaw_cancels(self.cancels)
-        return self.cancels_draft
+    __slots__ = ()
 
     def frozen(self, state: PreviewState) -> PreviewState:
         if self.book_draft is not None:
@@ -361,33 +305,6 @@ class PreviewDraft(_Scratch):
         if self.cancels_draft is not None:
             self.cancels = freeze_cancels(self.cancels_draft, self.cancels)
         return _freeze(self, state)
-
-    def report(self, rule: str, at: int, message: str) -> None:
-        self.found.extend(_reported(self.revision, rule, at, message))
-
-    def r57(self, i: int, *, answered: Resume | None = None, again: str | None = None) -> bool:
-        """R57: a resume with a replay cursor gets exactly one `replay_complete` for its
-        session before its response. Judged where each half can show: the resume's successful
-        answer (`answered`, before any marker arrived) and a second marker for a session
-        (`again`) in one resume. Returns whether it reported (R64 waits for the marker)."""
-        if answered is not None:
-            missing = (
-                answered.cursor
-                and self.revision.applies("R57")
-                and answered.session not in answered.marked
-            )
-            if missing:
-                self.report(
-                    "R57",
-                    i,
-                    f"the resume of line {answered.at} asked for a replay, but is answered "
-                    f"before replay_complete on {shown(answered.session)}",
-                )
-                return True
-        if again is not None:
-            self.report("R57", i, f"second replay_complete for {shown(again)} in one resume")
-            return True
-        return False
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -646,4 +563,4 @@ def _c40(
 
 
 _SCRATCH: Final = (("found", "[]"), ("book_draft", "None"), ("cancels_draft", "None"))
-_thaw, _freeze = twins(PreviewState, PreviewDraft, _SCRATCH)
+_thaw, _freeze = twins(PreviewState, PreviewMemory, _SCRATCH, PreviewDraft)

@@ -9,15 +9,13 @@ Must not know: updates (`_rules/_check_preview_updates.py`), one session's turn 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from acp_core._wire import _jsonrpc as j
 
+from ._check_preview_draft import PreviewMemory
 from ._draft import EMPTY, opop, padd
 from ._predicates import request_key, shown
-
-if TYPE_CHECKING:
-    from ._check_preview import PreviewDraft
 
 __all__ = ["RESTRICTED", "agent_answer"]
 
@@ -35,7 +33,7 @@ RESTRICTED: Final = frozenset(
 
 
 def agent_answer(
-    r: PreviewDraft,
+    r: PreviewMemory,
     i: int,
     method: str,
     sid: str | None,
@@ -81,7 +79,7 @@ def agent_answer(
         r.closed = r.closed.set(sid, i)
 
 
-def _resume(r: PreviewDraft, i: int, msg: j.Response | j.ErrorResponse) -> None:
+def _resume(r: PreviewMemory, i: int, msg: j.Response | j.ErrorResponse) -> None:
     key = request_key(msg.id)
     r.resumes, resume = opop(r.resumes, key)
     if resume is None:

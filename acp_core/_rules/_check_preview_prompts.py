@@ -7,8 +7,9 @@ message ids the agent reported, the prompts sent inside a replay window) and the
 R59, R67, R68 and R70 (docs/semantics.md, "Prompts, retries and held prompts in a trace");
 `BookDraft`, its in-call view (`_rules/_draft.py`).
 Must not know: one session's turn lifecycle (`_rules/_conversation*.py`), children, items or
-background work (`_rules/_check_preview*.py`), files. It reads the replay windows
-`PreviewDraft.replaying` keeps and reports through `PreviewDraft.report` (the revision gate).
+background work (`_rules/_check_preview*.py`), files. It reads the replay windows the
+draft keeps and reports through the draft (the revision gate): of the draft it knows only
+that much, `Reporting`, so it imports no module that imports it.
 
 What a trace can show (each finding needs ordering the recording cannot get wrong: what the
 client sent reaches the agent in the recorded order, and so does what the agent sent):
@@ -33,28 +34,43 @@ client sent reaches the agent in the recorded order, and so does what the agent 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from acp_core._state._pcoll import PMap
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._value import frozen
 
-from ._check_preview_records import window_request
+from ._check_preview_records import HistoryWindow, window_request
 from ._draft import EMPTY, ppop, twins
 from ._predicates import RequestKey, request_key, shown
 from ._recent import EMPTY_RECENT, Recent
 
-if TYPE_CHECKING:
-    from ._check_preview import PreviewDraft
-
-__all__ = ["CHECKED", "BookDraft", "PromptBook", "c43_breach", "freeze_book", "thaw_book"]
+__all__ = [
+    "CHECKED",
+    "BookDraft",
+    "PromptBook",
+    "Reporting",
+    "c43_breach",
+    "freeze_book",
+    "thaw_book",
+]
 
 #: The rules these checks report (a part of `_check_preview.CHECKED`).
 CHECKED: Final = frozenset({"C43", "R59", "R67", "R68", "R70"})
 
 _CANCELLED: Final = j.ErrorCode.REQUEST_CANCELLED
 Outcome = tuple[str, object]  # ("ok", messageId) or ("error", code)
+
+
+class Reporting(Protocol):
+    """What these checks use of the draft they run in (`_rules/_check_preview_draft.
+    PreviewMemory` is one): the open replay windows, and where findings go."""
+
+    @property
+    def replaying(self) -> PMap[str, HistoryWindow]: ...
+
+    def report(self, rule: str, at: int, message: str) -> None: ...
 
 
 @frozen(slots=True)
@@ -135,7 +151,7 @@ class BookDraft:
 
     # -- the client's messages -----------------------------------------------------------
 
-    def prompt(self, r: PreviewDraft, i: int, sid: str, msg: j.PromptRequest) -> None:
+    def prompt(self, r: Reporting, i: int, sid: str, msg: j.PromptRequest) -> None:
         key = msg.idempotency_key if isinstance(msg.idempotency_key, str) else None
         rkey = request_key(msg.id)
         if key is None:
@@ -195,7 +211,7 @@ class BookDraft:
 
     # -- the agent's messages ------------------------------------------------------------
 
-    def user(self, r: PreviewDraft, i: int, sid: str, mid: str) -> None:
+    def user(self, r: Reporting, i: int, sid: str, mid: str) -> None:
         """The agent reported user message `mid` on `sid` (an upsert or a chunk)."""
         ids = self.users.get(sid, EMPTY)
         if mid not in ids:
@@ -214,7 +230,7 @@ class BookDraft:
             self.live = self.live.set(sid, live.delete(mid))
             _r59(r, i, mid)
 
-    def answer(self, r: PreviewDraft, i: int, sid: str, msg: j.Response | j.ErrorResponse) -> None:
+    def answer(self, r: Reporting, i: int, sid: str, msg: j.Response | j.ErrorResponse) -> None:
         """The agent answered the prompt `msg.id` of session `sid`."""
         self.pending, attempt = ppop(self.pending, request_key(msg.id))
         if attempt is None:
@@ -235,7 +251,7 @@ class BookDraft:
             self.inserted_now(r, i, attempt, str(outcome[1]))
 
     def keyed(
-        self, r: PreviewDraft, i: int, rkey: RequestKey, attempt: _Attempt, outcome: Outcome
+        self, r: Reporting, i: int, rkey: RequestKey, attempt: _Attempt, outcome: Outcome
     ) -> None:
         assert attempt.key is not None
         slot = (attempt.sid, attempt.key)
@@ -284,7 +300,7 @@ class BookDraft:
                 )
                 return
 
-    def cancelled(self, r: PreviewDraft, i: int, attempt: _Attempt) -> None:
+    def cancelled(self, r: Reporting, i: int, attempt: _Attempt) -> None:
         # -32800 for a prompt: a sweep of the held prompts at a cancel, or a fault (R70). After
         # a $/cancel_request or during a session/close (R76's sweep) it is neither.
         if attempt.closed or attempt.withdrawn:
@@ -304,7 +320,7 @@ class BookDraft:
                 edit[key] = fast_evolve(other, swept=(i, attempt.at))
         self.pending = edit.finish()
 
-    def inserted_now(self, r: PreviewDraft, i: int, attempt: _Attempt, mid: str) -> None:
+    def inserted_now(self, r: Reporting, i: int, attempt: _Attempt, mid: str) -> None:
         _r70(r, i, attempt, inserted=(mid, self.users.get(attempt.sid, EMPTY).get(mid)))
         window = attempt.window
         if window is None:
@@ -320,7 +336,7 @@ class BookDraft:
 
 
 def _r70(
-    r: PreviewDraft,
+    r: Reporting,
     i: int,
     attempt: _Attempt,
     *,
@@ -355,7 +371,7 @@ def _r70(
             )
 
 
-def _r59(r: PreviewDraft, at: int, mid: str) -> None:
+def _r59(r: Reporting, at: int, mid: str) -> None:
     r.report(
         "R59",
         at,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import session_names
@@ -32,6 +32,7 @@ from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._json import UNSET
 from acp_core._wire._revision import Revision
 
+from ._check_preview_draft import PreviewMemory
 from ._check_preview_records import (
     EXITED,
     FINAL_TOOL,
@@ -44,9 +45,6 @@ from ._check_preview_records import (
 from ._draft import oitems, opop, oset, padd, ppop
 from ._naming import naming_rule
 from ._predicates import open_enum_finding, shown
-
-if TYPE_CHECKING:
-    from ._check_preview import PreviewDraft
 
 __all__ = [
     "announce_finding",
@@ -70,7 +68,7 @@ _CONFIG: Final = (u.ConfigOptionUpdate, u.AvailableCommandsUpdate)
 _OUTPUT: Final = (u.AgentMessageChunk, u.AgentMessage, u.AgentThoughtChunk, u.AgentThought)
 
 
-def on_update(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
+def on_update(r: PreviewMemory, i: int, sid: str, upd: object) -> None:
     """Check `upd`, sent by the agent on session `sid` at line `i`, and remember it."""
     if sid in r.replaying:
         _history(r, i, sid, upd)
@@ -113,7 +111,7 @@ def _upserted(window: HistoryWindow, message_id: str) -> HistoryWindow:
     return HistoryWindow(window.request, window.upserted.set(message_id, True))
 
 
-def _history(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
+def _history(r: PreviewMemory, i: int, sid: str, upd: object) -> None:
     # Updates inside a replay window (after a resume with a cursor, before the marker).
     window = r.replaying[sid]
     seen = window.upserted
@@ -156,7 +154,7 @@ class _TopLevel:
         return sid in self.fresh or sid in self.named
 
 
-def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None:
+def _announce(r: PreviewMemory, i: int, sid: str, upd: up.SubagentUpdate) -> None:
     child = upd.session_id
     parent = r.parents.get(child)
     found = announce_finding(r.parents, sid, child, _TopLevel(r.named, r.fresh))
@@ -203,7 +201,7 @@ def _announce(r: PreviewDraft, i: int, sid: str, upd: up.SubagentUpdate) -> None
         r.can_cancel = r.can_cancel.set(child, cancel)
 
 
-def _resumed(r: PreviewDraft, parent: str, at: int) -> bool:
+def _resumed(r: PreviewMemory, parent: str, at: int) -> bool:
     # R61 rather than R47: a session/resume of `parent` or one of its ancestors came before
     # the child's first use, so the child may be one of a previous connection.
     seen, sid = 0, parent
@@ -265,11 +263,11 @@ def descends(parents: PMap[str, str], sid: str, ancestor: str) -> bool:
     return False
 
 
-def _descends(r: PreviewDraft, sid: str, ancestor: str) -> bool:
+def _descends(r: PreviewMemory, sid: str, ancestor: str) -> bool:
     return descends(r.parents, sid, ancestor)
 
 
-def _tool(r: PreviewDraft, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
+def _tool(r: PreviewMemory, i: int, sid: str, upd: u.ToolCallUpdate) -> None:
     r.tools, found = recorded_tool(r.tools, sid, upd)
     if found is not None:
         r.report(found[0], i, found[1])
@@ -302,7 +300,7 @@ def recorded_tool(
     return tools, found
 
 
-def _r73(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
+def _r73(r: PreviewMemory, i: int, sid: str, upd: object) -> None:
     """R73: an item listed as background work at a `session/cancel` ends `cancelled` though
     nothing cancelled it (a tool call update, or a child's idle state); the cancel windows
     (`_rules/_check_preview_cancels.py`) say which items each window still holds."""
@@ -316,7 +314,7 @@ def _r73(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         r.report("R73", i, why)
 
 
-def _state(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
+def _state(r: PreviewMemory, i: int, sid: str, upd: object) -> None:
     idle = isinstance(upd, u.IdleStateUpdate)
     if sid in r.parents:
         _r50(r, i, sid, upd)
@@ -401,7 +399,7 @@ def background_findings(
     return found
 
 
-def _r50(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
+def _r50(r: PreviewMemory, i: int, sid: str, upd: object) -> None:
     # The child's own state_update (before `child_idle` records it).
     r.child_work, first = ppop(r.child_work, sid)
     stop = getattr(upd, "stop_reason", None)
@@ -417,7 +415,7 @@ def _r50(r: PreviewDraft, i: int, sid: str, upd: object) -> None:
         )
 
 
-def _known(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
+def _known(r: PreviewMemory, sid: str, kind: str, ident: str) -> bool:
     if kind == "tool_call":
         return (sid, ident) in r.tools
     if kind == "terminal":
@@ -425,7 +423,7 @@ def _known(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
     return ident in r.parents
 
 
-def _finished(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
+def _finished(r: PreviewMemory, sid: str, kind: str, ident: str) -> bool:
     if kind == "tool_call":
         return r.tools.get((sid, ident), FINAL_TOOL).final
     if kind == "terminal":
@@ -433,7 +431,7 @@ def _finished(r: PreviewDraft, sid: str, kind: str, ident: str) -> bool:
     return kind == "other" or r.child_idle.get(ident, False)
 
 
-def _r71(r: PreviewDraft, i: int, sid: str) -> None:
+def _r71(r: PreviewMemory, i: int, sid: str) -> None:
     listed = r.background.get(sid) or ()
     for key, cancel_at in oitems(r.cancelled) if r.cancelled else ():
         asked = r.permissions.get(key)
@@ -450,7 +448,7 @@ def _r71(r: PreviewDraft, i: int, sid: str) -> None:
             )
 
 
-def _marker(r: PreviewDraft, i: int, sid: str) -> None:
+def _marker(r: PreviewMemory, i: int, sid: str) -> None:
     r.replaying, window = ppop(r.replaying, sid)
     if window is not None:
         key = window.request
@@ -468,7 +466,7 @@ def _marker(r: PreviewDraft, i: int, sid: str) -> None:
         )
 
 
-def _suggestions(r: PreviewDraft, i: int, upd: up.PromptSuggestionsUpdate) -> None:
+def _suggestions(r: PreviewMemory, i: int, upd: up.PromptSuggestionsUpdate) -> None:
     if r.suggestions is False:
         r.report("R79", i, "prompt_suggestions_update to a client that did not advertise them")
     for s in upd.suggestions:

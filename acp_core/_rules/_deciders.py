@@ -102,7 +102,7 @@ _SITES: Final[Mapping[str, tuple[str, ...]]] = {
     "R50": ("acp_core._rules._check_preview_updates:_r50",),
     "R53": ("acp_core._rules._check_preview_answers:agent_answer",),
     "R56": ("acp_core._rules._naming:naming_rule",),
-    "R57": ("acp_core._rules._check_preview:PreviewDraft.r57",),
+    "R57": ("acp_core._rules._check_preview_draft:PreviewMemory.r57",),
     "R58": ("acp_core._rules._check_preview_updates:_marker",),
     "R59": ("acp_core._rules._check_preview_prompts:_r59",),
     "R60": ("acp_core._rules._check_preview_answers:_resume",),

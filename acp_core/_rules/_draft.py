@@ -21,7 +21,7 @@ construction, and freezing a draft that replaced nothing only compares identitie
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 import attrs
 import immutables
@@ -71,18 +71,38 @@ class SlotDraft:
         return hash(type(self))
 
 
+@overload
 def twins(
     frozen_cls: type[F], draft_cls: type[D], scratch: tuple[tuple[str, str], ...] = ()
+) -> tuple[Callable[[F], D], Callable[[D, F], F]]: ...
+@overload
+def twins(
+    frozen_cls: type[F],
+    draft_cls: type[Any],
+    scratch: tuple[tuple[str, str], ...],
+    made: type[D],
+) -> tuple[Callable[[F], D], Callable[[D, F], F]]: ...
+def twins(
+    frozen_cls: type[F],
+    draft_cls: type[Any],
+    scratch: tuple[tuple[str, str], ...] = (),
+    made: type[D] | None = None,
 ) -> tuple[Callable[[F], D], Callable[[D, F], F]]:
     """`(thaw, freeze)`: `thaw(record)` is a draft holding the record's fields (the draft
     class's own `__slots__` are exactly the record's fields, in order; extra slots live on a
     base class, and `thaw` sets each `(name, source expression)` of `scratch`);
     `freeze(draft, record)` is the record with the draft's fields, or `record` itself when
-    the draft replaced none."""
+    the draft replaced none. `made`: the class `thaw` makes, a subclass of `draft_cls` that
+    adds methods and no slot (default `draft_cls` itself)."""
     names = tuple(a.name for a in attrs.fields(frozen_cls))  # type: ignore[arg-type]
     if tuple(draft_cls.__dict__["__slots__"]) != names:
         raise TypeError(f"{draft_cls.__name__}.__slots__ must be {frozen_cls.__name__}'s fields")
-    namespace: dict[str, Any] = {"new": object.__new__, "D": draft_cls, "F": frozen_cls}
+    made_cls = draft_cls if made is None else made
+    if made_cls is not draft_cls and (
+        not issubclass(made_cls, draft_cls) or made_cls.__dict__.get("__slots__") != ()
+    ):
+        raise TypeError(f"{made_cls.__name__} must extend {draft_cls.__name__} with no slot")
+    namespace: dict[str, Any] = {"new": object.__new__, "D": made_cls, "F": frozen_cls}
     for i, name in enumerate(names):  # the slot descriptors, called directly
         namespace[f"d{i}"] = getattr(draft_cls, name).__set__
         namespace[f"f{i}"] = getattr(frozen_cls, name).__set__
