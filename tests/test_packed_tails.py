@@ -27,8 +27,9 @@ from acp_core._state._pcoll import (
     compact_tail,
     extend_compact,
     extend_encoded,
+    packed_runs,
 )
-from acp_core._state._text_runs import TEXT_RUNS
+from acp_core._state._text_runs import TEXT_RUNS, TOOL_TEXT_RUNS
 
 PLAIN = st.text(max_size=4).map(acp.TextContent)
 BLOCKS = st.one_of(
@@ -180,6 +181,33 @@ def test_extend_encoded_equals_extend(items: list[object], more: list[object]) -
     bases = (vec, compact_tail(vec, TEXT_RUNS), grown_packed(items), vec.extend(()), mixed)
     for base in bases:
         assert_same_vector(extend_encoded(base, encoded, TEXT_RUNS), vec.extend(more), items + more)
+
+
+def vector_shapes(items: list[object], more: list[object]) -> list[PVec[object]]:
+    """The same items held every way a vector can hold them: plain nodes, one packed run, runs
+    sealed as they fill, a packed run with items appended after it, extended encoded."""
+    half = len(items) // 2
+    mixed = compact_tail(grown(items[:half]), TEXT_RUNS)
+    for x in items[half:]:
+        mixed = mixed.append(x)
+    shapes = [grown(items), compact_tail(grown(items), TEXT_RUNS), grown_packed(items), mixed]
+    encoded = TEXT_RUNS.pack(more)
+    if encoded is not None:
+        shapes += [extend_encoded(shape, encoded, TEXT_RUNS) for shape in list(shapes)]
+    return shapes
+
+
+@given(st.lists(ITEMS, max_size=140), st.lists(BLOCKS, max_size=70))
+def test_packed_runs_join_to_the_items(items: list[object], more: list[object]) -> None:
+    unpack = _pcoll._UNPACKERS[TEXT_RUNS._index]
+    for vec in vector_shapes(items, more):
+        joined: list[object] = []
+        for packed, run in packed_runs(vec, TEXT_RUNS):
+            joined.extend(unpack(tuple(run)) if packed else run)
+        assert joined == list(vec)
+        # read with another packing, no run is handed over encoded
+        assert all(not packed for packed, _ in packed_runs(vec, TOOL_TEXT_RUNS))
+        assert [x for _, run in packed_runs(vec, TOOL_TEXT_RUNS) for x in run] == list(vec)
 
 
 def test_extend_encoded_takes_a_packed_run_in_the_tail_as_it_is() -> None:

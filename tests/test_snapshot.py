@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core import strategies as acps
+from acp_core._wire._codec import encode_part
 
 SID = "sess_1"
 NEW = acp.new_session(SID)
@@ -59,6 +60,20 @@ def test_restore_inverts_snapshot(updates: list[acp.SessionUpdate]) -> None:
     again = acp.restore(json.loads(text))
     assert again == state
     assert acp.snapshot(again) == doc
+
+
+@given(update_lists)
+def test_snapshot_content_is_every_block_encoded(updates: list[acp.SessionUpdate]) -> None:
+    # The snapshot writes plain text kept packed straight from its string: the same JSON as
+    # encoding each block the content reads back as (exactly, key order included).
+    state = ss.fold(NEW, updates)
+    doc = acp.snapshot(state)
+    for message_id, m in state.messages.items():
+        expected = [encode_part("ContentBlock", b, revision=acp.V2_2026_08) for b in m.content]
+        assert json.dumps(doc["messages"][message_id]["content"]) == json.dumps(expected)
+    for tool_call_id, t in state.tool_calls.items():
+        expected = [encode_part("ToolCallContent", x, revision=acp.V2_2026_08) for x in t.content]
+        assert json.dumps(doc["toolCalls"][tool_call_id]["content"]) == json.dumps(expected)
 
 
 @pytest.mark.parametrize("revision", list(acp.REVISIONS.values()), ids=lambda r: r.name)

@@ -48,6 +48,7 @@ __all__ = [
     "extend_compact",
     "extend_encoded",
     "in_order",
+    "packed_runs",
     "pmap",
 ]
 
@@ -443,31 +444,77 @@ def extend_encoded(vec: PVec[T], encoded: Sequence[object], packing: Packing) ->
     return _raw((levels, sealed), len(buffer) - start, None, (_PACKED, index, *buffer[start:]))
 
 
-def _tail_encoded(vec: PVec[Any], packing: Packing) -> Sequence[object] | None:
-    # The tail's items as `packing` encodes them, oldest first, or None where it cannot take
-    # one. A packed run of `packing` (only ever the tail's oldest node: what the last `fold`
-    # wrote, before `reduce` appended one item at a time) is taken as it is: decoding it to
-    # encode it again would build every item of the run anew, on each `fold` of a
-    # connection's short runs.
-    items: list[object] = []  # the plain items, newest first
-    run: Sequence[object] = ()
+def _tail_parts(vec: PVec[Any], index: int) -> tuple[Sequence[object] | None, list[object]]:
+    # The tail as (the run packed by packing `index`, if its oldest node is one: its items
+    # encoded, taken as they are; the other items, oldest first, a run of another packing
+    # decoded). A packed run is only ever the tail's oldest node: what the last `fold` or
+    # compaction wrote, before `reduce` appended one item at a time.
+    items: list[object] = []  # newest first
+    run: Sequence[object] | None = None
     node: PVec[Any] | None = vec
     while node is not None:
         item = node._item
         if type(item) is _Bundle:
             items.extend(reversed(item))
         elif type(item) is tuple and item and item[0] is _PACKED:
-            if item[1] != packing._index:
-                return packing.pack(vec._tail())
-            run = item[2:]
+            if item[1] == index:
+                run = item[2:]
+            else:
+                items.extend(reversed(_unpacked(item)))
         else:
             items.append(item)
         node = node._prev
-    if not items:
-        return run
     items.reverse()
+    return run, items
+
+
+def _tail_encoded(vec: PVec[Any], packing: Packing) -> Sequence[object] | None:
+    # The tail's items as `packing` encodes them, oldest first, or None where it cannot take
+    # one. Its packed run is taken as it is: decoding it to encode it again would build every
+    # item of the run anew, on each `fold` of a connection's short runs.
+    run, items = _tail_parts(vec, packing._index)
+    if not items:
+        return () if run is None else run
     loose = packing.pack(items)
-    return None if loose is None else (*run, *loose)
+    if loose is None:
+        return None
+    return loose if run is None else (*run, *loose)
+
+
+def packed_runs(vec: PVec[T], packing: Packing) -> Iterator[tuple[bool, Sequence[object]]]:
+    """The items of `vec`, in order, a run at a time, for a reader that can use `packing`'s
+    encoding as it is (a snapshot writing plain text without building the blocks again):
+    `(True, encoded)` for a run `packing` keeps (its items as `packing` encoded them),
+    `(False, items)` for items kept as they are (a run of another packing comes decoded).
+    Joined, `unpack` of each encoded run and the items are `tuple(vec)`."""
+    levels = vec._base[0]
+    count = len(levels)
+    index = packing._index
+    for i, level in enumerate(levels):
+        for node in level:
+            for block in _blocks(node, count - 1 - i):
+                if block[0] is _PACKED:
+                    if block[1] == index:
+                        yield True, block[2:]
+                    else:
+                        yield False, _unpacked(block)
+                else:
+                    yield False, block
+    if vec._tail_len:
+        run, items = _tail_parts(vec, index)
+        if run is not None:
+            yield True, run
+        if items:
+            yield False, items
+
+
+def _blocks(node: object, height: int) -> Iterator[tuple[object, ...]]:
+    # The blocks of a body element, in order (`_iter_node`, a block at a time).
+    if height == 0:
+        yield node  # type: ignore[misc]
+        return
+    for child in node:  # type: ignore[attr-defined]
+        yield from _blocks(child, height - 1)
 
 
 def _push_block(

@@ -33,7 +33,7 @@ from acp_core._wire._revision import (
 )
 from acp_core._wire._updates import OtherUpdate
 
-from ._pcoll import EMPTY_VEC, PMap, extend_compact, in_order
+from ._pcoll import EMPTY_VEC, PMap, PVec, extend_compact, in_order, packed_runs
 from ._session_state import (
     EntityRef,
     Foreground,
@@ -69,6 +69,37 @@ def _put(out: dict[str, Any], key: str, value: object) -> None:
 
 def _chunk_meta(meta: PMap[int, JsonObject]) -> dict[str, Any]:
     return {str(i): thaw_json(m) for i, m in sorted(meta.items())}
+
+
+def _content(content: PVec[Any], part: str, revision: Revision) -> list[Any]:
+    """A message's content blocks (`part` "ContentBlock") or a tool call's content items
+    ("ToolCallContent") as JSON. Plain text kept packed as its string (`_state/_text_runs.py`)
+    is written from the string: the block it stands for encodes to exactly that object at
+    every revision, and building it again only to encode it was most of a snapshot's time."""
+    out: list[Any] = []
+    if part == "ContentBlock":
+        packing, plain = TEXT_RUNS, _plain_text
+    else:
+        packing, plain = TOOL_TEXT_RUNS, _plain_tool_text
+    for packed, items in packed_runs(content, packing):
+        if packed:
+            out.extend(
+                [
+                    plain(x) if type(x) is str else encode_part(part, x, revision=revision)
+                    for x in items
+                ]
+            )
+        else:
+            out.extend([encode_part(part, x, revision=revision) for x in items])
+    return out
+
+
+def _plain_text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _plain_tool_text(text: str) -> dict[str, Any]:
+    return {"type": "content", "content": {"type": "text", "text": text}}
 
 
 def snapshot(
@@ -110,7 +141,7 @@ def snapshot(
     for message_id, m in in_order(state.messages):
         doc: dict[str, Any] = {
             "role": m.role,
-            "content": [encode_part("ContentBlock", b, revision=base) for b in m.content],
+            "content": _content(m.content, "ContentBlock", base),
         }
         _put(doc, "_meta", m.meta)
         if m.chunk_meta:
@@ -124,7 +155,7 @@ def snapshot(
         _put(doc, "name", t.name)
         doc["kind"] = t.kind
         doc["status"] = t.status
-        doc["content"] = [encode_part("ToolCallContent", x, revision=base) for x in t.content]
+        doc["content"] = _content(t.content, "ToolCallContent", base)
         doc["locations"] = [encode_part("ToolCallLocation", x, revision=base) for x in t.locations]
         _put(doc, "rawInput", t.raw_input)
         _put(doc, "rawOutput", t.raw_output)
