@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 import acp_core as acp
 from acp_core import strategies as acps
+from acp_core._state._pcoll import packed_runs
+from acp_core._state._text_runs import TEXT_RUNS
 from acp_core._wire._codec import encode_part
 
 SID = "sess_1"
@@ -74,6 +76,27 @@ def test_snapshot_content_is_every_block_encoded(updates: list[acp.SessionUpdate
     for tool_call_id, t in state.tool_calls.items():
         expected = [encode_part("ToolCallContent", x, revision=acp.V2_2026_08) for x in t.content]
         assert json.dumps(doc["toolCalls"][tool_call_id]["content"]) == json.dumps(expected)
+
+
+def test_restore_keeps_plain_text_packed_and_decodes_every_other_block() -> None:
+    # Plain text (exactly `type` and `text`, in any key order) is restored as its string,
+    # packed as the reducers pack it; a block with anything more is decoded, `_meta` kept.
+    chunks = [acp.values.AgentMessageChunk("m", acp.values.TextContent(t)) for t in "abc"]
+    doc = acp.snapshot(acp.fold(NEW, chunks))
+    blocks = doc["messages"]["m"]["content"]
+    blocks[1] = {"text": "b", "type": "text"}
+    blocks[2] = {"type": "text", "text": "c", "_meta": {"k": 1}}
+    restored = acp.restore(doc)
+    content = restored.messages["m"].content
+    assert [b.text for b in content] == ["a", "b", "c"]
+    assert acp.thaw_json(content[2].meta) == {"k": 1}
+    assert content[1].meta is acp.UNSET
+    runs = list(packed_runs(content, TEXT_RUNS))
+    assert runs == [(True, ("a", "b", content[2]))]
+    blocks[0] = {"type": "text", "text": 5}
+    with pytest.raises(acp.DecodeError) as e:
+        acp.restore(doc)
+    assert e.value.path.startswith("$.messages.m.content[0]")
 
 
 @pytest.mark.parametrize("revision", list(acp.REVISIONS.values()), ids=lambda r: r.name)

@@ -33,7 +33,7 @@ from acp_core._wire._revision import (
 )
 from acp_core._wire._updates import OtherUpdate
 
-from ._pcoll import EMPTY_VEC, PMap, PVec, extend_compact, in_order, packed_runs
+from ._pcoll import EMPTY_VEC, PMap, PVec, extend_encoded, in_order, packed_runs
 from ._session_state import (
     EntityRef,
     Foreground,
@@ -281,6 +281,42 @@ def _items(r: Reader, doc: Mapping[str, Any], key: str, part: str, path: Path) -
     return tuple(r.part(part, x, ((path, key), i)) for i, x in enumerate(raw))
 
 
+def _packed_content(r: Reader, doc: Mapping[str, Any], part: str, path: Path) -> PVec[Any]:
+    """`doc["content"]` (message blocks, `part` "ContentBlock", or tool call items,
+    "ToolCallContent") restored packed, as the reducers keep content (issue 24): a plain text
+    block (exactly `type` and `text`) or item is kept as its string without being decoded to
+    a value first (`_content` writes it from the string); anything else is decoded at the
+    document's revision and packed as the packing would."""
+    raw = _need(doc, "content", list, path)
+    packing = TEXT_RUNS if part == "ContentBlock" else TOOL_TEXT_RUNS
+    encoded: list[object] = []
+    for i, x in enumerate(raw):
+        text = _plain_text_of(x) if part == "ContentBlock" else _plain_tool_text_of(x)
+        if text is not None:
+            encoded.append(text)
+            continue
+        value = r.part(part, x, ((path, "content"), i))
+        one = packing.pack((value,))
+        encoded.append(value if one is None else one[0])
+    return extend_encoded(EMPTY_VEC, encoded, packing)
+
+
+def _plain_text_of(block: object) -> str | None:
+    # The text of a block that is exactly {"type": "text", "text": <str>}, else None.
+    if type(block) is dict and len(block) == 2 and block.get("type") == "text":
+        text = block.get("text")
+        if type(text) is str:
+            return text
+    return None
+
+
+def _plain_tool_text_of(item: object) -> str | None:
+    # The text of an item that is exactly {"type": "content", "content": <a plain text block>}.
+    if type(item) is dict and len(item) == 2 and item.get("type") == "content":
+        return _plain_text_of(item.get("content"))
+    return None
+
+
 def _json_field(doc: Mapping[str, Any], key: str, path: Path) -> Any:
     return freeze_json(doc[key], (path, key)) if key in doc else None
 
@@ -331,7 +367,7 @@ def restore(doc: object) -> SessionState:
             raise DecodeError(render_path((path, "role")), "user, agent or thought")
         messages[message_id] = MessageState(
             role,
-            extend_compact(EMPTY_VEC, _items(r, m, "content", "ContentBlock", path), TEXT_RUNS),
+            _packed_content(r, m, "ContentBlock", path),
             _obj(m, "_meta", path),
             _restore_chunk_meta(m, path),
         )
@@ -345,9 +381,7 @@ def restore(doc: object) -> SessionState:
             _need(t, "kind", str, path),
             _need(t, "status", str, path),
             # Content kept packed, as the reducers keep it (issue 24; messages too).
-            extend_compact(
-                EMPTY_VEC, _items(r, t, "content", "ToolCallContent", path), TOOL_TEXT_RUNS
-            ),
+            _packed_content(r, t, "ToolCallContent", path),
             _items(r, t, "locations", "ToolCallLocation", path),
             _json_field(t, "rawInput", path),
             _json_field(t, "rawOutput", path),
