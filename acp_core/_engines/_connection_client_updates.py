@@ -145,13 +145,16 @@ def receive_update_run(
             continue
         if cls in _ALONE:
             break
-        after, found = rules.see("agent", message)
-        if found:  # none of today's exchange rules finds a fault in an update: a guard
-            break
+        after = rules
+        exchange = rules.exchange
+        if exchange is not None and not exchange_quiet_update(exchange, cls):
+            after, found = rules.see("agent", message)
+            if found:  # none of today's exchange rules finds a fault in an update: a guard
+                break
         if judge is not None and not (session_quiet and quiet_update(judge, sid, update)):
-            # labelled as the judge counts: after every message taken before it
-            after = after.passed(first + len(messages) - after.judged)
-            after, found = after.across("agent", message)
+            # counted as the judge counts: after every message taken before it
+            passed = first + len(messages) - after.judged
+            after, found = after.across("agent", message, passed=passed)
             if found:
                 break
         take(message)

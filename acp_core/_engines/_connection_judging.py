@@ -96,9 +96,8 @@ class FeedsTheMachine:
         if not named and quiet(judge, side, message):  # the bulk: text chunks
             self._passed += 1
             return
-        if self._passed:
-            rules, self._passed = rules.passed(self._passed), 0
-        self.rules, found = rules.across(side, message, named=named, cancels=cancels)
+        passed, self._passed = self._passed, 0
+        self.rules, found = rules.across(side, message, named=named, cancels=cancels, passed=passed)
         if found:
             self.reported(side, found)
 

@@ -37,7 +37,6 @@ from typing import Final
 
 import attrs
 
-from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._jsonrpc import Request
 from acp_core._wire._revision import Revision
 from acp_core._wire._value import frozen
@@ -85,7 +84,9 @@ class ConnectionRules:
         if rules is None:
             return self, [], False
         after, found, judged = rules.see_raw(side, raw)
-        return (self if after is rules else fast_evolve(self, exchange=after)), found, judged
+        if after is rules:
+            return self, found, judged
+        return ConnectionRules(after, self.judge, self.judged), found, judged
 
     def see(self, side: str, message: object) -> tuple[ConnectionRules, list[Finding]]:
         """`message` (one decoded message of `side`, an item of a batch) to the exchange
@@ -95,7 +96,7 @@ class ConnectionRules:
         if rules is None or exchange_quiet(rules, side, message):
             return self, []
         after, found = rules.see(side, message)  # type: ignore[arg-type]
-        return fast_evolve(self, exchange=after), found
+        return ConnectionRules(after, self.judge, self.judged), found
 
     def across(
         self,
@@ -104,27 +105,29 @@ class ConnectionRules:
         *,
         named: bool = False,
         cancels: Callable[[RequestKey], bool | None] | None = None,
+        passed: int = 0,
     ) -> tuple[ConnectionRules, list[Finding]]:
-        """`message` (one decoded message of `side`) to the rules across sessions, labelled
-        `judged`: the next value (the counter advanced by one) and what they find. `named`:
-        the envelope's fault was already reported as J3 (one finding a fault). `cancels`: for
-        the client's `session/cancel`, what its session's machine says it cancels (R71). No
-        judge: this value, nothing."""
+        """`message` (one decoded message of `side`) to the rules across sessions, after
+        `passed` messages their quiet test passed over: labelled `judged + passed`, the next
+        value (counted past it) and what they find. `named`: the envelope's fault was already
+        reported as J3 (one finding a fault). `cancels`: for the client's `session/cancel`,
+        what its session's machine says it cancels (R71). No judge: this value, nothing."""
         judge = self.judge
         if judge is None:
             return self, []
+        at = self.judged + passed
         after, found = observe_connection(
-            judge, self.judged, side, message,
-            session=session_of(message), judged_j3=named, cancels=cancels,
-        )  # fmt: skip
-        return ConnectionRules(self.exchange, after, self.judged + 1), [
-            (f.rule, f.message) for f in found
-        ]
+            judge, at, side, message, session=session_of(message), judged_j3=named, cancels=cancels
+        )
+        out = [(f.rule, f.message) for f in found] if found else []
+        return ConnectionRules(self.exchange, after, at + 1), out
 
     def passed(self, count: int) -> ConnectionRules:
         """`count` messages went by that the judge reads nothing of (its quiet test said so):
         the counter advanced by `count`."""
-        return self if count == 0 else fast_evolve(self, judged=self.judged + count)
+        if count == 0:
+            return self
+        return ConnectionRules(self.exchange, self.judge, self.judged + count)
 
 
 #: A connection built by hand (not by `new_*_connection`): no rule runs.
