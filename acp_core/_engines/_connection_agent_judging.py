@@ -1,18 +1,14 @@
 """What only the agent connection does in feeding the protocol machine's connection-wide part.
 
-Owns: `FeedsTheMachine` for the agent (`own = "agent"`), the half of the agent connection's
-step builder (`Build`, `_engines/_connection_agent_state.py`) that feeds the connection's
-`AgentConnection.rules` (`_rules/_connection_rules.ConnectionRules`: the exchange rules at
-every revision, the rules across sessions from 2026-11 on) through the role-neutral feeding
-(`_engines/_connection_judging.py`), in the machine's order: what arrived (its JSON on
-arrival), then what the step sends, a batch's reply array as its JSON and then each reply,
-the bulk of the agent's output tested in its JSON form and never decoded for them; and
-`judged_first`, a child's `state_update` shown to the rules across sessions before its
-engine's lifecycle. A MUST the agent would break in a step the host asked for is refused
-(nothing changed, `refuses`); everything else, and all the client's faults, are `Finding`
-events.
-Must not know: sessions, engines, which method is answered how, bytes (the builder and the
-handlers own those); what any rule says (the rules' own modules decide).
+Owns: the agent's `FeedsTheMachine` (`own = "agent"`; on `_engines/_connection_judging.py`),
+the half of the agent connection's step builder (`Build`, `_connection_agent_state.py`) that
+shows `AgentConnection.rules` what the step received (its JSON on arrival), then what it
+sends: a batch's reply array as its JSON and then each reply, the bulk of the agent's output
+tested in its JSON form and never decoded for them; and `judged_first`, a child's
+`state_update` shown to the rules across sessions before its engine's lifecycle. A MUST the
+agent would break in a step the host asked for is refused (nothing changed, `refuses`);
+everything else, and all the client's faults, are `Finding` events.
+Must not know: sessions, engines, which method is answered how, bytes; what any rule says.
 """
 
 from __future__ import annotations
@@ -42,7 +38,6 @@ class FeedsTheMachine(_connection_judging.FeedsTheMachine):
     wire: list[Any]
     inbound: list[Message]
     cancels: dict[int, Callable[[RequestKey], bool | None] | None] | None
-    heard: bool
     _sent: dict[int, Message]
 
     def speaks_v1(self) -> bool:
@@ -52,14 +47,6 @@ class FeedsTheMachine(_connection_judging.FeedsTheMachine):
         # Sent in answer to the client (a replay, an answer) it is a finding: receiving
         # never raises. Only a step the host asked for refuses.
         return not self.heard
-
-    def exchanged_raw(self, side: str, raw: object) -> bool:
-        """Show the exchange rules the JSON of one wire message of `side` (the client's
-        before it is decoded, the agent's as it is sent); True when their finding names its
-        fault (a reply to what asked for none: the checker judges it no further)."""
-        if side == "client":
-            self.heard = True
-        return super().exchanged_raw(side, raw)
 
     def heard_decoded(self, decoded: Message | Batch) -> None:
         """A message the host decoded itself (`Received`): the exchange rules read its JSON

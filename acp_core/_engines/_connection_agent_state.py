@@ -29,7 +29,6 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
-from acp_core._rules._check_exchange import ExchangeRules
 from acp_core._rules._check_preview import PreviewState
 from acp_core._rules._connection_rules import NO_RULES, ConnectionRules
 from acp_core._rules._conversation import Conversation
@@ -203,24 +202,10 @@ class AgentConnection:
     child_owners: PMap[str, str] = attrs.field(factory=PMap)
     batch_replies: BatchReplies = _NO_BATCHES
     rules: ConnectionRules = NO_RULES  # last: earlier fields keep their places
-
-    @property
-    def judge(self) -> PreviewState | None:
-        """Deprecated (goes in 0.3): `rules.judge`."""
-        moved_to_rules("AgentConnection", "judge")
-        return self.rules.judge
-
-    @property
-    def judged(self) -> int:
-        """Deprecated (goes in 0.3): `rules.judged`."""
-        moved_to_rules("AgentConnection", "judged")
-        return self.rules.judged
-
-    @property
-    def exchange(self) -> ExchangeRules | None:
-        """Deprecated (goes in 0.3): `rules.exchange`."""
-        moved_to_rules("AgentConnection", "exchange")
-        return self.rules.exchange
+    # The parts `rules` holds, read by the names they had as fields (deprecated, go in 0.3).
+    judge = moved_to_rules("judge")
+    judged = moved_to_rules("judged")
+    exchange = moved_to_rules("exchange")
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""

@@ -1,18 +1,14 @@
 """What only the client connection does in feeding the protocol machine's connection-wide part.
 
-Owns: `FeedsTheMachine` for the client (`own = "client"`), the half of the client
-connection's step builder (`Build`, `_engines/_connection_client_state.py`) that feeds the
-connection's `ClientConnection.rules` (`_rules/_connection_rules.ConnectionRules`: the
-exchange rules at every v2 revision, the rules across sessions from 2026-11 on) through the
-role-neutral feeding (`_engines/_connection_judging.py`), in the machine's order: what
-arrived (its JSON and its messages as they arrive, the judge in `done`), then what the step
-sends; and `judged_finding`, a finding the connection makes itself only where no judge runs.
-The agent's faults are `Finding` events; a MUST this client would break by sending is refused
-before anything changes.
-Must not know: sessions and engines beyond the session machine's word on what a cancel
-cancels (`cancels_of`, the builder's), which message is handled how, bytes; what any rule
-says (the rules' own modules decide). The agent side's counterpart is
-`_engines/_connection_agent_judging.py`.
+Owns: the client's `FeedsTheMachine` (`own = "client"`; on `_engines/_connection_judging.py`),
+the half of the client connection's step builder (`Build`, `_connection_client_state.py`)
+that shows `ClientConnection.rules` what arrived (its JSON and messages as they arrive, the
+judge in `done`), then what the step sends, with what a client's `session/cancel` cancels
+(`cancels_of`, the builder's); and `judged_finding`, a finding the connection makes itself
+only where no judge runs. The agent's faults are `Finding` events; a MUST this client would
+break by sending is refused before anything changes.
+Must not know: sessions and engines beyond the session machine's word on a cancel, which
+message is handled how, bytes; what any rule says (the rules' own modules decide).
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
-from acp_core._rules._check_exchange import ExchangeRules
 from acp_core._rules._check_preview import PreviewState
 from acp_core._rules._check_preview_records import window_request
 from acp_core._rules._check_schema import d1_findings
@@ -230,24 +229,10 @@ class ClientConnection:
     closed: tuple[tuple[str, ClientEngine], ...] = ()
     child_owners: PMap[str, str] = attrs.field(factory=PMap)
     rules: ConnectionRules = NO_RULES  # last: earlier fields keep their places
-
-    @property
-    def judge(self) -> PreviewState | None:
-        """Deprecated (goes in 0.3): `rules.judge`."""
-        moved_to_rules("ClientConnection", "judge")
-        return self.rules.judge
-
-    @property
-    def judged(self) -> int:
-        """Deprecated (goes in 0.3): `rules.judged`."""
-        moved_to_rules("ClientConnection", "judged")
-        return self.rules.judged
-
-    @property
-    def exchange(self) -> ExchangeRules | None:
-        """Deprecated (goes in 0.3): `rules.exchange`."""
-        moved_to_rules("ClientConnection", "exchange")
-        return self.rules.exchange
+    # The parts `rules` holds, read by the names they had as fields (deprecated, go in 0.3).
+    judge = moved_to_rules("judge")
+    judged = moved_to_rules("judged")
+    exchange = moved_to_rules("exchange")
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""

@@ -1,19 +1,16 @@
 """What one connection step shows the protocol machine's connection-wide part, for either side.
 
 Owns: `FeedsTheMachine`, the role-neutral half of a connection step's builder that feeds the
-connection's one `_rules/_connection_rules.ConnectionRules` value (the exchange rules, the
-rules across sessions and their line counter: `ClientConnection.rules`,
-`AgentConnection.rules`, the type `Protocol.rules` is) what the step received and sends,
-through that value's own functions: a line's JSON to framing (`exchanged_raw`), a decoded
-message to the exchange rules (`exchanged`), a decoded message to the judge
-(`judge_message`, with the quiet test and the counter of the messages it passed over), and
-what their findings mean for the side the connection speaks for (`own`): a MUST that side
-would break by sending is refused (`LocalProtocolError`, nothing changed) while `refuses`
-says so; everything else, and all the peer's faults, are `Finding` events.
-Must not know: which side it runs on beyond `own`, sessions and engines, bytes, which message
-is handled how; what any rule says (the rules' own modules decide). The side modules
-(`_engines/_connection_client_judging.py`, `_connection_agent_judging.py`) keep what only
-one side does: the order a side shows its traffic in, the client's `cancels_of` and
+connection's `rules` (`_rules/_connection_rules.ConnectionRules`, the type `Protocol.rules`
+is) what the step received and sends, through that value's own functions: a line's JSON
+(`exchanged_raw`), a decoded message to the exchange rules (`exchanged`) and to the judge
+(`judge_message`, counting what its quiet test passes over); and what their findings mean
+for the side the connection speaks for (`own`): a MUST that side would break by sending is
+refused (`LocalProtocolError`, nothing changed) while `refuses` says so; all else is a
+`Finding` event.
+Must not know: sessions, engines, bytes, which message is handled how, what any rule says.
+What only one side does stays in its module (`_connection_client_judging.py`,
+`_connection_agent_judging.py`): the order it shows its traffic in, the client's cancels and
 `judged_finding`, the agent's batches, wire forms and `judged_first`.
 """
 
@@ -43,6 +40,7 @@ class FeedsTheMachine:
     conn: JudgedConnection
     changes: dict[str, Any]
     rules: ConnectionRules
+    heard = False  # this step's input came from the peer (set on its first line)
     # Messages the judge's quiet test passed over since it last read one (the bulk of the
     # traffic: counted here, so each costs no new value; `judge_end` adds them).
     _passed: int = 0
@@ -62,6 +60,8 @@ class FeedsTheMachine:
         """Show the exchange rules the JSON of one wire line of `side` (before decoding);
         True when their finding names its fault (the connection handles it no further, as
         the checker judges it no further)."""
+        if side != self.own:
+            self.heard = True
         if self.speaks_v1():
             return False
         self.rules, found, judged = self.rules.see_raw(side, raw)

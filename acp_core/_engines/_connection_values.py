@@ -6,7 +6,8 @@ the ids a step generated, and the event classes), the typed requests handed to t
 (`ListSessions`, `DeleteSession`, `ForkSession`, `ExtensionRequest`,
 `ExtensionNotification`), and the JSON-RPC reply builders
 the two sides use the same way (error replies, the `-32002` unknown-session error), and
-`JudgedConnection`, what the feeding of the machine reads of a connection value.
+`JudgedConnection`, what the feeding of the machine reads of a connection value, with
+`moved_to_rules`, the warning of a connection's deprecated reads of that machine's parts.
 Must not know: which side does what with them (`_engines/_connection_agent.py`,
 `_engines/_connection_client.py`), engines, framing.
 """
@@ -45,15 +46,21 @@ class JudgedConnection(Protocol):
     def v1(self) -> object: ...
 
 
-def moved_to_rules(owner: str, name: str) -> None:
-    """Warn that `owner.name`, a part of the protocol machine's connection-wide part a
-    connection held as a field of its own, is read from its one value now (`owner.rules`)."""
-    warnings.warn(
-        f"{owner}.{name} moved: use {owner}.rules.{name}, the protocol machine's "
-        "connection-wide part (one value); the property goes in 0.3",
-        DeprecationWarning,
-        stacklevel=3,
-    )
+def moved_to_rules(name: str) -> Any:
+    """A connection's deprecated read of `name`, a part of the protocol machine it held as a
+    field of its own until its one value `rules` held them all: warns, naming that home."""
+
+    def read(conn: Any) -> Any:
+        cls = type(conn).__name__
+        warnings.warn(
+            f"{cls}.{name} moved: use {cls}.rules.{name}, the protocol machine's "
+            "connection-wide part (one value); the property goes in 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(conn.rules, name)
+
+    return property(read, doc=f"Deprecated (goes in 0.3): `rules.{name}`.")
 
 
 __all__ = [

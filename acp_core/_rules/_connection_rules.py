@@ -1,33 +1,25 @@
 """The connection-wide part of the protocol machine: one value the machine and a connection hold.
 
-Owns: `ConnectionRules` (a frozen value: the rules over the exchange, `_rules/_check_exchange.
-ExchangeRules`; the rules across the sessions of the connection, `_rules/_check_preview.
-PreviewState`, from 2026-11 on; and that judge's line counter), its per-message feeding
-(`see_raw`, `see`, `across`, `passed`: each returns the next value and what it found, and
-never changes the value it is asked), `NO_RULES`, and `session_of` (the session a message
-belongs to, as a connection hands it to the judge).
+Owns: `ConnectionRules` (frozen: the rules over the exchange, `_check_exchange.ExchangeRules`;
+from 2026-11 on the rules across the sessions of the connection, `_check_preview.PreviewState`,
+the judge; and the judge's line counter), its per-message feeding (`see_raw`, `see`, `across`,
+`passed`: each returns the next value and what it found), `NO_RULES`, and `session_of`.
 Must not know: what any rule says (each component decides its own), which side it runs on
-beyond the sender it is given (the caller decides what a finding of its own side means: a
-connection refuses a MUST its host would break, the machine reports everything), engines,
-sessions' lifecycles (`_rules/_conversation.py`), files, bytes.
+beyond the sender it is given (what a finding of one's own side means is the caller's: a
+connection refuses a MUST its host would break), engines, sessions' lifecycles, bytes.
 
-Why a value of its own, not a grown `ExchangeRules`. The exchange rules judge what a side
-answers to what the other asked and advertised, at every revision; the judge spans the
-sessions of a connection from 2026-11 on and counts its own lines. A connection and the
-machine hold both together and feed them the same traffic, so they share one type holding
-both (`Protocol.rules`, `ClientConnection.rules`, `AgentConnection.rules`), while each part
-stays a value of its own that knows nothing of the other (the quiet tests and the rule
-modules read one part each).
-
-Feeding. `see_raw` shows the exchange rules the JSON of one wire line before decoding (a
-reply to what asked for none is named there and judged no further); `see` one decoded
-message (an item of a batch); `across` one decoded message to the judge, labelled with the
-counter, which advances by one. The quiet tests (`exchange_quiet`, `_check_preview_quiet.
-quiet`, their wire forms) say where a call would change nothing: `see` returns this very value
-then, and a caller streaming a run of messages asks the judge's test itself and counts the
-quiet ones with one `passed(n)`, so a streamed text chunk costs no allocation here. The
-machine (`_rules/_protocol.ProtocolDraft`) feeds the same components in its own order within
-a line and reads and writes this value around each call.
+Why a value of its own, not a grown `ExchangeRules`: the two parts judge different things
+(what a side answers to what was asked and advertised, at every revision; what spans the
+sessions, from 2026-11 on, on a counter of its own) and each stays a value that knows nothing
+of the other, while the machine (`Protocol.rules`) and both connections (`rules`) hold and
+feed them together as this one type. `see_raw` takes one wire line's JSON before decoding (a
+reply to what asked for none is named there and judged no further), `see` one decoded message
+(an item of a batch), `across` one decoded message to the judge. Where a quiet test
+(`exchange_quiet`, `_check_preview_quiet.quiet` and their wire forms) says a call would change
+nothing, `see` returns this very value, and a caller streaming a run asks the judge's test
+itself and counts what it passed over (`across(passed=n)`, `passed(n)`): a streamed text chunk
+costs no allocation here. The machine (`_rules/_protocol.ProtocolDraft`) feeds the same
+components in its own order within a line, and reads and writes this value around it.
 """
 
 from __future__ import annotations

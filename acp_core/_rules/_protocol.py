@@ -35,6 +35,11 @@ A `Protocol` is frozen and every field is frozen or persistent: `observe` return
 and leaves its argument as it was, so a protocol forks for free (`explore` extends many
 recordings from one prefix). Inside one call a `ProtocolDraft` rebinds its own fields (the
 components that change by rebinding are copied in O(1)) and only its frozen result leaves.
+Its connection-wide part (`Protocol.rules`: the exchange rules and the rules across sessions
+with their line counter) is a `_rules/_connection_rules.ConnectionRules`, the very type a live
+connection holds as its `rules` and feeds per message through that value's functions; the
+draft reads that value's parts and writes a new one, feeding the same components in the
+order above (tests/test_protocol_connection.py holds the two equal for the same traffic).
 """
 
 from __future__ import annotations
