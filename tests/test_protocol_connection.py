@@ -11,7 +11,9 @@ answer to the request it meant (`_rules/_protocol.echoed`). The judge across ses
 connection counts the messages it showed the judge where the machine takes a trace's entry
 index (a batch is one line and several messages; an update held for a session not set up yet
 is shown to the judge on arrival and again when it is handed over). Framing is not compared:
-its line labels differ by design in the same way.
+its line labels differ by design in the same way. Both ends of an in-memory pair
+(tests/conn_pair.py), each fed through the one role-neutral feeding with its side a
+parameter, hold what the machine holds of the recording that end made, judge included.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Final
 
 import pytest
 from client_replay import Refused, play
+from conn_pair import Pair
 from test_check import load
 from test_rule_consistency_connection import _replayable
 
@@ -71,6 +74,34 @@ def test_the_connection_holds_what_the_machine_holds() -> None:
     assert compared >= 200
     assert judges >= 100  # not vacuous: most Preview replays count their lines alike
     assert differ == {}
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+def test_both_ends_of_a_pair_hold_what_the_machine_holds_of_their_own_recordings(
+    revision: acp.Revision,
+) -> None:
+    # Each end feeds its one `rules` value per message (the role-neutral feeding, the side
+    # a parameter); the machine, fed the recording that end made, holds the same parts.
+    from test_connection import _turn
+
+    pair = Pair(revision=revision)
+    session_id = pair.open()
+    for text in ("one", "two"):
+        _turn(pair, session_id, text)
+    pair.client_says(session_id, acp.SendPrompt((acp.TextContent("three"),)))
+    pair.settle()
+    pair.client_says(session_id, acp.SendCancel())
+    pair.settle()
+    for conn, trace in ((pair.client, pair.client_trace), (pair.agent, pair.agent_trace)):
+        held = conn.rules
+        machine = IncrementalCheck.start(revision).feed_all(trace).protocol.rules
+        assert type(held) is type(machine) is ConnectionRules
+        ours, theirs = held.exchange, machine.exchange
+        assert ours is not None
+        assert theirs is not None
+        assert [p for p in _COMPARED if getattr(ours, p) != getattr(theirs, p)] == []
+        assert held.judged == (machine.judged if machine.judge is not None else 0)
+        assert held.judge == machine.judge
 
 
 @pytest.mark.parametrize("side", ["client", "agent"])
