@@ -335,7 +335,7 @@ class Build(FeedsTheMachine):
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
-        self.inbound: list[Message] = []  # what arrived this step, for `judge` (in order)
+        self.inbound: list[Message] = []  # what arrived this step, for the judge (in order)
         # Of `inbound`, the envelopes naming a session nobody set up that this step already
         # reported (`route_child`): the judge takes them as judged, one finding a fault.
         self.judged_envelopes: list[Message] = []
