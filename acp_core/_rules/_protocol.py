@@ -279,6 +279,8 @@ class ProtocolDraft:
         self.single = MessageRules(protocol.revision)
         rules = protocol.rules
         self.preview = rules.judge
+        exchange = rules.exchange
+        assert exchange is not None  # (the machine's always run)
         self.sessions = protocol.sessions
         self.connection = protocol.connection
         self.seen = protocol.seen
@@ -286,7 +288,6 @@ class ProtocolDraft:
         self.recent = protocol.recent
         self.recent_order = protocol.recent_order
         self.initialize = protocol.initialize
-        exchange = protocol.exchange
         self.open = exchange.opened
         self.at = exchange.at
         # The components that change by rebinding: the draft reads its own O(1) copies.
