@@ -111,8 +111,8 @@ def _connection(fresh: int) -> dict[str, Any]:
         c.connection_step(conn, probe)
     quiet = (time.process_time() - start) / 2000 * 1e6
     sizes = {
-        "unclaimed": len(conn.judge.unclaimed),
-        "answers.options": len(conn.exchange.answers.options),
+        "unclaimed": len(conn.rules.judge.unclaimed),
+        "answers.options": len(conn.rules.exchange.answers.options),
     }
     return _summary(per_block, quiet, sizes)
 

@@ -112,15 +112,15 @@ def test_the_agents_output_leaves_the_exchange_rules_as_they_were() -> None:
     pair, sid = _pair(acp.V2_PREVIEW)
     pair.client_says(sid, i.SendPrompt((acp.values.TextContent("hi"),)))
     pair.settle()
-    before = pair.agent.exchange
+    before = pair.agent.rules.exchange
     pair.agent_says(sid, i.SendAgentText("hello"))
-    assert pair.agent.exchange is before  # nothing read, nothing copied, nothing decoded
+    assert pair.agent.rules.exchange is before  # nothing read, nothing copied, nothing decoded
 
 
 def test_a_v1_client_drops_the_exchange_rules() -> None:
     agent = acp.new_agent_connection(Pair(revision=acp.V2_PREVIEW).agent.info, protocols=(2, 1))
-    assert agent.exchange is not None
+    assert agent.rules.exchange is not None
     line = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
     step = acp.receive_bytes(agent, (json.dumps(line) + "\n").encode())
     assert step.connection.protocol_version == 1
-    assert step.connection.exchange is None
+    assert step.connection.rules.exchange is None

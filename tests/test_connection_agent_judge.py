@@ -1,5 +1,5 @@
 """The agent connection judges what it sends and receives by the checker's cross-session rules
-(`AgentConnection.judge`): a host intent that would make the agent break a MUST there is
+(`AgentConnection.rules.judge`): a host intent that would make the agent break a MUST there is
 refused with the checker's rule and changes nothing, and the client's faults there are
 `Finding` events with the rule `check` reports for the same traffic."""
 
@@ -61,6 +61,6 @@ def test_a_key_reused_for_another_submission_is_the_clients_c43_finding() -> Non
 
 def test_at_2026_08_there_is_no_judge() -> None:
     pair = Pair(revision=acp.V2_2026_08)
-    assert pair.agent.judge is None
+    assert pair.agent.rules.judge is None
     pair.open()
-    assert pair.agent.judge is None
+    assert pair.agent.rules.judge is None

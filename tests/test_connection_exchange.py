@@ -104,7 +104,8 @@ def test_the_update_stream_leaves_the_exchange_rules_as_they_were() -> None:
     }
     after = _receive(step.connection, chunk)
     assert _rules(after) == []
-    assert after.connection.exchange is step.connection.exchange  # nothing read, nothing copied
+    # nothing read, nothing copied
+    assert after.connection.rules.exchange is step.connection.rules.exchange
 
 
 def test_fresh_connections_are_equal_and_a_v1_agent_drops_the_exchange_rules() -> None:
@@ -114,4 +115,4 @@ def test_fresh_connections_are_equal_and_a_v1_agent_drops_the_exchange_rules() -
     v1 = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
     step = _receive(step.connection, {"jsonrpc": "2.0", "id": 0, "result": v1})
     assert step.connection.protocol_version == 1
-    assert step.connection.exchange is None
+    assert step.connection.rules.exchange is None

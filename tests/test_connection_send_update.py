@@ -23,7 +23,7 @@ draws before anything else is judged (a fifth, now).
 The bare agent engine (`step(new_agent(...), SendUpdate(u))`, tests/test_engine_obeys_checker.py)
 cannot know the connection rules (`_rules/_check_preview.CHECKED`: R58 a replay marker no
 resume asked for, R79 an empty prompt suggestion, the sessions the client knows ...): it has
-no judge. The connection does (`AgentConnection.judge`), so this property judges every rule.
+no judge. The connection does (`AgentConnection.rules.judge`), so this property judges every rule.
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def _assert_equal_steps(ours: c.ConnectionStep, theirs: c.ConnectionStep) -> Non
         mine, other = ours.connection.engine(sid), theirs.connection.engine(sid)
         assert mine.violations == other.violations
         assert mine.messages == other.messages  # not part of equality: the indexes' source
-    assert ours.connection.judged == theirs.connection.judged
+    assert ours.connection.rules.judged == theirs.connection.rules.judged
     assert ours.connection.decoder == theirs.connection.decoder
 
 
@@ -136,7 +136,7 @@ def _assert_same(conn: c.ClientConnection, data: bytes) -> c.ConnectionStep:
             ours, theirs = together.connection.engine(sid), alone.connection.engine(sid)
             assert ours.violations == theirs.violations
             assert ours.messages == theirs.messages  # not part of equality: the indexes' source
-        assert together.connection.judged == alone.connection.judged
+        assert together.connection.rules.judged == alone.connection.rules.judged
     return together
 
 
@@ -723,8 +723,8 @@ def test_a_class_a_run_lets_through_unasked_is_quiet_for_the_rules_and_the_judge
     from acp_core._rules._check_exchange import exchange_quiet
     from acp_core._rules._check_preview import quiet, quiet_session
 
-    fresh = c.new_client_connection(_INFO).exchange
-    started = _ready().exchange
+    fresh = c.new_client_connection(_INFO).rules.exchange
+    started = _ready().rules.exchange
     assert fresh is not None
     assert started is not None
     let_through = 0
@@ -752,12 +752,11 @@ def test_a_run_keeps_the_rules_and_the_judge_after_each_prefix(
     # `taken` messages, as a record of every message would.
     from acp_core._engines._connection_client_updates import values_after
 
-    every = [(0, 0)]  # (rules, judge) after each prefix, as labels
-    kept = [(0, ("r", 0), ("j", 0))]
+    every = [0]  # the rules after each prefix, as labels
+    kept = [(0, ("r", 0))]
     for n, changed in enumerate(changes, start=1):
         if changed:
-            kept.append((n, ("r", n), ("j", n)))
-        every.append((kept[-1][1][1], kept[-1][2][1]))
+            kept.append((n, ("r", n)))
+        every.append(kept[-1][1][1])
     taken = data.draw(st.integers(1, len(changes)))
-    rules, judge = values_after(kept, taken)
-    assert (rules[1], judge[1]) == every[taken]
+    assert values_after(kept, taken)[1] == every[taken]

@@ -12,7 +12,7 @@ is refused with a rule the checker reports for the same wire, or E1 for the agen
 (its one policy here).
 
 An engine alone has no judge of the rules across a connection's sessions (the agent
-connection's `AgentConnection.judge`): the two of them the checker reports of a lone update
+connection's `AgentConnection.rules.judge`): the two of them the checker reports of a lone update
 (R58, R79: `_THE_ENGINE_CANNOT_KNOW` says why) are excluded here by name and judged at the
 connection, where tests/test_connection_send_update.py holds the same property with every
 rule, over the whole recording of a connection, with the turn state drawn too."""
@@ -179,7 +179,7 @@ def _is_must(rule: str) -> bool:
 
 
 #: The connection rules (`_rules/_check_preview.CHECKED`) an engine alone cannot judge: it
-#: has no judge (`AgentConnection.judge`), so what the checker reports of a lone update here
+#: has no judge (`AgentConnection.rules.judge`), so what the checker reports of a lone update here
 #: it cannot know. Each is judged at the connection (tests/test_connection_send_update.py).
 #: Every other connection rule the checker reports of one update sent by an engine alone is
 #: judged here.

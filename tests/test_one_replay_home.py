@@ -124,8 +124,8 @@ class _Checked(ClientReplay):
                 warnings.simplefilter("ignore", DeprecationWarning)
                 assert session.replaying == said  # the record's own (deprecated) reading
                 assert session.replay == conn.replay(sid)
-            if conn.judge is not None and conn.v1 is None:
-                assert said == (sid in conn.judge.replaying)
+            if conn.rules.judge is not None and conn.v1 is None:
+                assert said == (sid in conn.rules.judge.replaying)
             assert "replaying" not in attrs.astuple(session, recurse=False)
             self.steps += 1
             self.windows += said

@@ -1,29 +1,37 @@
-"""A live client connection holds the protocol machine's exchange part, and for the same
-traffic it holds the same value as the checker's machine.
+"""A live client connection holds the protocol machine's connection-wide part, and for the
+same traffic it holds the same value as the checker's machine.
 
-`ClientConnection.exchange` is an `ExchangeRules`, the type `Protocol.exchange` is: every
-playable trace of the corpus, played into a real client connection (tests/client_replay.py)
-and checked from what the connection exchanged, leaves the connection's and the machine's
+`ClientConnection.rules` is a `ConnectionRules`, the type `Protocol.rules` is: every playable
+trace of the corpus, played into a real client connection (tests/client_replay.py) and
+checked from what the connection exchanged, leaves the connection's and the machine's
 advertised capabilities (J70-J80), sessions set up (J3, J56) and session-management answers
 (J50-J64) equal, an answer whose id the agent mangled (J37) included: both read it as the
-answer to the request it meant (`_rules/_protocol.echoed`). Framing is not compared: its line
-labels are a connection's count of lines and a trace's entry index, which differ by design.
+answer to the request it meant (`_rules/_protocol.echoed`). The judge across sessions (from
+2026-11 on) is equal too wherever the two counted the same lines: it keeps line labels, and a
+connection counts the messages it showed the judge where the machine takes a trace's entry
+index (a batch is one line and several messages; an update held for a session not set up yet
+is shown to the judge on arrival and again when it is handed over). Framing is not compared:
+its line labels differ by design in the same way. Both ends of an in-memory pair
+(tests/conn_pair.py), each fed through the one role-neutral feeding with its side a
+parameter, hold what the machine holds of the recording that end made, judge included.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from client_replay import Refused, play
+from conn_pair import Pair
 from test_check import load
 from test_rule_consistency_connection import _replayable
 
 import acp_core as acp
 from acp_core import connection as c
-from acp_core._rules._check_exchange import ExchangeRules
+from acp_core._rules._connection_rules import ConnectionRules
 from acp_core.checker import IncrementalCheck
 
 TRACES: Final = Path(__file__).resolve().parent / "traces"
@@ -42,21 +50,76 @@ def _played(revision: acp.Revision, path: Path) -> Any:
 
 
 def test_the_connection_holds_what_the_machine_holds() -> None:
-    compared, differ = 0, {}
+    compared, judges, differ = 0, 0, {}
     for revision in REVISIONS:
         for path in sorted(TRACES.glob("*.jsonl")):
             replay = _played(revision, path)
             if replay is None:  # a trace no client connection can play: nothing to compare
                 continue
-            held = replay.conn.exchange
-            machine = IncrementalCheck.start(revision).feed_all(replay.trace).protocol
-            assert type(held) is type(machine.exchange) is ExchangeRules
-            parts = [p for p in _COMPARED if getattr(held, p) != getattr(machine.exchange, p)]
+            held = replay.conn.rules
+            machine = IncrementalCheck.start(revision).feed_all(replay.trace).protocol.rules
+            assert type(held) is type(machine) is ConnectionRules
+            ours, theirs = held.exchange, machine.exchange
+            assert ours is not None
+            assert theirs is not None
+            parts = [p for p in _COMPARED if getattr(ours, p) != getattr(theirs, p)]
+            assert (held.judge is None) == (machine.judge is None)
+            if held.judge is not None and held.judged == machine.judged:  # the same labels
+                judges += 1
+                if held.judge != machine.judge:
+                    parts.append("judge")
             if parts:
                 differ[(revision.name, path.stem)] = parts
             compared += 1
     assert compared >= 200
+    assert judges >= 100  # not vacuous: most Preview replays count their lines alike
     assert differ == {}
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.name)
+def test_both_ends_of_a_pair_hold_what_the_machine_holds_of_their_own_recordings(
+    revision: acp.Revision,
+) -> None:
+    # Each end feeds its one `rules` value per message (the role-neutral feeding, the side
+    # a parameter); the machine, fed the recording that end made, holds the same parts.
+    from test_connection import _turn
+
+    pair = Pair(revision=revision)
+    session_id = pair.open()
+    for text in ("one", "two"):
+        _turn(pair, session_id, text)
+    pair.client_says(session_id, acp.SendPrompt((acp.TextContent("three"),)))
+    pair.settle()
+    pair.client_says(session_id, acp.SendCancel())
+    pair.settle()
+    for conn, trace in ((pair.client, pair.client_trace), (pair.agent, pair.agent_trace)):
+        held = conn.rules
+        machine = IncrementalCheck.start(revision).feed_all(trace).protocol.rules
+        assert type(held) is type(machine) is ConnectionRules
+        ours, theirs = held.exchange, machine.exchange
+        assert ours is not None
+        assert theirs is not None
+        assert [p for p in _COMPARED if getattr(ours, p) != getattr(theirs, p)] == []
+        assert held.judged == (machine.judged if machine.judge is not None else 0)
+        assert held.judge == machine.judge
+
+
+@pytest.mark.parametrize("side", ["client", "agent"])
+def test_the_parts_read_by_their_old_names_warn_once_and_name_the_one_value(side: str) -> None:
+    info = c.Implementation("x", "1")
+    conn: Any = (
+        c.new_client_connection(info, revision=acp.V2_PREVIEW)
+        if side == "client"
+        else c.new_agent_connection(info, revision=acp.V2_PREVIEW)
+    )
+    cls = type(conn).__name__
+    for name in ("judge", "judged", "exchange"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(conn, name) is getattr(conn.rules, name)
+        assert [w.category for w in caught] == [DeprecationWarning]
+        assert f"use {cls}.rules.{name}" in str(caught[0].message)
+        assert caught[0].filename == __file__  # the warning names the caller's line
 
 
 def _receive(conn: c.ClientConnection, message: object) -> c.ConnectionStep:

@@ -114,10 +114,10 @@ def test_a_hostile_agent_naming_fresh_ids_keeps_a_client_connection_bounded() ->
     for k in range(FRESH):
         conn = c.connection_step(conn, _update(f"u{k}", text)).connection  # never set up
         conn = c.connection_step(conn, _update(f"o{k}", options)).connection
-    _assert_full("judge.unclaimed", conn.judge.unclaimed)
-    _assert_full("exchange.answers.options", conn.exchange.answers.options)
-    assert "u0" not in conn.judge.unclaimed  # the oldest went first
-    assert f"u{FRESH - 1}" in conn.judge.unclaimed
+    _assert_full("judge.unclaimed", conn.rules.judge.unclaimed)
+    _assert_full("exchange.answers.options", conn.rules.exchange.answers.options)
+    assert "u0" not in conn.rules.judge.unclaimed  # the oldest went first
+    assert f"u{FRESH - 1}" in conn.rules.judge.unclaimed
 
 
 def test_a_hostile_client_naming_fresh_ids_keeps_an_agent_connection_bounded() -> None:
@@ -125,8 +125,8 @@ def test_a_hostile_client_naming_fresh_ids_keeps_an_agent_connection_bounded() -
     for k in range(FRESH):
         cancel_it = _received({"method": "session/cancel", "params": {"sessionId": f"n{k}"}})
         conn = c.connection_step(conn, cancel_it).connection
-    _assert_full("judge.named", conn.judge.named)
-    _assert_full("judge.book.cancels", conn.judge.book.cancels)
+    _assert_full("judge.named", conn.rules.judge.named)
+    _assert_full("judge.book.cancels", conn.rules.judge.book.cancels)
 
 
 # -- the checker ------------------------------------------------------------------------------

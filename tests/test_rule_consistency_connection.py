@@ -165,7 +165,7 @@ def test_a_planted_swap_of_the_response_rules_is_caught() -> None:
 #: The Preview table's rows (tests/preview_traces.py, by rule and position) where the
 #: connection and the checker still differ. On 2026-12-03 the client connection judged 7 of
 #: the 68 rows; since it feeds every message through the checker's cross-session rules
-#: (`ClientConnection.judge`) it judges 48; since it judges a child's updates on their own
+#: (`ClientConnection.rules.judge`) it judges 48; since it judges a child's updates on their own
 #: (`update_findings` on the child's view, R54 among them) 49, and these 19 are left.
 _KEYED_ROWS: Final = "R67_16 R68_53 R68_54 R68_55 R68_56 R68_57 R68_58 R70_61 R70_62 R70_67"
 _CHILD_ROWS: Final = "R53_6 C29_28 C29_29 C34_30"

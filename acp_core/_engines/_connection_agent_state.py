@@ -7,10 +7,11 @@ connection-unique request ids (`fresh_id`), host intents (`session_intent`, `ope
 `host_answer`) and the end of a deferred close (`finish_close`); a client's
 `session/cancel` is recorded with its session machine's word on what it cancels
 (`cancels_of`, R71), as the checker's machine passes it. `Build.done` then feeds what the
-step received and sent to the checker's exchange rules (`AgentConnection.exchange`, every
-revision) and rules across sessions (`AgentConnection.judge`, from 2026-11 on): that half of
-the builder, with `judged_first` (a child's `state_update` meets those rules before its
-engine), is `FeedsTheMachine` in `_engines/_connection_agent_judging.py`.
+step received and sent to the protocol machine's connection-wide part (`AgentConnection.
+rules`: the exchange rules at every revision, the rules across sessions from 2026-11 on):
+that half of the builder, with `judged_first` (a child's `state_update` meets those rules
+before its engine), is `FeedsTheMachine` in `_engines/_connection_agent_judging.py` (on
+`_connection_judging.py`).
 Must not know: which method is answered how (`_engines/_connection_agent_setup.py`,
 `_engines/_connection_agent.py`), the wire format beyond reply dicts, I/O, what the
 machine's parts judge (the feeding module shows them the traffic).
@@ -28,14 +29,15 @@ from typing import Any, Final
 import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
-from acp_core._rules._check_exchange import ExchangeRules
 from acp_core._rules._check_preview import PreviewState
+from acp_core._rules._connection_rules import NO_RULES, ConnectionRules
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._conversation_events import stray_answer
 from acp_core._rules._predicates import RequestKey
 from acp_core._state._pcoll import PMap
 from acp_core._state._reduce_children import children_of
 from acp_core._state._session_state import SessionState
+from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import NdjsonDecoder, max_line_argument
 from acp_core._wire._json import EMPTY_OBJECT, JsonObject, freeze_json, thaw_json
 from acp_core._wire._jsonrpc import (
@@ -62,6 +64,7 @@ from ._connection_values import (
     SessionClosed,
     SessionIntent,
     error_reply,
+    moved_to_rules,
     result_reply,
 )
 from ._idempotency import KeyLedger, valid_key
@@ -159,15 +162,8 @@ class AgentConnection:
             asking for 1 is answered 1 and served v1, docs/v1.md "Serving a v1 client").
         v1: the v2 -> v1 projection's memory once the client was answered protocol 1 (None on
             v2): the connection speaks v1 on the wire (`_engines/_connection_agent_v1.py`).
-        judge: from 2026-11 on, the checker's rules across the sessions of the connection,
-            fed every message sent and received (None: 2026-08; not fed once serving v1).
         refused: the protocol version of an `initialize` this connection refused (None if
             none): until an `initialize` succeeds, every other request is refused too.
-        exchange: the checker's rules over the exchange (`_rules/_check_exchange.py`: how the
-            agent answers what the client sent and what `initialize` advertised on both sides,
-            J34-J44, J50-J64, J70-J80, C2), fed every v2 message received and sent, at every
-            revision: a host intent that would make the agent break a MUST there is refused,
-            the client's faults are `Finding` events (None once serving v1).
         child_owners: which top-level session's engine announced each child (and grandchild),
             the first to do so: an index `step_session` keeps, so a child's request or cancel
             is routed at the same cost with one session or 3,000 (an entry is checked against
@@ -175,6 +171,15 @@ class AgentConnection:
         batch_replies: the replies to the client's batches whose requests are not all
             answered yet, held to go out as one array each (J42,
             `_engines/_connection_agent_batches.py`; v2 only).
+        rules: the protocol machine's connection-wide part, the type `Protocol.rules` is
+            (`_rules/_connection_rules.ConnectionRules`), fed every v2 message received and
+            sent: its `exchange`, the rules over the exchange (how the agent answers what the
+            client sent and what `initialize` advertised on both sides, J34-J44, J50-J64,
+            J70-J80, C2; every revision; None once serving v1), its `judge`, from 2026-11 on
+            the rules across the sessions of the connection (None: 2026-08; not fed once
+            serving v1), and `judged`, that judge's line counter. A host intent that would
+            make the agent break a MUST there is refused, the client's faults are `Finding`
+            events. (`judge`, `judged`, `exchange`: deprecated reads of its parts.)
     """
 
     info: Implementation
@@ -194,12 +199,13 @@ class AgentConnection:
     protocols: tuple[int, ...] = (2,)
     v1: V1Serving | None = None
     refused: int | None = None
-    judge: PreviewState | None = None
-    # How many messages `judge` has seen: the line label of its findings (not state).
-    judged: int = attrs.field(default=0, eq=False)
-    exchange: ExchangeRules | None = None  # last: earlier fields keep their places
     child_owners: PMap[str, str] = attrs.field(factory=PMap)
     batch_replies: BatchReplies = _NO_BATCHES
+    rules: ConnectionRules = NO_RULES  # last: earlier fields keep their places
+    # The parts `rules` holds, read by the names they had as fields (deprecated, go in 0.3).
+    judge = moved_to_rules("judge")
+    judged = moved_to_rules("judged")
+    exchange = moved_to_rules("exchange")
 
     def engine(self, session_id: str) -> AgentEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -290,8 +296,7 @@ def new_agent_connection(
         decoder=decoder,
         new_session_config=new_session_config,
         protocols=protocols,
-        judge=PreviewState(revision) if revision.includes("2026-11") else None,
-        exchange=ExchangeRules.start(revision),
+        rules=ConnectionRules.start(revision),
     )
 
 
@@ -316,7 +321,7 @@ class Build(FeedsTheMachine):
         # For each `session/cancel` in `inbound` (by index): which of the agent's pending
         # requests it cancels, as its session's machine said on arrival (R71).
         self.cancels: dict[int, Callable[[RequestKey], bool | None] | None] | None = None
-        self.exchange = conn.exchange
+        self.rules = conn.rules
         # The step's input came from the client (bytes, a message): what the agent sends in
         # answer is judged as a finding, never refused (receiving never raises).
         self.heard = False
@@ -346,25 +351,28 @@ class Build(FeedsTheMachine):
         """`message` arrived (decoded, one item of a batch): the rules see it in `done`. A
         `session/cancel` is read with its session's machine as it stands now, before the
         cancel (`cancels_of`), as the checker reads it."""
-        if self.conn.judge is not None or self.exchange is not None:
-            if type(message) is CancelSessionNotification and self.conn.judge is not None:
+        rules = self.rules
+        if rules.judge is not None or rules.exchange is not None:
+            if type(message) is CancelSessionNotification and rules.judge is not None:
                 if self.cancels is None:
                     self.cancels = {}
                 self.cancels[len(self.inbound)] = cancels_of(self, message.session_id)
             self.inbound.append(message)
 
     def done(self) -> ConnectionStep:
-        v2 = not self._v1()
+        v2 = not self.speaks_v1()
         if self.batch_replies.by_request:  # answers to a held batch's requests join it
             self.batch_replies = gather(self.batch_replies, self.wire)
         if self.batch_replies is not self.conn.batch_replies:
             self.changes["batch_replies"] = self.batch_replies
-        if v2 and self.exchange is not None and (self.inbound or self.wire):
+        if v2 and self.rules.exchange is not None and (self.inbound or self.wire):
             self._exchange_step()
-        if self.conn.judge is not None and v2 and (self.inbound or self.wire):
+        if self.rules.judge is not None and v2 and (self.inbound or self.wire):
             self._judged()
-        if self.exchange is not self.conn.exchange or not v2:
-            self.changes["exchange"] = self.exchange if v2 else None
+        if not v2 and self.rules.exchange is not None:  # serving v1: no exchange rules
+            self.rules = fast_evolve(self.rules, exchange=None)
+        if self.rules is not self.conn.rules:
+            self.changes["rules"] = self.rules
         conn = attrs.evolve(
             self.conn,
             sessions=self.sessions,
@@ -475,7 +483,7 @@ def session_intent(b: Build, intent: SessionIntent) -> None:
     # The judge knows the sessions the client knows beyond this session's engine (another
     # session the connection set up, a child another session announced): an update may name
     # them (R47, R56, R74 are the judge's `client_knows`, asked by `Build.name_known`).
-    step_session(b, intent.session_id, inner, b.conn.judge)
+    step_session(b, intent.session_id, inner, b.conn.rules.judge)
 
 
 def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
@@ -483,7 +491,7 @@ def unknown_envelope(b: Build, message: UpdateSessionNotification) -> None:
     checker's rule for it (J3, `OpenSessions`): on a connection, which began with
     `initialize`, the envelope is J3's, and J3 wins over R47 (one finding a fault). An engine
     alone, which cannot know that, refuses it R47 (announce the child first)."""
-    rules = b.exchange
+    rules = b.rules.exchange
     if rules is None:
         return
     _, found = rules.opened.follow("agent", message)

@@ -294,8 +294,8 @@ def _resumed(
     session = attrs.evolve(session, engine=machine_follows(session.engine, "agent", message))
     b.sessions = b.sessions.set(session_id, session)
     if speaks_children(b.conn.revision):
-        # An answer before `replay_complete` is R57: the judge's (`ClientConnection.judge`,
-        # the checker's one home for it), which runs wherever children exist on a v2 wire;
+        # An answer before `replay_complete` is R57: the judge's (`ClientConnection.rules.
+        # judge`, the checker's one home for it), which runs wherever children exist on a v2 wire;
         # a v1 `session/load` closes its window before its answer is read (`_history_ended`).
         engine = resume_answered(session.engine, raw_id, ok=ok)
         session = attrs.evolve(session, engine=engine)
@@ -532,7 +532,7 @@ def _exchanged(b: Build, decoded: Message | Batch) -> None:
     if b.judges_exchange:
         for item in decoded.items if type(decoded) is Batch else (decoded,):
             if type(item) is not InvalidEntry:
-                b.exchanged("agent", item)  # type: ignore[arg-type]
+                b.exchanged("agent", item)
 
 
 def _received_decoded(b: Build, decoded: Message | Batch) -> None:

@@ -110,7 +110,7 @@ def route_child(b: Build, message: UpdateSessionNotification | RequestPermission
             f"update for {message.session_id!r}, which no session/new answer gave and no "
             "subagent_update announced yet: held until one does"
         )
-        rules = b.exchange
+        rules = b.rules.exchange
         unknown = None if rules is None else rules.opened.follow("agent", message)[1]
         if unknown is not None:
             b.finding(unknown[0], why)

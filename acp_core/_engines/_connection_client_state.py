@@ -4,13 +4,13 @@ Owns: `ClientConnection`, `ClientSession`, `PendingRequest`, `new_client_connect
 `Build` (one step's changes, the ids it generated) with `step_session` (a session's engine
 stepped, its outbound sent, the host events it implies from `_connection_client_events`);
 the host intents themselves are values of `_engines/_connection_client_intents.py`
-(re-exported here). `Build.done` feeds what the step received and sent to the checker's
-exchange rules (`ClientConnection.exchange`, every v2 revision) and rules across sessions
-(`ClientConnection.judge`, from 2026-11 on): the agent's faults become `Finding` events with
-the rule `check` reports, and a MUST this client would break is refused before anything
-changes. That half of the builder is `FeedsTheMachine` in
-`_engines/_connection_client_judging.py`; this module gives it the session machine's word on
-what a cancel cancels (`Build.cancels_of`, R71).
+(re-exported here). `Build.done` feeds what the step received and sent to the protocol
+machine's connection-wide part (`ClientConnection.rules`: the exchange rules at every v2
+revision, the rules across sessions from 2026-11 on): the agent's faults become `Finding`
+events with the rule `check` reports, and a MUST this client would break is refused before
+anything changes. That half of the builder is `FeedsTheMachine` in
+`_engines/_connection_client_judging.py` (on `_connection_judging.py`); this module gives it
+the session machine's word on what a cancel cancels (`Build.cancels_of`, R71).
 The connection keeps no replay window of its own: whether a session's updates are history is
 the protocol machine's answer (`history_open`: the judge's window where it runs, else the
 session machine's), asked by `ClientConnection.replaying` between steps and `Build.replaying`
@@ -36,10 +36,10 @@ import attrs
 
 from acp_core._errors import ArgumentError, LocalProtocolError
 from acp_core._rules._catalogue import RULES
-from acp_core._rules._check_exchange import ExchangeRules
 from acp_core._rules._check_preview import PreviewState
 from acp_core._rules._check_preview_records import window_request
 from acp_core._rules._check_schema import d1_findings
+from acp_core._rules._connection_rules import NO_RULES, ConnectionRules
 from acp_core._rules._conversation import Conversation
 from acp_core._rules._conversation import observe as observe_conversation
 from acp_core._rules._predicates import RequestKey, request_key
@@ -84,7 +84,13 @@ from ._connection_client_intents import (
     SetConfigOption,
 )
 from ._connection_client_judging import FeedsTheMachine, session_of
-from ._connection_values import ConnectionStep, Finding, Implementation, SessionIntent
+from ._connection_values import (
+    ConnectionStep,
+    Finding,
+    Implementation,
+    SessionIntent,
+    moved_to_rules,
+)
 from ._intents import AnswerPermission, Received, SendPrompt
 
 __all__ = [
@@ -177,13 +183,15 @@ class ClientConnection:
             version not in `protocols` is recorded too: then no session can be opened, E5).
         v1: the v1 normalizer's state once the agent answered protocol 1 (None on v2): the
             connection speaks v1 on the wire (`_engines/_connection_client_v1.py`).
-        judge: from 2026-11 on, the checker's rules across the sessions of the connection
-            (children, replay windows, keys, item cancels), fed every message sent and
-            received; what the agent breaks there is a `Finding` event (None: 2026-08).
-        exchange: the checker's rules over the exchange (`_rules/_check_exchange.py`: how the
-            agent answers what this client sent and what `initialize` advertised, J34-J44,
-            J50-J64, J70-J80, C2), fed every v2 message sent and received, at every revision;
-            the agent's faults are `Finding` events (None once the agent speaks v1).
+        rules: the protocol machine's connection-wide part, the type `Protocol.rules` is
+            (`_rules/_connection_rules.ConnectionRules`), fed every v2 message sent and
+            received: its `exchange`, the rules over the exchange (how the agent answers what
+            this client sent and what `initialize` advertised, J34-J44, J50-J64, J70-J80, C2;
+            every revision; None once the agent speaks v1), its `judge`, from 2026-11 on the
+            rules across the sessions of the connection (children, replay windows, keys,
+            item cancels; None: 2026-08), and `judged`, that judge's line counter. What the
+            agent breaks there is a `Finding` event. (`judge`, `judged`, `exchange`:
+            deprecated reads of its parts.)
         sessions: every session active on this connection, by id.
         outgoing: our requests not answered yet, by id.
         incoming: agent requests handed to the host and not answered yet.
@@ -218,13 +226,13 @@ class ClientConnection:
     decoder: NdjsonDecoder = _NO_BYTES
     protocols: tuple[int, ...] = (2,)
     v1: V1State | None = None
-    judge: PreviewState | None = None
-    # How many messages `judge` has seen: the line label of its findings. A position, not
-    # state: left out of equality (like `ClientEngine.messages`).
-    judged: int = attrs.field(default=0, eq=False)
-    closed: tuple[tuple[str, ClientEngine], ...] = ()  # last: earlier fields keep their places
-    exchange: ExchangeRules | None = None
+    closed: tuple[tuple[str, ClientEngine], ...] = ()
     child_owners: PMap[str, str] = attrs.field(factory=PMap)
+    rules: ConnectionRules = NO_RULES  # last: earlier fields keep their places
+    # The parts `rules` holds, read by the names they had as fields (deprecated, go in 0.3).
+    judge = moved_to_rules("judge")
+    judged = moved_to_rules("judged")
+    exchange = moved_to_rules("exchange")
 
     def engine(self, session_id: str) -> ClientEngine:
         """The engine of a session (KeyError if unknown)."""
@@ -240,7 +248,7 @@ class ClientConnection:
         or the resume's answer. The protocol machine's answer (`history_open`), never a
         copy. A child announced inside a replay has its own window (the judge's, from the
         Preview on); an id the connection knows nothing of is False."""
-        return history_open(self.judge, self.v1, session_id, self.sessions.get(session_id))
+        return history_open(self.rules.judge, self.v1, session_id, self.sessions.get(session_id))
 
     def replay(self, session_id: str) -> str:
         """Where the session is in a resume's replay: `replaying` while `replaying` says so,
@@ -300,8 +308,7 @@ def new_client_connection(
         revision,
         decoder=decoder,
         protocols=protocols,
-        judge=PreviewState(revision) if revision.includes("2026-11") else None,
-        exchange=ExchangeRules.start(revision),
+        rules=ConnectionRules.start(revision),
     )
 
 
@@ -323,12 +330,12 @@ class Build(FeedsTheMachine):
         self.closed = conn.closed
         self.next_request_id = conn.next_request_id
         self.v1 = conn.v1
-        self.exchange = conn.exchange
+        self.rules = conn.rules
         self.changes: dict[str, Any] = {}
         self.wire: list[dict[str, Any]] = []
         self.events: list[object] = []
         self.ids: list[int | str | None] = []
-        self.inbound: list[Message] = []  # what arrived this step, for `judge` (in order)
+        self.inbound: list[Message] = []  # what arrived this step, for the judge (in order)
         # Of `inbound`, the envelopes naming a session nobody set up that this step already
         # reported (`route_child`): the judge takes them as judged, one finding a fault.
         self.judged_envelopes: list[Message] = []
@@ -374,7 +381,8 @@ class Build(FeedsTheMachine):
         ended = self.history_ended
         if ended is not None and session_id in ended:
             return False
-        return history_open(self.conn.judge, self.v1, session_id, self.sessions.get(session_id))
+        judge = self.conn.rules.judge
+        return history_open(judge, self.v1, session_id, self.sessions.get(session_id))
 
     def answer_ends_history(self, session_id: str, request_id: int | str | None) -> bool:
         """The answer to our `request_id` ends the session's open history window: the
@@ -382,7 +390,7 @@ class Build(FeedsTheMachine):
         resume's leaves it open); the session machine's with any resume's (`window_over`)."""
         if not self.replaying(session_id):
             return False
-        judge = self.conn.judge
+        judge = self.conn.rules.judge
         if judge is None or self.v1 is not None:
             return True
         return window_request(judge.replaying, session_id) == request_key(request_id)
@@ -488,15 +496,15 @@ class Build(FeedsTheMachine):
 
     def done(self) -> ConnectionStep:
         v2 = self.v1 is None
-        sent = self._sent() if v2 and self.wire and self.exchange is not None else None
-        if self.conn.judge is not None and v2 and (self.inbound or self.wire):
+        sent = self._sent() if v2 and self.wire and self.rules.exchange is not None else None
+        if self.rules.judge is not None and v2 and (self.inbound or self.wire):
             if sent is None:
                 sent = [decode_message(w, revision=self.conn.revision) for w in self.wire]  # type: ignore[misc]
             self._judged(sent)
         if self.v1 is not self.conn.v1:
             self.changes["v1"] = self.v1
-        if self.exchange is not self.conn.exchange:
-            self.changes["exchange"] = self.exchange if v2 else None
+        if self.rules is not self.conn.rules:  # once the agent speaks v1, no exchange rules
+            self.changes["rules"] = self.rules if v2 else fast_evolve(self.rules, exchange=None)
         conn = fast_evolve(  # one generated rebuild per received message (no converters)
             self.conn,
             sessions=self.sessions,

@@ -35,16 +35,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import islice
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from acp_core._errors import DecodeError
 from acp_core._rules._check_exchange import exchange_quiet_update
-from acp_core._rules._check_preview import (
-    QUIET_UPDATES,
-    observe_connection,
-    quiet_session,
-    quiet_update,
-)
+from acp_core._rules._check_preview import QUIET_UPDATES, quiet_session, quiet_update
+from acp_core._rules._connection_rules import ConnectionRules
 from acp_core._wire._codec import decode_message_diagnosed_lazily
 from acp_core._wire._fastnew import fast_evolve
 from acp_core._wire._framing import Parsed
@@ -59,6 +55,7 @@ from ._connection_values import ConnectionStep
 __all__ = ["HotLine", "receive_update_run", "values_after"]
 
 _SESSION_UPDATE = "session/update"
+T = TypeVar("T")
 
 
 def _session_named(value: object) -> str | None:
@@ -99,15 +96,17 @@ def receive_update_run(
     if session is None or conn.replaying(sid):
         return None
     revision = conn.revision
-    rules, judge = conn.exchange, conn.judge
+    rules = conn.rules  # the machine's connection-wide part, fed through its own functions
+    first = rules.judged  # the judge's label of the run's first message
     messages: list[UpdateSessionNotification] = []
-    # The rules and the judge after the messages taken, where they changed: (how many
-    # messages were taken, rules, judge), in order (the bulk of a run changes neither).
-    kept: list[tuple[int, Any, Any]] = [(0, rules, judge)]
+    # The rules after the messages taken, where the exchange rules or the judge changed: (how
+    # many messages were taken, rules), in order (the bulk of a run changes neither).
+    kept: list[tuple[int, ConnectionRules]] = [(0, rules)]
     # Per update class, whether every agent update of this session of that class passes the
     # exchange rules and the judge as they are (`_quiet_class`): worked out again whenever
     # either changes.
     quiet_classes: dict[type, bool] = {}
+    judge = rules.judge
     session_quiet = judge is not None and quiet_session(judge, sid)
     take = messages.append
     item: Any
@@ -138,46 +137,45 @@ def receive_update_run(
         cls = type(update)
         passes = quiet_classes.get(cls)
         if passes is None:
-            passes = quiet_classes[cls] = _quiet_class(rules, judge, session_quiet, cls)
+            passes = quiet_classes[cls] = _quiet_class(
+                rules.exchange, judge, session_quiet, cls
+            )
         if passes:
             take(message)
             continue
         if cls in _ALONE:
             break
-        next_rules = rules
-        if rules is not None and not exchange_quiet_update(rules, cls):
-            next_rules, found = rules.see("agent", message)
+        after = rules
+        exchange = rules.exchange
+        if exchange is not None and not exchange_quiet_update(exchange, cls):
+            after, found = rules.see("agent", message)
             if found:  # none of today's exchange rules finds a fault in an update: a guard
                 break
-        next_judge = judge
         if judge is not None and not (session_quiet and quiet_update(judge, sid, update)):
-            at = conn.judged + len(messages)  # the judge's label of this message
-            next_judge, findings = observe_connection(
-                judge, at, "agent", message, session=sid
-            )
-            if findings:
+            # counted as the judge counts: after every message taken before it
+            passed = first + len(messages) - after.judged
+            after, found = after.across("agent", message, passed=passed)
+            if found:
                 break
         take(message)
-        if next_rules is not rules or next_judge is not judge:
-            rules, judge = next_rules, next_judge
-            kept.append((len(messages), rules, judge))
+        if after.exchange is not rules.exchange or after.judge is not judge:
+            rules, judge = after, after.judge
+            kept.append((len(messages), rules))
             quiet_classes.clear()
             session_quiet = judge is not None and quiet_session(judge, sid)
     if not messages:
         return None
     engine, changed = receive_updates(session.engine, messages)
     taken = len(changed)  # the engine stops where a prompt record moved
-    rules, judge = values_after(kept, taken)
-    at = conn.judged + taken if judge is not None else conn.judged
+    rules = values_after(kept, taken)
+    if rules.judge is not None:  # the judge counted every message taken
+        rules = rules.passed(first + taken - rules.judged)
     events, open_prompts = update_run_events(
         sid, session.engine, engine, messages, changed, session.open_prompts
     )
     session = fast_evolve(session, engine=engine, open_prompts=open_prompts)
     sessions = conn.sessions.set(sid, session)
-    if judge is None:
-        conn = fast_evolve(conn, sessions=sessions, exchange=rules)
-    else:
-        conn = fast_evolve(conn, sessions=sessions, exchange=rules, judge=judge, judged=at)
+    conn = fast_evolve(conn, sessions=sessions, rules=rules)
     return ConnectionStep(conn, (), tuple(events)), taken
 
 
@@ -185,15 +183,13 @@ def receive_update_run(
 _ALONE: Final = frozenset({ReplayComplete, SubagentUpdate})
 
 
-def values_after(kept: Sequence[tuple[int, Any, Any]], taken: int) -> tuple[Any, Any]:
-    """The exchange rules and the judge after the first `taken` messages of a run, from
-    `kept`: (messages taken, rules, judge) at the start (0) and wherever either changed,
-    in order."""
-    for count, rules, judge in reversed(kept):
+def values_after(kept: Sequence[tuple[int, T]], taken: int) -> T:
+    """The rules after the first `taken` messages of a run, from `kept`: (messages taken,
+    rules) at the start (0) and wherever they changed, in order."""
+    for count, rules in reversed(kept):
         if count <= taken:
-            return rules, judge
-    _, rules, judge = kept[0]  # (never reached: the first entry is the run's start, 0)
-    return rules, judge
+            return rules
+    return kept[0][1]  # (never reached: the first entry is the run's start, 0)
 
 
 def _quiet_class(rules: Any, judge: Any, session_quiet: bool, cls: type) -> bool:

@@ -6,13 +6,15 @@ the ids a step generated, and the event classes), the typed requests handed to t
 (`ListSessions`, `DeleteSession`, `ForkSession`, `ExtensionRequest`,
 `ExtensionNotification`), and the JSON-RPC reply builders
 the two sides use the same way (error replies, the `-32002` unknown-session error), and
-`JudgedConnection`, what each side's feeding of the machine reads of its connection value.
+`JudgedConnection`, what the feeding of the machine reads of a connection value, with
+`moved_to_rules`, the warning of a connection's deprecated reads of that machine's parts.
 Must not know: which side does what with them (`_engines/_connection_agent.py`,
 `_engines/_connection_client.py`), engines, framing.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
@@ -23,7 +25,7 @@ from acp_core._wire._json import UNSET, JsonObject, JsonValue, Unset, thaw_json
 from acp_core._wire._value import frozen
 
 if TYPE_CHECKING:
-    from acp_core._rules._check_preview import PreviewState
+    from acp_core._rules._connection_rules import ConnectionRules
     from acp_core._wire._jsonrpc import RequestPermissionRequest
     from acp_core._wire._revision import Revision
     from acp_core._wire._updates import SessionUpdate
@@ -32,18 +34,33 @@ if TYPE_CHECKING:
 
 
 class JudgedConnection(Protocol):
-    """What a connection's feeding of the machine's connection-wide parts reads of the
+    """What a connection's feeding of the machine's connection-wide part reads of the
     connection value (`AgentConnection`, `ClientConnection`; the feeding is
-    `_engines/_connection_agent_judging.py` and `_connection_client_judging.py`)."""
+    `_engines/_connection_judging.py`, with each side's own in `_connection_*_judging.py`)."""
 
     @property
     def revision(self) -> Revision: ...
     @property
-    def judge(self) -> PreviewState | None: ...
-    @property
-    def judged(self) -> int: ...
+    def rules(self) -> ConnectionRules: ...
     @property
     def v1(self) -> object: ...
+
+
+def moved_to_rules(name: str) -> Any:
+    """A connection's deprecated read of `name`, a part of the protocol machine it held as a
+    field of its own until its one value `rules` held them all: warns, naming that home."""
+
+    def read(conn: Any) -> Any:
+        cls = type(conn).__name__
+        warnings.warn(
+            f"{cls}.{name} moved: use {cls}.rules.{name}, the protocol machine's "
+            "connection-wide part (one value); the property goes in 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(conn.rules, name)
+
+    return property(read, doc=f"Deprecated (goes in 0.3): `rules.{name}`.")
 
 
 __all__ = [

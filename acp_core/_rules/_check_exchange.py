@@ -10,16 +10,15 @@ traffic none of them reads.
 Must not know: what any of those rules says (each is decided in its component, the checker's
 one home for it), the conversation of a session (`_rules/_conversation.py`), engines, I/O.
 
-Why a value of its own. It is the connection-wide exchange part of the protocol machine
-(`_rules/_protocol.Protocol.exchange`: the trace checker folds this very value, feeding its
-components in the machine's order, between decoding and the session machines). A client or
-agent connection sees the same traffic live and must name the same rule for the same fault;
-it holds one `ExchangeRules` and shows it every message it receives and sends: `see_raw` with
-the JSON before decoding (framing judges the raw shape: a reply to what asked for none is named
-there, and the connection then handles that line no further, as the checker does), and `see`
-with each decoded message. Each call returns the next value; the components' persistent maps
-are shared, so a call costs what the message changes, and the stream of session updates (the
-bulk of the traffic) changes nothing here (`exchange_quiet`).
+Why a value of its own. It is the exchange half of the protocol machine's connection-wide
+part (`_rules/_connection_rules.ConnectionRules.exchange`, which `Protocol.rules` and a live
+connection's `rules` hold alike: the trace checker feeds its components in the machine's
+order, a connection through `ConnectionRules`), so both name the same rule for the same
+fault. `see_raw` takes the JSON before decoding (framing judges the raw shape: a reply to
+what asked for none is named there, and is then handled no further), `see` each decoded
+message. Each call returns the next value; the components' persistent maps are shared, so a
+call costs what the message changes, and the stream of session updates (the bulk of the
+traffic) changes nothing here (`exchange_quiet`).
 """
 
 from __future__ import annotations

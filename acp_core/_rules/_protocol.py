@@ -35,6 +35,11 @@ A `Protocol` is frozen and every field is frozen or persistent: `observe` return
 and leaves its argument as it was, so a protocol forks for free (`explore` extends many
 recordings from one prefix). Inside one call a `ProtocolDraft` rebinds its own fields (the
 components that change by rebinding are copied in O(1)) and only its frozen result leaves.
+Its connection-wide part (`Protocol.rules`: the exchange rules and the rules across sessions
+with their line counter) is a `_rules/_connection_rules.ConnectionRules`, the very type a live
+connection holds as its `rules` and feeds per message through that value's functions; the
+draft reads that value's parts and writes a new one, feeding the same components in the
+order above (tests/test_protocol_connection.py holds the two equal for the same traffic).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ from ._check_preview import PreviewState, finish_connection, observe_connection
 from ._check_schema import d1_findings
 from ._check_sessions import OpenSessions
 from ._check_undecodable import explain_undecodable
+from ._connection_rules import ConnectionRules
 from ._conversation import Conversation, Sender
 from ._conversation import finish as finish_conversation
 from ._conversation import observe as observe_conversation
@@ -99,8 +105,12 @@ class Protocol:
 
     Attributes:
         revision: the revision it judges by.
-        preview: the rules across the sessions of the connection (children, replay, keys,
-            items), from the 2026-11 draft on; else None.
+        rules: the connection-wide part (`_rules/_connection_rules.ConnectionRules`, the very
+            type a live connection holds as its `rules`): the rules over the exchange
+            (`rules.exchange`: JSON-RPC framing J34-J44, the answers to session management
+            J50-J64, what `initialize` advertised J70-J80, the sessions the agent may name
+            J3) and, from the 2026-11 draft on, the rules across the sessions of the
+            connection (`rules.judge`: children, replay, keys, items; else None).
         sessions: one lifecycle machine per session.
         connection: the machine of requests that name no session (and of answers nobody
             asked for).
@@ -108,25 +118,21 @@ class Protocol:
         route: (requesting side, request key) -> session: where an answer goes.
         recent, recent_order: the last answered requests, oldest first, to route a
             second answer.
-        exchange: the rules over the connection's exchange (`_rules/_check_exchange.
-            ExchangeRules`, the very value a live connection holds as its `exchange`): JSON-RPC
-            framing (J34-J44), the answers to session management (J50-J64), what
-            `initialize` advertised (J70-J80) and the sessions the agent may name (J3).
         initialize: the client's pending `initialize` (request key, params): its answer is
             J5-J10's.
     """
 
     revision: Revision
-    preview: PreviewState | None
+    # Its exchange's framing, answers and capabilities change by rebinding persistent maps: a
+    # draft reads a copy of each (`copy()` shares those maps, O(1)), so the one stored never
+    # changes.
+    rules: ConnectionRules
     sessions: PMap[str, Conversation]
     connection: Conversation
     seen: PMap[str, tuple[PMap[str, str], PMap[str, bool]]]
     route: PMap[Route, str | None]
     recent: PMap[Route, str | None]
     recent_order: tuple[Route, ...]
-    # Its framing, answers and capabilities change by rebinding persistent maps: a draft
-    # reads a copy of each (`copy()` shares those maps, O(1)), so the one stored never changes.
-    exchange: ExchangeRules
     initialize: tuple[RequestKey, object] | None
 
     @staticmethod
@@ -136,16 +142,27 @@ class Protocol:
             raise ArgumentError(f"Protocol.start: revision is {shown(revision)}, not a Revision")
         return Protocol(
             revision=revision,
-            preview=PreviewState(revision) if revision.includes("2026-11") else None,
+            rules=ConnectionRules.start(revision),
             sessions=PMap(),
             connection=Conversation.mid_session(revision),
             seen=PMap(),
             route=PMap(),
             recent=PMap(),
             recent_order=(),
-            exchange=ExchangeRules.start(revision),
             initialize=None,
         )
+
+    @property
+    def exchange(self) -> ExchangeRules:
+        """The rules over the connection's exchange: `rules.exchange`."""
+        exchange = self.rules.exchange
+        assert exchange is not None  # (the machine's always run)
+        return exchange
+
+    @property
+    def preview(self) -> PreviewState | None:
+        """The rules across the sessions of the connection, from 2026-11 on: `rules.judge`."""
+        return self.rules.judge
 
     @property
     def opened(self) -> OpenSessions:
@@ -260,7 +277,10 @@ class ProtocolDraft:
     def __init__(self, protocol: Protocol) -> None:
         self.revision = protocol.revision
         self.single = MessageRules(protocol.revision)
-        self.preview = protocol.preview
+        rules = protocol.rules
+        self.preview = rules.judge
+        exchange = rules.exchange
+        assert exchange is not None  # (the machine's always run)
         self.sessions = protocol.sessions
         self.connection = protocol.connection
         self.seen = protocol.seen
@@ -268,7 +288,6 @@ class ProtocolDraft:
         self.recent = protocol.recent
         self.recent_order = protocol.recent_order
         self.initialize = protocol.initialize
-        exchange = protocol.exchange
         self.open = exchange.opened
         self.at = exchange.at
         # The components that change by rebinding: the draft reads its own O(1) copies.
@@ -280,9 +299,11 @@ class ProtocolDraft:
     def value(self) -> Protocol:
         """What the draft has read, as a value."""
         exchange = ExchangeRules(self.framing, self.answers, self.caps, self.open, self.at)
+        # The judge's label of the next line is the exchange's: a trace's next entry index.
+        rules = ConnectionRules(exchange, self.preview, self.at)
         return Protocol(
-            self.revision, self.preview, self.sessions, self.connection, self.seen,
-            self.route, self.recent, self.recent_order, exchange, self.initialize,
+            self.revision, rules, self.sessions, self.connection, self.seen, self.route,
+            self.recent, self.recent_order, self.initialize,
         )  # fmt: skip
 
     def report(self, rule: str, index: int, message: str, *, warning: bool = False) -> None:

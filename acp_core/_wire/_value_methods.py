@@ -21,7 +21,7 @@ SPECS = {
     'acp_core._engines._client_records:SentPrompt': '1111 - request_id:request_id:n100111 state:state:v100111 message_id:message_id:v100111 ended:ended:v100111 stop_reason:stop_reason:v100111 request:request:v100001 retry_of:retry_of:v100111',
     'acp_core._engines._connection_agent_batches:BatchReplies': '1111 - held:held:f100111 by_request:by_request:f100111 next_batch:next_batch:v100111',
     'acp_core._engines._connection_agent_batches:HeldReplies': '1111 - waiting:waiting:n100111 replies:replies:n100111',
-    'acp_core._engines._connection_agent_state:AgentConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 judge:judge:v100111 judged:judged:v100001 exchange:exchange:v100111 child_owners:child_owners:f100111 batch_replies:batch_replies:v100111',
+    'acp_core._engines._connection_agent_state:AgentConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 peer_info:peer_info:v100111 peer_capabilities:peer_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 next_request_id:next_request_id:v100111 next_session:next_session:v100111 session_prefix:session_prefix:v100111 decoder:decoder:v100111 new_session_config:new_session_config:v100111 protocols:protocols:v100111 v1:v1:v100111 refused:refused:v100111 child_owners:child_owners:f100111 batch_replies:batch_replies:v100111 rules:rules:v100111',
     'acp_core._engines._connection_agent_state:AgentSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 attached:attached:v100111 closing:closing:v100111 parent:parent:v100111',
     'acp_core._engines._connection_agent_state:OpenSession': '1111 - session_id:session_id:n100111 state:state:v100111 cwd:cwd:v100111 config_options:config_options:v100111 prompt_keys:prompt_keys:f101111',
     'acp_core._engines._connection_agent_v1:V1Serving': '1111 - held:held:f100111 tool_calls:tool_calls:v100111 content:content:f100111 noted:noted:v100111',
@@ -33,7 +33,7 @@ SPECS = {
     'acp_core._engines._connection_client_intents:SendNotification': '1111 - method:method:n100111 params:params:v100111',
     'acp_core._engines._connection_client_intents:SendRequest': '1111 - method:method:n100111 params:params:v100111 request_id:request_id:v100111',
     'acp_core._engines._connection_client_intents:SetConfigOption': '1111 - session_id:session_id:n100111 config_id:config_id:n100111 value:value:n100111 request_id:request_id:v100111',
-    'acp_core._engines._connection_client_state:ClientConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 agent_info:agent_info:v100111 agent_capabilities:agent_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 orphans:orphans:f100111 permission_owners:permission_owners:f100111 next_request_id:next_request_id:v100111 decoder:decoder:v100111 protocols:protocols:v100111 v1:v1:v100111 judge:judge:v100111 judged:judged:v100001 closed:closed:v100111 exchange:exchange:v100111 child_owners:child_owners:f100111',
+    'acp_core._engines._connection_client_state:ClientConnection': '1111 - info:info:n100111 capabilities:capabilities:v100111 revision:revision:v100111 protocol_version:protocol_version:v100111 agent_info:agent_info:v100111 agent_capabilities:agent_capabilities:v100111 sessions:sessions:f100111 outgoing:outgoing:f100111 incoming:incoming:f100111 orphans:orphans:f100111 permission_owners:permission_owners:f100111 next_request_id:next_request_id:v100111 decoder:decoder:v100111 protocols:protocols:v100111 v1:v1:v100111 closed:closed:v100111 child_owners:child_owners:f100111 rules:rules:v100111',
     'acp_core._engines._connection_client_state:ClientSession': '1111 - engine:engine:n100111 cwd:cwd:v100111 config_options:config_options:v100111 replay_end:replay_end:v100111 open_prompts:open_prompts:v100111',
     'acp_core._engines._connection_client_state:PendingRequest': '1111 - method:method:n100111 session_id:session_id:v100111 cwd:cwd:v100111 created:created:v100111 message_id:message_id:v100111',
     'acp_core._engines._connection_values:AnswerRequest': '1111 - request_id:request_id:n100111 result:result:n100111',
@@ -110,6 +110,7 @@ SPECS = {
     'acp_core._rules._check_preview_records:Terminal': '1111 - cancel:cancel:v100111 exited:exited:v100111',
     'acp_core._rules._check_preview_records:Tool': '1111 - cancel:cancel:v100111 final:final:v100111 name:name:v100111',
     'acp_core._rules._check_sessions:OpenSessions': '1111 - started:started:v100111 judged:judged:v100111 known:known:f100111 creating:creating:f100111',
+    'acp_core._rules._connection_rules:ConnectionRules': '1111 - exchange:exchange:v100111 judge:judge:v100111 judged:judged:v100001',
     'acp_core._rules._conversation_lifecycle:Entry': '1111 - guards:guards:n100111 effect:effect:n100111 next:next:n100111 refused:refused:v100111',
     'acp_core._rules._conversation_phases:Cancelled': '1111 - late:late:n100111',
     'acp_core._rules._conversation_phases:Cancelling': '1111 - at:at:n100111 by_close:by_close:n100111 late:late:f100111',
@@ -125,7 +126,7 @@ SPECS = {
     'acp_core._rules._conversation_state:Prompt': '1111 - key:key:n100111 request_id:request_id:n100111 at:at:n100111 accepted:accepted:v100111 user_reported:user_reported:v100111 bound_id:bound_id:v100111 result_id:result_id:v100111 message:message:v100111',
     'acp_core._rules._conversation_state:Turn': '1111 - prompt:prompt:n100111 at:at:n100111 started:started:n100111 early_output:early_output:v100111 started_at:started_at:v100111',
     'acp_core._rules._draft:OMap': '1111 - entries:entries:v100111 next:next:v100111',
-    'acp_core._rules._protocol:Protocol': '1011 - revision:revision:n100111 preview:preview:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 exchange:exchange:n100111 initialize:initialize:n100111',
+    'acp_core._rules._protocol:Protocol': '1011 - revision:revision:n100111 rules:rules:n100111 sessions:sessions:n100111 connection:connection:n100111 seen:seen:n100111 route:route:n100111 recent:recent:n100111 recent_order:recent_order:n100111 initialize:initialize:n100111',
     'acp_core._rules._recent:Recent': '1111 - young:young:v100111 old:old:v100111',
     'acp_core._rules._severity:Severity': '1111 - grade:grade:n100111 kind:kind:n100111',
     'acp_core._rules._violation:Violation': '1111 - rule:rule:n100111 level:level:n100111 index:index:n100111 message:message:n100111 warning:warning:v100111',
@@ -625,17 +626,13 @@ def make_acp_core___engines___connection_agent_state__AgentConnection(cls, f, NO
     d15 = f[15].default
     s16 = cls.refused.__set__
     d16 = f[16].default
-    s17 = cls.judge.__set__
-    d17 = f[17].default
-    s18 = cls.judged.__set__
+    s17 = cls.child_owners.__set__
+    k17 = f[17].default.factory
+    s18 = cls.batch_replies.__set__
     d18 = f[18].default
-    s19 = cls.exchange.__set__
+    s19 = cls.rules.__set__
     d19 = f[19].default
-    s20 = cls.child_owners.__set__
-    k20 = f[20].default.factory
-    s21 = cls.batch_replies.__set__
-    d21 = f[21].default
-    def __init__(self, info, capabilities=d1, revision=d2, protocol_version=d3, peer_info=d4, peer_capabilities=d5, sessions=NOTHING, outgoing=NOTHING, incoming=NOTHING, next_request_id=d9, next_session=d10, session_prefix=d11, decoder=d12, new_session_config=d13, protocols=d14, v1=d15, refused=d16, judge=d17, judged=d18, exchange=d19, child_owners=NOTHING, batch_replies=d21):
+    def __init__(self, info, capabilities=d1, revision=d2, protocol_version=d3, peer_info=d4, peer_capabilities=d5, sessions=NOTHING, outgoing=NOTHING, incoming=NOTHING, next_request_id=d9, next_session=d10, session_prefix=d11, decoder=d12, new_session_config=d13, protocols=d14, v1=d15, refused=d16, child_owners=NOTHING, batch_replies=d18, rules=d19):
         s0(self, info)
         s1(self, capabilities)
         s2(self, revision)
@@ -659,22 +656,20 @@ def make_acp_core___engines___connection_agent_state__AgentConnection(cls, f, NO
         s14(self, protocols)
         s15(self, v1)
         s16(self, refused)
-        s17(self, judge)
-        s18(self, judged)
-        s19(self, exchange)
         if child_owners is NOTHING:
-            child_owners = k20()
-        s20(self, child_owners)
-        s21(self, batch_replies)
-    __init__.__annotations__ = {'return': None, 'info': 'Implementation', 'capabilities': 'JsonObject', 'revision': 'Revision', 'protocol_version': 'int | None', 'peer_info': 'JsonObject | None', 'peer_capabilities': 'JsonObject', 'sessions': 'PMap[str, AgentSession]', 'outgoing': 'PMap[int | str | None, str]', 'incoming': 'PMap[int | str | None, str]', 'next_request_id': 'int', 'next_session': 'int', 'session_prefix': 'str', 'decoder': 'NdjsonDecoder', 'new_session_config': 'tuple[SessionConfigOption, ...]', 'protocols': 'tuple[int, ...]', 'v1': 'V1Serving | None', 'refused': 'int | None', 'judge': 'PreviewState | None', 'judged': 'int', 'exchange': 'ExchangeRules | None', 'child_owners': 'PMap[str, str]', 'batch_replies': 'BatchReplies'}
+            child_owners = k17()
+        s17(self, child_owners)
+        s18(self, batch_replies)
+        s19(self, rules)
+    __init__.__annotations__ = {'return': None, 'info': 'Implementation', 'capabilities': 'JsonObject', 'revision': 'Revision', 'protocol_version': 'int | None', 'peer_info': 'JsonObject | None', 'peer_capabilities': 'JsonObject', 'sessions': 'PMap[str, AgentSession]', 'outgoing': 'PMap[int | str | None, str]', 'incoming': 'PMap[int | str | None, str]', 'next_request_id': 'int', 'next_session': 'int', 'session_prefix': 'str', 'decoder': 'NdjsonDecoder', 'new_session_config': 'tuple[SessionConfigOption, ...]', 'protocols': 'tuple[int, ...]', 'v1': 'V1Serving | None', 'refused': 'int | None', 'child_owners': 'PMap[str, str]', 'batch_replies': 'BatchReplies', 'rules': 'ConnectionRules'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(info={self.info!r}, capabilities={self.capabilities!r}, revision={self.revision!r}, protocol_version={self.protocol_version!r}, peer_info={self.peer_info!r}, peer_capabilities={self.peer_capabilities!r}, sessions={self.sessions!r}, outgoing={self.outgoing!r}, incoming={self.incoming!r}, next_request_id={self.next_request_id!r}, next_session={self.next_session!r}, session_prefix={self.session_prefix!r}, decoder={self.decoder!r}, new_session_config={self.new_session_config!r}, protocols={self.protocols!r}, v1={self.v1!r}, refused={self.refused!r}, judge={self.judge!r}, judged={self.judged!r}, exchange={self.exchange!r}, child_owners={self.child_owners!r}, batch_replies={self.batch_replies!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(info={self.info!r}, capabilities={self.capabilities!r}, revision={self.revision!r}, protocol_version={self.protocol_version!r}, peer_info={self.peer_info!r}, peer_capabilities={self.peer_capabilities!r}, sessions={self.sessions!r}, outgoing={self.outgoing!r}, incoming={self.incoming!r}, next_request_id={self.next_request_id!r}, next_session={self.next_session!r}, session_prefix={self.session_prefix!r}, decoder={self.decoder!r}, new_session_config={self.new_session_config!r}, protocols={self.protocols!r}, v1={self.v1!r}, refused={self.refused!r}, child_owners={self.child_owners!r}, batch_replies={self.batch_replies!r}, rules={self.rules!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.info == other.info and self.capabilities == other.capabilities and self.revision == other.revision and self.protocol_version == other.protocol_version and self.peer_info == other.peer_info and self.peer_capabilities == other.peer_capabilities and self.sessions == other.sessions and self.outgoing == other.outgoing and self.incoming == other.incoming and self.next_request_id == other.next_request_id and self.next_session == other.next_session and self.session_prefix == other.session_prefix and self.decoder == other.decoder and self.new_session_config == other.new_session_config and self.protocols == other.protocols and self.v1 == other.v1 and self.refused == other.refused and self.judge == other.judge and self.exchange == other.exchange and self.child_owners == other.child_owners and self.batch_replies == other.batch_replies
+        return self.info == other.info and self.capabilities == other.capabilities and self.revision == other.revision and self.protocol_version == other.protocol_version and self.peer_info == other.peer_info and self.peer_capabilities == other.peer_capabilities and self.sessions == other.sessions and self.outgoing == other.outgoing and self.incoming == other.incoming and self.next_request_id == other.next_request_id and self.next_session == other.next_session and self.session_prefix == other.session_prefix and self.decoder == other.decoder and self.new_session_config == other.new_session_config and self.protocols == other.protocols and self.v1 == other.v1 and self.refused == other.refused and self.child_owners == other.child_owners and self.batch_replies == other.batch_replies and self.rules == other.rules
     def __hash__(self):
-        return hash((21895784085553179, self.info, self.capabilities, self.revision, self.protocol_version, self.peer_info, self.peer_capabilities, self.sessions, self.outgoing, self.incoming, self.next_request_id, self.next_session, self.session_prefix, self.decoder, self.new_session_config, self.protocols, self.v1, self.refused, self.judge, self.exchange, self.child_owners, self.batch_replies))
+        return hash((21895784085553179, self.info, self.capabilities, self.revision, self.protocol_version, self.peer_info, self.peer_capabilities, self.sessions, self.outgoing, self.incoming, self.next_request_id, self.next_session, self.session_prefix, self.decoder, self.new_session_config, self.protocols, self.v1, self.refused, self.child_owners, self.batch_replies, self.rules))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -963,17 +958,13 @@ def make_acp_core___engines___connection_client_state__ClientConnection(cls, f, 
     d13 = f[13].default
     s14 = cls.v1.__set__
     d14 = f[14].default
-    s15 = cls.judge.__set__
+    s15 = cls.closed.__set__
     d15 = f[15].default
-    s16 = cls.judged.__set__
-    d16 = f[16].default
-    s17 = cls.closed.__set__
+    s16 = cls.child_owners.__set__
+    k16 = f[16].default.factory
+    s17 = cls.rules.__set__
     d17 = f[17].default
-    s18 = cls.exchange.__set__
-    d18 = f[18].default
-    s19 = cls.child_owners.__set__
-    k19 = f[19].default.factory
-    def __init__(self, info, capabilities=d1, revision=d2, protocol_version=d3, agent_info=d4, agent_capabilities=d5, sessions=NOTHING, outgoing=NOTHING, incoming=NOTHING, orphans=NOTHING, permission_owners=NOTHING, next_request_id=d11, decoder=d12, protocols=d13, v1=d14, judge=d15, judged=d16, closed=d17, exchange=d18, child_owners=NOTHING):
+    def __init__(self, info, capabilities=d1, revision=d2, protocol_version=d3, agent_info=d4, agent_capabilities=d5, sessions=NOTHING, outgoing=NOTHING, incoming=NOTHING, orphans=NOTHING, permission_owners=NOTHING, next_request_id=d11, decoder=d12, protocols=d13, v1=d14, closed=d15, child_owners=NOTHING, rules=d17):
         s0(self, info)
         s1(self, capabilities)
         s2(self, revision)
@@ -999,22 +990,20 @@ def make_acp_core___engines___connection_client_state__ClientConnection(cls, f, 
         s12(self, decoder)
         s13(self, protocols)
         s14(self, v1)
-        s15(self, judge)
-        s16(self, judged)
-        s17(self, closed)
-        s18(self, exchange)
+        s15(self, closed)
         if child_owners is NOTHING:
-            child_owners = k19()
-        s19(self, child_owners)
-    __init__.__annotations__ = {'return': None, 'info': 'Implementation', 'capabilities': 'JsonObject', 'revision': 'Revision', 'protocol_version': 'int | None', 'agent_info': 'JsonObject | None', 'agent_capabilities': 'JsonObject | None', 'sessions': 'PMap[str, ClientSession]', 'outgoing': 'PMap[int | str | None, PendingRequest]', 'incoming': 'PMap[int | str | None, str]', 'orphans': 'PMap[str, tuple[Message, ...]]', 'permission_owners': 'PMap[int | str | None, str]', 'next_request_id': 'int', 'decoder': 'NdjsonDecoder', 'protocols': 'tuple[int, ...]', 'v1': 'V1State | None', 'judge': 'PreviewState | None', 'judged': 'int', 'closed': 'tuple[tuple[str, ClientEngine], ...]', 'exchange': 'ExchangeRules | None', 'child_owners': 'PMap[str, str]'}
+            child_owners = k16()
+        s16(self, child_owners)
+        s17(self, rules)
+    __init__.__annotations__ = {'return': None, 'info': 'Implementation', 'capabilities': 'JsonObject', 'revision': 'Revision', 'protocol_version': 'int | None', 'agent_info': 'JsonObject | None', 'agent_capabilities': 'JsonObject | None', 'sessions': 'PMap[str, ClientSession]', 'outgoing': 'PMap[int | str | None, PendingRequest]', 'incoming': 'PMap[int | str | None, str]', 'orphans': 'PMap[str, tuple[Message, ...]]', 'permission_owners': 'PMap[int | str | None, str]', 'next_request_id': 'int', 'decoder': 'NdjsonDecoder', 'protocols': 'tuple[int, ...]', 'v1': 'V1State | None', 'closed': 'tuple[tuple[str, ClientEngine], ...]', 'child_owners': 'PMap[str, str]', 'rules': 'ConnectionRules'}
     def __repr__(self):
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(info={self.info!r}, capabilities={self.capabilities!r}, revision={self.revision!r}, protocol_version={self.protocol_version!r}, agent_info={self.agent_info!r}, agent_capabilities={self.agent_capabilities!r}, sessions={self.sessions!r}, outgoing={self.outgoing!r}, incoming={self.incoming!r}, orphans={self.orphans!r}, permission_owners={self.permission_owners!r}, next_request_id={self.next_request_id!r}, decoder={self.decoder!r}, protocols={self.protocols!r}, v1={self.v1!r}, judge={self.judge!r}, judged={self.judged!r}, closed={self.closed!r}, exchange={self.exchange!r}, child_owners={self.child_owners!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(info={self.info!r}, capabilities={self.capabilities!r}, revision={self.revision!r}, protocol_version={self.protocol_version!r}, agent_info={self.agent_info!r}, agent_capabilities={self.agent_capabilities!r}, sessions={self.sessions!r}, outgoing={self.outgoing!r}, incoming={self.incoming!r}, orphans={self.orphans!r}, permission_owners={self.permission_owners!r}, next_request_id={self.next_request_id!r}, decoder={self.decoder!r}, protocols={self.protocols!r}, v1={self.v1!r}, closed={self.closed!r}, child_owners={self.child_owners!r}, rules={self.rules!r})'
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.info == other.info and self.capabilities == other.capabilities and self.revision == other.revision and self.protocol_version == other.protocol_version and self.agent_info == other.agent_info and self.agent_capabilities == other.agent_capabilities and self.sessions == other.sessions and self.outgoing == other.outgoing and self.incoming == other.incoming and self.orphans == other.orphans and self.permission_owners == other.permission_owners and self.next_request_id == other.next_request_id and self.decoder == other.decoder and self.protocols == other.protocols and self.v1 == other.v1 and self.judge == other.judge and self.closed == other.closed and self.exchange == other.exchange and self.child_owners == other.child_owners
+        return self.info == other.info and self.capabilities == other.capabilities and self.revision == other.revision and self.protocol_version == other.protocol_version and self.agent_info == other.agent_info and self.agent_capabilities == other.agent_capabilities and self.sessions == other.sessions and self.outgoing == other.outgoing and self.incoming == other.incoming and self.orphans == other.orphans and self.permission_owners == other.permission_owners and self.next_request_id == other.next_request_id and self.decoder == other.decoder and self.protocols == other.protocols and self.v1 == other.v1 and self.closed == other.closed and self.child_owners == other.child_owners and self.rules == other.rules
     def __hash__(self):
-        return hash((31585750037471591, self.info, self.capabilities, self.revision, self.protocol_version, self.agent_info, self.agent_capabilities, self.sessions, self.outgoing, self.incoming, self.orphans, self.permission_owners, self.next_request_id, self.decoder, self.protocols, self.v1, self.judge, self.closed, self.exchange, self.child_owners))
+        return hash((31585750037471591, self.info, self.capabilities, self.revision, self.protocol_version, self.agent_info, self.agent_capabilities, self.sessions, self.outgoing, self.incoming, self.orphans, self.permission_owners, self.next_request_id, self.decoder, self.protocols, self.v1, self.closed, self.child_owners, self.rules))
     return __init__, __repr__, __eq__, __hash__
 
 
@@ -2842,6 +2831,29 @@ def make_acp_core___rules___check_sessions__OpenSessions(cls, f, NOTHING):
     return __init__, __repr__, __eq__, __hash__
 
 
+def make_acp_core___rules___connection_rules__ConnectionRules(cls, f, NOTHING):
+    s0 = cls.exchange.__set__
+    d0 = f[0].default
+    s1 = cls.judge.__set__
+    d1 = f[1].default
+    s2 = cls.judged.__set__
+    d2 = f[2].default
+    def __init__(self, exchange=d0, judge=d1, judged=d2):
+        s0(self, exchange)
+        s1(self, judge)
+        s2(self, judged)
+    __init__.__annotations__ = {'return': None, 'exchange': 'ExchangeRules | None', 'judge': 'PreviewState | None', 'judged': 'int'}
+    def __repr__(self):
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(exchange={self.exchange!r}, judge={self.judge!r}, judged={self.judged!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.exchange == other.exchange and self.judge == other.judge
+    def __hash__(self):
+        return hash((61538857641383884, self.exchange, self.judge))
+    return __init__, __repr__, __eq__, __hash__
+
+
 def make_acp_core___rules___conversation_lifecycle__Entry(cls, f, NOTHING):
     s0 = cls.guards.__set__
     s1 = cls.effect.__set__
@@ -3225,34 +3237,32 @@ def make_acp_core___rules___draft__OMap(cls, f, NOTHING):
 
 def make_acp_core___rules___protocol__Protocol(cls, f, NOTHING):
     s0 = cls.revision.__set__
-    s1 = cls.preview.__set__
+    s1 = cls.rules.__set__
     s2 = cls.sessions.__set__
     s3 = cls.connection.__set__
     s4 = cls.seen.__set__
     s5 = cls.route.__set__
     s6 = cls.recent.__set__
     s7 = cls.recent_order.__set__
-    s8 = cls.exchange.__set__
-    s9 = cls.initialize.__set__
-    def __init__(self, revision, preview, sessions, connection, seen, route, recent, recent_order, exchange, initialize):
+    s8 = cls.initialize.__set__
+    def __init__(self, revision, rules, sessions, connection, seen, route, recent, recent_order, initialize):
         s0(self, revision)
-        s1(self, preview)
+        s1(self, rules)
         s2(self, sessions)
         s3(self, connection)
         s4(self, seen)
         s5(self, route)
         s6(self, recent)
         s7(self, recent_order)
-        s8(self, exchange)
-        s9(self, initialize)
-    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'preview': 'PreviewState | None', 'sessions': 'PMap[str, Conversation]', 'connection': 'Conversation', 'seen': 'PMap[str, tuple[PMap[str, str], PMap[str, bool]]]', 'route': 'PMap[Route, str | None]', 'recent': 'PMap[Route, str | None]', 'recent_order': 'tuple[Route, ...]', 'exchange': 'ExchangeRules', 'initialize': 'tuple[RequestKey, object] | None'}
+        s8(self, initialize)
+    __init__.__annotations__ = {'return': None, 'revision': 'Revision', 'rules': 'ConnectionRules', 'sessions': 'PMap[str, Conversation]', 'connection': 'Conversation', 'seen': 'PMap[str, tuple[PMap[str, str], PMap[str, bool]]]', 'route': 'PMap[Route, str | None]', 'recent': 'PMap[Route, str | None]', 'recent_order': 'tuple[Route, ...]', 'initialize': 'tuple[RequestKey, object] | None'}
     __repr__ = None
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.revision == other.revision and self.preview == other.preview and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.exchange == other.exchange and self.initialize == other.initialize
+        return self.revision == other.revision and self.rules == other.rules and self.sessions == other.sessions and self.connection == other.connection and self.seen == other.seen and self.route == other.route and self.recent == other.recent and self.recent_order == other.recent_order and self.initialize == other.initialize
     def __hash__(self):
-        return hash((724647558224905, self.revision, self.preview, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.exchange, self.initialize))
+        return hash((724647558224905, self.revision, self.rules, self.sessions, self.connection, self.seen, self.route, self.recent, self.recent_order, self.initialize))
     return __init__, __repr__, __eq__, __hash__
 
 
