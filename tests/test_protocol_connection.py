@@ -189,3 +189,21 @@ def test_a_batch_is_read_one_answer_at_a_time_as_the_checker_reads_it(
         step = _receive(step.connection, batch)
         assert [e.rule for e in step.events if isinstance(e, c.Finding)] == expected
         assert [v.rule for v in check_trace(lines, revision=revision)] == expected
+
+
+def test_an_update_held_for_a_session_being_created_is_judged_once() -> None:
+    # An update for the session a `session/new` is creating arrives before the answer: it is
+    # held and shown to the judge as it arrives; handing it over at the answer shows it no
+    # second time (the judge's counter labels each message once, as the machine's does).
+    conn = acp.new_client_connection(acp.Implementation("t", "0"), revision=acp.V2_PREVIEW)
+    conn = acp.connection_step(conn, acp.NewSession("/w")).connection
+    chunk = {"sessionUpdate": "agent_message_chunk", "messageId": "m1",
+             "content": {"type": "text", "text": "early"}}  # fmt: skip
+    update = {"jsonrpc": "2.0", "method": "session/update",
+              "params": {"sessionId": "s1", "update": chunk}}  # fmt: skip
+    answer = {"jsonrpc": "2.0", "id": 0, "result": {"sessionId": "s1"}}
+    conn = acp.receive_bytes(conn, acp.encode_ndjson(update)).connection
+    shown = conn.rules.judged
+    conn = acp.receive_bytes(conn, acp.encode_ndjson(answer)).connection
+    assert conn.rules.judged == shown + 1  # the answer; not the held update again
+    assert [b.text for b in conn.sessions["s1"].engine.session.messages["m1"].content] == ["early"]

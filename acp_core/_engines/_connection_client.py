@@ -266,8 +266,8 @@ def _opened(
     held = b.orphans.get(session_id, ())
     if session_id in b.orphans:
         b.orphans = b.orphans.delete(session_id)
-    for message in held:
-        _receive_one(b, message)
+    for message in held:  # judged as they arrived (`hold`): handled now, in arrival order
+        _handled(b, message)
     if not any(p.method == "session/new" for p in b.outgoing.values()):
         if speaks_children(b.conn.revision):
             return  # held for children announced later (P3; the judge says R47 then)
@@ -435,8 +435,14 @@ def _receive_one(b: Build, item: Message | InvalidEntry) -> None:
         )
         return
     b.received(item)  # type: ignore[arg-type]
+    _handled(b, item)  # type: ignore[arg-type]
+
+
+def _handled(b: Build, item: Message) -> None:
+    # What `item` does to the connection, once the machine's parts were shown it (on arrival:
+    # a held update handed over later is not shown again).
     try:
-        _receive(b, item)  # type: ignore[arg-type]
+        _receive(b, item)
     except ProtocolError as e:
         if type(item) is RequestPermissionRequest:
             b.send(error_reply(item.id, e.code, str(e)))
