@@ -10,10 +10,11 @@ requests refused -32600 when their id is not one or is pending anywhere on the c
 session, `$/cancel_request`, extension traffic handed to the host, unknown methods answered
 `-32601`.
 Must not know: I/O, clocks; how the engines decide (they are stepped through `step`).
-Over the ~600-line guide (about 615) and one job: everything the client side receives, in the
+Over the ~600-line guide (about 620) and one job: everything the client side receives, in the
 order the checker judges a line (framing, decoding and its D1/J45, a batch's R35/R44, J37,
 the exchange rules, the message's own handling). The seams already cut out are the session
-records and the builder (`_connection_client_state.py`), runs of updates
+records and the builder (`_connection_client_state.py`), what host intents send
+(`_connection_client_sending.py`), runs of updates
 (`_connection_client_updates.py`), children (`_connection_client_preview.py`), v1
 (`_connection_client_v1.py`); the next is the answers to our own requests (`_answered` and
 the handlers it routes to).
@@ -83,14 +84,13 @@ from ._client_children import speaks_children
 from ._client_resume import resume_answered
 from ._connection_client_intents import NewSession, ResumeSession
 from ._connection_client_preview import announced, hold, refused_announcement, route_child
+from ._connection_client_sending import host_intent, session_intent
 from ._connection_client_state import (
     Build,
     ClientSession,
     PendingRequest,
-    host_intent,
     permission_owner,
     permissions_held,
-    session_intent,
     step_session,
 )
 from ._connection_client_v1 import (
