@@ -467,3 +467,4 @@ def test_the_agent_connection_judges_r71_with_the_session_machines_cancels(
     assert pair.findings("agent") == []
     checked = acp.check_trace(pair.agent_trace, revision=revision)
     assert [x.rule for x in checked if not x.warning] == []
+

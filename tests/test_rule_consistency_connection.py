@@ -5,17 +5,22 @@ checker names for the same traffic, at 2026-08 and at the Preview.
 Where they still differ the reason is pinned in `DIVERGES` with what each side says; a fix
 that makes them agree fails `test_what_still_diverges_still_does` until its row goes, so the
 list only shrinks. The engine-level twin of this table is tests/test_rule_consistency.py.
+R71's cancel windows (tests/test_rule_consistency_agent.py's, read here by the client
+connection, every line delivered) hold the same for what a client's own cancel cancels.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from client_replay import Refused, play
+from conn_pair import Pair
 from preview_traces import CASES as PREVIEW_CASES
 from test_check import load
+from test_rule_consistency_agent import _windows as cancel_windows
 
 import acp_core as acp
 from acp_core.codec import Revision
@@ -180,3 +185,33 @@ _PREVIEW_DIVERGES: Final = {
     **{f"preview_{row}": _C41 for row in _C41_ROWS.split()},
     **{f"preview_{row}": _UNPLAYED for row in _UNPLAYED_ROWS.split()},
 }
+
+
+@pytest.mark.parametrize(("revision", "steps"), cancel_windows())
+def test_the_client_connection_judges_r71_with_the_session_machines_cancels(
+    revision: acp.Revision, steps: list[tuple[str, object]]
+) -> None:
+    """The same cancel windows read by the client connection, which sees every line (no
+    "unread" step: a permission request stays pending, the host never answers it). The
+    client's own `session/cancel` reaches its judge with the session machine's word on what
+    it cancels (`Build.cancels_of`), as the checker's does: a request asked while idle is
+    background, a cancel while idle cancels nothing. Without that word the judge counts every
+    request pending at the cancel as the cancelled work's and names the agent's untouched
+    background request R71 where `check_trace` over the client's recording finds nothing."""
+    pair = Pair(revision=revision)
+    sid = pair.open()
+    for who, intent in steps:
+        if who == "unread":
+            continue
+        if who == "cancel":
+            cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": intent}}
+            pair.client_trace.append({"from": "client", "message": cancel})
+            pair.agent_bytes((json.dumps(cancel) + "\n").encode())
+        elif who == "agent":
+            pair.agent_says(sid, intent)
+        else:
+            pair.client_says(sid, intent)
+        pair.settle()
+    checked = acp.check_trace(pair.client_trace, revision=revision)
+    expected = sorted(x.rule for x in checked if not x.warning)
+    assert sorted(f.rule for f in pair.findings("client")) == expected
