@@ -215,3 +215,23 @@ def test_the_client_connection_judges_r71_with_the_session_machines_cancels(
     checked = acp.check_trace(pair.client_trace, revision=revision)
     expected = sorted(x.rule for x in checked if not x.warning)
     assert sorted(f.rule for f in pair.findings("client")) == expected
+
+
+def test_an_envelope_j3_named_is_not_r47_again_at_its_announcement() -> None:
+    # A connection judged from `initialize`: an update for a session nobody set up is J3 at
+    # once (held: a child may be announced later); the announcement that follows adds no R47
+    # for it (one finding a fault), as `check_trace` judges the same recording.
+    pair = Pair(revision=acp.V2_PREVIEW)
+    sid = pair.open()
+    chunk = {"sessionUpdate": "agent_message_chunk", "messageId": "m1",
+             "content": {"type": "text", "text": "early"}}  # fmt: skip
+    announce = {"sessionUpdate": "subagent_update", "sessionId": "c1", "title": "Child"}
+    for session, update in (("c1", chunk), (sid, announce)):
+        line = {"jsonrpc": "2.0", "method": "session/update",
+                "params": {"sessionId": session, "update": update}}  # fmt: skip
+        pair.to_client.append((json.dumps(line) + "\n").encode())
+        pair.settle()
+    checked = acp.check_trace(pair.client_trace, revision=acp.V2_PREVIEW)
+    expected = sorted(x.rule for x in checked if not x.warning)
+    assert expected == ["J3"]
+    assert sorted(f.rule for f in pair.findings("client")) == expected
