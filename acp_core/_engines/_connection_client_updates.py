@@ -154,7 +154,7 @@ def receive_update_run(
         if judge is not None and not (session_quiet and quiet_update(judge, sid, update)):
             # counted as the judge counts: after every message taken before it
             passed = first + len(messages) - after.judged
-            after, found = after.across("agent", message, passed=passed)
+            after, found = after.across("agent", message, passed=passed, session=sid)
             if found:
                 break
         take(message)

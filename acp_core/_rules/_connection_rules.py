@@ -29,6 +29,8 @@ from typing import Final
 
 import attrs
 
+from acp_core._wire._fastnew import fast_constructor
+from acp_core._wire._json import UNSET, Unset
 from acp_core._wire._jsonrpc import Request
 from acp_core._wire._revision import Revision
 from acp_core._wire._value import frozen
@@ -98,21 +100,26 @@ class ConnectionRules:
         named: bool = False,
         cancels: Callable[[RequestKey], bool | None] | None = None,
         passed: int = 0,
+        session: str | None | Unset = UNSET,
     ) -> tuple[ConnectionRules, list[Finding]]:
         """`message` (one decoded message of `side`) to the rules across sessions, after
         `passed` messages their quiet test passed over: labelled `judged + passed`, the next
         value (counted past it) and what they find. `named`: the envelope's fault was already
         reported as J3 (one finding a fault). `cancels`: for the client's `session/cancel`,
-        what its session's machine says it cancels (R71). No judge: this value, nothing."""
+        what its session's machine says it cancels (R71). `session`: the session `message`
+        belongs to where the caller knows it (else `session_of` says). No judge: this value,
+        nothing."""
         judge = self.judge
         if judge is None:
             return self, []
         at = self.judged + passed
+        sid = session_of(message) if session is UNSET else session
         after, found = observe_connection(
-            judge, at, side, message, session=session_of(message), judged_j3=named, cancels=cancels
+            judge, at, side, message, session=sid, judged_j3=named, cancels=cancels
         )
         out = [(f.rule, f.message) for f in found] if found else []
-        return ConnectionRules(self.exchange, after, at + 1), out
+        # (the positional constructor: a run of terminal output reaches here once a chunk)
+        return _make(self.exchange, after, at + 1), out
 
     def passed(self, count: int) -> ConnectionRules:
         """`count` messages went by that the judge reads nothing of (its quiet test said so):
@@ -124,6 +131,7 @@ class ConnectionRules:
 
 #: A connection built by hand (not by `new_*_connection`): no rule runs.
 NO_RULES: Final = ConnectionRules()
+_make: Final = fast_constructor(ConnectionRules)
 
 
 def session_of(message: object) -> str | None:
