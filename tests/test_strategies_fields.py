@@ -393,7 +393,7 @@ def branches(strategy: Any) -> list[Any]:
     return list(strategy.branches)
 
 
-class _Reached(BaseException):  # noqa: N818 (a signal: the key searched for was drawn)
+class _Reached(BaseException):
     """A `BaseException`: hypothesis lets it through at once, where an `Exception` is a failing
     example it first pretty-prints (minutes for a large drawn value)."""
 
