@@ -7,13 +7,31 @@ fields a later revision adds to a variant were still never drawn (a tool call's
 idle state's `error`, a terminal's `size` and `capabilities`, a command's `type`), so a law
 "for every drawn update" said nothing about them and a renderer bug behind one hid.
 
+It also pins the other shapes a field takes on the wire: the null of a field that may be
+null, the absence of an optional one, and the edges of a ranged value.
+
 What must be drawn is not listed here: it is read from the codec's own tables of the revision
 (`tables(r)`), walked from three roots: the `SessionUpdate` union (`session_updates(revision=r)`),
 the params of each typed message the revision has (`messages(revision=r)`), and the two typed
-results. The walk is generic over the codec's shapes and demands two kinds of key:
+results. The walk is generic over the codec's shapes and demands these keys:
 - `(record, key)`: every field a record has on that revision's wire, present with a non-null
   value, for every record reachable from the root (through records, lists, tagged unions with
   their nested unions, and the codec's untagged unions: resource contents, select options);
+- `(record, key=null)`, `(record, key=absent)`: every field the codec's `Field` of that
+  revision marks `nullable` (its type admits `None`: a `Patch[T]`, a `T | None`, a request
+  id) held as `None` in some draw, and every field it marks not `required` held as `UNSET`
+  in some draw: null is a patch's "clear", absent its "unchanged", and a reducer, the
+  snapshot, the generated replay and the renderer each handle the three apart. "May be
+  null" is the codec's own word, the decoder's `v is None and nullable`: what the
+  revision's strict decoder takes as null. Where the codec takes a shape the revision's
+  schema forbids (its `required` is per class, not per revision), the shape is waived by
+  name (`WAIVED`; the strategies draw the schema's shape there);
+- `(record, key=min)`, `(record, key=max)`: the edges of a ranged codec, cheap to draw
+  (`_strategies_base._edged`, `_bounded_texts`): an integer width's least and greatest
+  value (uint16 from 1, uint32, uint64, int64), a bounded string's shortest and longest
+  length, and a non-empty list (`NonEmpty`) of exactly one item (`key=min` only). Plain
+  lists, free JSON and `Other*` raw objects have no edge demanded: an empty list is an
+  ordinary draw, and the JSON values are drawn with their int64 edges already;
 - `(union, record)`: every known variant of every union reachable (`("ToolCallContent",
   "SessionReference")`, `("StateUpdate", "UnknownStateUpdate")` for a child's state), and
   `(root, record)` for the root's own variants.
@@ -64,6 +82,7 @@ from acp_core._wire._codec_tables import (
     _SelectOptions,
     tables,
 )
+from acp_core._wire._codec_values import BoundedStr, _Int
 from acp_core.values import UNSET
 
 REVISIONS = list(acp.REVISIONS.values())
@@ -145,6 +164,44 @@ def _record_of(codec: Any, value: Any) -> Record | None:
 
 # -- what a root demands and what a value supplies ------------------------------------------
 
+#: The suffixes of a field's wire key in the keys of its other shapes: `("IdleStateUpdate",
+#: "error=null")` is a draw holding an idle state's `error` as `None`.
+NULL, ABSENT, LOW, HIGH = "=null", "=absent", "=min", "=max"
+
+
+def _shapes(field: Any) -> list[str]:
+    """The wire key of `field` suffixed by each shape beyond a value a draw must hold: null
+    (`nullable`), absent (not `required`), and the edges of a ranged codec (an integer's
+    width, a bounded string's lengths, a non-empty list of one item)."""
+    out = []
+    if field.nullable:
+        out.append(field.key + NULL)
+    if not field.required:
+        out.append(field.key + ABSENT)
+    if isinstance(field.codec, (_Int, BoundedStr)):
+        out += [field.key + LOW, field.key + HIGH]
+    elif isinstance(field.codec, NonEmpty):
+        out.append(field.key + LOW)
+    return out
+
+
+def _shape_of(field: Any, x: Any) -> list[str]:
+    """The keys of `_shapes(field)` the value `x` of `field` holds."""
+    if x is UNSET:
+        return [field.key + ABSENT]
+    if x is None:
+        return [field.key + NULL]
+    codec = field.codec
+    if isinstance(codec, _Int):
+        edge = {codec.lo: LOW, codec.hi: HIGH}.get(x)
+        return [] if edge is None else [field.key + edge]
+    if isinstance(codec, BoundedStr):
+        edge = {codec.lo: LOW, codec.hi: HIGH}.get(len(x))
+        return [] if edge is None else [field.key + edge]
+    if isinstance(codec, NonEmpty) and len(x) == 1:
+        return [field.key + LOW]
+    return []
+
 
 def _held(codec: Any, union: str | None = None) -> list[tuple[str | None, Record]]:
     """Each record a value of `codec` may be, with the union that chooses it (None: a field
@@ -182,6 +239,7 @@ def demanded(
             if not field.on_wire:
                 continue
             out.add((record.name, field.key))
+            out.update((record.name, shape) for shape in _shapes(field))
             if field.codec is stop:
                 continue
             for union, held in _held(field.codec):
@@ -209,6 +267,7 @@ def supplied(
                 if x is not UNSET:
                     off.add(f"{record.name}.{field.attr}")
                 continue
+            out.update((record.name, shape) for shape in _shape_of(field, x))
             if x is UNSET or x is None:
                 continue
             out.add((record.name, field.key))
@@ -241,13 +300,26 @@ class Root(typing.NamedTuple):
     round_trip: Callable[[Any], Any]  # the value, encoded and decoded at the revision
     stop: object = None
     done: frozenset[str] = frozenset()
+    waived: frozenset[Key] = frozenset()  # shapes the revision's schema forbids (`WAIVED`)
 
     @property
     def demand(self) -> frozenset[Key]:
         return frozenset().union(*(self.demand_of(r) for r in self.tops))
 
     def demand_of(self, top: Record) -> frozenset[Key]:
-        return frozenset({(self.name, top.name), *demanded(top, self.stop, self.done)})
+        keys = {(self.name, top.name), *demanded(top, self.stop, self.done)}
+        return frozenset(keys - self.waived)
+
+
+#: The shapes the codec takes on a revision's wire though that revision's schema forbids
+#: them, by revision name: not demanded (the codec has one `required` per class, not per
+#: revision). A compaction's `status` is required at 2026-11 and a patch from the Preview on;
+#: the strategies draw it required there (`compaction_updates`).
+WAIVED: dict[str, frozenset[Key]] = {
+    "2026-11": frozenset(
+        {("CompactionUpdate", "status" + NULL), ("CompactionUpdate", "status" + ABSENT)}
+    ),
+}
 
 
 def roots(revision: acp.Revision) -> list[Root]:
@@ -274,9 +346,15 @@ def roots(revision: acp.Revision) -> list[Root]:
     updates = tuple(_records(t.session_update))
     messages = tuple(typed.params for typed in t.messages)
     results = acps.prompt_results() | acps.request_permission_results()
+    waived = WAIVED.get(revision.name, frozenset())
     return [
         Root(
-            "updates", acps.session_updates(revision=revision), update_record, updates, update_trip
+            "updates",
+            acps.session_updates(revision=revision),
+            update_record,
+            updates,
+            update_trip,
+            waived=waived,
         ),
         Root(
             "messages",
@@ -286,9 +364,12 @@ def roots(revision: acp.Revision) -> list[Root]:
             message_trip,
             t.update,
             frozenset(r.name for r in updates),
+            waived,
         ),
         # (a result has no codec of its own: it travels as a response's raw `result`)
-        Root("results", results, result_record, tuple(t.results.values()), lambda r: r),
+        Root(
+            "results", results, result_record, tuple(t.results.values()), lambda r: r, waived=waived
+        ),
     ]
 
 
@@ -312,8 +393,9 @@ def branches(strategy: Any) -> list[Any]:
     return list(strategy.branches)
 
 
-class _Reached(Exception):  # noqa: N818 (a signal: the key searched for was drawn)
-    pass
+class _Reached(BaseException):
+    """A `BaseException`: hypothesis lets it through at once, where an `Exception` is a failing
+    example it first pretty-prints (minutes for a large drawn value)."""
 
 
 def _draw(
@@ -430,7 +512,27 @@ def test_the_tables_demand_the_later_fields() -> None:
         ("EmbeddedResource", "annotations"),
         ("Annotations", "priority"),
     } <= early
+    # the other shapes: a patch's null and absence, an integer's edges, a non-empty list of one
+    assert {
+        ("IdleStateUpdate", "error=null"),
+        ("IdleStateUpdate", "error=absent"),
+        ("TerminalUpdate", "size=null"),
+        ("TerminalSize", "cols=min"),
+        ("TerminalSize", "cols=max"),
+        ("RpcError", "code=min"),
+        ("RpcError", "data=null"),
+    } <= later - early
+    assert {("DiffChange", "oldPath=null"), ("ResourceLink", "size=max")} <= early
+    assert ("TerminalSize", "cols=absent") not in later  # required
+    assert ("CompactionUpdate", "status=null") not in later  # WAIVED: required at 2026-11
+    assert ("CompactionUpdate", "status=null") in preview
     messages = roots(acp.V2_PREVIEW)[1].demand
+    assert {
+        ("RequestPermissionRequest", "options=min"),
+        ("PromptRequest", "idempotencyKey=max"),
+        ("CancelRequestNotification", "requestId=null"),
+    } <= messages
+    assert ("CancelRequestNotification", "requestId=absent") not in messages  # required
     assert {("PromptRequest", "idempotencyKey"), ("messages", "CancelToolCallRequest")} <= messages
     assert ("PromptRequest", "idempotencyKey") not in roots(acp.V2_2026_11)[1].demand
     assert ("messages", "CancelToolCallRequest") not in roots(acp.V2_2026_08)[1].demand
@@ -472,3 +574,18 @@ def test_a_field_drawn_off_the_revision_s_wire_fails() -> None:
     search = settings(max_examples=2000, derandomize=True, **_QUIET)  # type: ignore[arg-type]
     with pytest.raises(AssertionError, match=r"off this revision's wire: .*'TerminalUpdate\.size'"):
         find(later, sized, settings=search)
+
+
+def test_a_null_the_strategies_stop_drawing_is_reported() -> None:
+    # Planted: an idle state's `error` is never cleared (null drawn as absent instead).
+    root = roots(acp.V2_2026_11)[0]
+
+    def never_null(value: Any) -> Any:
+        if type(value) is u.IdleStateUpdate and value.error is None:
+            return attrs.evolve(value, error=UNSET)
+        return value
+
+    broken = root._replace(strategy=root.strategy.map(never_null))
+    found = missing(broken, search=20)
+    assert ("IdleStateUpdate", "error=null") in found
+    assert not {("IdleStateUpdate", "error"), ("IdleStateUpdate", "error=absent")} & found

@@ -185,7 +185,8 @@ def content_blocks() -> st.SearchStrategy[c.ContentBlock]:
 
 
 def diff_changes() -> st.SearchStrategy[c.DiffChange]:
-    """`DiffChange`s of the known operations (`move`/`copy` always name their `oldPath`)."""
+    """`DiffChange`s of the known operations (`move`/`copy` always name their `oldPath`; the
+    others leave it absent or null, half the time each)."""
     single = (c.DiffOperation.ADD, c.DiffOperation.DELETE, c.DiffOperation.MODIFY)
     pair = (c.DiffOperation.MOVE, c.DiffOperation.COPY)
     common: dict[str, st.SearchStrategy[Any]] = {
@@ -197,7 +198,10 @@ def diff_changes() -> st.SearchStrategy[c.DiffChange]:
     }
     return st.one_of(
         st.builds(
-            c.DiffChange, operation=st.sampled_from(single), old_path=st.just(UNSET), **common
+            c.DiffChange,
+            operation=st.sampled_from(single),
+            old_path=st.sampled_from((UNSET, None)),
+            **common,
         ),
         st.builds(c.DiffChange, operation=st.sampled_from(pair), old_path=_paths(), **common),
     )

@@ -18,13 +18,14 @@ import attrs
 from acp_core._wire import _jsonrpc as j
 from acp_core._wire._codec import encode_message
 from acp_core._wire._codec_tables import TYPED_METHODS
-from acp_core._wire._fields import since_of
+from acp_core._wire._fields import WIRE, since_of
 from acp_core._wire._json import UNSET, JsonValue, Unset
 from acp_core._wire._revision import DEFAULT_REVISION, Revision
 
 from ._strategies_base import (
     _KEY_ALPHABET,
     _PERMISSION_KINDS,
+    _bounded_texts,
     _ids,
     _int64,
     _paths,
@@ -179,7 +180,9 @@ def update_session_notifications(
 def prompt_requests(*, revision: Revision = DEFAULT_REVISION) -> st.SearchStrategy[j.PromptRequest]:
     """`session/prompt` requests (with or without a non-empty `idempotencyKey` where
     `revision` has it: the Preview on)."""
-    keys = patches(st.text(min_size=1, max_size=8))
+    # The schema bounds the key's length (1 to 255): both edges are drawn.
+    length = attrs.fields_dict(j.PromptRequest)["idempotency_key"].metadata[WIRE].length
+    keys = patches(_bounded_texts(*length))
     return st.builds(
         j.PromptRequest,
         id=request_ids(),

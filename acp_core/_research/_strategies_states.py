@@ -23,6 +23,9 @@ from acp_core._wire._revision import DEFAULT_REVISION, Revision
 from ._strategies_base import (
     _INT32_MAX,
     _INT32_MIN,
+    _INT64_MAX,
+    _INT64_MIN,
+    _edged,
     _ids,
     _raw_objects,
     _since,
@@ -57,7 +60,8 @@ __all__ = [
 
 
 def rpc_errors() -> st.SearchStrategy[j.RpcError]:
-    """`error` members (int32 codes, the named ones most often)."""
+    """`error` members: the named codes half the time, else int32 codes and, 1 time in 8
+    each, the edges of the codec's int64 width."""
     codes = st.sampled_from(
         (
             j.ErrorCode.PARSE_ERROR,
@@ -69,7 +73,7 @@ def rpc_errors() -> st.SearchStrategy[j.RpcError]:
             j.ErrorCode.AUTH_REQUIRED,
             j.ErrorCode.RESOURCE_NOT_FOUND,
         )
-    ) | st.integers(_INT32_MIN, _INT32_MAX)
+    ) | _edged(_INT64_MIN, _INT64_MAX, st.integers(_INT32_MIN, _INT32_MAX))
     data: st.SearchStrategy[JsonValue | Unset] = st.just(UNSET) | json_values()
     return st.builds(j.RpcError, code=codes, message=_texts(), data=data, extra=extras())
 

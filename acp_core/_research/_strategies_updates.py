@@ -26,6 +26,7 @@ from acp_core._wire._updates_2026_11 import (
 from ._strategies_base import (
     _UPDATE_TAGS,
     _base64,
+    _edged,
     _ids,
     _int64,
     _paths,
@@ -224,7 +225,7 @@ def terminal_updates(
 
 def _terminal_sizes() -> st.SearchStrategy[TerminalSize]:
     # Columns and rows: uint16, at least 1 (2026-11 on).
-    sides = st.integers(1, 2**16 - 1)
+    sides = _edged(1, 2**16 - 1)
     return st.builds(TerminalSize, cols=sides, rows=sides, meta=metas(), extra=extras())
 
 
