@@ -24,7 +24,8 @@ the blocks `extend_compact` seals), `extend_encoded` builds the runs from items 
 encoded as it received them (`fold`), and `append_encoded` grows a tail that is one run by
 one item a caller encoded (a tool call's content, from its first item on).
 Plain `append` and `extend` never pack. Readers (`__iter__`, `__getitem__`, `last`) tell a
-run from a block by its first item, a private marker no caller can hold.
+run from a block by its first item, a private marker no caller can hold; `packed_runs` hands
+a reader that can use a packing's encoding (a snapshot) each run as it is kept.
 """
 
 from __future__ import annotations
