@@ -172,20 +172,8 @@ class PVec(Generic[T]):
             if type(item) is tuple and item and item[0] is _PACKED:
                 return _unpacked(item)  # type: ignore[return-value]
             return (item,)  # type: ignore[return-value]
-        # Newest first, then reversed once: no generator, no per-node tuple.
-        items: list[object] = []
-        node: PVec[T] | None = self
-        while node is not None:
-            item = node._item
-            if type(item) is _Bundle:
-                items.extend(reversed(item))
-            elif type(item) is tuple and item and item[0] is _PACKED:
-                items.extend(reversed(_unpacked(item)))  # the oldest node only
-            else:
-                items.append(item)
-            node = node._prev
-        items.reverse()
-        return tuple(items)  # type: ignore[arg-type]
+        # Every run decoded: no packing has the index -1.
+        return tuple(_tail_parts(self, -1)[1])  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[T]:
         levels = self._base[0]
